@@ -1,0 +1,211 @@
+"""The ``kamisado`` command line.
+
+Other tools script against ``moves``, ``apply`` and ``perft``; their output
+is a contract (see the README).  Errors go to standard error with exit
+status 2 and nothing on standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from kamisado.core import KamisadoError, MalformedError, Move, Position
+
+__all__ = ["main"]
+
+
+class _Fail(Exception):
+    pass
+
+
+def _die(message: str) -> int:
+    print(f"kamisado: {message}", file=sys.stderr)
+    return 2
+
+
+def _take_kpn(words: Sequence[str], keep_numbers: int = 0) -> tuple[str, list[str]]:
+    """Split a KPN given as one quoted argument or as separate words.
+
+    ``keep_numbers`` is how many trailing numeric words belong to the
+    command rather than to the KPN (perft's depth).
+    """
+    words = list(words)
+    if not words:
+        raise MalformedError("expected a position in KPN, found nothing")
+    if " " in words[0].strip() or len(words) < 3 or words[1] not in ("b", "g"):
+        return words[0], words[1:]
+    n = 3
+    digits = 0
+    while n + digits < len(words) and words[n + digits].isdigit():
+        digits += 1
+    if digits - keep_numbers >= 3:
+        n += 3
+    return " ".join(words[:n]), words[n:]
+
+
+def _moves_line(kpn: str) -> str:
+    pos = Position(kpn)
+    return " ".join(sorted(str(m) for m in pos.legal_moves))
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    try:
+        args.kpn, rest = _take_kpn(args.kpn)
+    except KamisadoError as e:
+        return _die(str(e))
+    if rest:
+        return _die(f"unexpected arguments after the KPN: {' '.join(rest)}")
+    if args.kpn != "-":
+        try:
+            line = _moves_line(args.kpn)
+        except KamisadoError as e:
+            return _die(f"{args.kpn!r}: {e}")
+        print(line)
+        return 0
+    for number, text in enumerate(sys.stdin, 1):
+        text = text.strip()
+        try:
+            line = _moves_line(text)
+        except KamisadoError as e:
+            sys.stdout.flush()
+            return _die(f"standard input line {number}: {e}")
+        print(line)
+    return 0
+
+
+def cmd_apply(args: argparse.Namespace) -> int:
+    from kamisado.match import Match
+
+    try:
+        args.kpn, tokens = _take_kpn(args.kpn)
+        args.tokens = tokens
+        pos = Position(args.kpn)
+        match = Match(pos.target, start=pos)
+    except KamisadoError as e:
+        return _die(f"{args.kpn!r}: {e}")
+    for token in args.tokens:
+        try:
+            if token in ("left", "right"):
+                match.choose_fill(token)
+            else:
+                if "-" not in token:
+                    raise MalformedError(
+                        "expected a move in square form like c1-c5, or left/right,"
+                        f" found {token!r}"
+                    )
+                match.push_move(Move.from_str(token))
+        except KamisadoError as e:
+            return _die(f"token {token!r}: {e}")
+    print(match.summary())
+    return 0
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    try:
+        args.kpn, rest = _take_kpn(args.kpn, keep_numbers=1)
+        if len(rest) != 1 or not rest[0].isdigit():
+            raise MalformedError(
+                f"expected KPN then a depth (a whole number), found {' '.join(rest)!r}"
+            )
+        args.depth = int(rest[0])
+        pos = Position(args.kpn)
+    except KamisadoError as e:
+        return _die(f"{args.kpn!r}: {e}")
+    print(pos.perft(args.depth))
+    return 0
+
+
+def _use_colour(flag: bool | None) -> bool:
+    if flag is not None:
+        return flag
+    return sys.stdout.isatty()
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from kamisado.render import render
+
+    try:
+        args.kpn, rest = _take_kpn(args.kpn)
+        if rest:
+            raise MalformedError(f"unexpected arguments after the KPN: {' '.join(rest)}")
+        pos = Position(args.kpn)
+    except KamisadoError as e:
+        return _die(f"{args.kpn!r}: {e}")
+    print(render(pos, colour=args.colour if args.colour is not None else True))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from kamisado import record
+    from kamisado.render import render
+
+    try:
+        with open(args.record, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        return _die(f"cannot read {args.record}: {e.strerror}")
+    try:
+        rec = record.read(text)
+    except KamisadoError as e:
+        return _die(f"{args.record}: {e}")
+    colour = _use_colour(args.colour)
+    for step in record.replay(rec):
+        print(step.title)
+        print(render(step.position, colour=colour))
+        print(step.position.kpn())
+        print()
+    print(record.summary(rec))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``kamisado`` command."""
+    p = argparse.ArgumentParser(
+        prog="kamisado",
+        description="Kamisado: rules engine, notation, records and tools.",
+    )
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("moves", help="print the legal moves of a KPN position")
+    s.add_argument("kpn", metavar="KPN", nargs="+",
+                   help="a position in KPN (one quoted argument), or - to read lines")
+    s.set_defaults(func=cmd_moves)
+
+    s = sub.add_parser("apply", help="apply moves (and fill choices) to a KPN position")
+    s.add_argument("kpn", metavar="KPN TOKEN", nargs="+",
+                   help="a position in KPN, then moves (c1-c5) and fill choices (left, right)")
+    s.set_defaults(func=cmd_apply)
+
+    s = sub.add_parser("perft", help="count move sequences of exactly DEPTH moves")
+    s.add_argument("kpn", metavar="KPN DEPTH", nargs="+")
+    s.set_defaults(func=cmd_perft)
+
+    for name, func, what, helptext in (
+        ("show", cmd_show, "kpn", "draw a position in the terminal"),
+        ("replay", cmd_replay, "record", "check a match record and print each position"),
+    ):
+        s = sub.add_parser(name, help=helptext)
+        s.add_argument(what, metavar=what.upper(), nargs="+" if what == "kpn" else None)
+        g = s.add_mutually_exclusive_group()
+        g.add_argument("--colour", "--color", dest="colour", action="store_true", default=None,
+                       help="24-bit ANSI colours")
+        g.add_argument("--plain", dest="colour", action="store_false",
+                       help="letters only, no colour codes")
+        s.set_defaults(func=func)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

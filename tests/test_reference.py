@@ -1,0 +1,293 @@
+"""Cross-check ``kamisado.core`` against the independent reference in
+``tests/reference.py`` over thousands of random positions.
+
+Every game is driven by a fixed seed, so a failure is reproducible: the
+assertion message carries the KPN of the position and the move.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from kamisado.core import MalformedError, Move, Position
+from kamisado.match import Match
+from kamisado.notation import long_form
+
+try:
+    import reference as ref
+except ImportError:  # pragma: no cover - when tests/ becomes a package
+    from tests import reference as ref
+
+FILES = "abcdefgh"
+SIDES = "bg"
+
+
+def name(square: int) -> str:
+    return FILES[square % 8] + str(square // 8 + 1)
+
+
+def core_moves(pos: Position) -> list[tuple[str, str]]:
+    return sorted((name(m.from_square), name(m.to_square)) for m in pos.legal_moves)
+
+
+def core_outcome(pos: Position) -> tuple[str, str, str, int] | None:
+    o = pos.outcome
+    if o is None:
+        return None
+    return (SIDES[o.winner], ref.COLOURS[o.colour], o.reason, o.rings)
+
+
+def core_passes(pos: Position) -> list[tuple[str, str, str]]:
+    return [(SIDES[p.side], ref.COLOURS[p.colour], name(p.square)) for p in pos.passes()]
+
+
+def to_move(pos: Position, move: tuple[str, str]) -> Move:
+    frm, to = move
+    return Move(FILES.index(frm[0]) + 8 * (int(frm[1]) - 1), FILES.index(to[0]) + 8 * (int(to[1]) - 1))
+
+
+def compare(pos: Position, rp: ref.RefPosition, stats: Counter[str], where: str) -> None:
+    """Assert that core and reference agree on everything observable."""
+    assert core_outcome(pos) == rp.outcome, where
+    assert core_passes(pos) == rp.passes, where
+    moves = core_moves(pos)
+    assert moves == sorted(rp.moves()), where
+    codes = sorted(pos.move_codes())
+    assert codes == sorted(m.from_square | m.to_square << 6 for m in pos.legal_moves), where
+    if rp.outcome is None:
+        assert pos.kpn() == rp.kpn(), where
+    else:
+        # A finished round: compare what the KPN certainly holds (see
+        # test_finished_goal_kpn_reloads for the side/tower fields).
+        assert pos.kpn().split()[0] == rp.kpn().split()[0], where
+        assert pos.kpn().split()[3:] == rp.kpn().split()[3:], where
+        if rp.outcome[2] == "deadlock":
+            assert pos.kpn() == rp.kpn(), where
+        stats[rp.outcome[2]] += 1
+    stats["positions"] += 1
+    if rp.passes:
+        stats["passes"] += 1
+        stats[f"passes{min(len(rp.passes), 3)}"] += 1
+
+
+def choose(rp: ref.RefPosition, moves: list[tuple[str, str]], rng: random.Random) -> tuple[str, str]:
+    """A random move, biased towards pushes and away from winning at once,
+    so that games last and the Sumo rules get exercised."""
+    pushes = [m for m in moves if m[1] in rp.towers]
+    if pushes and rng.random() < 0.6:
+        return rng.choice(pushes)
+    slow = [m for m in moves if ref.rank_of(m[1]) != ref.GOAL_RANK[rp.side]]
+    if slow and rng.random() < 0.9:
+        return rng.choice(slow)
+    return rng.choice(moves)
+
+
+def play_out(
+    pos: Position,
+    rp: ref.RefPosition,
+    rng: random.Random,
+    stats: Counter[str],
+    max_moves: int = 200,
+    notation_every: int = 7,
+) -> None:
+    """Play random moves on both, comparing after each one."""
+    history: list[str] = [pos.kpn()]
+    compare(pos, rp, stats, f"start {history[0]}")
+    for ply in range(max_moves):
+        moves = rp.moves()
+        if not moves:
+            return
+        move = choose(rp, moves, rng)
+        where = f"{pos.kpn()} then {move[0]}-{move[1]}"
+        if move[1] in rp.towers:
+            stats[f"push{len(rp.push_run(move[0]))}"] += 1
+        m = to_move(pos, move)
+        if ply % notation_every == 0:
+            assert long_form(pos, m) == rp.long_form(move), where
+        pos.push_move(m)
+        rp = rp.play(move)
+        compare(pos, rp, stats, where)
+
+
+def random_rings(rng: random.Random, target: int) -> dict[tuple[str, str], int]:
+    """Rings for every tower, each side's points below ``target``."""
+    while True:
+        rings = {(s, c): 0 for s in SIDES for c in ref.COLOURS}
+        for side in SIDES:
+            for colour in rng.sample(ref.COLOURS, rng.randint(0, 5)):
+                rings[side, colour] = rng.choice((1, 1, 2, 2, 3))
+        totals = [sum(ref.RING_TOTAL[rings[s, c]] for c in ref.COLOURS) for s in SIDES]
+        if max(totals) < target:
+            return rings
+
+
+def random_setup(rng: random.Random) -> str:
+    """A random legal-looking KPN with Sumos, Doubles or Triples.
+
+    16 towers on distinct squares, none on its opponent's home row; points
+    equal to the rings' worth and below the target; a random tower to move.
+    Ringed towers often get opponents stacked straight in front of them, and
+    most setups crowd the towers into the middle ranks, so that pushes,
+    blocked towers and deadlocks are common.
+    """
+    target = rng.choice((3, 7, 15, 15))
+    rings = random_rings(rng, target)
+    low, high = rng.choice(((1, 8), (2, 7), (3, 6), (3, 6), (3, 5), (4, 6)))
+    pushers: list[tuple[str, str]] = []
+    board: dict[str, tuple[str, str, int]] = {}
+
+    def free_squares(side: str) -> list[str]:
+        return [
+            f + str(r)
+            for f in FILES
+            for r in range(low, high + 1)
+            if f + str(r) not in board and r != ref.GOAL_RANK[side]
+        ]
+
+    towers = [(s, c) for s in SIDES for c in ref.COLOURS]
+    rng.shuffle(towers)
+    placed: set[tuple[str, str]] = set()
+    for tower in towers:
+        if tower in placed:
+            continue
+        side, colour = tower
+        square = rng.choice(free_squares(side))
+        board[square] = (side, colour, rings[tower])
+        placed.add(tower)
+        n = rings[tower]
+        if n and rng.random() < 0.7:
+            # opponents with fewer rings straight ahead, maybe too many
+            ahead = square
+            for _ in range(rng.randint(1, n + 1)):
+                ahead = ref.shift(ahead, ref.FORWARD[side], 0)
+                if ahead is None or ahead in board:
+                    break
+                other = ref.OTHER[side]
+                if ref.rank_of(ahead) == ref.GOAL_RANK[other]:
+                    break
+                candidates = [
+                    (other, c)
+                    for c in ref.COLOURS
+                    if (other, c) not in placed and rings[other, c] < n
+                ]
+                if not candidates:
+                    break
+                pushed = rng.choice(candidates)
+                board[ahead] = (other, pushed[1], rings[pushed])
+                placed.add(pushed)
+                pushers.append((side, colour))
+    side = rng.choice(SIDES)
+    ringed = [c for c in ref.COLOURS if rings[side, c]]
+    stacked = [c for s, c in pushers if s == side]
+    if rng.random() < 0.08:
+        must = "-"
+    elif stacked and rng.random() < 0.6:
+        must = ref.LETTER_OF[rng.choice(stacked)]
+    elif ringed and rng.random() < 0.5:
+        must = ref.LETTER_OF[rng.choice(ringed)]
+    else:
+        must = ref.LETTER_OF[rng.choice(ref.COLOURS)]
+    tmp = ref.RefPosition(
+        kpn_text="",
+        towers=board,
+        side=side,
+        must=None,
+        target=target,
+        points={
+            s: sum(ref.RING_TOTAL[rings[s, c]] for c in ref.COLOURS) for s in SIDES
+        },
+    )
+    placement = tmp.kpn().split()[0]
+    return f"{placement} {side} {must} {target} {tmp.points['b']} {tmp.points['g']}"
+
+
+def test_reference_start_matches_rulebook() -> None:
+    """The reference's own sanity: the rulebook's opening (Figures 2(a)-(k))."""
+    rp = ref.RefPosition()
+    assert len(rp.moves()) == 102
+    for move, colour in [
+        (("c1", "c5"), "blue"),
+        (("b8", "b3"), "yellow"),
+        (("d1", "g4"), "purple"),
+        (("c8", "d7"), "green"),
+        (("b1", "e4"), "orange"),
+        (("a8", "a3"), "blue"),
+    ]:
+        rp = rp.play(move)
+        assert rp.must == colour
+    assert rp.long_form(("c5", "c6")) == "Red Forward 1 Orange"
+
+
+def test_random_single_rounds_from_start() -> None:
+    rng = random.Random(20240601)
+    stats: Counter[str] = Counter()
+    for _ in range(400):
+        play_out(Position(), ref.RefPosition(), rng, stats)
+    assert stats["goal"] == 400
+    assert stats["passes"] > 20
+    assert stats["positions"] > 5000
+
+
+def test_random_sumo_setups() -> None:
+    rng = random.Random(7)
+    stats: Counter[str] = Counter()
+    refused = 0
+    for i in range(1500):
+        kpn = random_setup(rng)
+        rp = ref.RefPosition(kpn)
+        if rp.must is None and not rp.moves():
+            # '-' with no tower able to move: core refuses such a KPN
+            with pytest.raises(MalformedError):
+                Position(kpn)
+            refused += 1
+            continue
+        pos = Position(kpn)
+        stats["setups"] += 1
+        play_out(pos, rp, rng, stats, notation_every=5 if i % 3 else 1)
+    # the generator must really exercise the Sumo rules
+    assert stats["setups"] > 1400
+    assert stats["push1"] > 500
+    assert stats["push2"] > 100
+    assert stats["push3"] > 20
+    assert stats["deadlock"] > 50
+    assert stats["passes3"] > 20
+    assert stats["goal"] > 1000
+    assert refused < 100
+
+
+def test_random_matches_round_starts() -> None:
+    """Regrouped rounds of whole matches: reference loaded at each round start."""
+    rng = random.Random(99)
+    stats: Counter[str] = Counter()
+    rounds = 0
+    for target in (3, 7, 15, 15):
+        match = Match(target)
+        while match.state != "over":
+            if match.state == "fill":
+                match.choose_fill(rng.choice(("left", "right")))
+            pos = match.position
+            rp = ref.RefPosition(pos.kpn())
+            compare(pos, rp, stats, pos.kpn())
+            rounds += 1
+            while match.state == "playing":
+                move = rng.choice(rp.moves())
+                match.push_move(to_move(pos, move))
+                rp = rp.play(move)
+                compare(match.position, rp, stats, match.position.kpn())
+    assert rounds > 10
+
+
+def test_loaded_deadlock_loser_is_side_not_to_move() -> None:
+    """RULES.md: a deadlock found on loading a KPN is lost by the side not to move,
+    and the ring goes on the winner's tower of the KPN's tower-to-move colour."""
+    # Black's red tower on g2 (orange square) and Gold's orange tower on g3
+    # (pink) face each other with both diagonals blocked by own towers.
+    kpn = "8/8/8/8/8/nyrbupg1/RGYBUPO1/o6N b r 1 0 0"
+    pos = Position(kpn)
+    rp = ref.RefPosition(kpn)
+    assert rp.outcome is not None and rp.outcome[2] == "deadlock"
+    assert core_outcome(pos) == rp.outcome
+    assert core_passes(pos) == rp.passes
