@@ -135,17 +135,21 @@ def random_setup(rng: random.Random) -> str:
     """
     target = rng.choice((3, 7, 15, 15))
     rings = random_rings(rng, target)
-    low, high = rng.choice(((1, 8), (2, 7), (3, 6), (3, 6), (3, 5), (4, 6)))
+    low, high = rng.choice(((1, 8), (2, 7), (3, 6), (3, 6), (3, 5), (4, 6), (4, 5)))
     pushers: list[tuple[str, str]] = []
     board: dict[str, tuple[str, str, int]] = {}
 
     def free_squares(side: str) -> list[str]:
-        return [
-            f + str(r)
-            for f in FILES
-            for r in range(low, high + 1)
-            if f + str(r) not in board and r != ref.GOAL_RANK[side]
-        ]
+        for ranks in (range(low, high + 1), range(1, 9)):
+            free = [
+                f + str(r)
+                for f in FILES
+                for r in ranks
+                if f + str(r) not in board and r != ref.GOAL_RANK[side]
+            ]
+            if free:
+                return free
+        raise AssertionError("a board always has room for 16 towers")
 
     towers = [(s, c) for s in SIDES for c in ref.COLOURS]
     rng.shuffle(towers)
