@@ -118,7 +118,7 @@ _LEFT_DF = (-1, 1)  # a side's own left, as a file step
 
 
 def _ray(sq: int, dr: int, df: int) -> tuple[int, ...]:
-    out = []
+    out: list[int] = []
     r, f = sq >> 3, sq & 7
     while True:
         r += dr

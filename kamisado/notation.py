@@ -182,8 +182,10 @@ _LONG_RE = re.compile(
     r"^\s*(?P<tower>[A-Za-z]+)\s+(?:(?P<dir>[A-Za-z]+)\s+)?(?P<dist>\d+)?"
     r"(?:\s+(?P<square>[A-Za-z]+))?\s*$"
 )
-_SHORT_RE = re.compile(r"^\s*(?P<tower>[ngrypubo])(?P<dir>[FLRBflrb])?(?P<dist>\d)?\s*$")
-_SQUARE_RE = re.compile(r"^\s*([a-h][1-8])\s*-\s*([a-h][1-8])\s*$")
+_SHORT_RE = re.compile(
+    r"^\s*(?P<tower>[ngrypubo])(?P<dir>[flrb])?(?P<dist>\d)?\s*$", re.IGNORECASE
+)
+_SQUARE_RE = re.compile(r"^\s*(\w\w+)\s*-\s*(\w\w+)\s*$")
 _DEST_RE = re.compile(r"^\s*([a-h][1-8])\s*$")
 
 
@@ -218,18 +220,23 @@ def parse_entry(text: str) -> Entry | _Spec:
 def _parse_spec(text: str) -> _Spec:
     m = _SHORT_RE.match(text)
     if m:
-        direction = _DIR_WORDS[m["dir"].lower()] if m["dir"] else None
-        dist = int(m["dist"]) if m["dist"] else None
-        if direction is None and dist not in (None, 0):
+        way = _DIR_WORDS[m["dir"].lower()] if m["dir"] else None
+        length = int(m["dist"]) if m["dist"] else None
+        if way is None and length not in (None, 0):
             raise MalformedError(
                 f"expected a direction letter F, L, R or B after the tower letter,"
                 f" found {text!r}"
             )
-        return _Spec(COLOUR_LETTERS.index(m["tower"]), direction, dist, None)
+        if way is not None and length == 0:
+            raise MalformedError(f"a move with a direction has a distance of 1-7: {text!r}")
+        return _Spec(COLOUR_LETTERS.index(m["tower"].lower()), way, length, None)
     words = text.split()
     if not words:
         raise MalformedError("expected a move, found an empty text")
-    colour = parse_colour(words[0]) if len(words[0]) > 1 else None
+    try:
+        colour: int | None = parse_colour(words[0]) if len(words[0]) > 1 else None
+    except MalformedError:
+        colour = None
     if colour is None:
         raise MalformedError(
             "expected a move: square form (c1-c5), long form (Red Forward 4 Blue)"
@@ -241,7 +248,7 @@ def _parse_spec(text: str) -> _Spec:
     finish: int | None = None
     if rest and not rest[0].isdigit():
         word = rest.pop(0).lower()
-        if word not in _DIR_WORDS or len(word) == 2:
+        if word not in _DIR_WORDS:
             raise MalformedError(
                 f"expected a direction (Forward, Left, Right or Back) after the tower"
                 f" colour, found {word!r} in {text!r}"
@@ -306,7 +313,7 @@ def parse_move(pos: Position, text: str) -> Move:
             " it is never played"
         )
     side = pos.turn
-    if pos.must_move >= 0 and colour != pos.must_move:
+    if pos.must_move >= 0 and colour != pos.must_move:  # T2
         raise IllegalMoveError(
             f"{text}: the {COLOUR_NAMES[pos.must_move]} tower must move:"
             f" {pos._must_reason()}"
@@ -316,10 +323,10 @@ def parse_move(pos: Position, text: str) -> Move:
         t = pos.board[mv.from_square]
         if t & 7 != colour:
             continue
-        direction, dist = move_direction(side, mv)
-        if spec.direction is not None and direction != spec.direction:
+        way, length = move_direction(side, mv)
+        if spec.direction is not None and way != spec.direction:
             continue
-        if spec.distance is not None and dist != spec.distance:
+        if spec.distance is not None and length != spec.distance:
             continue
         hits.append(mv)
     move = _one(

@@ -1,0 +1,120 @@
+"""The command-line contract: moves, apply, perft, show, replay."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from kamisado.cli import main
+from kamisado.core import START_KPN, Position
+
+FIG7 = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_moves_sorted_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "moves", START_KPN)
+    assert code == 0 and err == ""
+    words = out.split()
+    assert out.endswith("\n") and out.count("\n") == 1
+    assert words == sorted(words) and len(words) == 102
+    assert words == sorted(str(m) for m in Position().legal_moves)
+
+
+def test_moves_accepts_kpn_as_separate_words(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "moves", *START_KPN.split())[1] == run(capsys, "moves", START_KPN)[1]
+
+
+def test_moves_empty_line_when_round_over(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "moves", "obupyRgn/8/8/8/8/8/5r2/NG1YPUBO g -")
+    assert code == 0 and out == "\n"
+
+
+def test_moves_from_stdin(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(f"{START_KPN}\n{FIG7}\n"))
+    code, out, _ = run(capsys, "moves", "-")
+    lines = out.splitlines()
+    assert code == 0 and len(lines) == 2
+    assert "f6-a1" in lines[1].split() and len(lines[0].split()) == 102
+
+
+def test_apply_prints_kpn_round_and_match(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "apply", START_KPN, "c1-c5", "b8-b3")
+    assert code == 0 and out == "o1upyrgn/8/8/2R5/8/1b6/8/NG1YPUBO b y 1 0 0\n"
+    assert run(capsys, "apply", FIG7, "f6-a1")[1] == "round g purple goal\n"
+    out = run(capsys, "apply", FIG7, "f6-a1", "left")[1]
+    assert out == "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1\n"
+    out = run(capsys, "apply", FIG7, "f6-a1", "right")[1]
+    assert out == "bnoprygu+/8/8/8/8/8/8/UBNOPGRY b - 3 0 1\n"
+    # a single round won: the match is over (figure 3's line)
+    fig3 = "o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0"
+    assert run(capsys, "apply", fig3, "a1-a3", "h5-h4", "b5-b8")[1] == "match b 1 0\n"
+
+
+def test_apply_round_end_by_deadlock(capsys: pytest.CaptureFixture[str]) -> None:
+    kpn = "2u3g1/b1Ryo3/1pY5/2G2r2/4PnU1/8/8/N5BO g b 3 0 0"
+    assert run(capsys, "apply", kpn, "a7-a6", "c5-d6")[1] == "round g red deadlock\n"
+
+
+def test_apply_match_over(capsys: pytest.CaptureFixture[str]) -> None:
+    fig9 = "1n+o1u1g1/7p/3y+4/3br+2P+/3G++4/8/8/N+1RY1UBO g p 7 5 3"
+    code, out, _ = run(capsys, "apply", fig9, "h7-f5", "d4-d5", "d5-a8")
+    assert code == 0 and out == "match b 9 3\n"
+
+
+@pytest.mark.parametrize(
+    ("tokens", "reason"),
+    [
+        (["c1-c5", "a8-a7"], "the blue tower must move"),
+        (["c1-c9"], "expected a square"),
+        (["Red Forward 4"], "square form"),
+        (["left"], "only after a round"),
+        (["c1-c5", "xx"], "'xx'"),
+    ],
+)
+def test_apply_errors(capsys: pytest.CaptureFixture[str], tokens: list[str], reason: str) -> None:
+    code, out, err = run(capsys, "apply", START_KPN, *tokens)
+    assert code == 2 and out == "" and reason in err
+    assert repr(tokens[-1]) in err
+
+
+def test_apply_fill_before_moves_after_round_end(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "apply", FIG7, "f6-a1", "c1-c2")
+    assert code == 2 and out == "" and "fill left or right" in err
+
+
+def test_malformed_kpn_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "moves", "obupyrgn/8/8 b -")
+    assert code == 2 and out == "" and "ranks" in err
+
+
+def test_perft(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(capsys, "perft", START_KPN, "2")[1] == "1150\n"
+    assert run(capsys, "perft", *START_KPN.split(), "2")[1] == "1150\n"
+    assert run(capsys, "perft", "obupyrgn/8/8/8/8/8/8/NGRYPUBO", "b", "-", "1")[1] == "102\n"
+    assert run(capsys, "perft", START_KPN, "0")[1] == "1\n"
+    assert run(capsys, "perft", START_KPN, "x")[0] == 2
+
+
+def test_show_colour_and_plain(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", START_KPN)
+    assert code == 0 and "\x1b[48;2;" in out
+    code, out, _ = run(capsys, "show", "--plain", START_KPN)
+    assert "\x1b" not in out and out.splitlines()[1].startswith("8  o:o")
+
+
+def test_console_script_runs() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "kamisado.cli", "moves", START_KPN],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == 0 and len(done.stdout.split()) == 102

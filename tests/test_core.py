@@ -1,0 +1,137 @@
+"""Positions and KPN: parsing, writing, errors, checked moves."""
+
+from __future__ import annotations
+
+import pytest
+
+from kamisado.core import (
+    BLACK,
+    GOLD,
+    START_KPN,
+    IllegalMoveError,
+    KamisadoError,
+    MalformedError,
+    Move,
+    Position,
+    parse_square,
+)
+
+
+def test_start_and_repr_pastes_back() -> None:
+    pos = Position()
+    assert pos.kpn() == START_KPN
+    assert repr(pos) == f"Position({START_KPN!r})"
+    again = eval(repr(pos), {"Position": Position})
+    assert again == pos and again.kpn() == pos.kpn()
+    assert repr(Move.from_str("c1-c5")) == "Move.from_str('c1-c5')"
+
+
+def test_three_field_kpn_means_single_round() -> None:
+    pos = Position("obupyrgn/8/8/8/8/8/8/NGRYPUBO g -")
+    assert pos.kpn() == "obupyrgn/8/8/8/8/8/8/NGRYPUBO g - 1 0 0"
+    assert pos.turn == GOLD and pos.target == 1
+
+
+def test_errors_are_value_errors() -> None:
+    assert issubclass(MalformedError, ValueError)
+    assert issubclass(IllegalMoveError, ValueError)
+    assert issubclass(KamisadoError, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("kpn", "message"),
+    [
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b", "3 fields"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0", "found 5"),
+        ("obupyrgn/8/8/8/8/8/NGRYPUBO b -", "expected 8 ranks"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUB1 b -", "Black's orange tower is missing"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBB b -", "Black's blue tower appears twice"),
+        ("obupyrgx/8/8/8/8/8/8/NGRYPUBO b -", "found 'x'"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO++++ b - 15 7 0", "at most 3 rings"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO1 b -", "describes 9 squares"),
+        ("obupyrgn/8/8/8/8/8/8/1NGRYPUBO b -", "more than 8 squares"),
+        ("obupyrgn/9/8/8/8/8/8/NGRYPUBO b -", "found '9'"),
+        ("obupyrgn/7/8/8/8/8/8/NGRYPUBO b -", "rank 7: describes 7 squares"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO x -", "side-to-move field"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b R", "tower-to-move field"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 5 0 0", "target field"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 x 0", "Black's points field"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 1 0", "worth 0, found 1"),
+        ("obupyrgn/8/8/8/8/8/8/N+GRYPUBO b - 1 1 0", "reaches the target"),
+        ("Nbupyrgn/8/8/8/8/8/8/oGRYPUBO b -", "more than one tower"),
+        ("Nbupyrgn/8/8/8/8/8/8/1GRYPUBO b - ".replace("1GRYPUBO", "oGRYPUBO"), "more than one"),
+    ],
+)
+def test_malformed_kpn_names_the_field(kpn: str, message: str) -> None:
+    with pytest.raises(MalformedError, match=message):
+        Position(kpn)
+
+
+def test_finished_round_kpn_and_winner_cannot_move() -> None:
+    # Black's red stands on Gold's home row: the round is over, Black won.
+    pos = Position("obupyRgn/8/8/8/8/8/5r2/NGRYPUBO".replace("NGRYPUBO", "NG1YPUBO") + " g -")
+    assert pos.outcome is not None and pos.outcome.winner == BLACK
+    assert list(pos.legal_moves) == [] and pos.perft(3) == 0
+    with pytest.raises(MalformedError, match="cannot be to move"):
+        Position("obupyRgn/8/8/8/8/8/5r2/NG1YPUBO b -")
+
+
+def test_checked_moves_explain_and_change_nothing() -> None:
+    pos = Position()
+    pos.push_move("c1-c5")
+    before = pos.kpn()
+    cases = {
+        "a8-a7": "the blue tower must move: Black finished on a blue square",
+        "c5-c6": "Black's, but Gold is to move",
+        "d4-d5": "no tower on d4",
+        "b8-b9": "expected a square",
+        "b8-c8": "only straight or diagonally forward",
+        "b8-b1": "blocked by the tower on b1",
+        "b8-d7": "only straight or diagonally forward",
+    }
+    for text, message in cases.items():
+        with pytest.raises(KamisadoError, match=message):
+            pos.push_move(text)
+        assert pos.kpn() == before and len(pos.move_stack) == 1
+
+
+def test_range_and_push_messages() -> None:
+    sumo = Position("obupyrgn/8/8/8/8/8/8/NGR+YPUBO b r 3 1 0")
+    with pytest.raises(IllegalMoveError, match="a Sumo moves at most 5 squares, found 6"):
+        sumo.push_move("c1-c7")
+    plain = Position("obupy1gn/8/8/8/3r4/3R4/8/NG1YPUBO b r 1 0 0")
+    with pytest.raises(IllegalMoveError, match="ordinary tower cannot push"):
+        plain.push_move("d3-d4")
+
+
+def test_move_after_round_end_is_refused() -> None:
+    pos = Position("o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0")
+    for m in ("a1-a3", "h5-h4", "b5-b8"):
+        pos.push_move(m)
+    with pytest.raises(IllegalMoveError, match="round is over"):
+        pos.push_move(Move.from_str("a3-a4"))
+
+
+def test_push_pop_restores_state_and_stack() -> None:
+    pos = Position("1ngrpboy/8/u+7/R7/8/8/8/NGYPUO1B b o 3 0 1")
+    start = pos.kpn()
+    pos.push_move("f1-d3")
+    pos.push_move("a6-a5")  # a push
+    assert pos.turn == GOLD
+    assert [str(m) for m in pos.move_stack] == ["f1-d3", "a6-a5"]
+    assert str(pos.pop()) == "a6-a5"
+    assert pos.board[parse_square("a5")] == 0 * 8 + 2  # Black's red is back
+    pos.pop()
+    assert pos.kpn() == start
+
+
+def test_copy_is_independent() -> None:
+    pos = Position()
+    other = pos.copy()
+    other.push_move("c1-c5")
+    assert pos.kpn() == START_KPN and other.kpn() != START_KPN
+
+
+def test_dash_with_no_movable_tower_is_refused() -> None:
+    with pytest.raises(MalformedError, match="none of them can move"):
+        Position("obupyrgn/NGRYPUBO/8/8/8/8/8/8 b -")

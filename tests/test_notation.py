@@ -1,0 +1,105 @@
+"""Moves in writing: square, long and short forms."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kamisado.core import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    KamisadoError,
+    MalformedError,
+    Move,
+    Position,
+)
+from kamisado.notation import (
+    Entry,
+    long_form,
+    move_entries,
+    parse_entry,
+    parse_move,
+    short_form,
+)
+
+
+def test_every_legal_move_round_trips_through_every_form() -> None:
+    rng = random.Random(7)
+    kpns = [
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0",
+        "1n+o1u1g1/7p/3y+4/3br+2P+/3G++4/8/8/N+1RY1UBO g p 7 5 3",
+        "n1r1u3/7o+/1P++1y+++3B/3O+2p++1/2b++N+1g2/2Y+G4/4U2R++/8 b r 15 9 14",
+    ]
+    for kpn in kpns:
+        pos = Position(kpn)
+        for _ in range(40):
+            if pos.outcome is not None:
+                break
+            for move in pos.legal_moves:
+                assert parse_move(pos, str(move)) == move
+                assert parse_move(pos, long_form(pos, move)) == move
+                assert parse_move(pos, short_form(pos, move)) == move
+                assert parse_move(pos, short_form(pos, move).upper()) == move
+            pos.push(rng.choice(list(pos.legal_moves)))
+
+
+def test_long_form_without_finish_colour_and_case() -> None:
+    pos = Position()
+    assert str(parse_move(pos, "red forward 4")) == "c1-c5"
+    assert str(parse_move(pos, "RED FORWARD 4 BLUE")) == "c1-c5"
+
+
+def test_wrong_finish_colour_is_illegal() -> None:
+    with pytest.raises(IllegalMoveError, match="finishes on a blue square"):
+        parse_move(Position(), "Red Forward 4 Green")
+
+
+def test_ambiguous_forms() -> None:
+    pos = Position()
+    with pytest.raises(AmbiguousMoveError, match="fits 2 legal moves: c1-c5, g1-c5"):
+        parse_move(pos, "c5")
+    with pytest.raises(AmbiguousMoveError, match="fits 6 legal moves"):
+        parse_move(pos, "Red Forward")
+    with pytest.raises(AmbiguousMoveError):
+        parse_move(pos, "rF")
+    pos.push_move("c1-c5")
+    # after T1 only one tower moves, so a destination alone is enough
+    assert str(parse_move(pos, "b3")) == "b8-b3"
+
+
+@pytest.mark.parametrize(
+    ("text", "error", "message"),
+    [
+        ("", MalformedError, "empty"),
+        ("Red Sideways 3", MalformedError, "expected a direction"),
+        ("Red Forward 9", MalformedError, "distance 0-7"),
+        ("Crimson Forward 2", MalformedError, "expected a move: square form"),
+        ("Red Forward 2 Blue extra", MalformedError, "extra"),
+        ("Red 0 Red", IllegalMoveError, "pass is applied by the rules"),
+        ("Red Back 1 Blue", IllegalMoveError, "pushed"),
+        ("Red Left 3", IllegalMoveError, "no such move"),
+        ("zz", MalformedError, "expected a move"),
+        ("c1-c9", MalformedError, "expected a square"),
+    ],
+)
+def test_bad_text(text: str, error: type[KamisadoError], message: str) -> None:
+    pos = Position()
+    with pytest.raises(error, match=message):
+        parse_move(pos, text)
+    assert pos.kpn() == Position().kpn()
+
+
+def test_entries_for_pass_and_push() -> None:
+    pos = Position("1ngrpboy/8/u+7/R7/8/8/8/NGYPUO1B b o 3 0 1")
+    pos.push_move("f1-d3")
+    entries = move_entries(pos, Move.from_str("a6-a5"))
+    assert [e.long() for e in entries] == ["Purple Forward 1 Pink", "Red Back 1 Yellow"]
+    assert [e.short() for e in entries] == ["uF1", "rB1"]
+    assert entries[1].is_back and not entries[0].is_pass
+    assert Entry(1, 1, "", 0, 3).short() == "g0"
+
+
+def test_parse_entry() -> None:
+    assert parse_entry("Yellow Back 1 Green") == Entry(-1, 3, "Back", 1, 1)
+    assert parse_entry("g0") == Entry(-1, 1, "", 0, -1)
