@@ -782,6 +782,11 @@ class Position:
 
     def pop(self) -> Move:
         """Take back the last move and return it."""
+        code = self.pop_code()
+        return Move(code & 63, code >> 6)
+
+    def pop_code(self) -> int:
+        """Take back the last move and return it as ``from | to << 6``."""
         code, k, turn, must, outcome, mover, colour, _ = self._stack.pop()
         board = self.board
         tsq = self.tower_square
@@ -803,7 +808,7 @@ class Position:
         self.outcome = outcome
         self.last_mover = mover
         self.last_colour = colour
-        return Move(frm, to)
+        return code
 
     # -- checked entry points -----------------------------------------------------
 
@@ -928,7 +933,7 @@ class Position:
             return len(codes)
         total = 0
         push = self.push_code
-        pop = self.pop
+        pop = self.pop_code
         for code in codes:
             push(code)
             total += self.perft(depth - 1)
