@@ -142,21 +142,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from kamisado.render import render
 
     try:
-        with open(args.record, encoding="utf-8") as f:
-            text = f.read()
+        rec = record.load(args.record)
     except OSError as e:
         return _die(f"cannot read {args.record}: {e.strerror}")
-    try:
-        rec = record.read(text)
     except KamisadoError as e:
         return _die(f"{args.record}: {e}")
     colour = _use_colour(args.colour)
     for step in record.replay(rec):
-        print(step.title)
+        if step.ply == 0:
+            fill = f" ({step.fill} fill)" if step.fill else ""
+            title = f"Round {step.round}{fill}: start"
+        else:
+            title = f"Round {step.round}, move {step.ply}: {step.move}"
+        done = "; ".join(e.long() for e in step.entries)
+        print(title + (f"  [{done}]" if done else ""))
         print(render(step.position, colour=colour))
         print(step.position.kpn())
         print()
-    print(record.summary(rec))
+    print(f"Result: {record.result_text(rec.match)}")
     return 0
 
 

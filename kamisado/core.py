@@ -435,7 +435,7 @@ class Position:
         if len(fields) == 6:
             names = ("target", "Black's points", "Gold's points")
             nums = []
-            for name, text in zip(names, fields[3:]):
+            for name, text in zip(names, fields[3:], strict=True):
                 if not text.isdigit():
                     raise MalformedError(
                         f"{name} field: expected a whole number, found {text!r}"
@@ -507,7 +507,9 @@ class Position:
     def kpn(self, match: bool = True) -> str:
         """The position as KPN (with the three match fields unless ``match=False``).
 
-        A finished round is written with the side that would move next.
+        A finished round is written so that it reads back finished the same
+        way: after a goal, the loser to move; after a deadlock, the winner
+        asked for its blocked tower of the ring's colour.
 
         >>> Position().kpn(match=False)
         'obupyrgn/8/8/8/8/8/8/NGRYPUBO b -'
@@ -530,8 +532,18 @@ class Position:
             if empty:
                 row.append(str(empty))
             rows.append("".join(row))
-        must = "-" if self.must_move < 0 else COLOUR_LETTERS[self.must_move]
-        text = f"{'/'.join(rows)} {SIDE_LETTERS[self.turn]} {must}"
+        turn, must_move = self.turn, self.must_move
+        o = self.outcome
+        if o is not None and o.reason == GOAL:
+            # the loser would move next, with the tower of the goal square's colour
+            turn = o.winner ^ 1
+            must_move = SQUARE_COLOUR[self.tower_square[o.winner * 8 + o.colour]]
+        elif o is not None:
+            # deadlock: the winner is asked for the blocked tower of the ring's
+            # colour, so reading this back finds the same deadlock
+            turn, must_move = o.winner, o.colour
+        must = "-" if must_move < 0 else COLOUR_LETTERS[must_move]
+        text = f"{'/'.join(rows)} {SIDE_LETTERS[turn]} {must}"
         if match:
             text += f" {self.target} {self.points[0]} {self.points[1]}"
         return text
@@ -577,7 +589,7 @@ class Position:
         new.outcome = self.outcome
         new.last_mover = self.last_mover
         new.last_colour = self.last_colour
-        new.initial_passes = self.initial_passes
+        new.initial_passes = self.initial_passes if stack else self.passes()
         new._stack = self._stack[:] if stack else []
         return new
 
@@ -814,6 +826,7 @@ class Position:
 
     def _must_reason(self) -> str:
         colour = COLOUR_NAMES[self.must_move]
+        a = "an" if colour[0] in "aeiou" else "a"
         side = SIDE_NAMES[self.turn]
         other = SIDE_NAMES[self.turn ^ 1]
         passes = self.passes()
@@ -821,11 +834,11 @@ class Position:
             p = passes[-1]
             return (
                 f"{SIDE_NAMES[p.side]}'s {COLOUR_NAMES[p.colour]} tower is blocked on"
-                f" a {colour} square"
+                f" {a} {colour} square"
             )
         if self._stack and self._stack[-1][1]:
-            return f"{side} pushed a tower onto a {colour} square"
-        return f"{other} finished on a {colour} square"
+            return f"{side} pushed a tower onto {a} {colour} square"
+        return f"{other} finished on {a} {colour} square"
 
     def check_move(self, move: Move) -> None:
         """Raise ``IllegalMoveError`` saying why ``move`` is illegal, if it is."""

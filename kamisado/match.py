@@ -30,6 +30,7 @@ from kamisado.core import (
     GOLD,
     HOME_RANK,
     RING_POINTS,
+    SIDE_LETTERS,
     SIDE_NAMES,
     TARGETS,
     IllegalMoveError,
@@ -37,7 +38,6 @@ from kamisado.core import (
     Move,
     Outcome,
     Position,
-    SIDE_LETTERS,
 )
 
 __all__ = [
@@ -92,7 +92,7 @@ def regroup(pos: Position, direction: str) -> dict[int, int]:
         files = list(range(8)) if side == BLACK else list(range(7, -1, -1))
         if direction == "right":
             files.reverse()
-        for t, file in zip(fill_order(pos, side, direction), files):
+        for t, file in zip(fill_order(pos, side, direction), files, strict=True):
             placed[t] = rank * 8 + file
     return placed
 

@@ -29,7 +29,6 @@ import re
 from typing import NamedTuple
 
 from kamisado.core import (
-    _DR,
     _LEFT_DF,
     COLOUR_LETTERS,
     COLOUR_NAMES,
@@ -183,7 +182,7 @@ _LONG_RE = re.compile(
     r"(?:\s+(?P<square>[A-Za-z]+))?\s*$"
 )
 _SHORT_RE = re.compile(
-    r"^\s*(?P<tower>[ngrypubo])(?P<dir>[flrb])?(?P<dist>\d)?\s*$", re.IGNORECASE
+    r"^\s*(?P<tower>[ngrypubo])(?P<dir>[flrb])?(?P<dist>[0-7])?\s*$", re.IGNORECASE
 )
 _SQUARE_RE = re.compile(r"^\s*(\w\w+)\s*-\s*(\w\w+)\s*$")
 _DEST_RE = re.compile(r"^\s*([a-h][1-8])\s*$")

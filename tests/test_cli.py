@@ -118,3 +118,28 @@ def test_console_script_runs() -> None:
         capture_output=True, text=True, check=False,
     )
     assert done.returncode == 0 and len(done.stdout.split()) == 102
+
+
+def test_replay_prints_every_position(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from kamisado import record
+    from kamisado.match import Match
+
+    match = Match(3, start=FIG7)
+    match.push_move("f6-a1")
+    match.choose_fill("left")
+    match.push_move("c1-c5")
+    path = tmp_path / "game.txt"
+    record.save(record.Record.new(match, black="David", gold="Alain"), path)
+    code, out, _ = run(capsys, "replay", "--plain", str(path))
+    assert code == 0
+    kpns = [line for line in out.splitlines() if line.count("/") == 7]
+    assert kpns == [
+        FIG7,
+        "2b3n1/4U3/7B/3o4/1pN2Or1/4y1P1/g7/uG1R3Y b n 3 0 0",
+        "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1",
+        "u+gyprobn/8/8/2Y5/8/8/8/GR1PNOBU g b 3 0 1",
+    ]
+    assert "Purple Right 5 Brown" in out and out.rstrip().endswith("Result: unfinished")
+    path.write_text("Kamisado match record\nMatch: Huge\n")
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 2 and out == "" and "line 2" in err

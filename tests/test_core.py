@@ -135,3 +135,37 @@ def test_copy_is_independent() -> None:
 def test_dash_with_no_movable_tower_is_refused() -> None:
     with pytest.raises(MalformedError, match="none of them can move"):
         Position("obupyrgn/NGRYPUBO/8/8/8/8/8/8 b -")
+
+
+def test_copy_without_stack_keeps_the_last_passes() -> None:
+    pos = Position("u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY g r 3 0 0")
+    pos.push_move("d2-e3")
+    assert len(pos.passes()) == 2
+    assert pos.copy(stack=False).passes() == pos.passes()
+
+
+def test_must_move_message_grammar() -> None:
+    pos = Position()
+    for m in ("c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4"):
+        pos.push_move(m)
+    with pytest.raises(IllegalMoveError, match="finished on an orange square"):
+        pos.push_move("b3-b2")
+
+
+@pytest.mark.parametrize(
+    ("kpn", "moves"),
+    [
+        ("o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0", ["a1-a3", "h5-h4", "b5-b8"]),
+        ("2u3g1/b1Ryo3/1pY5/2G2r2/4PnU1/8/8/N5BO g b 3 0 0", ["a7-a6", "c5-d6"]),
+        ("obupyrgn/1RONGYUB/P7/8/8/8/8/8 b p 1 0 0", ["a6-a7"]),
+    ],
+)
+def test_finished_round_kpn_reads_back_finished_the_same_way(
+    kpn: str, moves: list[str]
+) -> None:
+    pos = Position(kpn)
+    for m in moves:
+        pos.push_move(m)
+    assert pos.outcome is not None
+    again = Position(pos.kpn())
+    assert again.outcome == pos.outcome and again.kpn() == pos.kpn()

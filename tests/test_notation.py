@@ -103,3 +103,8 @@ def test_entries_for_pass_and_push() -> None:
 def test_parse_entry() -> None:
     assert parse_entry("Yellow Back 1 Green") == Entry(-1, 3, "Back", 1, 1)
     assert parse_entry("g0") == Entry(-1, 1, "", 0, -1)
+
+
+def test_short_form_distance_over_seven_is_malformed() -> None:
+    with pytest.raises(MalformedError):
+        parse_move(Position(), "rF9")

@@ -1,0 +1,560 @@
+"""Match records: round trips, lenient input, resuming, replay and errors."""
+
+from __future__ import annotations
+
+import datetime
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from kamisado.core import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    KamisadoError,
+    MalformedError,
+    Move,
+    Position,
+)
+from kamisado.match import Match
+from kamisado.record import (
+    Record,
+    load,
+    read,
+    replay,
+    round_entries,
+    save,
+    start_kpn,
+    write,
+)
+
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "records.md"
+
+# Rulebook Figure 6: Gold's blue tower has just moved to a green square; Black's
+# green tower has one move (diagonally right to a red square) after which Gold's
+# red tower and Black's green tower are both blocked: a deadlock Black caused.
+FIG6 = "u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g 3 0 0"
+# Rulebook Figure 9: a Long Match, Black 5 Gold 3; Gold's pink tower has just
+# moved to a green square; Black's green Double Sumo can push two towers.
+FIG9 = "1ng1r+o+1u/8/3y+4/3b2P+1/3G++4/7p/8/N+RY1UB1O b g 7 5 3"
+
+KINDS = [
+    (1, False),
+    (3, False),
+    (7, False),
+    (15, False),
+    (3, True),
+    (2, True),
+]
+
+
+def play_random(
+    target: int, series: bool, seed: int, limit: int | None = None
+) -> tuple[Match, list[Move | str]]:
+    """A match of random legal moves and fills; returns it and its actions."""
+    rng = random.Random(seed)
+    match = Match(target, series=series)
+    actions: list[Move | str] = []
+    while match.state != "over" and len(actions) < (limit if limit is not None else 2000):
+        if match.state == "fill":
+            action: Move | str = rng.choice(["left", "right"])
+            match.choose_fill(action)
+        else:
+            action = rng.choice(match.legal_moves())
+            match.push_move(action)
+        actions.append(action)
+    return match, actions
+
+
+def apply(match: Match, actions: list[Move | str]) -> None:
+    for action in actions:
+        if isinstance(action, str):
+            match.choose_fill(action)
+        else:
+            match.push_move(action)
+
+
+def record_of(match: Match) -> Record:
+    return Record.new(match, black="Johan", gold="Alain", date="2026-11-22")
+
+
+def body(kpn: str, lines: str, match_type: str = "Standard", result: str = "unfinished") -> str:
+    return (
+        f"Kamisado match record\nMatch: {match_type}\nBlack: Johan\nGold: Alain\n"
+        f"Date: 2026-11-22\nResult: {result}\n\nRound 1\nStart: {kpn}\n{lines}"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Round trips
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_round_trip_random_matches(seed: int) -> None:
+    target, series = KINDS[seed % len(KINDS)]
+    rng = random.Random(1000 + seed)
+    limit = None if seed % 3 == 0 else rng.randrange(0, 150)
+    match, _ = play_random(target, series, seed, limit)
+    rec = Record.new(match, "Johan", "Alain", "2026-11-22", Event="Club night", Round_of="3")
+    text = write(rec)
+    again = read(text)
+    assert again == rec
+    assert write(again) == text
+    assert again.match.state == match.state
+    assert again.match.position.kpn() == match.position.kpn()
+    assert again.match.points == match.points
+
+
+def test_random_matches_cover_pushes_passes_and_deadlocks() -> None:
+    texts = []
+    for seed in range(120):
+        target, series = KINDS[seed % len(KINDS)]
+        match, _ = play_random(target, series, seed)
+        text = write(record_of(match))
+        assert write(read(text)) == text
+        texts.append(text)
+    joined = "\n".join(texts)
+    assert re.search(r"\w+ Back 1 \w+", joined)
+    assert re.search(r"\b[A-Z][a-z]+ 0 [A-Z][a-z]+", joined)
+    assert ", deadlock, " in joined
+    assert "fills left" in joined and "fills right" in joined
+    assert "Match: Series to 3" in joined and "Match: Marathon" in joined
+
+
+def test_written_layout() -> None:
+    m = Match(3)
+    for token in ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]:
+        m.push_move(token)
+    text = write(Record.new(m, "Johan", "Alain", "2026-11-22", Event="Demo"))
+    assert text == (
+        "Kamisado match record\n"
+        "Match: Standard\n"
+        "Black: Johan\n"
+        "Gold: Alain\n"
+        "Date: 2026-11-22\n"
+        "Event: Demo\n"
+        "Result: unfinished\n"
+        "\n"
+        "Round 1\n"
+        "Start: obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0\n"
+        "  1. Red Forward 4 Blue       Blue Forward 5 Yellow\n"
+        "  2. Yellow Right 3 Purple    Purple Left 1 Green\n"
+        "  3. Green Right 3 Orange     Orange Forward 5 Blue\n"
+    )
+
+
+def test_figure6_deadlock() -> None:
+    match = Match(3, start=FIG6)
+    match.push_move("d2-e3")
+    assert match.state == "fill"
+    rec = record_of(match)
+    text = write(rec)
+    assert text.endswith(
+        "Round 1\n"
+        f"Start: {FIG6}\n"
+        "  1. Green Right 1 Red        Red 0 Green\n"
+        "  2. Green 0 Red\n"
+        "Winner: Gold, red tower, deadlock, 1 point (Black 0, Gold 1)\n"
+    )
+    again = read(text)
+    assert again == rec and again.match.state == "fill"
+    # The ring goes on Gold's red tower; the next round is set up by the rules.
+    again.match.choose_fill("left")
+    text2 = write(again)
+    assert "Round 2 (Gold fills left)\nStart: " in text2
+    assert "r+" in text2.split("Round 2")[1].splitlines()[1]
+    assert read(text2) == again
+    # The same deadlock from square-form input, passes left to the rules.
+    short = read(body(FIG6, "  1. d2-e3\nWinner: Gold, red tower, deadlock, 1 point (Black 0, Gold 1)\n"))
+    assert short == rec
+
+
+def test_deadlock_and_passes_when_the_start_is_loaded() -> None:
+    # Gold's red tower is blocked: the rules pass it before anyone moves.
+    kpn = FIG6.replace(" b g ", " g r ")
+    match = Match(3, start=kpn)
+    assert start_kpn(match.rounds[0]) == kpn
+    match.push_move("d2-e3")
+    text = write(record_of(match))
+    assert (
+        "  1. ...                      Red 0 Green\n"
+        "  2. Green Right 1 Red        Red 0 Green\n"
+        "  3. Green 0 Red\n"
+    ) in text
+    assert read(text) == record_of(match)
+    # Square form may leave the passes out, including the Black column's '...'.
+    lenient = body(kpn, "  1. d2-e3\nWinner: Gold, red tower, deadlock, 1 point (Black 0, Gold 1)\n")
+    assert read(lenient) == record_of(match)
+    # A start that is a deadlock at once (Black counts as the last mover).
+    dead = "u5pg/3b4/8/8/2rRyo2/1PnUG3/8/N4OBY g r 3 0 0"
+    match = Match(3, start=dead)
+    assert match.state == "fill"
+    text = write(record_of(match))
+    assert text.endswith(
+        f"Start: {dead}\n"
+        "  1. ...                      Red 0 Green\n"
+        "  2. Green 0 Red\n"
+        "Winner: Gold, red tower, deadlock, 1 point (Black 0, Gold 1)\n"
+    )
+    assert read(text) == record_of(match)
+
+
+def test_unusual_starts() -> None:
+    # A study start that is already won: the round has no entries.
+    match = Match(3, start="1bupyrgn/8/8/8/N7/8/8/oGRYPUBO b - 3 0 0")
+    assert match.state == "fill"
+    match.choose_fill("left")
+    text = write(record_of(match))
+    assert "Start: 1bupyrgn/8/8/8/N7/8/8/oGRYPUBO b n 3 0 0\nWinner: Gold, orange" in text
+    assert read(text) == record_of(match)
+    # Black's brown tower is blocked at the start: its pass is the first entry.
+    kpn = "obupyrgn/8/8/8/8/8/PU6/NGRY2BO b n 1 0 0"
+    match = Match(1, start=kpn)
+    assert write(record_of(match)).endswith(f"Start: {kpn}\n  1. Brown 0 Brown\n")
+    # A start given as a Position with moves already made on it: its load-time
+    # passes are history, not entries of the round.
+    pos = Position(kpn)
+    pos.push_move("h8-h7")
+    match = Match(1, start=pos)
+    text = write(record_of(match))
+    assert text.endswith(f"Start: {pos.kpn()}\n")
+    assert read(text) == record_of(match) and write(read(text)) == text
+
+
+FIG9_PUSHES = (
+    "  1. Green Forward 1 Orange   Yellow Back 1 Green\n"
+    "  2. Green Forward 1 Red      Yellow Back 1 Pink\n"
+    "  3. Pink Forward 3 Green\n"
+    "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
+)
+
+
+def test_figure9_double_push() -> None:
+    match = Match(7, start=FIG9)
+    for token in ["d4-d5", "d5-d6", "g5-g8"]:
+        match.push_move(token)
+    assert match.state == "over" and match.points == [7, 3]
+    rec = record_of(match)
+    text = write(rec)
+    assert text == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+    assert read(text) == rec
+    # Figure 9(e): after the first push the Double Sumo itself reaches the home row.
+    match = Match(7, start=FIG9)
+    for token in ["d4-d5", "d5-a8"]:
+        match.push_move(token)
+    assert write(record_of(match)).endswith(
+        "  1. Green Forward 1 Orange   Yellow Back 1 Green\n"
+        "  2. Green Left 3 Orange\n"
+        "Winner: Black, green tower, goal, 4 points (Black 9, Gold 3)\n"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Lenient input
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "  1. gF1 yB1\n  2. gF1 yB1\n  3. pF3\n",  # short form, every entry
+        "  1. gF1 gF1\n  2. pF3\n",  # short form, Back entries left to the rules
+        "  1. d4-d5 d5-d6\n  2. g5-g8\n",  # square form
+        "  1. d4-d5 Yellow Back 1 Green\n  2. d5-d6 yB1\n  3. g5-g8\n",  # mixed
+        "  1. d5   d6\n  2. g8\n",  # destination squares
+        "1.   Green  forward 1   orange   Yellow Back 1 Green\n"  # loose spacing, any case
+        "2. gF1 Yellow Back 1 Pink\n3. Pink Forward 3 Green\n",
+    ],
+)
+def test_short_and_square_forms(lines: str) -> None:
+    winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
+    rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3"))
+    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+
+
+def test_square_form_opening_with_defaults() -> None:
+    # No Start line: round 1 starts from the colour-matching start.
+    text = (
+        "Kamisado match record\nMatch: Single Round\nResult: unfinished\n\nRound 1\n"
+        "  1. c1-c5 b8-b3\n  2. yR3 uL1\n  3. Green Right 3 Orange\n"
+    )
+    rec = read(text)
+    assert rec.headers == {}
+    assert rec.match.position.kpn() == "o2pyrgn/3u4/8/2R5/4G1Y1/1b6/8/N3PUBO g o 1 0 0"
+    assert write(rec).splitlines()[6:] == [
+        "  1. Red Forward 4 Blue       Blue Forward 5 Yellow",
+        "  2. Yellow Right 3 Purple    Purple Left 1 Green",
+        "  3. Green Right 3 Orange",
+    ]
+
+
+def test_crlf_bom_and_files(tmp_path: Path) -> None:
+    match, _ = play_random(3, False, 7)
+    rec = record_of(match)
+    text = write(rec)
+    assert read("\ufeff" + text.replace("\n", "\r\n")) == rec
+    path = tmp_path / "match.kmr"
+    save(rec, path)
+    assert path.read_bytes() == text.encode("utf-8")
+    assert load(path) == rec
+
+
+# ---------------------------------------------------------------------------
+# Resuming
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_resume_gives_the_same_match(seed: int, tmp_path: Path) -> None:
+    target, series = KINDS[seed % len(KINDS)]
+    straight, actions = play_random(target, series, 500 + seed)
+    cut = random.Random(seed).randrange(len(actions) + 1)
+    partial = Match(target, series=series)
+    apply(partial, actions[:cut])
+    save(record_of(partial), tmp_path / "partial.kmr")
+    resumed = load(tmp_path / "partial.kmr")
+    assert resumed.match.state == partial.state
+    apply(resumed.match, actions[cut:])
+    assert resumed == record_of(straight)
+    assert write(resumed) == write(record_of(straight))
+
+
+def test_resume_at_the_fill_choice() -> None:
+    match = Match(3)
+    for token in ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]:
+        match.push_move(token)
+    assert match.state == "playing"
+    # Find a round end: play on with the first legal move.
+    while match.state == "playing":
+        match.push_move(match.legal_moves()[0])
+    assert match.state == "fill"
+    text = write(record_of(match))
+    assert text.rstrip().splitlines()[-1].startswith("Winner: ")
+    rec = read(text)
+    assert rec.match.state == "fill"
+    rec.match.choose_fill("right")
+    match.choose_fill("right")
+    assert rec == record_of(match)
+
+
+# ---------------------------------------------------------------------------
+# Replay and the API
+# ---------------------------------------------------------------------------
+
+
+def test_replay_lists_every_position() -> None:
+    match, _ = play_random(7, False, 11)
+    steps = list(replay(record_of(match)))
+    assert len(steps) == sum(len(r.moves) + 1 for r in match.rounds)
+    for i, rnd in enumerate(match.rounds):
+        mine = [s for s in steps if s.round == i + 1]
+        assert mine[0].ply == 0 and mine[0].move is None
+        assert mine[0].position == rnd.start and mine[0].fill == rnd.fill
+        assert [s.move for s in mine[1:]] == rnd.moves
+        assert [e for s in mine for e in s.entries] == round_entries(rnd)
+        assert mine[-1].outcome == rnd.outcome
+    assert steps[-1].position == match.position
+
+
+def test_record_new_and_headers() -> None:
+    rec = Record.new(Match(1), "A", "B", Venue="Club: room 2")
+    assert list(rec.headers) == ["Black", "Gold", "Date", "Venue"]
+    assert rec.headers["Date"] == datetime.date.today().isoformat()
+    rec = Record.new(Match(1), date="")
+    text = write(rec)
+    assert "\nBlack:\nGold:\nDate:\n" in text
+    assert read(text) == rec
+    assert read(text) != Record.new(Match(1), gold="x", date="")
+    for bad in [{"Result": "x"}, {"Bad key:": "x"}, {"Round 2": "x"}, {"Note": "two\nlines"}]:
+        with pytest.raises(MalformedError):
+            write(Record(bad, Match(1)))
+
+
+def test_series_rounds_alternate_the_first_move() -> None:
+    match = Match(3, series=True)
+    while len(match.rounds) < 2:
+        match.push_move(match.legal_moves()[-1])
+    text = write(record_of(match))
+    assert "Round 2\nStart: obupyrgn/8/8/8/8/8/8/NGRYPUBO g - 1 0 0\n" in text
+    assert read(text) == record_of(match)
+
+
+# ---------------------------------------------------------------------------
+# Errors: line, column, what was expected and what was found
+# ---------------------------------------------------------------------------
+
+OPENING = body(
+    "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0",
+    "  1. Red Forward 4 Blue       Blue Forward 5 Yellow\n"
+    "  2. Yellow Right 3 Purple    Purple Left 1 Green\n",
+)
+FIG9_TEXT = body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+FIG6_TEXT = body(
+    FIG6,
+    "  1. Green Right 1 Red        Red 0 Green\n  2. Green 0 Red\n"
+    "Winner: Gold, red tower, deadlock, 1 point (Black 0, Gold 1)\n",
+)
+
+
+def _two_rounds() -> str:
+    match = Match(3, start=FIG6)
+    match.push_move("d2-e3")
+    match.choose_fill("left")
+    return write(record_of(match))
+
+
+TWO_ROUNDS = _two_rounds()
+
+ERRORS = [
+    # (text, old, new, error class, line, column, message fragment)
+    (OPENING, "Kamisado match record", "Kamisado record", MalformedError, 1, 1, "expected the title"),
+    (OPENING, "Match: Standard", "Match: Normal", MalformedError, 2, 8, "found 'Normal'"),
+    (
+        OPENING,
+        "Blue Forward 5 Yellow",
+        "Pink Forward 5 Yellow",
+        IllegalMoveError,
+        10,
+        31,
+        "expected a move of Gold's blue tower (Black finished on a blue square), found"
+        " 'Pink Forward 5 Yellow'",
+    ),
+    (
+        OPENING,
+        "Blue Forward 5 Yellow",
+        "Blue Forward 5 Green",
+        MalformedError,
+        10,
+        46,
+        "expected the finish colour 'Yellow' (b8-b3 ends on a yellow square), found 'Green'",
+    ),
+    (
+        OPENING,
+        "Blue Forward 5 Yellow",
+        "Blue 0 Yellow",
+        MalformedError,
+        10,
+        31,
+        "found a pass 'Blue 0 Yellow': Gold's blue tower can move",
+    ),
+    (
+        OPENING,
+        "Blue Forward 5 Yellow",
+        "Blue Right 5 Yellow",
+        IllegalMoveError,
+        10,
+        31,
+        "'Blue Right 5 Yellow' is not a legal move: Gold's blue tower can move only",
+    ),
+    (OPENING, "Blue Forward 5 Yellow", "b8-b1", IllegalMoveError, 10, 31, "blocked by the tower on b1"),
+    (OPENING, "Blue Forward 5 Yellow", "bF", AmbiguousMoveError, 10, 31, "'bF' fits 6 legal moves"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue Forwards 5 Yellow", MalformedError, 10, 36, "expected a direction"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue Forward", MalformedError, 10, 43, "expected a distance 1-7 after 'Blue Forward', found end of line"),
+    (OPENING, "  2. ", "  3. ", MalformedError, 11, 3, "expected move line 2., found 3."),
+    (OPENING, "  1. Red Forward 4 Blue", "  1. ...", MalformedError, 10, 6, "Black moves first in this round"),
+    (OPENING, "Result: unfinished", "Result: Black 3, Gold 0", MalformedError, 6, 9, "expected the result 'unfinished'"),
+    (OPENING, "Start: obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0", "Start: obupyrgn/8/8/8/8/8/8/NGRYPUBX b - 3 0 0", MalformedError, 9, 8, "bad start position"),
+    (
+        FIG9_TEXT,
+        "Yellow Back 1 Green\n  2. Green Forward 1 Red      Yellow Back 1 Pink\n  3. Pink Forward 3 Green\n",
+        "Green Forward 1 Red\n  2. Yellow Back 1 Pink       Pink Forward 3 Green\n",
+        MalformedError,
+        10,
+        31,
+        "expected the pushed tower's entry 'Yellow Back 1 Green' in Gold's column (Black"
+        " pushed Gold's yellow tower onto a green square): the long form lists every entry;"
+        " found 'Green Forward 1 Red'",
+    ),
+    (FIG9_TEXT, "Yellow Back 1 Pink", "Yellow Back 1 Red", MalformedError, 11, 31, "expected the pushed tower's entry 'Yellow Back 1 Pink'"),
+    (FIG9_TEXT, "2 points (Black 7", "4 points (Black 7", MalformedError, 13, 34, "expected the points the round is worth '2', found '4'"),
+    (FIG9_TEXT, "Winner: Black, pink", "Winner: Black, green", MalformedError, 13, 16, "expected the colour of the tower that gains a ring 'pink'"),
+    (FIG9_TEXT, "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n", "", MalformedError, 13, 1, "expected the line 'Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)'"),
+    (FIG9_TEXT, "  3. Pink Forward 3 Green\n", "  3. Pink Forward 3 Green   Red Forward 1 Blue\n", IllegalMoveError, 12, 29, "expected no more entries: the round is over"),
+    (FIG6_TEXT, "Red 0 Green", "Red 0 Blue", MalformedError, 10, 31, "expected the pass 'Red 0 Green' in Gold's column (Gold's red tower is blocked on a green square)"),
+    (FIG6_TEXT, "Green Right 1 Red        Red 0 Green\n  2. Green 0 Red\n", "Green Right 1 Red\n", MalformedError, 11, 1, "expected the pass 'Red 0 Green'"),
+    (FIG6_TEXT, "deadlock, 1 point", "goal, 1 point", MalformedError, 12, 26, "expected how the round ended (goal or deadlock) 'deadlock', found 'goal'"),
+    (TWO_ROUNDS, "Round 2 (Gold fills left)", "Round 2 (Black fills left)", MalformedError, 14, 10, "expected 'Gold' (Gold won round 1 and chooses the fill)"),
+    (TWO_ROUNDS, "Round 2 (Gold fills left)", "Round 2", MalformedError, 14, 8, "expected '(Gold fills left)' or '(Gold fills right)'"),
+    (TWO_ROUNDS, "Round 2 (Gold fills left)", "Round 3 (Gold fills left)", MalformedError, 14, 7, "expected round number 2, found 3"),
+]
+
+
+@pytest.mark.parametrize("text, old, new, cls, line, col, fragment", ERRORS)
+def test_errors_name_line_and_column(
+    text: str, old: str, new: str, cls: type[KamisadoError], line: int, col: int, fragment: str
+) -> None:
+    assert text.count(old) == 1, old
+    bad = text.replace(old, new)
+    with pytest.raises(cls) as info:
+        read(bad)
+    message = str(info.value)
+    assert message.startswith(f"line {line}, column {col}: "), message
+    assert fragment in message, message
+
+
+def test_wrong_start_of_a_later_round() -> None:
+    lines = TWO_ROUNDS.splitlines()
+    i = lines.index("Round 2 (Gold fills left)") + 1
+    assert lines[i].startswith("Start: ")
+    other = Match(3, start=FIG6)
+    other.push_move("d2-e3")
+    wrong = "Start: " + other.next_round_start("right").kpn()
+    bad = "\n".join(lines[:i] + [wrong] + lines[i + 1 :]) + "\n"
+    with pytest.raises(MalformedError, match=rf"^line {i + 1}, column 8: expected the start '"):
+        read(bad)
+    assert "the rules' regrouping after Gold fills left" in _message(bad)
+
+
+def test_gold_first_round_needs_the_placeholder() -> None:
+    text = body(
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO g - 1 0 0",
+        "  1. Blue Forward 5 Yellow\n",
+        "Single Round",
+    )
+    assert _message(text).startswith(
+        "line 10, column 6: expected '...' in Black's column: Gold moves first"
+    )
+    fixed = text.replace("1. Blue", "1. ...  Blue")
+    assert write(read(fixed)).endswith("  1. ...                      Blue Forward 5 Yellow\n")
+
+
+def _message(text: str) -> str:
+    with pytest.raises(KamisadoError) as info:
+        read(text)
+    return str(info.value)
+
+
+def test_every_error_is_a_value_error_with_a_location() -> None:
+    text = write(record_of(play_random(3, False, 3)[0]))
+    rng = random.Random(5)
+    for _ in range(200):
+        chars = list(text)
+        for _ in range(rng.randrange(1, 4)):
+            chars[rng.randrange(len(chars))] = rng.choice("abcxyz019 .-:\n")
+        mutated = "".join(chars)
+        try:
+            read(mutated)
+        except ValueError as exc:
+            assert re.match(r"line \d+, column \d+: ", str(exc)), str(exc)
+
+
+# ---------------------------------------------------------------------------
+# The documentation's examples
+# ---------------------------------------------------------------------------
+
+
+def _doc_blocks() -> list[tuple[str, str]]:
+    text = DOCS.read_text(encoding="utf-8")
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", text, flags=re.M | re.S)
+    return [(info, b) for info, b in blocks if b.startswith("Kamisado match record\n")]
+
+
+def test_documented_records() -> None:
+    blocks = _doc_blocks()
+    assert sum(1 for info, _ in blocks if info == "text") >= 2
+    for info, block in blocks:
+        rec = read(block)
+        if info == "text":  # canonical examples round-trip exactly
+            assert write(rec) == block
