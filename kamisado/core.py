@@ -509,7 +509,10 @@ class Position:
 
         A finished round is written so that it reads back finished the same
         way: after a goal, the loser to move; after a deadlock, the winner
-        asked for its blocked tower of the ring's colour.
+        asked for its tower of the ring's colour.  KPN has no field for a
+        finished round, so one case cannot be written: a deadlock caused by
+        a Sumo push in which the winner's tower of the ring's colour can
+        still move reads back as a round in progress.
 
         >>> Position().kpn(match=False)
         'obupyrgn/8/8/8/8/8/8/NGRYPUBO b -'

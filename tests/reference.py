@@ -98,6 +98,8 @@ class RefPosition:
     passes: list[tuple[str, str, str]] = field(default_factory=list)
     last_mover: str = "g"
     last_colour: str | None = None
+    #: whether the last real move was a Sumo push
+    last_pushed: bool = False
 
     def __post_init__(self) -> None:
         if not self.towers:
@@ -166,6 +168,9 @@ class RefPosition:
             self._apply_passes()
 
     def kpn(self) -> str:
+        """The position as KPN, always with the three match fields.  A round won
+        by a goal is written with the loser to move the tower of the goal
+        square's colour (rule T2)."""
         rows = []
         for rank in range(8, 0, -1):
             text = ""
@@ -274,6 +279,7 @@ class RefPosition:
             new.must = SQUARE_COLOUR[to]
         new.last_mover = who
         new.last_colour = SQUARE_COLOUR[to]
+        new.last_pushed = to in self.towers
         if rank_of(to) == GOAL_RANK[who]:
             new.outcome = (who, colour, "goal", rings)
             return new
@@ -293,6 +299,9 @@ class RefPosition:
                 assert self.last_colour is not None
                 ringed = self.towers[self.square_of(winner, self.last_colour)]
                 self.outcome = (winner, self.last_colour, "deadlock", ringed[2])
+                # Written as kamisado.core documents a finished deadlock: the
+                # winner asked for its tower of the ring's colour.
+                self.side, self.must = winner, self.last_colour
                 return
             asked.add((self.side, self.must))
             self.passes.append((self.side, self.must, square))

@@ -21,7 +21,7 @@ from kamisado.core import (
 )
 from kamisado.match import Match
 
-SETTINGS = settings(max_examples=12, deadline=None, derandomize=True)
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 TARGETS = st.sampled_from((3, 7, 15))
 FORWARD = (1, -1)  # rank step of a forward move, by side (Black, Gold)
@@ -51,7 +51,9 @@ def pick(pos: Position, rng: random.Random) -> Move:
     moves = list(pos.legal_moves)
     goal_rank = 7 if pos.turn == 0 else 0
     ringed_wins = [
-        m for m in moves if m.to_square >> 3 == goal_rank and pos.rings[pos.board[m.from_square]]
+        m
+        for m in moves
+        if m.to_square >> 3 == goal_rank and pos.rings[pos.board[m.from_square]]
     ]
     if ringed_wins and rng.random() < 0.9:
         return rng.choice(ringed_wins)
@@ -106,9 +108,20 @@ def check_invariants(pos: Position) -> None:
 def test_kpn_round_trip(seed: int, target: int) -> None:
     positions = 0
     for match, nxt in random_match(seed, target):
-        if match.state != "playing":
-            continue
         pos = match.position
+        if match.state != "playing":
+            if isinstance(nxt, str) or nxt is None:
+                # a finished round reads back finished the same way (except
+                # after a deadlock caused by a push: see test_reference.py)
+                last = pos.pop()
+                pushed = pos.board[last.to_square] >= 0
+                pos.push(last)
+                assert pos.outcome is not None
+                if pos.outcome.reason == "goal" or not pushed:
+                    again = Position(pos.kpn())
+                    assert again.outcome == pos.outcome
+                    assert again.kpn() == pos.kpn()
+            continue
         assert isinstance(nxt, Move)
         text = pos.kpn()
         again = Position(text)
@@ -125,7 +138,7 @@ def test_kpn_round_trip(seed: int, target: int) -> None:
 @given(seed=SEEDS, target=TARGETS)
 def test_push_pop_restores_everything(seed: int, target: int) -> None:
     rng = random.Random(seed ^ 0x5EED)
-    for match, nxt in random_match(seed, target):
+    for match, _ in random_match(seed, target):
         if match.state != "playing":
             continue
         pos = match.position
@@ -254,7 +267,7 @@ def _all_pairs_checked(pos: Position, rng: random.Random) -> None:
     assert snapshot(pos) == before
 
 
-@settings(max_examples=8, deadline=None, derandomize=True)
+@settings(max_examples=12, deadline=None, derandomize=True)
 @given(seed=SEEDS, target=TARGETS)
 def test_push_move_accepts_exactly_the_legal_moves(seed: int, target: int) -> None:
     rng = random.Random(seed)
@@ -294,7 +307,11 @@ def test_random_matches_exercise_the_sumo_rules() -> None:
                 seen["pass"] += 1
             if 3 in pos.rings:
                 seen["triple"] += 1
-            if nxt is not None and pos.outcome is not None and pos.outcome.reason == "deadlock":
+            if (
+                nxt is not None
+                and pos.outcome is not None
+                and pos.outcome.reason == "deadlock"
+            ):
                 seen["deadlock"] += 1
             if isinstance(nxt, Move) and pos.board[nxt.to_square] >= 0:
                 before = list(pos.tower_square)

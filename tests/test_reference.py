@@ -46,7 +46,10 @@ def core_passes(pos: Position) -> list[tuple[str, str, str]]:
 
 def to_move(pos: Position, move: tuple[str, str]) -> Move:
     frm, to = move
-    return Move(FILES.index(frm[0]) + 8 * (int(frm[1]) - 1), FILES.index(to[0]) + 8 * (int(to[1]) - 1))
+    return Move(
+        FILES.index(frm[0]) + 8 * (int(frm[1]) - 1),
+        FILES.index(to[0]) + 8 * (int(to[1]) - 1),
+    )
 
 
 def compare(pos: Position, rp: ref.RefPosition, stats: Counter[str], where: str) -> None:
@@ -57,23 +60,25 @@ def compare(pos: Position, rp: ref.RefPosition, stats: Counter[str], where: str)
     assert moves == sorted(rp.moves()), where
     codes = sorted(pos.move_codes())
     assert codes == sorted(m.from_square | m.to_square << 6 for m in pos.legal_moves), where
-    if rp.outcome is None:
-        assert pos.kpn() == rp.kpn(), where
-    else:
-        # A finished round: compare what the KPN certainly holds (see
-        # test_finished_goal_kpn_reloads for the side/tower fields).
-        assert pos.kpn().split()[0] == rp.kpn().split()[0], where
-        assert pos.kpn().split()[3:] == rp.kpn().split()[3:], where
-        if rp.outcome[2] == "deadlock":
-            assert pos.kpn() == rp.kpn(), where
+    assert pos.kpn() == rp.kpn(), where
+    if rp.outcome is not None:
         stats[rp.outcome[2]] += 1
+        again = Position(pos.kpn())
+        if core_outcome(again) == rp.outcome:
+            stats["reads back"] += 1
+        else:
+            # known core limitation, see test_pushed_deadlock_kpn_reads_back
+            assert rp.outcome[2] == "deadlock" and rp.last_pushed, where
+            stats["does not read back"] += 1
     stats["positions"] += 1
     if rp.passes:
         stats["passes"] += 1
         stats[f"passes{min(len(rp.passes), 3)}"] += 1
 
 
-def choose(rp: ref.RefPosition, moves: list[tuple[str, str]], rng: random.Random) -> tuple[str, str]:
+def choose(
+    rp: ref.RefPosition, moves: list[tuple[str, str]], rng: random.Random
+) -> tuple[str, str]:
     """A random move, biased towards pushes and away from winning at once,
     so that games last and the Sumo rules get exercised."""
     pushes = [m for m in moves if m[1] in rp.towers]
@@ -94,8 +99,7 @@ def play_out(
     notation_every: int = 7,
 ) -> None:
     """Play random moves on both, comparing after each one."""
-    history: list[str] = [pos.kpn()]
-    compare(pos, rp, stats, f"start {history[0]}")
+    compare(pos, rp, stats, f"start {pos.kpn()}")
     for ply in range(max_moves):
         moves = rp.moves()
         if not moves:
@@ -119,6 +123,8 @@ def random_rings(rng: random.Random, target: int) -> dict[tuple[str, str], int]:
         for side in SIDES:
             for colour in rng.sample(ref.COLOURS, rng.randint(0, 5)):
                 rings[side, colour] = rng.choice((1, 1, 2, 2, 3))
+            if target == 15 and rng.random() < 0.4:
+                rings[side, rng.choice(ref.COLOURS)] = 3
         totals = [sum(ref.RING_TOTAL[rings[s, c]] for c in ref.COLOURS) for s in SIDES]
         if max(totals) < target:
             return rings
@@ -162,7 +168,7 @@ def random_setup(rng: random.Random) -> str:
         board[square] = (side, colour, rings[tower])
         placed.add(tower)
         n = rings[tower]
-        if n and rng.random() < 0.7:
+        if n and rng.random() < 0.4 + 0.2 * n:
             # opponents with fewer rings straight ahead, maybe too many
             ahead = square
             for _ in range(rng.randint(1, n + 1)):
@@ -188,7 +194,7 @@ def random_setup(rng: random.Random) -> str:
     stacked = [c for s, c in pushers if s == side]
     if rng.random() < 0.08:
         must = "-"
-    elif stacked and rng.random() < 0.6:
+    elif stacked and rng.random() < 0.75:
         must = ref.LETTER_OF[rng.choice(stacked)]
     elif ringed and rng.random() < 0.5:
         must = ref.LETTER_OF[rng.choice(ringed)]
@@ -200,9 +206,7 @@ def random_setup(rng: random.Random) -> str:
         side=side,
         must=None,
         target=target,
-        points={
-            s: sum(ref.RING_TOTAL[rings[s, c]] for c in ref.COLOURS) for s in SIDES
-        },
+        points={s: sum(ref.RING_TOTAL[rings[s, c]] for c in ref.COLOURS) for s in SIDES},
     )
     placement = tmp.kpn().split()[0]
     return f"{placement} {side} {must} {target} {tmp.points['b']} {tmp.points['g']}"
@@ -230,7 +234,8 @@ def test_random_single_rounds_from_start() -> None:
     stats: Counter[str] = Counter()
     for _ in range(400):
         play_out(Position(), ref.RefPosition(), rng, stats)
-    assert stats["goal"] == 400
+    assert stats["goal"] + stats["deadlock"] == 400
+    assert stats["goal"] > 300
     assert stats["passes"] > 20
     assert stats["positions"] > 5000
 
@@ -239,7 +244,7 @@ def test_random_sumo_setups() -> None:
     rng = random.Random(7)
     stats: Counter[str] = Counter()
     refused = 0
-    for i in range(1500):
+    for i in range(3000):
         kpn = random_setup(rng)
         rp = ref.RefPosition(kpn)
         if rp.must is None and not rp.moves():
@@ -252,14 +257,36 @@ def test_random_sumo_setups() -> None:
         stats["setups"] += 1
         play_out(pos, rp, rng, stats, notation_every=5 if i % 3 else 1)
     # the generator must really exercise the Sumo rules
-    assert stats["setups"] > 1400
-    assert stats["push1"] > 500
-    assert stats["push2"] > 100
-    assert stats["push3"] > 20
-    assert stats["deadlock"] > 50
-    assert stats["passes3"] > 20
-    assert stats["goal"] > 1000
-    assert refused < 100
+    assert stats["setups"] > 2800
+    assert stats["push1"] > 800
+    assert stats["push2"] > 200
+    assert stats["push3"] > 25
+    assert stats["deadlock"] > 40
+    assert stats["passes3"] > 50
+    assert stats["goal"] > 2500
+    assert stats["reads back"] > 2500
+    assert refused < 200
+
+
+def test_random_loaded_positions() -> None:
+    """Load many more setups (no playout): passes and deadlocks found on
+    loading, the legal moves, and one move from each."""
+    rng = random.Random(8)
+    stats: Counter[str] = Counter()
+    for _ in range(5000):
+        kpn = random_setup(rng)
+        rp = ref.RefPosition(kpn)
+        if rp.must is None and not rp.moves():
+            continue
+        pos = Position(kpn)
+        compare(pos, rp, stats, kpn)
+        moves = rp.moves()
+        if moves:
+            move = choose(rp, moves, rng)
+            pos.push_move(to_move(pos, move))
+            compare(pos, rp.play(move), stats, f"{kpn} then {move[0]}-{move[1]}")
+    assert stats["deadlock"] > 40
+    assert stats["passes3"] > 60
 
 
 def test_random_matches_round_starts() -> None:
@@ -285,13 +312,99 @@ def test_random_matches_round_starts() -> None:
 
 
 def test_loaded_deadlock_loser_is_side_not_to_move() -> None:
-    """RULES.md: a deadlock found on loading a KPN is lost by the side not to move,
-    and the ring goes on the winner's tower of the KPN's tower-to-move colour."""
-    # Black's red tower on g2 (orange square) and Gold's orange tower on g3
-    # (pink) face each other with both diagonals blocked by own towers.
-    kpn = "8/8/8/8/8/nyrbupg1/RGYBUPO1/o6N b r 1 0 0"
+    """RULES.md: a deadlock found on loading a KPN is lost by the side not to
+    move, and the ring goes on the winner's tower of the KPN's tower-to-move
+    colour."""
+    # Gold's purple tower on g5 (a red square) is blocked by Black's red on g4
+    # and Gold's own brown f4 and blue h4; Black's red on g4 (a purple square)
+    # is blocked by Gold's purple g5, Black's blue f5 and Gold's red h5.
+    kpn = "8/8/8/OoNYyBur/pUPgGnRb/8/8/8 g u 3 0 0"
+    expected_passes = [("g", "purple", "g5"), ("b", "red", "g4")]
+    expected_outcome = ("g", "purple", "deadlock", 0)
     pos = Position(kpn)
     rp = ref.RefPosition(kpn)
-    assert rp.outcome is not None and rp.outcome[2] == "deadlock"
-    assert core_outcome(pos) == rp.outcome
-    assert core_passes(pos) == rp.passes
+    assert rp.passes == expected_passes and rp.outcome == expected_outcome
+    assert core_passes(pos) == expected_passes
+    assert core_outcome(pos) == expected_outcome
+    assert list(pos.legal_moves) == [] and pos.perft(2) == 0
+
+
+def test_deadlock_after_a_real_move_is_lost_by_the_mover() -> None:
+    """Figure 6 style: the player who made the last real move loses, and the
+    winner's ring goes on the tower of the colour of the square it moved to."""
+    # The towers of the test above, but Black's red comes from g3 to g4 (a
+    # purple square): Gold's purple is blocked, then Black's red: deadlock
+    # caused by Black, so Gold wins and rings its purple tower.
+    kpn = "8/8/8/OoNYyBur/pUPgGn1b/6R1/8/8 b r 3 0 0"
+    pos = Position(kpn)
+    rp = ref.RefPosition(kpn)
+    assert core_outcome(pos) is None and rp.outcome is None
+    pos.push_move("g3-g4")
+    rp = rp.play(("g3", "g4"))
+    expected = ("g", "purple", "deadlock", 0)
+    assert rp.outcome == expected
+    assert core_outcome(pos) == expected
+    assert core_passes(pos) == rp.passes == [("g", "purple", "g5"), ("b", "red", "g4")]
+    # Gold's purple is blocked, so the finished KPN reads back the same way
+    assert Position(pos.kpn()).outcome == pos.outcome
+
+
+def test_finished_goal_kpn_reads_back() -> None:
+    pos = Position()
+    for move in ("a1-a4", "e8-e5", "a4-e8"):
+        pos.push_move(move)
+    assert core_outcome(pos) == ("b", "brown", "goal", 0)
+    # the loser to move, with the tower of the goal square's colour (e8 yellow)
+    assert pos.kpn() == "obupNrgn/8/8/4y3/8/8/8/1GRYPUBO g y 1 0 0"
+    again = Position(pos.kpn())
+    assert again.outcome == pos.outcome
+    assert again.kpn() == pos.kpn()
+
+
+# Black's purple Sumo on a2 pushes Gold's blue a3 -> a4 (a yellow square) and
+# must move its yellow tower: Black's yellow d2 is blocked, then Gold's blue
+# a4, then Black's yellow again: deadlock caused by Black's push, Gold wins and
+# the ring goes on Gold's tower of the colour of a3 (blue), the square Black
+# last moved to.  Here Gold's blue tower happens to be blocked too.
+PUSH_DEADLOCK_BLOCKED = ("4r3/2g3GB/3o4/1uN5/8/bnpRy1P+1/U+O1Y4/8 b u 3 2 0", "a2-a3")
+# Gold's green Double on h4 pushes Black's pink Sumo
+# h3 -> h2 (red) and must move its red tower: Gold's red g3 is blocked, then
+# Black's pink h2, then Gold's red again: Gold caused the deadlock, Black wins
+# and the ring goes on Black's green tower (h3 is green) - which is free to move.
+PUSH_DEADLOCK_FREE = ("n+1b2y2/3p4/N3o3/8/2G3Yg++/6rP+/1u3U+B+1/1R2O+3 g g 15 4 4", "h4-h3")
+
+
+def test_pushed_deadlock_outcome() -> None:
+    for (kpn, move), expected in [
+        (PUSH_DEADLOCK_BLOCKED, ("g", "blue", "deadlock", 0)),
+        (PUSH_DEADLOCK_FREE, ("b", "green", "deadlock", 0)),
+    ]:
+        pos = Position(kpn)
+        rp = ref.RefPosition(kpn)
+        pos.push_move(move)
+        frm, to = move.split("-")
+        rp = rp.play((frm, to))
+        assert rp.outcome == expected
+        assert core_outcome(pos) == expected
+        assert core_passes(pos) == rp.passes and len(rp.passes) == 2
+    # the KPN of the first one reads back as the same deadlock
+    pos = Position(PUSH_DEADLOCK_BLOCKED[0])
+    pos.push_move(PUSH_DEADLOCK_BLOCKED[1])
+    assert Position(pos.kpn()).outcome == pos.outcome
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="core bug: kpn() of a deadlock caused by a Sumo push writes the winner"
+    " to move its tower of the ring's colour, but that tower is free, so the KPN"
+    " reads back as a round in progress (the kpn() docstring promises it reads"
+    " back finished the same way)",
+)
+def test_pushed_deadlock_kpn_reads_back() -> None:
+    kpn, move = PUSH_DEADLOCK_FREE
+    pos = Position(kpn)
+    pos.push_move(move)
+    assert core_outcome(pos) == ("b", "green", "deadlock", 0)
+    # core writes 'n+1b2y2/3p4/N3o3/8/2G3Y1/6rg++/1u3U+B+P+/1R2O+3 b g 15 4 4',
+    # which reads back with Black to move a free green tower
+    assert Position(pos.kpn()).outcome == pos.outcome
