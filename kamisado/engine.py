@@ -1,0 +1,430 @@
+"""The engine: a solver and a search over the compiled core.
+
+Both work on any round position (Sumos, pushes, passes, deadlocks, the match
+fields) given as a :class:`kamisado.core.Position` or as KPN text, and use
+the C extension :mod:`kamisado._ckamisado` (built by ``pip install -e .``).
+
+:func:`solve` proves who wins the round with best play and in how many moves
+(moves of both sides, the winning move included, passes not counted, a push
+counts as a move); the winner takes the shortest win, the loser the longest
+resistance.
+
+>>> r = solve("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0")
+>>> SIDE_NAMES[r.winner], r.distance, len(r.pv)
+('Black', 16, 16)
+
+Single-round Kamisado from the start is a win for the first player (Black)
+in 17 moves; the solver proves it in about a second.  Of Black's 102 first
+moves, 16 win: a1-a5, b1-b7, d1-d5, d1-d6, e1-e5, e1-e6, g1-g7 and h1-h5 in
+17, c1-c7 and f1-f7 in 19, b1-b6, c1-c4, f1-f4 and g1-g6 in 21, a1-a2 and
+h1-h2 in 32 (``python bench/search.py --first-moves``).
+
+:func:`search` is an iterative deepening alpha-beta search with a heuristic
+evaluation whose weights are a parameter (:class:`Weights`).  Won rounds
+score above every evaluation; in a match a round that wins the match counts
+most, then the points the round carries, then the shortest win.
+
+>>> s = search("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0", depth=6)
+>>> s.depth, s.best_move in Position("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0").legal_moves
+(6, True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import astuple, dataclass
+
+from kamisado import _ckamisado as _c
+from kamisado.core import SIDE_NAMES, Move, Position
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "Iteration",
+    "MoveValue",
+    "SearchResult",
+    "SolveResult",
+    "Weights",
+    "clear_tables",
+    "decode_score",
+    "evaluate",
+    "perft",
+    "search",
+    "solve",
+    "solve_moves",
+    "to_cposition",
+]
+
+#: Exact values used by the compiled solver: a win in n is ``MATE - n``.
+MATE: int = _c.MATE
+#: Search scores: a won round scores ``WIN_BASE + 256 * tier - ply``.
+WIN_BASE: int = _c.WIN_BASE
+#: Evaluations stay within +-EVAL_MAX.
+EVAL_MAX: int = _c.EVAL_MAX
+
+PositionLike = Position | str
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Evaluation weights of :func:`search` (integers in -1000..1000).
+
+    >>> Weights().as_tuple() == DEFAULT_WEIGHTS.as_tuple()
+    True
+    >>> Weights(threat=0).threat
+    0
+    """
+
+    threat: int = 40
+    """Each tower with a free path to the goal row (ours minus theirs)."""
+    safe: int = 12
+    """Each move of the tower to move that does not let the opponent win at once."""
+    no_safe: int = 400
+    """Penalty when the tower to move has no such move."""
+    mobility: int = 2
+    """Each move of each tower (ours minus theirs)."""
+    advance: int = 3
+    """Each rank a tower has advanced (ours minus theirs)."""
+    tempo: int = 10
+    """Bonus for the side to move."""
+    noise: int = 0
+    """Amplitude of a pseudo-random term (seeded by ``search(seed=...)``)."""
+
+    def as_tuple(self) -> tuple[int, ...]:
+        """The weights in the order the C evaluation reads them."""
+        return tuple(int(v) for v in astuple(self))
+
+
+DEFAULT_WEIGHTS = Weights(*_c.DEFAULT_WEIGHTS)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The answer of :func:`solve`.
+
+    ``winner`` is ``BLACK``/``GOLD`` or ``None`` when a limit stopped the
+    solver; ``distance`` is the number of moves to the end of the round with
+    best play (0 for a finished round); ``pv`` is the winner's shortest win
+    against the loser's longest resistance.
+    """
+
+    winner: int | None
+    distance: int | None
+    best_move: Move | None
+    pv: tuple[Move, ...]
+    nodes: int
+    seconds: float
+    side_to_move: int
+    depth: int
+    """The deepest horizon (in moves) the solver completed."""
+
+    @property
+    def proven(self) -> bool:
+        """Whether the round's winner was proven."""
+        return self.winner is not None
+
+    @property
+    def side_to_move_wins(self) -> bool | None:
+        """Whether the side to move wins, or ``None`` when unknown."""
+        return None if self.winner is None else self.winner == self.side_to_move
+
+    def __str__(self) -> str:
+        if self.winner is None:
+            return f"unknown after {self.nodes} nodes ({self.seconds:.2f} s)"
+        moves = " ".join(str(m) for m in self.pv)
+        return (
+            f"{SIDE_NAMES[self.winner]} wins in {self.distance}: {moves}"
+            f" ({self.nodes} nodes, {self.seconds:.2f} s)"
+        )
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """One completed iteration of :func:`search`."""
+
+    depth: int
+    score: int
+    nodes: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The answer of :func:`search`.
+
+    ``score`` is from the side to move.  ``proven_win_in``/``proven_loss_in``
+    give the moves to the end of the round when the score is a proven result
+    (for the side to move); ``round_points`` is what the proven round is
+    worth to its winner and ``match_won`` whether it ends the match.
+    """
+
+    depth: int
+    score: int
+    pv: tuple[Move, ...]
+    best_move: Move | None
+    proven_win_in: int | None
+    proven_loss_in: int | None
+    round_points: int | None
+    match_won: bool | None
+    nodes: int
+    seconds: float
+    seldepth: int
+    iterations: tuple[Iteration, ...]
+
+    @property
+    def nodes_per_second(self) -> float:
+        """Search speed."""
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class MoveValue:
+    """The solved value of one move (see :func:`solve_moves`)."""
+
+    move: Move
+    winner: int | None
+    distance: int | None
+    """Moves to the end of the round, this move included."""
+
+
+def clear_tables() -> None:
+    """Empty the solver's and the search's transposition tables.
+
+    The solver keeps its table between calls: it holds bounds on exact game
+    values, so it only makes later calls faster (a proven position answers
+    at once, whatever its limits).  The search clears its own table on every
+    call.
+    """
+    _c.clear_tt()
+
+
+def _position(pos: PositionLike) -> Position:
+    if isinstance(pos, str):
+        return Position(pos)
+    return pos
+
+
+def to_cposition(pos: PositionLike) -> _c.Position:
+    """The compiled position (``_ckamisado.Position``) of a position or KPN.
+
+    The KPN is checked by :class:`kamisado.core.Position` first, so errors
+    read the same as everywhere else.
+
+    >>> to_cposition(Position()).kpn()
+    'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0'
+    """
+    p = _position(pos)
+    if p.outcome is not None:
+        raise ValueError("the round is over")
+    return _c.Position(p.kpn())
+
+
+def _move(code: int) -> Move:
+    return Move(code & 63, code >> 6)
+
+
+def _ms(seconds: float | None) -> float:
+    if seconds is None:
+        return 0.0
+    if seconds <= 0:
+        raise ValueError("a time limit must be positive")
+    return seconds * 1000.0
+
+
+def solve(
+    pos: PositionLike,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    max_depth: int | None = None,
+    pv: bool = True,
+) -> SolveResult:
+    """Prove who wins the round from ``pos`` with best play.
+
+    ``time_limit`` (seconds) and ``node_limit`` stop the solver, which then
+    answers ``winner=None``; ``max_depth`` looks only for results within that
+    many moves.  For a match position the answer is who wins the round.
+
+    >>> r = solve("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
+    >>> r.winner is not None
+    True
+    >>> solve(Position(), node_limit=1000).winner is None
+    True
+    """
+    p = _position(pos)
+    if p.outcome is not None:
+        return SolveResult(p.outcome.winner, 0, None, (), 0, 0.0, p.turn, 0)
+    cp = _c.Position(p.kpn())
+    r = _c.solve(
+        cp,
+        node_limit=int(node_limit or 0),
+        time_ms=_ms(time_limit),
+        max_depth=int(max_depth or 0),
+        pv=pv,
+    )
+    result = int(r["result"])
+    if result == 0:
+        return SolveResult(
+            None,
+            None,
+            None,
+            (),
+            int(r["nodes"]),
+            float(r["seconds"]),
+            p.turn,
+            int(r["depth"]),
+        )
+    winner = p.turn if result > 0 else p.turn ^ 1
+    return SolveResult(
+        winner=winner,
+        distance=int(r["distance"]),
+        best_move=_move(int(r["best_move"])),
+        pv=tuple(_move(c) for c in r["pv"]),
+        nodes=int(r["nodes"]) + int(r["pv_nodes"]),
+        seconds=float(r["seconds"]),
+        side_to_move=p.turn,
+        depth=int(r["depth"]),
+    )
+
+
+def solve_moves(
+    pos: PositionLike, time_limit: float | None = None, node_limit: int | None = None
+) -> list[MoveValue]:
+    """Solve every legal move of ``pos``: who wins after it, and when.
+
+    Limits apply to each move.  Best moves first: proven wins for the side to
+    move (shortest first), unknown, then losses (longest first).
+
+    >>> vals = solve_moves("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0")
+    >>> all(v.winner == 0 for v in vals)
+    True
+    """
+    p = _position(pos)
+    side = p.turn
+    out: list[MoveValue] = []
+    for move in list(p.legal_moves):
+        q = p.copy(stack=False)
+        q.push(move)
+        if q.outcome is not None:
+            out.append(MoveValue(move, q.outcome.winner, 1))
+            continue
+        r = solve(q, time_limit=time_limit, node_limit=node_limit, pv=False)
+        dist = None if r.distance is None else r.distance + 1
+        out.append(MoveValue(move, r.winner, dist))
+
+    def order(v: MoveValue) -> tuple[int, int]:
+        if v.winner is None:
+            return (1, 0)
+        d = v.distance or 0
+        return (0, d) if v.winner == side else (2, -d)
+
+    out.sort(key=order)
+    return out
+
+
+def decode_score(score: int, pos: PositionLike) -> tuple[str, int | None, int | None]:
+    """Read a search score: ``(kind, moves, tier)``.
+
+    ``kind`` is ``'win'``, ``'loss'`` (for the side to move) or ``'eval'``;
+    ``moves`` the moves to the end of the round for a proven result; ``tier``
+    15 when the round wins the match, else the points it carries.
+
+    >>> decode_score(WIN_BASE + 256 * 15 - 3, Position())
+    ('win', 3, 15)
+    >>> decode_score(-25, Position())
+    ('eval', None, None)
+    """
+    del pos  # scores are relative to the position searched
+    a = abs(score)
+    if a <= WIN_BASE:
+        return ("eval", None, None)
+    over = a - WIN_BASE
+    tier = (over + 255) // 256
+    ply = 256 * tier - over
+    return ("win" if score > 0 else "loss", ply, tier)
+
+
+def search(
+    pos: PositionLike,
+    depth: int | None = None,
+    time_ms: float | None = None,
+    nodes: int | None = None,
+    seed: int = 0,
+    weights: Weights | None = None,
+) -> SearchResult:
+    """Iterative deepening PVS from ``pos``, limited by depth, time and nodes.
+
+    At least one limit is needed.  ``seed`` shuffles the root moves (and
+    seeds the ``noise`` weight); the result is the last completed iteration.
+
+    >>> r = search(Position(), depth=4)
+    >>> r.depth, len(r.pv) >= 1, r.proven_win_in
+    (4, True, None)
+    """
+    p = _position(pos)
+    if p.outcome is not None:
+        raise ValueError("the round is over")
+    if not depth and not time_ms and not nodes:
+        raise ValueError("give a depth, a time or a node limit")
+    cp = _c.Position(p.kpn())
+    w = (weights or DEFAULT_WEIGHTS).as_tuple()
+    r = _c.search(
+        cp,
+        depth=int(depth or 0),
+        time_ms=float(time_ms or 0),
+        node_limit=int(nodes or 0),
+        weights=w,
+        seed=int(seed),
+    )
+    score = int(r["score"])
+    pv = tuple(_move(c) for c in r["pv"])
+    kind, dist, tier = decode_score(score, p)
+    points: int | None = None
+    match_won: bool | None = None
+    if tier is not None:
+        match_won = tier == 15
+        points = None if tier == 15 else tier
+        # the PV of a proven result ends the round: read the points there
+        q = p.copy(stack=False)
+        for m in pv:
+            if q.outcome is not None or not q.is_legal(m):
+                break
+            q.push(m)
+        if q.outcome is not None:
+            points = q.outcome.points
+    its = tuple(
+        Iteration(int(d), int(s), int(n), float(t)) for d, s, n, t in r["iterations"]
+    )
+    return SearchResult(
+        depth=int(r["depth"]),
+        score=score,
+        pv=pv,
+        best_move=pv[0] if pv else None,
+        proven_win_in=dist if kind == "win" else None,
+        proven_loss_in=dist if kind == "loss" else None,
+        round_points=points,
+        match_won=match_won,
+        nodes=int(r["nodes"]),
+        seconds=float(r["seconds"]),
+        seldepth=int(r["seldepth"]),
+        iterations=its,
+    )
+
+
+def evaluate(pos: PositionLike, weights: Weights | None = None) -> int:
+    """The static evaluation of a position in progress, for the side to move.
+
+    >>> evaluate(Position()) == evaluate(Position(), DEFAULT_WEIGHTS)
+    True
+    """
+    cp = to_cposition(pos)
+    return int(_c.evaluate(cp, (weights or DEFAULT_WEIGHTS).as_tuple()))
+
+
+def perft(pos: PositionLike, depth: int) -> int:
+    """Perft with the compiled move generator (equal to ``Position.perft``).
+
+    >>> perft(Position(), 4)
+    107068
+    """
+    p = _position(pos)
+    if p.outcome is not None:
+        return 1 if depth == 0 else 0
+    return int(_c.Position(p.kpn()).perft(depth))

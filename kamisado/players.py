@@ -1,0 +1,241 @@
+"""Computer players at named strength levels, all replayable from a seed.
+
+Every player has the same interface: ``choose_move(position)`` returns a
+legal move and ``choose_fill(match)`` returns ``'left'`` or ``'right'`` when
+it has won a round of a match.  A player built with the same level and seed
+makes the same choices in the same positions, so every game can be replayed.
+
+>>> from kamisado.core import Position
+>>> p = player("club", seed=1)
+>>> p.choose_move(Position()) in Position().legal_moves
+True
+
+Levels, weakest first (see the README for their measured strength):
+
+``beginner``
+    Looks one move ahead: always takes a win on the spot, usually (not
+    always) avoids a move that lets the opponent win at once, otherwise
+    prefers towers that advance, with plenty of randomness.
+``novice``
+    A 2-move search with a noisy evaluation.
+``casual``
+    A 4-move search with some noise.
+``club``
+    A 6-move search.
+``strong``
+    Iterative deepening for 0.2 seconds.
+``expert``
+    Iterative deepening for 1 second, then the solver for the last word.
+``perfect``
+    The opening book and the solver: wins every won single round and plays
+    the longest resistance when lost; in matches it searches, and solves
+    every position the solver can finish in time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kamisado.core import Move, Position
+from kamisado.match import FILLS, Match
+
+__all__ = ["LEVELS", "Player", "choose_fill_by_search", "player"]
+
+
+def _wins_now(pos: Position, move: Move) -> bool:
+    """Whether ``move`` wins the round on the spot for the side to move."""
+    me = pos.turn
+    pos.push(move)
+    won = pos.outcome is not None and pos.outcome.winner == me
+    pos.pop()
+    return won
+
+
+def _gives_win(pos: Position, move: Move) -> bool:
+    """Whether after ``move`` the opponent can end the round in their favour at once."""
+    me = pos.turn
+    pos.push(move)
+    try:
+        if pos.outcome is not None:
+            return pos.outcome.winner != me
+        if pos.turn == me:  # a push: we move again
+            return False
+        for reply in pos.legal_moves:
+            pos.push(reply)
+            lost = pos.outcome is not None and pos.outcome.winner != me
+            pos.pop()
+            if lost:
+                return True
+        return False
+    finally:
+        pos.pop()
+
+
+@dataclass
+class Player:
+    """A computer player: a level name, a seed and the policy behind them."""
+
+    level: str
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(
+                f"expected a level ({', '.join(LEVELS)}), found {self.level!r}"
+            )
+        self.rng = random.Random(f"{self.level}:{self.seed}")
+
+    def choose_move(self, pos: Position) -> Move:
+        """A legal move for the side to move in ``pos`` (which is not changed)."""
+        if pos.outcome is not None:
+            raise ValueError("the round is over: there is no move to choose")
+        work = pos.copy(stack=False)
+        move = LEVELS[self.level].policy(self, work)
+        assert pos.is_legal(move), (self.level, pos.kpn(), move)
+        return move
+
+    def choose_fill(self, match: Match) -> str:
+        """Fill left or right after winning a round (by search, not a rule)."""
+        return choose_fill_by_search(match, LEVELS[self.level].fill_depth, self.rng)
+
+    def _search_seed(self) -> int:
+        return self.rng.randrange(1 << 30)
+
+
+def _beginner(pl: Player, pos: Position) -> Move:
+    moves = list(pos.legal_moves)
+    wins = [m for m in moves if _wins_now(pos, m)]
+    if wins:
+        return pl.rng.choice(wins)
+    safe = [m for m in moves if not _gives_win(pos, m)]
+    # a new player sees the danger most of the time, not always
+    pool = safe if safe and pl.rng.random() < 0.75 else moves
+    # and likes to move towers a long way forward
+    weights = [1 + abs((m.to_square >> 3) - (m.from_square >> 3)) for m in pool]
+    return pl.rng.choices(pool, weights=weights)[0]
+
+
+def _searcher(
+    depth: int | None = None, time_ms: float | None = None, noise: int = 0,
+    solve_ms: float | None = None,
+) -> Callable[[Player, Position], Move]:
+    def policy(pl: Player, pos: Position) -> Move:
+        from kamisado import engine
+
+        moves = list(pos.legal_moves)
+        if len(moves) == 1:
+            return moves[0]
+        if solve_ms:
+            r = engine.solve(pos, time_limit=solve_ms / 1000, pv=False)
+            if r.winner == pos.turn and r.best_move is not None and pos.target == 1:
+                return r.best_move
+        weights = engine.Weights(noise=noise) if noise else None
+        res = engine.search(pos, depth=depth, time_ms=time_ms, seed=pl._search_seed(),
+                            weights=weights)
+        assert res.best_move is not None
+        return res.best_move
+
+    return policy
+
+
+def _perfect(pl: Player, pos: Position) -> Move:
+    from kamisado import book, engine
+
+    moves = list(pos.legal_moves)
+    if len(moves) == 1:
+        return moves[0]
+    hit = book.lookup(pos)
+    if hit is not None:
+        return hit
+    if pos.target == 1 or pos.points[0] + 1 >= pos.target or pos.points[1] + 1 >= pos.target:
+        # the round decides the match: winning the round is all that counts
+        r = engine.solve(pos, time_limit=2.0, pv=False)
+        if r.winner == pos.turn and r.best_move is not None:
+            return r.best_move
+        if r.winner is not None:
+            values = engine.solve_moves(pos, time_limit=0.5)
+            return _longest_resistance(pl, pos, values)
+    res = engine.search(pos, time_ms=1500, seed=pl._search_seed())
+    assert res.best_move is not None
+    return res.best_move
+
+
+def _longest_resistance(pl: Player, pos: Position, values: list[object]) -> Move:
+    """Among lost moves, the longest; ties broken by the opponent's fewest wins."""
+    from kamisado.engine import MoveValue
+
+    vals = [v for v in values if isinstance(v, MoveValue)]
+    unknown = [v for v in vals if v.winner is None]
+    if unknown:  # not proven lost: that is the best hope
+        return pl.rng.choice(unknown).move
+    longest = max(v.distance or 0 for v in vals)
+    best = [v.move for v in vals if (v.distance or 0) == longest]
+
+    def trickiness(move: Move) -> int:
+        # fewer winning replies for the opponent is a harder problem for them
+        q = pos.copy(stack=False)
+        q.push(move)
+        if q.outcome is not None:
+            return 0
+        from kamisado.engine import solve
+
+        wins = 0
+        for reply in list(q.legal_moves):
+            q.push(reply)
+            if q.outcome is not None:
+                wins += q.outcome.winner == q.last_mover
+            else:
+                r = solve(q, node_limit=20000, pv=False)
+                wins += r.winner is not None and r.winner != pos.turn
+            q.pop()
+        return -wins
+
+    if len(best) > 1:
+        best.sort(key=lambda m: (trickiness(m), str(m)), reverse=True)
+    return best[0]
+
+
+def choose_fill_by_search(match: Match, depth: int, rng: random.Random) -> str:
+    """The fill (left or right) whose next round looks worse for the opponent.
+
+    Each line-up is searched to ``depth`` from the Challenger's side (the
+    opponent moves first); the winner picks the one with the lower score,
+    breaking ties at random.
+    """
+    if depth <= 0:
+        return rng.choice(FILLS)
+    from kamisado import engine
+
+    scores = {}
+    for fill in FILLS:
+        start = match.next_round_start(fill)
+        scores[fill] = engine.search(start, depth=depth, seed=rng.randrange(1 << 30)).score
+    best = min(scores.values())
+    return rng.choice([f for f in FILLS if scores[f] == best])
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a level plays: a move policy and how deep it searches its fill choice."""
+
+    policy: Callable[[Player, Position], Move]
+    fill_depth: int
+    description: str
+
+
+LEVELS: dict[str, Level] = {
+    "beginner": Level(_beginner, 0, "one move ahead, often careless"),
+    "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy"),
+    "casual": Level(_searcher(depth=4, noise=40), 3, "4-move search, some noise"),
+    "club": Level(_searcher(depth=6), 4, "6-move search"),
+    "strong": Level(_searcher(time_ms=200), 6, "0.2 s of search"),
+    "expert": Level(_searcher(time_ms=1000, solve_ms=300), 8, "1 s of search and the solver"),
+    "perfect": Level(_perfect, 10, "opening book and solver"),
+}
+
+
+def player(level: str, seed: int = 0) -> Player:
+    """A computer player of the named level; see ``LEVELS``."""
+    return Player(level, seed)

@@ -1,0 +1,549 @@
+"""The compiled core (``kamisado._ckamisado``) against the rules reference.
+
+* the move generator, make/unmake, passes, deadlocks and KPN against
+  ``kamisado.core.Position`` over thousands of positions from random
+  playouts, from the start and from random setups with Sumos, Doubles and
+  Triples;
+* perft against core;
+* the solver against an exhaustive minimax over ``core.Position`` (exact
+  values of near-end positions, and values "resolved within d moves");
+* the solver's best move keeps a won position won;
+* the search's proven results agree with the solver.
+
+No assertion depends on timing.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from kamisado import engine
+from kamisado.core import (
+    BLACK,
+    GOAL_RANK,
+    GOLD,
+    RING_POINTS,
+    START_KPN,
+    MalformedError,
+    Position,
+    ring_total,
+)
+
+C = pytest.importorskip("kamisado._ckamisado")
+
+MATE = C.MATE
+
+# ---------------------------------------------------------------------------
+# Random positions
+# ---------------------------------------------------------------------------
+
+
+def _free_squares(board: list[int], side: int, low: int, high: int) -> list[int]:
+    """Empty squares in ranks low..high (else anywhere), off the side's goal row."""
+    for lo, hi in ((low, high), (0, 7)):
+        sq = [
+            s
+            for s in range(64)
+            if board[s] < 0 and lo <= s >> 3 <= hi and s >> 3 != GOAL_RANK[side]
+        ]
+        if sq:
+            return sq
+    raise AssertionError("no room")
+
+
+def random_kpn(rng: random.Random) -> str:
+    """A random KPN that core accepts, with rings, crowded middle ranks and
+    opponents stacked in front of ringed towers (so that pushes, blocked
+    towers, passes and deadlocks are common)."""
+    while True:
+        target = rng.choice((1, 3, 7, 15, 15))
+        rings = [0] * 16
+        if target > 1:
+            for side in (BLACK, GOLD):
+                for c in rng.sample(range(8), rng.randint(0, 5)):
+                    rings[side * 8 + c] = rng.choice((1, 1, 2, 2, 3))
+            pts = [sum(ring_total(rings[s * 8 + c]) for c in range(8)) for s in (0, 1)]
+            if max(pts) >= target:
+                continue
+        low, high = rng.choice(((0, 7), (1, 6), (2, 5), (2, 5), (3, 4), (2, 4)))
+        board = [-1] * 64
+        towers = list(range(16))
+        rng.shuffle(towers)
+        placed: set[int] = set()
+
+        for t in towers:
+            if t in placed:
+                continue
+            side = t >> 3
+            s = rng.choice(_free_squares(board, side, low, high))
+            board[s] = t
+            placed.add(t)
+            n = rings[t]
+            if n and rng.random() < 0.7:
+                ahead = s
+                step = 8 if side == BLACK else -8
+                for _ in range(rng.randint(1, n + 1)):
+                    ahead += step
+                    other = side ^ 1
+                    if not 0 <= ahead < 64 or board[ahead] >= 0:
+                        break
+                    if ahead >> 3 == GOAL_RANK[other]:
+                        break
+                    cands = [
+                        other * 8 + c
+                        for c in range(8)
+                        if other * 8 + c not in placed and rings[other * 8 + c] < n
+                    ]
+                    if not cands:
+                        break
+                    q = rng.choice(cands)
+                    board[ahead] = q
+                    placed.add(q)
+        rows = []
+        for rank in range(7, -1, -1):
+            row, empty = "", 0
+            for f in range(8):
+                t = board[rank * 8 + f]
+                if t < 0:
+                    empty += 1
+                    continue
+                if empty:
+                    row += str(empty)
+                    empty = 0
+                letter = "ngrypubo"[t & 7]
+                row += (letter.upper() if t < 8 else letter) + "+" * rings[t]
+            if empty:
+                row += str(empty)
+            rows.append(row)
+        turn = rng.choice("bg")
+        must = "-" if rng.random() < 0.08 else rng.choice("ngrypubo")
+        pts = [sum(ring_total(rings[s * 8 + c]) for c in range(8)) for s in (0, 1)]
+        kpn = f"{'/'.join(rows)} {turn} {must} {target} {pts[0]} {pts[1]}"
+        try:
+            Position(kpn)
+        except MalformedError:
+            continue
+        return kpn
+
+
+def choose(codes: list[int], pos: Position, rng: random.Random) -> int:
+    """A random move, biased towards pushes and away from winning at once."""
+    pushes = [c for c in codes if pos.board[c >> 6] >= 0]
+    if pushes and rng.random() < 0.6:
+        return rng.choice(pushes)
+    slow = [c for c in codes if (c >> 6) >> 3 != GOAL_RANK[pos.turn]]
+    if slow and rng.random() < 0.9:
+        return rng.choice(slow)
+    return rng.choice(codes)
+
+
+def core_outcome(pos: Position) -> tuple[int, int, str, int] | None:
+    o = pos.outcome
+    return None if o is None else (o.winner, o.colour, o.reason, o.rings)
+
+
+def compare(p: Position, c: C.Position, where: str) -> None:
+    assert c.kpn() == p.kpn(), where
+    assert c.kpn(match=False) == p.kpn(match=False), where
+    assert sorted(c.moves()) == sorted(p.move_codes()), where
+    assert c.moves() == p.move_codes(), where  # the same order, too
+    assert c.outcome == core_outcome(p), where
+    assert c.passes() == tuple(tuple(x) for x in p.passes()), where
+    assert c.turn == p.turn and c.must_move == p.must_move, where
+    assert c.check(), where
+    if p.outcome is not None:
+        # a finished round's KPN reads back as core reads it back (finished
+        # the same way, except core's known gap: a deadlock right after a
+        # push; see the engine report)
+        assert C.Position(c.kpn()).outcome == core_outcome(Position(p.kpn())), where
+    if p.outcome is None:
+        wins = any((code >> 6) >> 3 == GOAL_RANK[p.turn] for code in p.move_codes())
+        assert c.can_win_now() == wins, where
+
+
+def playout(kpn: str, rng: random.Random, stats: Counter[str], max_moves: int = 300) -> int:
+    p = Position(kpn)
+    c = C.Position(kpn)
+    compare(p, c, f"load {kpn}")
+    kpns = [p.kpn()]
+    n = 0
+    for _ in range(max_moves):
+        codes = p.move_codes()
+        if not codes:
+            break
+        code = choose(codes, p, rng)
+        where = f"{p.kpn()} then {code & 63}-{code >> 6}"
+        if p.board[code >> 6] >= 0:
+            stats["push"] += 1
+        p.push_code(code)
+        c.push(code)
+        n += 1
+        if p.passes():
+            stats["passes"] += 1
+        if p.outcome is not None:
+            stats[p.outcome.reason] += 1
+        compare(p, c, where)
+        kpns.append(p.kpn())
+        if rng.random() < 0.1:  # take back and play again
+            assert c.pop() == code
+            p.pop()
+            compare(p, c, f"pop {where}")
+            p.push_code(code)
+            c.push(code)
+    # unwind everything
+    while kpns:
+        assert c.kpn() == kpns.pop()
+        assert c.check()
+        if c.ply:
+            c.pop()
+    assert c.ply == 0
+    return n
+
+
+def test_square_colours() -> None:
+    from kamisado.core import SQUARE_COLOUR
+
+    assert C.square_colours() == SQUARE_COLOUR
+
+
+def test_random_playouts_from_start() -> None:
+    rng = random.Random(1)
+    stats: Counter[str] = Counter()
+    moves = sum(playout(START_KPN, rng, stats) for _ in range(400))
+    assert moves > 4000
+
+
+def test_random_playouts_with_sumos() -> None:
+    rng = random.Random(2)
+    stats: Counter[str] = Counter()
+    moves = 0
+    for _ in range(1500):
+        moves += playout(random_kpn(rng), rng, stats)
+    assert moves > 10000
+    # the interesting rules were exercised
+    assert stats["push"] > 150, stats
+    assert stats["passes"] > 50, stats
+    assert stats["deadlock"] > 5, stats
+    assert stats["goal"] > 100, stats
+
+
+def test_loaded_positions_match_core() -> None:
+    """Many loads (blocked towers to move, deadlocks on load, '-')."""
+    rng = random.Random(3)
+    for _ in range(3000):
+        kpn = random_kpn(rng)
+        compare(Position(kpn), C.Position(kpn), kpn)
+
+
+def test_bad_kpn_rejected() -> None:
+    for bad in [
+        "",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUB b -",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBOO b -",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO x -",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO b q",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 2 0 0",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUB+O b - 3 0 0",
+        "obupyrgn/8/8/8/8/8/8/NGRYPUB++++O b - 15 15 0",
+    ]:
+        with pytest.raises(ValueError):
+            C.Position(bad)
+
+
+def test_illegal_push_rejected() -> None:
+    c = C.Position()
+    with pytest.raises(ValueError):
+        c.push(0 | 63 << 6)
+    with pytest.raises(IndexError):
+        c.pop()
+
+
+@pytest.mark.parametrize(
+    "kpn,depth",
+    [
+        (START_KPN, 4),
+        ("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0", 4),
+        ("3pyrgn/3u4/8/2R5/4G1Y1/ob6/8/N3PUBO b b 3 0 0", 4),
+    ],
+)
+def test_perft_matches_core(kpn: str, depth: int) -> None:
+    c = C.Position(kpn)
+    p = Position(kpn)
+    for d in range(depth + 1):
+        assert c.perft(d) == p.perft(d), (kpn, d)
+
+
+def test_perft_random_sumo_positions() -> None:
+    rng = random.Random(4)
+    for _ in range(25):
+        kpn = random_kpn(rng)
+        p = Position(kpn)
+        c = C.Position(kpn)
+        for d in range(4):
+            assert c.perft(d) == p.perft(d), (kpn, d)
+
+
+def test_perft_start_known() -> None:
+    c = C.Position()
+    assert [c.perft(d) for d in range(1, 6)] == [102, 1150, 11332, 107068, 928716]
+
+
+# ---------------------------------------------------------------------------
+# The solver against exhaustive search
+# ---------------------------------------------------------------------------
+
+
+def up(child: int, same: bool) -> int:
+    v = child if same else -child
+    return v - 1 if v > 0 else v + 1 if v < 0 else 0
+
+
+def dl_value(pos: Position, d: int, memo: dict[object, int], budget: list[int]) -> int:
+    """The value if resolved within d moves, else 0, by exhaustive minimax:
+    MATE - n for a win in n, -(MATE - n) for a loss in n (the winner's
+    shortest win, the loser's longest resistance)."""
+    if d == 0:
+        return 0
+    key = (pos.key(), d)
+    got = memo.get(key)
+    if got is not None:
+        return got
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise TimeoutError
+    side = pos.turn
+    best = -2 * MATE
+    for code in pos.move_codes():
+        pos.push_code(code)
+        try:
+            if pos.outcome is not None:
+                v = MATE - 1 if pos.outcome.winner == side else -(MATE - 1)
+            else:
+                v = up(dl_value(pos, d - 1, memo, budget), pos.turn == side)
+        finally:
+            pos.pop()
+        best = max(best, v)
+    memo[key] = best
+    return best
+
+
+def solver_value(kpn: str, **kw: int) -> int:
+    r = C.solve(C.Position(kpn), **kw)
+    assert not r["stopped"]
+    if r["result"] == 0:
+        return 0
+    return r["result"] * (MATE - r["distance"])
+
+
+def late_positions(rng: random.Random, count: int) -> list[str]:
+    """Positions a few moves before the end of random playouts."""
+    out: list[str] = []
+    while len(out) < count:
+        kpn = random_kpn(rng) if rng.random() < 0.7 else START_KPN
+        p = Position(kpn)
+        seen = [p.kpn()]
+        while p.outcome is None and len(seen) < 300:
+            p.push_code(choose(p.move_codes(), p, rng))
+            seen.append(p.kpn())
+        back = rng.randint(2, 9)
+        if len(seen) > back:
+            cand = seen[-1 - back]
+            if Position(cand).outcome is None:
+                out.append(cand)
+    return out
+
+
+def test_solver_against_minimax() -> None:
+    """For d = 1, 2, ...: the solver limited to d moves equals exhaustive
+    minimax limited to d moves; at the first d where the result is known,
+    the unlimited solver gives that exact value."""
+    rng = random.Random(5)
+    checked = Counter[str]()
+    for kpn in late_positions(rng, 200):
+        if C.Position(kpn).can_win_now():
+            continue  # keep the trivial ones out
+        pos = Position(kpn)
+        memo: dict[object, int] = {}
+        budget = [15000]
+        for d in range(1, 12):
+            try:
+                want = dl_value(pos, d, memo, budget)
+            except TimeoutError:
+                checked["gave up"] += 1
+                break
+            C.clear_tt()
+            assert solver_value(kpn, max_depth=d) == want, (kpn, d, want)
+            checked["depth-limited"] += 1
+            if want:
+                C.clear_tt()
+                assert solver_value(kpn) == want, (kpn, want)
+                checked["win" if want > 0 else "loss"] += 1
+                checked[f"dist{MATE - abs(want)}"] += 1
+                break
+    assert checked["win"] > 12 and checked["loss"] > 15, checked
+    assert (
+        sum(v for k, v in checked.items() if k.startswith("dist") and int(k[4:]) >= 4) > 5
+    ), checked
+
+
+def test_solver_best_move_keeps_the_win() -> None:
+    rng = random.Random(7)
+    wins = 0
+    for kpn in late_positions(rng, 60) + [
+        "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0",
+    ]:
+        c = C.Position(kpn)
+        r = C.solve(c)
+        if r["result"] != 1:
+            continue
+        wins += 1
+        assert r["best_move"] in c.moves()
+        assert r["pv"] and r["pv"][0] == r["best_move"]
+        side = c.turn
+        c.push(r["best_move"])
+        if c.outcome is not None:
+            assert c.outcome[0] == side and r["distance"] == 1
+            continue
+        child = C.solve(c)
+        if c.turn == side:
+            assert child["result"] == 1, kpn
+        else:
+            assert child["result"] == -1, kpn
+        assert child["distance"] == r["distance"] - 1, kpn
+        # the principal variation is legal and ends with the winner's goal
+        p = Position(kpn)
+        for code in r["pv"]:
+            assert code in p.move_codes()
+            p.push_code(code)
+        assert p.outcome is not None and p.outcome.winner == side
+        assert len(r["pv"]) == r["distance"]
+    assert wins > 15
+
+
+def test_solver_values_consistent_with_children() -> None:
+    """Deeper than exhaustive search reaches: the value of a position is the
+    best of its children's values, one move further (the winner's shortest
+    win, the loser's longest resistance), in early and Sumo positions."""
+    rng = random.Random(9)
+    kpns = []
+    for _ in range(30):
+        p = Position(START_KPN if rng.random() < 0.5 else random_kpn(rng))
+        for _ in range(rng.randint(2, 8)):
+            if p.outcome is not None:
+                break
+            p.push_code(choose(p.move_codes(), p, rng))
+        if p.outcome is None:
+            kpns.append(p.kpn())
+    checked = 0
+    for kpn in kpns:
+        v = solver_value_or_none(kpn)
+        if v is None:
+            continue
+        c = C.Position(kpn)
+        best = -2 * MATE
+        for code in c.moves():
+            side = c.turn
+            c.push(code)
+            if c.outcome is not None:
+                child = MATE - 1 if c.outcome[0] == side else -(MATE - 1)
+            else:
+                cv = solver_value_or_none(c.kpn())
+                if cv is None:
+                    c.pop()
+                    break
+                child = up(cv, c.turn == side)
+            c.pop()
+            best = max(best, child)
+        else:
+            assert best == v, kpn
+            checked += 1
+    assert checked > 15
+
+
+def solver_value_or_none(kpn: str) -> int | None:
+    C.clear_tt()
+    r = C.solve(C.Position(kpn), node_limit=300_000, pv=False)
+    if r["result"] == 0:
+        return None
+    return int(r["result"] * (MATE - r["distance"]))
+
+
+def test_start_is_a_first_player_win() -> None:
+    """Single-round Kamisado from the start: Black (first player) wins."""
+    C.clear_tt()
+    r = engine.solve(START_KPN)
+    assert r.winner == BLACK and r.side_to_move == BLACK
+    assert r.distance == len(r.pv) == 17
+    p = Position()
+    for m in r.pv:
+        p.push_move(m)
+    assert p.outcome is not None and p.outcome.winner == BLACK
+
+
+def test_solver_limits_give_unknown() -> None:
+    C.clear_tt()
+    r = C.solve(C.Position(), node_limit=2000)
+    assert r["stopped"] and r["result"] == 0
+
+
+def test_solver_start_position_small() -> None:
+    """After a1-a5 and the best defence, the solver still proves Black's win
+    on a later position (cheap: a few moves before the end of the PV)."""
+    pos = Position("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0")
+    r = engine.solve(pos, node_limit=20_000_000)
+    assert r.winner == BLACK
+    p = Position(pos.kpn())
+    for m in r.pv[:-4]:
+        p.push(m)
+    if p.outcome is None:
+        rr = engine.solve(p)
+        assert rr.winner == BLACK
+
+
+# ---------------------------------------------------------------------------
+# The search
+# ---------------------------------------------------------------------------
+
+
+def test_search_pv_legal_and_proofs_sound() -> None:
+    rng = random.Random(8)
+    proven = 0
+    for kpn in late_positions(rng, 40) + [START_KPN]:
+        res = C.search(C.Position(kpn), depth=6)
+        p = Position(kpn)
+        assert res["pv"], kpn
+        for code in res["pv"]:
+            assert code in p.move_codes(), kpn
+            p.push_code(code)
+            if p.outcome is not None:
+                break
+        score = res["score"]
+        if abs(score) >= C.WIN_MIN:
+            proven += 1
+            s = solver_value(kpn)
+            assert (s > 0) == (score > 0), kpn
+            # in a single round (every won round is worth the same), the
+            # search's forced win is never shorter than the exact shortest
+            # win, and its forced loss never longer than the longest
+            # resistance; in a match it prefers points to distance
+            dist = engine.decode_score(score, Position(kpn))[1]
+            assert dist is not None
+            if Position(kpn).target == 1:
+                assert dist >= MATE - abs(s) if score > 0 else dist <= MATE - abs(s), kpn
+    assert proven > 10
+
+
+def test_search_match_scores_carry_points() -> None:
+    # Black's brown Sumo on g7 wins at once: Sumo -> Double, 2 points of 7.
+    kpn = "obupyr2/6N+1/6gn/8/8/8/8/1GRYPUBO b n 7 1 0"
+    res = engine.search(Position(kpn), depth=2)
+    assert res.proven_win_in == 1
+    assert res.round_points == RING_POINTS[1]
+    assert res.match_won is False
+    # the same round in a Single Round match wins the match
+    res = engine.search(Position("obupyr2/6N+1/6gn/8/8/8/8/1GRYPUBO b n 3 1 0"), depth=2)
+    assert res.proven_win_in == 1 and res.match_won is True
