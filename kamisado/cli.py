@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from kamisado.core import KamisadoError, MalformedError, Move, Position
 
@@ -197,12 +197,50 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("--plain", dest="colour", action="store_false",
                        help="letters only, no colour codes")
         s.set_defaults(func=func)
+
+    for name, (target, helptext) in PLUGINS.items():
+        s = sub.add_parser(name, help=helptext, add_help=False)
+        s.add_argument("rest", nargs=argparse.REMAINDER)
+        s.set_defaults(func=_plugin(name, target))
     return p
+
+
+#: Commands that live in their own modules: ``name -> ("module:function", help)``.
+#: The function takes the arguments after the command name and returns the exit
+#: status; it parses them itself (``prog="kamisado NAME"``).  The module is
+#: imported only when its command runs, so ``moves`` and ``apply`` stay fast.
+PLUGINS: dict[str, tuple[str, str]] = {
+    "analyse": ("kamisado.analysis:main_analyse", "analyse a position with the engine"),
+    "solve": ("kamisado.analysis:main_solve", "prove who wins the round: '<b|g> wins in N'"),
+    "best": ("kamisado.analysis:main_best", "print the engine's move for a position"),
+    "web": ("kamisado.web:main", "serve the game in the browser (the main program)"),
+    "play": ("kamisado.tui:main", "play in the terminal"),
+    "engine": ("kamisado.protocol:main", "speak the engine protocol on stdin/stdout"),
+    "tournament": ("kamisado.tournament:main", "play a tournament between engines"),
+}
+
+
+def _plugin(name: str, target: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        import importlib
+
+        module_name, _, func_name = target.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:  # pragma: no cover - a broken install
+            return _die(f"{name}: cannot load {module_name}: {e}")
+        func: Callable[[list[str]], int] = getattr(module, func_name)
+        return func(list(args.rest))
+
+    return run
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words and words[0] in PLUGINS:  # the plugin parses its own options (--help too)
+        return _plugin(words[0], PLUGINS[words[0]][0])(argparse.Namespace(rest=words[1:]))
+    args = build_parser().parse_args(words)
     try:
         status: int = args.func(args)
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head

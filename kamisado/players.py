@@ -35,7 +35,7 @@ Levels, weakest first (see the README for their measured strength):
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kamisado.core import Move, Position
@@ -162,7 +162,7 @@ def _perfect(pl: Player, pos: Position) -> Move:
     return res.best_move
 
 
-def _longest_resistance(pl: Player, pos: Position, values: list[object]) -> Move:
+def _longest_resistance(pl: Player, pos: Position, values: Sequence[object]) -> Move:
     """Among lost moves, the longest; ties broken by the opponent's fewest wins."""
     from kamisado.engine import MoveValue
 
