@@ -1,0 +1,172 @@
+"""``kamisado play``: Kamisado in the terminal (a Textual app).
+
+The board is drawn in true colour (or as letters with ``--plain``); moves are
+entered with the cursor keys and Enter, with the mouse, or as text in any
+written form (``c1-c5``, ``Red Forward 4``, ``rF4``, ``c5``).  Two people play
+at one keyboard (hotseat) or one person plays a computer level::
+
+    kamisado play                                  # hotseat, single round
+    kamisado play --level casual --colour gold --match standard
+    kamisado play --series 3 --level beginner --save games/series.kmr
+    kamisado play --resume games/series.kmr
+
+This module holds only the command line and the functions that the computer
+player runs in a separate process (so that a process started to think does
+not import Textual); the app itself is :mod:`kamisado.tui.app`.
+
+>>> opts = parse_args(["--level", "club", "--match", "long", "--colour", "gold"])
+>>> opts.level, opts.target, opts.series, opts.colour
+('club', 7, False, 'gold')
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kamisado.core import Move, Position
+from kamisado.match import Match
+from kamisado.players import LEVELS, Player
+
+__all__ = ["MATCH_TARGETS", "Options", "main", "parse_args", "think_fill", "think_move"]
+
+#: ``--match`` names and their targets (points to win).
+MATCH_TARGETS = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
+
+
+@dataclass
+class Options:
+    """Everything ``kamisado play`` was asked to do."""
+
+    level: str | None = None
+    """The computer's level, or ``None`` for two people at one keyboard."""
+    colour: str = "black"
+    """The colour the person plays against the computer (``black`` or ``gold``)."""
+    target: int = 1
+    series: bool = False
+    seed: int = 0
+    save: str | None = None
+    resume: str | None = None
+    plain: bool = False
+    delay: float = 0.4
+    """Shortest time a computer move takes on screen (seconds), so it can be followed."""
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kamisado play",
+        description=(
+            "Play Kamisado in the terminal: two people at one keyboard, or against"
+            " a computer level. Keys: cursor keys and Enter pick a tower and its"
+            " destination; type a move (c1-c5, 'Red Forward 4', rF4, c5) and press"
+            " Enter; s saves, l switches letters mode, v turns the board, q quits."
+        ),
+    )
+    p.add_argument(
+        "--level",
+        choices=list(LEVELS),
+        help="play against this computer level (default: two people, hotseat)",
+    )
+    p.add_argument(
+        "--colour",
+        "--color",
+        choices=["black", "gold"],
+        default="black",
+        help="your colour against the computer (Black moves first; default black)",
+    )
+    p.add_argument(
+        "--match",
+        choices=list(MATCH_TARGETS),
+        help="single round (1 point), standard (3), long (7) or marathon (15); default single",
+    )
+    p.add_argument(
+        "--series",
+        type=int,
+        metavar="N",
+        help="a series of single rounds: the first to win N rounds wins",
+    )
+    p.add_argument("--seed", type=int, help="the computer's seed (default: random)")
+    p.add_argument(
+        "--save",
+        metavar="FILE",
+        help="write the match record to FILE after every move (and on the s key)",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="go on with the match in a record FILE (saved to it again unless --save)",
+    )
+    p.add_argument(
+        "--plain",
+        action="store_true",
+        help="letters mode: no colours, every square as 'square colour:tower'",
+    )
+    p.add_argument(
+        "--delay",
+        type=float,
+        default=0.4,
+        metavar="SECONDS",
+        help="shortest time a computer move takes on screen (default 0.4)",
+    )
+    return p
+
+
+def parse_args(argv: Sequence[str]) -> Options:
+    """Read the command line; a bad option exits with status 2 and a message."""
+    p = _build_parser()
+    ns = p.parse_args(list(argv))
+    if ns.series is not None and ns.series < 1:
+        p.error(f"--series: expected a number of rounds of at least 1, found {ns.series}")
+    if ns.series is not None and ns.match is not None:
+        p.error("--match and --series exclude each other (a series is of single rounds)")
+    if ns.resume is not None and (ns.series is not None or ns.match is not None):
+        p.error("--resume takes the match type from the record; leave out --match and --series")
+    if ns.delay < 0:
+        p.error(f"--delay: expected seconds of at least 0, found {ns.delay}")
+    return Options(
+        level=ns.level,
+        colour=ns.colour,
+        target=ns.series if ns.series is not None else MATCH_TARGETS[ns.match or "single"],
+        series=ns.series is not None,
+        seed=ns.seed if ns.seed is not None else random.randrange(1 << 30),
+        save=ns.save,
+        resume=ns.resume,
+        plain=ns.plain,
+        delay=ns.delay,
+    )
+
+
+def think_move(player: Player, pos: Position) -> tuple[Move, Player]:
+    """The player's move in ``pos`` and the player afterwards (its random state moved on).
+
+    Runs in a separate process for the levels whose search holds the GIL; the
+    player travels both ways so its choices stay replayable from its seed.
+
+    >>> from kamisado.players import player
+    >>> move, after = think_move(player("beginner", 1), Position())
+    >>> move in Position().legal_moves
+    True
+    """
+    return player.choose_move(pos), player
+
+
+def think_fill(player: Player, match: Match) -> tuple[str, Player]:
+    """The player's fill (``'left'`` or ``'right'``) after winning a round of ``match``."""
+    return player.choose_fill(match), player
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``kamisado play``; returns the exit status (2 for a record that cannot be read)."""
+    opts = parse_args(sys.argv[1:] if argv is None else argv)
+    from kamisado.tui.app import SetupError, build_app
+
+    try:
+        app = build_app(opts)
+    except SetupError as e:
+        print(f"kamisado play: {e}", file=sys.stderr)
+        return 2
+    app.run()
+    return 0
