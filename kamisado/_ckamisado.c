@@ -1584,6 +1584,7 @@ static int se_search(Searcher *S, int depth, int alpha, int beta, int ply, int p
         if (p->owinner >= 0) {
             int ws = win_score(ply + 1, tier_of(p, p->owinner, p->orings));
             v = p->owinner == side ? ws : -ws;
+            S->pvlen[ply + 1] = 0; /* the round ended: nothing follows in the PV */
         } else {
             int same = p->turn == side;
             if (i == 0) {

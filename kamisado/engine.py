@@ -341,6 +341,40 @@ def decode_score(score: int, pos: PositionLike) -> tuple[str, int | None, int | 
     return ("win" if score > 0 else "loss", ply, tier)
 
 
+def _checked_pv(
+    pos: Position, moves: list[Move], complete: bool
+) -> tuple[tuple[Move, ...], Position]:
+    """The legal prefix of ``moves`` from ``pos`` and the position it reaches.
+
+    With ``complete`` (a proven result), a PV that stops one move short of
+    the end of the round (the search scores an immediate win without
+    playing it) gets that winning move, the one worth most.
+    """
+    q = pos.copy(stack=False)
+    out: list[Move] = []
+    for m in moves:
+        if q.outcome is not None or not q.is_legal(m):
+            break
+        q.push(m)
+        out.append(m)
+    if complete and q.outcome is None:
+        best: tuple[int, str] | None = None
+        win: Move | None = None
+        for m in list(q.legal_moves):
+            mover = q.turn
+            q.push(m)
+            o = q.outcome
+            if o is not None and o.winner == mover:
+                key = (o.points, str(m))
+                if best is None or key[0] > best[0]:
+                    best, win = key, m
+            q.pop()
+        if win is not None:
+            q.push(win)
+            out.append(win)
+    return tuple(out), q
+
+
 def search(
     pos: PositionLike,
     depth: int | None = None,
@@ -374,19 +408,14 @@ def search(
         seed=int(seed),
     )
     score = int(r["score"])
-    pv = tuple(_move(c) for c in r["pv"])
     kind, dist, tier = decode_score(score, p)
+    pv, q = _checked_pv(p, [_move(c) for c in r["pv"]], complete=tier is not None)
     points: int | None = None
     match_won: bool | None = None
     if tier is not None:
         match_won = tier == 15
         points = None if tier == 15 else tier
         # the PV of a proven result ends the round: read the points there
-        q = p.copy(stack=False)
-        for m in pv:
-            if q.outcome is not None or not q.is_legal(m):
-                break
-            q.push(m)
         if q.outcome is not None:
             points = q.outcome.points
     its = tuple(

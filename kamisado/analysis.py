@@ -1,0 +1,137 @@
+"""The engine's command-line face: ``kamisado analyse``, ``solve`` and ``best``.
+
+Each ``main_*`` takes the arguments after the command name and returns the
+exit status; errors go to standard error with status 2 and nothing on
+standard output, like the rest of the command line.
+
+>>> main_solve(["obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0"])
+b wins in 16
+0
+>>> main_best(["2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0", "--level", "club"])
+f6-a1
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from kamisado import engine
+from kamisado.core import KamisadoError, Position
+from kamisado.players import LEVELS, player
+
+__all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
+
+SIDE_LETTERS = "bg"
+
+
+def _die(message: str) -> int:
+    print(f"kamisado: {message}", file=sys.stderr)
+    return 2
+
+
+def _position(words: Sequence[str]) -> Position:
+    from kamisado.cli import _take_kpn
+
+    kpn, rest = _take_kpn(words)
+    if rest:
+        raise KamisadoError(f"unexpected arguments after the KPN: {' '.join(rest)}")
+    pos = Position(kpn)
+    if pos.outcome is not None:
+        raise KamisadoError("the round is over: there is nothing to search")
+    return pos
+
+
+def format_score(score: int) -> str:
+    """A search score as people read it: ``+35``, ``win in 7`` or ``loss in 4``.
+
+    >>> format_score(35), format_score(engine.WIN_BASE + 256 - 7)
+    ('+35', 'win in 7')
+    """
+    kind, moves, _tier = engine.decode_score(score, Position())
+    if kind == "eval":
+        return f"{score:+d}"
+    return f"{kind} in {moves}"
+
+
+def _parser(name: str, description: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"kamisado {name}", description=description)
+    p.add_argument("kpn", metavar="KPN", nargs="+", help="a position in KPN (one quoted argument)")
+    return p
+
+
+def main_analyse(argv: Sequence[str]) -> int:
+    """``kamisado analyse KPN [--time MS] [--depth N] [--seed N]``.
+
+    Prints one line per completed depth (depth, score, nodes, time), then the
+    principal variation, and ``<side> wins in N`` when the result is proven.
+    """
+    p = _parser("analyse", "Search a position: depth, score, principal variation.")
+    p.add_argument("--time", type=float, default=1000.0, metavar="MS",
+                   help="thinking time in milliseconds (default 1000)")
+    p.add_argument("--depth", type=int, default=None, help="stop at this depth")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    try:
+        pos = _position(args.kpn)
+        if args.time <= 0:
+            raise KamisadoError(f"--time: expected a positive number of ms, found {args.time}")
+        r = engine.search(pos, depth=args.depth, time_ms=args.time, seed=args.seed)
+    except (KamisadoError, ValueError) as e:
+        return _die(str(e))
+    for it in r.iterations:
+        print(f"depth {it.depth} score {format_score(it.score)} nodes {it.nodes}"
+              f" time {it.seconds * 1000:.0f}")
+    print(f"pv {' '.join(str(m) for m in r.pv)}")
+    print(f"best {r.best_move}")
+    if r.proven_win_in is not None:
+        print(f"{SIDE_LETTERS[pos.turn]} wins in {r.proven_win_in}")
+    elif r.proven_loss_in is not None:
+        print(f"{SIDE_LETTERS[pos.turn ^ 1]} wins in {r.proven_loss_in}")
+    return 0
+
+
+def main_solve(argv: Sequence[str]) -> int:
+    """``kamisado solve KPN [--time S]``: one line, ``<b|g> wins in <N>`` or ``unknown``."""
+    p = _parser("solve", "Prove who wins the round with best play.")
+    p.add_argument("--time", type=float, default=60.0, metavar="S",
+                   help="give up after this many seconds (default 60)")
+    args = p.parse_args(argv)
+    try:
+        pos = _position(args.kpn)
+        if args.time <= 0:
+            raise KamisadoError(f"--time: expected a positive number of seconds, found {args.time}")
+        r = engine.solve(pos, time_limit=args.time, pv=False)
+    except (KamisadoError, ValueError) as e:
+        return _die(str(e))
+    if r.winner is None:
+        print("unknown")
+    else:
+        print(f"{SIDE_LETTERS[r.winner]} wins in {r.distance}")
+    return 0
+
+
+def main_best(argv: Sequence[str]) -> int:
+    """``kamisado best KPN (--level NAME | --time MS) [--seed N]``: the move, square form."""
+    p = _parser("best", "Print the engine's move for a position.")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--level", choices=list(LEVELS), help="play at this level")
+    g.add_argument("--time", type=float, metavar="MS", help="search for this many milliseconds")
+    p.add_argument("--seed", type=int, default=0, help="seed of the level's choices")
+    args = p.parse_args(argv)
+    try:
+        pos = _position(args.kpn)
+        if args.level is not None:
+            move = player(args.level, seed=args.seed).choose_move(pos)
+        else:
+            if args.time <= 0:
+                raise KamisadoError(f"--time: expected a positive number of ms, found {args.time}")
+            r = engine.search(pos, time_ms=args.time, seed=args.seed)
+            assert r.best_move is not None
+            move = r.best_move
+    except (KamisadoError, ValueError) as e:
+        return _die(str(e))
+    print(move)
+    return 0

@@ -1,0 +1,225 @@
+"""The search and the solver (kamisado.engine): rulebook wins, legality, exactness."""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from kamisado import engine
+from kamisado.core import BLACK, GOLD, Move, Position
+from kamisado.match import Match
+
+DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())
+
+
+def _before_last(fig: str) -> tuple[Position, Move]:
+    """The figure's position just before its winning move, and that move."""
+    f = DATA[fig]
+    pos = Position(f["kpn"])
+    for m in f["moves"][:-1]:
+        pos.push_move(m)
+    return pos, Move.from_str(f["moves"][-1])
+
+
+# Figure 3(c): Helmut's pink goes 3 forward to Steve's home row; 4(c): Amy's
+# yellow wins after Chris's green is blocked; 5(f): Vlora's blue wins after
+# two passes; 10(l): Sanjay's Triple steps onto Johan's home row for 8 points.
+@pytest.mark.parametrize("fig,points", [("fig3", 1), ("fig4", 1), ("fig5", 1), ("fig10", 8)])
+def test_search_and_solver_find_the_rulebook_winning_move(fig: str, points: int) -> None:
+    pos, expected = _before_last(fig)
+    r = engine.search(pos, depth=4)
+    assert r.best_move == expected
+    assert r.proven_win_in == 1
+    assert r.round_points == points
+    assert r.match_won is True  # each of these rounds ends its match
+    s = engine.solve(pos)
+    assert (s.winner, s.distance, s.best_move) == (pos.turn, 1, expected)
+
+
+def test_figure3_whole_line_is_a_forced_win() -> None:
+    # from figure 3(a), Helmut's brown a1-a3 forces the win in 3 moves
+    pos = Position(DATA["fig3"]["kpn"])
+    s = engine.solve(pos)
+    assert (s.winner, s.distance) == (BLACK, 3)
+    assert [str(m) for m in s.pv] == DATA["fig3"]["moves"]
+
+
+def test_figure5_vlora_wins_after_two_passes() -> None:
+    # 5(b): after Daniel's d2-d7 both his yellow and Vlora's green are blocked;
+    # Vlora then wins with her blue in two moves (b6-b3, passes, b3-d1)
+    pos = Position(DATA["fig5"]["kpn"])
+    pos.push_move("d2-d7")
+    s = engine.solve(pos)
+    assert (s.winner, s.distance) == (GOLD, 2)
+    r = engine.search(pos, depth=6)
+    assert r.proven_win_in == 2
+    assert [str(m) for m in r.pv] == ["b6-b3", "b3-d1"]
+
+
+def test_figure9_double_sumo_takes_the_four_point_finish() -> None:
+    # 9(b): Ludmilla's green Double pushes (d4-d5); then 9(e) the Double goes
+    # diagonally onto Alan's home row for 4 points (9 to 3) rather than
+    # pushing again for the pink Sumo's 2-point finish (9(d), 7 to 3)
+    fig = DATA["fig9"]
+    pos = Position(fig["kpn"])
+    pos.push_move(fig["moves"][0])
+    r = engine.search(pos, depth=8)
+    assert r.best_move == Move.from_str("d4-d5")
+    assert r.proven_win_in == 2
+    assert [str(m) for m in r.pv] == ["d4-d5", "d5-a8"]
+    assert r.round_points == 4 and r.match_won is True
+    pos.push_move("d4-d5")
+    assert engine.search(pos, depth=4).best_move == Move.from_str("d5-a8")
+    # the pink Sumo's finish (9(d)) would also win the match, with 2 points
+    pos.push_move("d5-d6")
+    r2 = engine.search(pos, depth=4)
+    assert r2.best_move == Move.from_str("h5-h8") and r2.round_points == 2
+
+
+# Built from figure 4: Black's brown can win at once on g8 (1 point), or go to
+# a2-c4 (green), blocking Gold's green, so that Black's yellow Double then
+# wins (4 points).  Where only the Double's finish wins the match, or brings
+# more points, the engine must take it even though it is longer.
+FIG4_DOUBLE = "obupyr2/8/6g1/5RnY++/8/8/N7/1G2PUBO b n {target} 3 0"
+
+
+@pytest.mark.parametrize("target,match_won", [(7, True), (15, False)])
+def test_prefers_the_finish_worth_more(target: int, match_won: bool) -> None:
+    pos = Position(FIG4_DOUBLE.format(target=target))
+    assert pos.is_legal(Move.from_str("a2-g8"))  # the 1-point win is there
+    r = engine.search(pos, depth=8)
+    assert r.proven_win_in == 2 and r.round_points == 4
+    assert r.match_won is match_won
+    q = pos.copy()
+    for m in r.pv:
+        q.push_move(m)
+    assert q.outcome is not None and q.outcome.winner == BLACK and q.outcome.points == 4
+
+
+def test_takes_the_immediate_win_when_all_finishes_are_equal() -> None:
+    pos = Position("obupyr2/8/6g1/5RnY/8/8/N7/1G2PUBO b n 1 0 0")
+    assert engine.search(pos, depth=8).best_move == Move.from_str("a2-g8")
+
+
+def _random_positions(count: int, seed: int) -> list[Position]:
+    """Positions from random play of random matches of every type."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        target = rng.choice([1, 3, 7, 15])
+        m = Match(target)
+        while m.state != "over" and len(out) < count:
+            if m.state == "fill":
+                m.choose_fill(rng.choice(["left", "right"]))
+                continue
+            pos = m.position
+            out.append(pos.copy(stack=False))
+            m.push_move(rng.choice(list(pos.legal_moves)))
+    return out
+
+
+def test_never_an_illegal_move_or_pv_in_thousands_of_positions() -> None:
+    positions = _random_positions(2500, seed=7)
+    assert len({p.rings[t] for p in positions for t in range(16)}) >= 3  # Sumos and more
+    for i, pos in enumerate(positions):
+        r = engine.search(pos, depth=1 + i % 4, seed=i)
+        assert r.best_move is not None and pos.is_legal(r.best_move), pos.kpn()
+        q = pos.copy()
+        for m in r.pv:  # the whole PV is a legal line
+            q.push_move(m)
+        if i % 10 == 0:
+            s = engine.solve(pos, node_limit=3000)
+            assert s.best_move is None or pos.is_legal(s.best_move), pos.kpn()
+
+
+def test_search_is_reproducible_from_a_seed() -> None:
+    pos = _random_positions(40, seed=3)[-1]
+    w = engine.Weights(noise=50)
+    a = engine.search(pos, depth=5, seed=11, weights=w)
+    b = engine.search(pos, depth=5, seed=11, weights=w)
+    assert (a.best_move, a.score, a.pv) == (b.best_move, b.score, b.pv)
+
+
+def test_limits() -> None:
+    with pytest.raises(ValueError, match="depth, a time or a node limit"):
+        engine.search(Position())
+    done = Position("2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    done.push_move("f6-a1")
+    with pytest.raises(ValueError, match="over"):
+        engine.search(done, depth=2)
+    r = engine.search(Position(), nodes=5000)
+    assert r.best_move is not None and r.nodes < 50000
+    assert engine.solve(Position(), node_limit=1000).winner is None
+
+
+# --- the solver against exhaustive search -------------------------------
+
+
+def exhaustive(pos: Position, depth: int) -> int | None:
+    """Exact value by plain minimax over the pure-Python core, passes included.
+
+    ``+n``: the side to move wins in exactly n moves with best play (shortest
+    win, longest resistance); ``-n``: it loses in n; ``None``: not decided
+    within ``depth`` moves for the winner's best line.
+    """
+
+    @cache
+    def value(kpn: str, d: int) -> int | None:
+        p = Position(kpn)
+        side = p.turn
+        best: int | None = None  # as a sortable key: higher is better for side
+        best_key: tuple[int, int] | None = None
+        undecided = False
+        for m in list(p.legal_moves):
+            p.push(m)
+            if p.outcome is not None:
+                v: int | None = 1 if p.outcome.winner == side else -1
+            elif d <= 1:
+                v = None
+            else:
+                child = value(p.kpn(), d - 1)
+                if child is None:
+                    v = None
+                else:
+                    same = p.turn == side  # a push: we move again
+                    v = child if same else -child
+                    v = v + 1 if v > 0 else v - 1
+            p.pop()
+            if v is None:
+                undecided = True
+                continue
+            key = (1, -v) if v > 0 else (0, -v)  # shortest win, longest loss
+            if best_key is None or key > best_key:
+                best_key, best = key, v
+        if best is not None and best > 0:
+            # a win is exact only if no undecided move could be a shorter win:
+            # undecided moves did not finish within d moves, so they are longer
+            return best
+        if undecided:
+            return None
+        return best
+
+    return value(pos.kpn(), depth)
+
+
+def test_solver_agrees_with_exhaustive_search_on_small_positions() -> None:
+    rng = random.Random(5)
+    checked = 0
+    for pos in _random_positions(4000, seed=21)[::7]:
+        if pos.outcome is not None:
+            continue
+        s = engine.solve(pos, node_limit=200_000)
+        if s.winner is None or (s.distance or 0) > 4:
+            continue
+        ex = exhaustive(pos, 5)
+        assert ex is not None, pos.kpn()
+        expected = (pos.turn if ex > 0 else pos.turn ^ 1, abs(ex))
+        assert (s.winner, s.distance) == expected, pos.kpn()
+        checked += 1
+        if checked >= 25 and rng.random() < 0.5:
+            break
+    assert checked >= 25
