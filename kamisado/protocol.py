@@ -165,6 +165,21 @@ def format_info(info: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
+def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
+    """A proven line cut short by the transposition table, finished by the solver."""
+    from kamisado.engine import solve
+
+    q = pos.copy(stack=False)
+    for m in pv:
+        if q.outcome is not None or not q.is_legal(m):
+            return pv
+        q.push(m)
+    if q.outcome is not None:
+        return pv
+    rest = solve(q, time_limit=0.1)
+    return pv + list(rest.pv) if rest.winner is not None else pv
+
+
 def _search_job(conn: Connection, pos: Position, limits: Limits, seed: int) -> str | None:
     """Iterative deepening, one depth per call, an ``info`` after each."""
     from kamisado import _ckamisado as _c
@@ -200,9 +215,12 @@ def _search_job(conn: Connection, pos: Position, limits: Limits, seed: int) -> s
         nodes_total += int(r["nodes"])
         if int(r["depth"]) < depth and best is not None:
             break  # a limit cut this depth short: the last one stands
-        pv = [str(Move(c & 63, c >> 6)) for c in r["pv"]]
+        moves = [Move(c & 63, c >> 6) for c in r["pv"]]
         score = int(r["score"])
         kind, dist, tier = decode_score(score, pos)
+        if kind != "eval" and dist is not None and len(moves) < dist:
+            moves = _complete_pv(pos, moves)
+        pv = [str(m) for m in moves]
         secs = time.monotonic() - start
         info: dict[str, Any] = {
             "depth": int(r["depth"]),
