@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import subprocess
 import sys
@@ -86,10 +87,8 @@ class Pipe:
 
     def close(self) -> int:
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(BrokenPipeError, OSError):
                 self.send("quit")
-            except (BrokenPipeError, OSError):
-                pass
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
