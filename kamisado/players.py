@@ -23,9 +23,10 @@ Levels, weakest first (see the README for their measured strength):
 ``club``
     A 6-move search.
 ``strong``
-    Iterative deepening for 0.2 seconds.
+    Iterative deepening for 600,000 nodes (about 0.2 s).
 ``expert``
-    Iterative deepening for 1 second, then the solver for the last word.
+    Iterative deepening for 3 million nodes (about 1 s); when the round
+    decides the match, the solver has the last word.
 ``perfect``
     The opening book and the solver: wins every won single round and plays
     the longest resistance when lost; in matches it searches, and solves
@@ -118,8 +119,8 @@ def _beginner(pl: Player, pos: Position) -> Move:
 
 
 def _searcher(
-    depth: int | None = None, time_ms: float | None = None, noise: int = 0,
-    solve_ms: float | None = None,
+    depth: int | None = None, nodes: int | None = None, noise: int = 0,
+    solve_nodes: int | None = None,
 ) -> Callable[[Player, Position], Move]:
     def policy(pl: Player, pos: Position) -> Move:
         from kamisado import engine
@@ -127,17 +128,27 @@ def _searcher(
         moves = list(pos.legal_moves)
         if len(moves) == 1:
             return moves[0]
-        if solve_ms:
-            r = engine.solve(pos, time_limit=solve_ms / 1000, pv=False)
-            if r.winner == pos.turn and r.best_move is not None and pos.target == 1:
+        if solve_nodes and _round_decides_match(pos):
+            r = engine.solve(pos, node_limit=solve_nodes, pv=False)
+            if r.winner == pos.turn and r.best_move is not None:
                 return r.best_move
         weights = engine.Weights(noise=noise) if noise else None
-        res = engine.search(pos, depth=depth, time_ms=time_ms, seed=pl._search_seed(),
+        res = engine.search(pos, depth=depth, nodes=nodes, seed=pl._search_seed(),
                             weights=weights)
         assert res.best_move is not None
         return res.best_move
 
     return policy
+
+
+#: Node budgets of the ``perfect`` level (about 2 s of solving, 1.5 s of search).
+PERFECT_SOLVE_NODES = 10_000_000
+PERFECT_SEARCH_NODES = 4_500_000
+
+
+def _round_decides_match(pos: Position) -> bool:
+    """Whether winning this round wins the match for either side (any win brings a point)."""
+    return pos.target == 1 or max(pos.points) + 1 >= pos.target
 
 
 def _perfect(pl: Player, pos: Position) -> Move:
@@ -149,15 +160,15 @@ def _perfect(pl: Player, pos: Position) -> Move:
     hit = book.lookup(pos)
     if hit is not None:
         return hit
-    if pos.target == 1 or pos.points[0] + 1 >= pos.target or pos.points[1] + 1 >= pos.target:
+    if _round_decides_match(pos):
         # the round decides the match: winning the round is all that counts
-        r = engine.solve(pos, time_limit=2.0, pv=False)
+        r = engine.solve(pos, node_limit=PERFECT_SOLVE_NODES, pv=False)
         if r.winner == pos.turn and r.best_move is not None:
             return r.best_move
         if r.winner is not None:
-            values = engine.solve_moves(pos, time_limit=0.5)
+            values = engine.solve_moves(pos, node_limit=PERFECT_SOLVE_NODES // 4)
             return _longest_resistance(pl, pos, values)
-    res = engine.search(pos, time_ms=1500, seed=pl._search_seed())
+    res = engine.search(pos, nodes=PERFECT_SEARCH_NODES, seed=pl._search_seed())
     assert res.best_move is not None
     return res.best_move
 
@@ -230,8 +241,9 @@ LEVELS: dict[str, Level] = {
     "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy"),
     "casual": Level(_searcher(depth=4, noise=40), 3, "4-move search, some noise"),
     "club": Level(_searcher(depth=6), 4, "6-move search"),
-    "strong": Level(_searcher(time_ms=200), 6, "0.2 s of search"),
-    "expert": Level(_searcher(time_ms=1000, solve_ms=300), 8, "1 s of search and the solver"),
+    "strong": Level(_searcher(nodes=600_000), 6, "600k nodes of search (about 0.2 s)"),
+    "expert": Level(_searcher(nodes=3_000_000, solve_nodes=1_500_000), 8,
+                    "3M nodes of search (about 1 s) and the solver"),
     "perfect": Level(_perfect, 10, "opening book and solver"),
 }
 
