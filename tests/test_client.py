@@ -1,0 +1,259 @@
+"""The KEI client against scripted engines (conforming, crashing, hanging, cheating)
+and against ``kamisado engine`` end to end."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kamisado.client import (
+    EngineError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    Info,
+    KeiEngine,
+    Limit,
+    Score,
+    SimpleEngine,
+    parse_info,
+)
+from kamisado.core import Move, Position
+from kamisado.match import Match
+
+pytestmark = pytest.mark.timeout(60)
+
+ENGINES = Path(__file__).parent / "engines"
+KAMISADO = [sys.executable, "-m", "kamisado.protocol"]
+FIG7 = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
+
+
+def mock(name: str, *args: str) -> list[str]:
+    return [sys.executable, str(ENGINES / f"{name}.py"), *args]
+
+
+def after_c1c5() -> Position:
+    pos = Position()
+    pos.push_move("c1-c5")
+    return pos
+
+
+# -- a conforming engine -------------------------------------------------------
+
+
+def test_handshake_options_and_play_against_the_conforming_mock() -> None:
+    async def main() -> None:
+        engine = await KeiEngine.popen(mock("conforming"))
+        try:
+            assert engine.name == "Mock" and engine.id["author"] == "tests"
+            assert engine.options["Style"].vars == ("calm", "wild")
+            depth = engine.options["Depth"]
+            assert (depth.type, depth.default, depth.min, depth.max) == ("spin", "1", 1, 9)
+            await engine.configure({"style": "wild", "Depth": 3})
+            with pytest.raises(
+                ValueError, match="expected one of calm, wild, found 'loud'"
+            ):
+                await engine.configure({"Style": "loud"})
+            with pytest.raises(ValueError, match=r"expected 1..9, found 10"):
+                await engine.configure({"Depth": 10})
+            with pytest.raises(ValueError, match="has no option 'Hash'"):
+                await engine.configure({"Hash": 1})
+            await engine.newgame()
+            await engine.ping()
+            pos = after_c1c5()
+            seen: list[Info] = []
+            result = await engine.play(pos, Limit(time=0.5), on_info=seen.append)
+            lowest = min(pos.legal_moves, key=str)
+            assert result.move == lowest
+            assert result.info.score == Score("cp", 7) and result.info.pv == [lowest]
+            assert seen == result.infos and len(seen) == 1
+            assert pos.move_stack == [Move.from_str("c1-c5")]  # not changed
+            m = Match(3, start=FIG7)
+            m.push_move("f6-a1")
+            assert await engine.fill(m) == "left"
+        finally:
+            await engine.quit()
+        assert engine.returncode == 0
+
+    asyncio.run(main())
+
+
+def test_bad_requests_are_refused_before_sending() -> None:
+    with SimpleEngine.popen(mock("conforming")) as engine:
+        finished = Match(3, start=FIG7)
+        finished.push_move("f6-a1")
+        with pytest.raises(ValueError, match="not in a round in progress"):
+            engine.play(finished)
+        with pytest.raises(ValueError, match="a fill is asked only after"):
+            engine.fill(Match(3))
+        with pytest.raises(ValueError, match="an infinite search needs stop_after"):
+            engine.play(Position(), Limit(infinite=True))
+        engine.ping()  # still in step
+    with pytest.raises(ValueError, match="Limit.depth must be a whole number"):
+        Limit(depth=0)
+    with pytest.raises(ValueError, match="Limit.time must be positive"):
+        Limit(time=-1)
+
+
+# -- engines that misbehave ----------------------------------------------------
+
+
+def test_a_crash_raises_engine_terminated() -> None:
+    with SimpleEngine.popen(
+        mock("crashing", "--after", "1"), stderr=asyncio.subprocess.DEVNULL
+    ) as engine:
+        pos = Position()
+        first = engine.play(pos).move  # the first go is answered
+        pos.push(first)
+        with pytest.raises(EngineTerminatedError, match=r"terminated \(exit status 3\)"):
+            engine.play(pos)
+        with pytest.raises(EngineTerminatedError, match="no longer usable"):
+            engine.ping()
+
+
+def test_a_crash_during_the_handshake_and_a_missing_program() -> None:
+    with pytest.raises(EngineTerminatedError, match="while we waited for 'keiok'"):
+        SimpleEngine.popen(
+            mock("conforming", "--crash-at", "handshake"), stderr=asyncio.subprocess.DEVNULL
+        )
+    with pytest.raises(EngineTerminatedError, match="could not start"):
+        SimpleEngine.popen(["/nonexistent/engine"])
+
+
+def test_a_hang_raises_engine_timeout_and_the_engine_is_killed() -> None:
+    async def main() -> None:
+        engine = await KeiEngine.popen(mock("hanging"))
+        t = time.monotonic()
+        with pytest.raises(EngineTimeoutError, match="did not answer 'bestmove' in time"):
+            await engine.play(Position(), timeout=0.5)
+        assert time.monotonic() - t < 3
+        assert engine.returncode is not None  # killed
+        with pytest.raises(EngineTerminatedError):
+            await engine.ping()
+        await engine.quit()  # harmless
+
+    asyncio.run(main())
+
+
+def test_a_hang_in_the_handshake_times_out() -> None:
+    t = time.monotonic()
+    with pytest.raises(EngineTimeoutError, match="'keiok'"):
+        SimpleEngine.popen(mock("conforming", "--hang-at", "handshake"), setup_timeout=0.5)
+    assert time.monotonic() - t < 5
+
+
+def test_a_hang_on_isready_times_out() -> None:
+    with SimpleEngine.popen(mock("conforming", "--hang-at", "isready")) as engine:
+        with pytest.raises(EngineTimeoutError, match="'readyok'"):
+            engine.ping(timeout=0.3)
+
+
+def test_a_cheat_raises_engine_error_naming_the_move_and_position() -> None:
+    with SimpleEngine.popen(mock("cheating")) as engine:
+        pos = after_c1c5()
+        with pytest.raises(EngineError) as err:
+            engine.play(pos)
+        text = str(err.value)
+        assert "sent an illegal move a1-a2" in text
+        assert pos.kpn() in text
+        assert "Gold is to move" in text  # the rules' reason
+        assert not isinstance(err.value, EngineTerminatedError)
+
+
+@pytest.mark.parametrize(
+    "cheat, message",
+    [
+        ("malformed", "sent a malformed move 'z9-c5'"),
+        ("none", "gave no move in position"),
+    ],
+)
+def test_other_bad_moves(cheat: str, message: str) -> None:
+    with SimpleEngine.popen(mock("conforming", "--cheat", cheat)) as engine:
+        with pytest.raises(EngineError, match=message):
+            engine.play(Position())
+
+
+def test_a_bad_fill_choice() -> None:
+    with SimpleEngine.popen(mock("conforming", "--cheat", "fill")) as engine:
+        m = Match(3, start=FIG7)
+        m.push_move("f6-a1")
+        with pytest.raises(EngineError, match="invalid fill choice 'up'"):
+            engine.fill(m)
+
+
+def test_info_lines_are_parsed_leniently() -> None:
+    info = parse_info("info depth x seldepth 3 score mate 2 nodes 9 frobs 3 pv c1-c5 q")
+    assert (info.depth, info.seldepth, info.score, info.nodes) == (None, 3, None, 9)
+    assert info.pv == []  # a malformed pv is dropped whole
+    assert parse_info("info score loss 4").score == Score("loss", 4)
+
+
+# -- the built-in engine, end to end -----------------------------------------------
+
+
+def test_kamisado_engine_plays_a_standard_match_through_the_client() -> None:
+    """Two built-in engines play a whole Standard match, fills included."""
+    black = SimpleEngine.popen([*KAMISADO, "--level", "beginner", "--seed", "1"])
+    gold = SimpleEngine.popen([*KAMISADO, "--level", "beginner", "--seed", "2"])
+    try:
+        assert black.options["Level"].default == "beginner"
+        m = Match(3)
+        fills = 0
+        while m.state != "over":
+            if m.state == "fill":
+                side = black if m.current_winner() == 0 else gold
+                m.choose_fill(side.fill(m))
+                fills += 1
+                continue
+            side = black if m.position.turn == 0 else gold
+            m.push_move(side.play(m).move)
+        assert max(m.points) >= 3 and fills == len(m.rounds) - 1
+    finally:
+        black.quit()
+        gold.quit()
+
+
+def test_kamisado_engine_search_limits_and_stop() -> None:
+    async def main() -> None:
+        async with await KeiEngine.popen(KAMISADO) as engine:
+            assert "Level" in engine.options and "Seed" in engine.options
+            await engine.configure({"Level": "club", "Seed": 7})
+            r = await engine.play(Position(), Limit(depth=4))
+            assert [i.depth for i in r.infos] == [1, 2, 3, 4]
+            assert r.move == r.info.pv[0] and r.info.score is not None
+            t = time.monotonic()
+            r = await engine.play(after_c1c5(), Limit(infinite=True), stop_after=0.4)
+            assert 0.3 < time.monotonic() - t < 3
+            assert r.move in after_c1c5().legal_moves and r.infos
+            r = await engine.play(
+                "1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0", Limit(time=0.3)
+            )
+            assert r.info.score is not None and r.info.score.kind == "win"
+
+    asyncio.run(main())
+
+
+def test_two_engines_at_once_on_one_event_loop() -> None:
+    async def main() -> list[Move]:
+        engines = await asyncio.gather(*(KeiEngine.popen(KAMISADO) for _ in range(2)))
+        try:
+            results = await asyncio.gather(
+                *(e.play(Position(), Limit(depth=3)) for e in engines)
+            )
+            return [r.move for r in results]
+        finally:
+            await asyncio.gather(*(e.quit() for e in engines))
+
+    moves = asyncio.run(main())
+    assert moves[0] == moves[1]  # same engine, same seed, same position
+
+
+def test_simple_engine_quits_twice_and_refuses_afterwards() -> None:
+    engine = SimpleEngine.popen(KAMISADO)
+    engine.quit()
+    engine.quit()
+    with pytest.raises(EngineTerminatedError, match="has been closed"):
+        engine.play(Position())
