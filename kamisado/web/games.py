@@ -1,0 +1,502 @@
+"""Live games: seats and tokens, the rules, the computer, who is watching.
+
+The :class:`Hub` owns every game in play.  All game logic runs on the event
+loop; every action is stored (committed) before anyone hears of it; the
+computer thinks in a process pool so the loop never waits for it.  Frames
+sent to the page are described in ``docs/web.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import datetime
+import json
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass, field
+from typing import Any
+
+from kamisado.core import (
+    COLOUR_NAMES,
+    SIDE_LETTERS,
+    SQUARE_NAMES,
+    KamisadoError,
+    Move,
+    Outcome,
+    Position,
+)
+from kamisado.match import FILL, PLAYING, Match
+from kamisado.notation import Entry, entries_after_load, move_entries
+from kamisado.record import Record
+from kamisado.web import worker
+from kamisado.web.messages import CreateMsg, FillMsg, JoinMsg, MoveMsg, error_frame
+from kamisado.web.storage import GameRow, Store, new_id
+
+__all__ = ["Game", "GameError", "Hub", "position_view", "towers"]
+
+log = logging.getLogger("kamisado.web")
+
+SendFn = Callable[[str], Awaitable[None]]
+
+
+class GameError(Exception):
+    """An action refused by the server; ``code`` goes into the error frame."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def towers(pos: Position) -> list[list[int]]:
+    """Every tower as ``[square, side, colour, rings]`` (side 0 Black, 1 Gold)."""
+    return [[pos.tower_square[t], t >> 3, t & 7, pos.rings[t]] for t in range(16)]
+
+
+def _outcome(o: Outcome | None) -> dict[str, Any] | None:
+    if o is None:
+        return None
+    return {
+        "winner": SIDE_LETTERS[o.winner],
+        "colour": COLOUR_NAMES[o.colour],
+        "reason": o.reason,
+        "rings": o.rings,
+        "points": o.points,
+    }
+
+
+def _legal(pos: Position) -> dict[str, list[str]]:
+    legal: dict[str, list[str]] = {}
+    if pos.outcome is None:
+        for m in pos.legal_moves:
+            legal.setdefault(SQUARE_NAMES[m.from_square], []).append(SQUARE_NAMES[m.to_square])
+    return legal
+
+
+def _passes(pos: Position) -> list[dict[str, Any]]:
+    return [
+        {"side": SIDE_LETTERS[p.side], "colour": COLOUR_NAMES[p.colour], "square": SQUARE_NAMES[p.square]}
+        for p in pos.passes()
+    ]
+
+
+def position_view(pos: Position) -> dict[str, Any]:
+    """A position as the page draws it: KPN, towers, side to move, the tower
+    that must move, legal destinations by square, the outcome if over.
+
+    >>> v = position_view(Position())
+    >>> v["turn"], v["must"], v["legal"]["c1"][:2]
+    ('b', None, ['c2', 'c3'])
+    """
+    return {
+        "kpn": pos.kpn(),
+        "towers": towers(pos),
+        "turn": SIDE_LETTERS[pos.turn],
+        "must": None if pos.must_move < 0 else COLOUR_NAMES[pos.must_move],
+        "legal": _legal(pos),
+        "outcome": _outcome(pos.outcome),
+        "passes": _passes(pos),
+    }
+
+
+def _entry(e: Entry, move: Move | None = None) -> dict[str, Any]:
+    return {
+        "side": SIDE_LETTERS[e.side],
+        "long": e.long(),
+        "short": e.short(),
+        "kind": "pass" if e.is_pass else "back" if e.is_back else "move",
+        "move": str(move) if move is not None and not (e.is_pass or e.is_back) else None,
+    }
+
+
+@dataclass(eq=False)
+class Conn:
+    """One websocket connection: how to send to it and which seats it holds."""
+
+    send_text: SendFn
+    game: Game | None = None
+    seats: tuple[int, ...] = ()
+
+
+@dataclass(eq=False)
+class Game:
+    """A game in memory: its stored row, the live match and the move list."""
+
+    row: GameRow
+    match: Match
+    tokens: list[str] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+    conns: set[Conn] = field(default_factory=set, repr=False)
+    thinking: bool = False
+    task: asyncio.Task[None] | None = field(default=None, repr=False)
+
+    @classmethod
+    def build(cls, row: GameRow, tokens: list[str]) -> Game:
+        """Rebuild a game by replaying its stored actions through the rules."""
+        game = cls(row, Match(row.target, series=row.series, start=row.start_kpn))
+        game._new_round()
+        for token in tokens:
+            game.apply(token)
+        return game
+
+    # -- the rules ----------------------------------------------------------
+
+    @property
+    def seq(self) -> int:
+        """Number of actions so far (the next action's sequence number)."""
+        return len(self.tokens)
+
+    def kinds(self) -> tuple[str, str]:
+        """Who plays each seat: ``human`` or a computer level."""
+        return (self.row.black, self.row.gold)
+
+    def to_act(self) -> int | None:
+        """The side whose action the game waits for (``None`` when over)."""
+        if self.match.state == PLAYING:
+            return self.match.position.turn
+        if self.match.state == FILL:
+            return self.match.current_winner()
+        return None
+
+    def _new_round(self) -> None:
+        rnd = self.match.current
+        self.rounds.append(
+            {
+                "number": len(self.match.rounds),
+                "start": rnd.start.kpn(),
+                "fill": rnd.fill,
+                "entries": [_entry(e) for e in entries_after_load(rnd.start)],
+                "result": None,
+            }
+        )
+
+    def apply(self, token: str) -> None:
+        """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
+        match = self.match
+        rounds_before = len(match.rounds)
+        if token in ("left", "right"):
+            side = match.current_winner()
+            match.choose_fill(token)
+            self.last = {"kind": "fill", "side": SIDE_LETTERS[side], "fill": token}
+        else:
+            pos = match.position
+            move = pos.parse_move(token) if match.state == PLAYING else Move.from_str(token)
+            side = pos.turn
+            push = match.state == PLAYING and pos.is_legal(move) and pos.is_push(move)
+            entries = move_entries(pos, move) if match.state == PLAYING and pos.is_legal(move) else []
+            match.push_move(move)
+            rnd = self.rounds[-1]
+            rnd["entries"].extend(_entry(e, move) for e in entries)
+            outcome = match.rounds[rounds_before - 1].outcome
+            if outcome is not None:
+                rnd["result"] = _outcome(outcome)
+            self.last = {
+                "kind": "move",
+                "side": SIDE_LETTERS[side],
+                "move": str(move),
+                "push": push,
+                "passes": self._passes_after(rounds_before),
+                "outcome": _outcome(outcome),
+            }
+        self.tokens.append(token)
+        if len(match.rounds) > rounds_before:
+            self._new_round()
+
+    def _passes_after(self, rounds_before: int) -> list[dict[str, Any]]:
+        if len(self.match.rounds) > rounds_before:
+            return []  # a series round ended: the new start has no passes of this move
+        return _passes(self.match.position)
+
+    # -- the views -------------------------------------------------------------
+
+    def seat_names(self) -> tuple[str, str]:
+        """Display names: the given name, else the level, else the side."""
+        names = []
+        for side, (kind, name) in enumerate(
+            ((self.row.black, self.row.black_name), (self.row.gold, self.row.gold_name))
+        ):
+            names.append(name or (f"Computer ({kind})" if kind != "human" else ("Black", "Gold")[side]))
+        return names[0], names[1]
+
+    def online_seats(self) -> tuple[bool, bool]:
+        """Whether someone holding each seat is connected."""
+        held = {s for c in self.conns for s in c.seats}
+        return (0 in held, 1 in held)
+
+    def view(self) -> dict[str, Any]:
+        """The game's state frame, without the per-connection ``you`` field."""
+        match = self.match
+        pos = match.position
+        online = self.online_seats()
+        seats = {}
+        for side, kind in enumerate(self.kinds()):
+            seats[SIDE_LETTERS[side]] = {
+                "kind": kind,
+                "name": self.seat_names()[side],
+                "online": online[side] if kind == "human" else True,
+            }
+        state: dict[str, Any] = {
+            "type": "state",
+            "game": self.row.id,
+            "seq": self.seq,
+            "name": match.name,
+            "target": match.target,
+            "series": match.series,
+            "online_game": self.row.online,
+            "points": list(match.points),
+            "state": match.state,
+            "winner": None if match.winner is None else SIDE_LETTERS[match.winner],
+            "round": len(match.rounds),
+            "to_act": None if (act := self.to_act()) is None else SIDE_LETTERS[act],
+            "seats": seats,
+            "thinking": self.thinking,
+            "last": self.last,
+            "rounds": self.rounds,
+            "fill": None,
+        }
+        state.update(position_view(pos))
+        if match.state == FILL:
+            state["legal"] = {}
+            state["fill"] = {
+                "chooser": SIDE_LETTERS[match.current_winner()],
+                "left": position_view(match.next_round_start("left")),
+                "right": position_view(match.next_round_start("right")),
+            }
+        return state
+
+    def record(self) -> Record:
+        """The game as a match record (``kamisado.record``)."""
+        date = datetime.datetime.fromtimestamp(self.row.created, datetime.UTC).date().isoformat()
+        black, gold = self.seat_names()
+        return Record.new(self.match, black=black, gold=gold, date=date)
+
+
+class Hub:
+    """Every live game, the connections to them, and the store behind them."""
+
+    def __init__(self, store: Store, pool: Executor | None) -> None:
+        self.store = store
+        self.pool = pool
+        self.games: dict[str, Game] = {}
+        self.rng = random.SystemRandom()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- games -----------------------------------------------------------------
+
+    def create(self, msg: CreateMsg) -> tuple[Game, dict[str, str]]:
+        """Create and store a new game; returns it and the seats' secret tokens."""
+        tokens: dict[str, str] = {}
+        seat_tokens: list[str | None] = [None, None]
+        shared = new_id(18)
+        for side, kind in enumerate((msg.black, msg.gold)):
+            if kind == "human":
+                seat_tokens[side] = new_id(18) if msg.online else shared
+                tokens[SIDE_LETTERS[side]] = seat_tokens[side] or ""
+        row = GameRow.new(
+            new_id(),
+            target=msg.target,
+            series=msg.series,
+            black=msg.black,
+            gold=msg.gold,
+            black_name=msg.black_name,
+            gold_name=msg.gold_name,
+            black_token=seat_tokens[0],
+            gold_token=seat_tokens[1],
+            online=msg.online,
+            seed=self.rng.randrange(1 << 30),
+            delay=msg.delay,
+        )
+        self.store.create(row)
+        game = Game.build(row, [])
+        self.games[row.id] = game
+        self._kick(game)
+        return game, tokens
+
+    def create_from_record(self, rec: Record) -> tuple[Game, dict[str, str]]:
+        """Store an uploaded record as a local (hotseat) game that can go on."""
+        match = rec.match
+        tokens: list[str] = []
+        for i, rnd in enumerate(match.rounds):
+            if i and rnd.fill is not None:
+                tokens.append(rnd.fill)
+            tokens.extend(str(m) for m in rnd.moves)
+        token = new_id(18)
+        row = GameRow.new(
+            new_id(),
+            target=match.target,
+            series=match.series,
+            start_kpn=match.rounds[0].start.kpn(),
+            black_name=rec.headers.get("Black", "")[:40],
+            gold_name=rec.headers.get("Gold", "")[:40],
+            black_token=token,
+            gold_token=token,
+        )
+        game = Game.build(row, tokens)  # replays through the rules before storing
+        row.state = game.match.state
+        row.black_points, row.gold_points = game.match.points
+        row.actions = len(tokens)
+        self.store.create(row, tokens)
+        self.games[row.id] = game
+        return game, {"b": token, "g": token}
+
+    def get(self, game_id: str) -> Game | None:
+        """A game by id, loaded from the store when it is not in memory."""
+        game = self.games.get(game_id)
+        if game is None:
+            loaded = self.store.load(game_id)
+            if loaded is None:
+                return None
+            game = Game.build(*loaded)
+            self.games[game_id] = game
+            self._kick(game)
+        return game
+
+    # -- connections --------------------------------------------------------------
+
+    async def join(self, conn: Conn, msg: JoinMsg) -> None:
+        """Attach a connection to a game, as the seats its token holds."""
+        game = self.get(msg.game)
+        if game is None:
+            raise GameError("no_game", f"join: no game {msg.game!r}")
+        seats: tuple[int, ...] = ()
+        if msg.token is not None:
+            seats = tuple(
+                s for s, t in enumerate((game.row.black_token, game.row.gold_token)) if t == msg.token
+            )
+            if not seats:
+                raise GameError("bad_token", "join: this token holds no seat of this game")
+        if conn.game is not None:
+            self.leave(conn)
+        conn.game, conn.seats = game, seats
+        game.conns.add(conn)
+        await self.broadcast(game)
+
+    def leave(self, conn: Conn) -> None:
+        """Detach a connection; when it held a seat the others hear of it."""
+        game = conn.game
+        if game is None:
+            return
+        game.conns.discard(conn)
+        held = conn.seats
+        conn.game, conn.seats = None, ()
+        if held:
+            task = asyncio.get_running_loop().create_task(self.broadcast(game))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def act(self, conn: Conn, msg: MoveMsg | FillMsg) -> None:
+        """A move or fill from a connection: checked, stored, then broadcast."""
+        game = conn.game
+        if game is None:
+            raise GameError("not_joined", "join a game first")
+        side = game.to_act()
+        what = msg.move if isinstance(msg, MoveMsg) else msg.direction
+        if side is None:
+            raise GameError("over", f"{what}: the match is over")
+        if side not in conn.seats:
+            raise GameError(
+                "not_your_turn",
+                f"{what}: it is {('Black', 'Gold')[side]}'s turn and you do not hold that seat",
+            )
+        if msg.seq is not None and msg.seq != game.seq:
+            raise GameError("stale", f"{what}: the game has moved on (at {game.seq}, not {msg.seq})")
+        if isinstance(msg, MoveMsg) and game.match.state != PLAYING:
+            raise GameError("illegal", f"{what}: the round is over; choose to fill left or right")
+        if isinstance(msg, FillMsg) and game.match.state != FILL:
+            raise GameError("illegal", f"{what}: a fill is chosen only after a round ends")
+        self.play(game, what)
+        await self.broadcast(game)
+
+    def play(self, game: Game, token: str) -> None:
+        """Check an action with the rules, store it, then apply it in memory."""
+        seq = game.seq
+        try:
+            game.apply(token)  # the rules check it before anything changes
+        except KamisadoError as exc:
+            raise GameError("illegal", str(exc)) from None
+        # stored (committed) before anyone is told
+        try:
+            self.store.append(
+                game.row.id, seq, token, state=game.match.state,
+                points=(game.match.points[0], game.match.points[1]),
+            )
+        except Exception:
+            # keep memory and storage equal: rebuild from what is stored
+            self.games.pop(game.row.id, None)
+            raise
+        self._kick(game)
+
+    async def broadcast(self, game: Game) -> None:
+        """Send the game's state to every connection, each with its own seats."""
+        if not game.conns:
+            return
+        view = game.view()
+        body = json.dumps(view, separators=(",", ":"))[:-1]
+        frames: dict[tuple[int, ...], str] = {}
+        sends = []
+        for conn in list(game.conns):
+            frame = frames.get(conn.seats)
+            if frame is None:
+                you = json.dumps([SIDE_LETTERS[s] for s in conn.seats])
+                frame = frames[conn.seats] = f'{body},"you":{you}}}'
+            sends.append(self._send(conn, frame))
+        await asyncio.gather(*sends)
+
+    async def _send(self, conn: Conn, frame: str) -> None:
+        with contextlib.suppress(Exception):
+            await conn.send_text(frame)
+
+    async def error(self, conn: Conn, code: str, message: str) -> None:
+        """Send an error frame to one connection."""
+        await self._send(conn, json.dumps(error_frame(code, message)))
+
+    # -- the computer -------------------------------------------------------------
+
+    def _kick(self, game: Game) -> None:
+        side = game.to_act()
+        if side is None or game.kinds()[side] == "human" or game.thinking or self.pool is None:
+            return
+        game.thinking = True
+        game.task = asyncio.get_event_loop().create_task(self._think(game, side))
+
+    async def _think(self, game: Game, side: int) -> None:
+        seq = game.seq
+        try:
+            if game.row.delay:
+                await asyncio.sleep(game.row.delay)
+            loop = asyncio.get_running_loop()
+            token = await loop.run_in_executor(
+                self.pool,
+                worker.computer_action,
+                game.row.target,
+                game.row.series,
+                game.row.start_kpn,
+                list(game.tokens),
+                game.kinds()[side],
+                game.row.seed + seq,
+            )
+        except asyncio.CancelledError:
+            game.thinking = False
+            raise
+        except Exception:
+            log.exception("computer move failed in game %s", game.row.id)
+            game.thinking = False
+            return
+        game.thinking = False
+        if game.seq != seq or self.games.get(game.row.id) is not game:
+            return
+        try:
+            self.play(game, token)
+        except GameError:
+            log.exception("computer action %s refused in game %s", token, game.row.id)
+            return
+        await self.broadcast(game)
+
+    async def close(self) -> None:
+        """Stop every computer that is thinking."""
+        for game in self.games.values():
+            if game.task is not None and not game.task.done():
+                game.task.cancel()

@@ -1,0 +1,307 @@
+"""The Starlette application: the page, the JSON API and the websocket.
+
+>>> from starlette.testclient import TestClient
+>>> with TestClient(create_app("sqlite://", workers=0)) as client:
+...     client.get("/api/levels").json()[0]["name"]
+'beginner'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+import os
+from collections.abc import AsyncIterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from kamisado import record as records
+from kamisado.core import KamisadoError, Position
+from kamisado.web import worker
+from kamisado.web.games import Conn, Game, GameError, Hub, position_view
+from kamisado.web.messages import (
+    LEVEL_NAMES,
+    CreateMsg,
+    FillMsg,
+    JoinMsg,
+    MoveMsg,
+    PingMsg,
+    ProtocolError,
+    parse,
+    parse_create,
+)
+from kamisado.web.storage import Store
+
+__all__ = ["STATIC", "create_app"]
+
+log = logging.getLogger("kamisado.web")
+
+#: The page's files (shipped as package data).
+STATIC = Path(str(files("kamisado.web") / "static"))
+LANGUAGES = ("en", "de", "hu")
+MAX_RECORD = 200_000
+
+
+def _lessons(kind: str, lang: str) -> list[dict[str, Any]]:
+    """Lessons or puzzles from ``kamisado.lessons`` ([] while it is missing)."""
+    try:
+        from kamisado import lessons  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        return []
+    fn = getattr(lessons, f"{kind}_json", None)
+    if fn is None:
+        return []
+    result: list[dict[str, Any]] = fn(lang)
+    return result
+
+
+def _bad(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def create_app(db: str, workers: int | None = None) -> Starlette:
+    """The whole web app over the database ``db`` (a URL or an SQLite path).
+
+    ``workers`` is the size of the process pool for computer moves and
+    analysis (default: the number of CPUs; 0: no computer at all, for tests
+    of the protocol alone).
+    """
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        store = Store(db)
+        pool: Executor | None = None
+        if workers != 0:
+            n = workers or max(1, os.cpu_count() or 1)
+            pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+        hub = Hub(store, pool)
+        state["hub"] = hub
+        try:
+            yield
+        finally:
+            await hub.close()
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+            store.close()
+
+    def hub() -> Hub:
+        h: Hub = state["hub"]
+        return h
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def levels(request: Request) -> Response:
+        from kamisado.players import LEVELS
+
+        return JSONResponse(
+            [{"name": n, "description": LEVELS[n].description} for n in LEVEL_NAMES]
+        )
+
+    async def create_game(request: Request) -> Response:
+        try:
+            body = await request.json()
+            if not isinstance(body, dict):
+                raise ProtocolError("create: expected a JSON object")
+            msg = parse_create(body)
+        except ProtocolError as exc:
+            return _bad(str(exc))
+        except ValueError:
+            return _bad("create: expected a JSON object")
+        game, tokens = hub().create(msg)
+        return JSONResponse({"id": game.row.id, "tokens": tokens})
+
+    async def list_games(request: Request) -> Response:
+        rows = hub().store.list(100)
+        out = []
+        for r in rows:
+            out.append(
+                {
+                    "id": r.id,
+                    "created": r.created,
+                    "updated": r.updated,
+                    "target": r.target,
+                    "series": r.series,
+                    "black": r.black,
+                    "gold": r.gold,
+                    "black_name": r.black_name,
+                    "gold_name": r.gold_name,
+                    "online": r.online,
+                    "state": r.state,
+                    "points": [r.black_points, r.gold_points],
+                    "actions": r.actions,
+                }
+            )
+        return JSONResponse(out)
+
+    def game_or_404(request: Request) -> Game | Response:
+        game = hub().get(request.path_params["game"])
+        if game is None:
+            return _bad(f"no game {request.path_params['game']!r}", 404)
+        return game
+
+    async def game_record(request: Request) -> Response:
+        game = game_or_404(request)
+        if isinstance(game, Response):
+            return game
+        text = records.write(game.record())
+        return PlainTextResponse(
+            text,
+            headers={"Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.txt"'},
+        )
+
+    async def game_steps(request: Request) -> Response:
+        game = game_or_404(request)
+        if isinstance(game, Response):
+            return game
+        steps = []
+        for s in records.replay(game.match):
+            view = position_view(s.position)
+            steps.append(
+                {
+                    "round": s.round,
+                    "ply": s.ply,
+                    "move": None if s.move is None else str(s.move),
+                    "entries": [e.long() for e in s.entries],
+                    "fill": s.fill,
+                    **view,
+                }
+            )
+        return JSONResponse({"game": game.row.id, "name": game.match.name, "steps": steps})
+
+    async def upload_record(request: Request) -> Response:
+        raw = await request.body()
+        if len(raw) > MAX_RECORD:
+            return _bad(f"record too long ({len(raw)} bytes, at most {MAX_RECORD})")
+        try:
+            text = raw.decode("utf-8")
+            rec = records.read(text)
+        except UnicodeDecodeError:
+            return _bad("expected a UTF-8 text record")
+        except KamisadoError as exc:
+            return _bad(str(exc))
+        game, tokens = hub().create_from_record(rec)
+        return JSONResponse({"id": game.row.id, "tokens": tokens})
+
+    def kpn_arg(request: Request) -> Position | Response:
+        kpn = request.query_params.get("kpn", "")
+        try:
+            return Position(kpn)
+        except KamisadoError as exc:
+            return _bad(str(exc))
+
+    async def position(request: Request) -> Response:
+        pos = kpn_arg(request)
+        if isinstance(pos, Response):
+            return pos
+        move = request.query_params.get("move")
+        if move:
+            try:
+                pos.push_move(move)
+            except KamisadoError as exc:
+                return _bad(str(exc))
+        view = position_view(pos)
+        view["push"] = False
+        return JSONResponse(view)
+
+    async def run_pool(fn: Any, *args: Any) -> Any:
+        pool = hub().pool
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(pool, fn, *args)
+
+    async def analyse(request: Request) -> Response:
+        pos = kpn_arg(request)
+        if isinstance(pos, Response):
+            return pos
+        if hub().pool is None:
+            return _bad("no engine in this server", 503)
+        try:
+            ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
+        except ValueError:
+            return _bad("expected ms to be a number")
+        return JSONResponse(await run_pool(worker.analyse, pos.kpn(), ms))
+
+    async def reply(request: Request) -> Response:
+        pos = kpn_arg(request)
+        if isinstance(pos, Response):
+            return pos
+        if pos.outcome is not None:
+            return _bad("the round is over")
+        if hub().pool is None:
+            return _bad("no engine in this server", 503)
+        return JSONResponse({"move": await run_pool(worker.solver_reply, pos.kpn())})
+
+    def lang_arg(request: Request) -> str:
+        lang = request.query_params.get("lang", "en")
+        return lang if lang in LANGUAGES else "en"
+
+    async def lessons(request: Request) -> Response:
+        return JSONResponse(_lessons("lessons", lang_arg(request)))
+
+    async def puzzles(request: Request) -> Response:
+        return JSONResponse(_lessons("puzzles", lang_arg(request)))
+
+    async def ws_endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        h = hub()
+        conn = Conn(ws.send_text)
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                frame = message.get("text")
+                if frame is None:
+                    frame = message.get("bytes") or b""
+                try:
+                    msg = parse(frame)
+                    if isinstance(msg, JoinMsg):
+                        await h.join(conn, msg)
+                    elif isinstance(msg, MoveMsg | FillMsg):
+                        await h.act(conn, msg)
+                    elif isinstance(msg, PingMsg):
+                        await ws.send_text('{"type":"pong"}')
+                    elif isinstance(msg, CreateMsg):
+                        game, tokens = h.create(msg)
+                        await ws.send_text(
+                            json.dumps({"type": "created", "game": game.row.id, "tokens": tokens})
+                        )
+                except ProtocolError as exc:
+                    await h.error(conn, exc.code, str(exc))
+                except GameError as exc:
+                    await h.error(conn, exc.code, str(exc))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            h.leave(conn)
+
+    routes = [
+        Route("/", index),
+        Route("/api/levels", levels),
+        Route("/api/games", create_game, methods=["POST"]),
+        Route("/api/games", list_games),
+        Route("/api/games/{game}/record", game_record),
+        Route("/api/games/{game}/steps", game_steps),
+        Route("/api/records", upload_record, methods=["POST"]),
+        Route("/api/position", position),
+        Route("/api/analyse", analyse),
+        Route("/api/reply", reply),
+        Route("/api/lessons", lessons),
+        Route("/api/puzzles", puzzles),
+        WebSocketRoute("/ws", ws_endpoint),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

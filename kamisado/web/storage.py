@@ -1,0 +1,228 @@
+"""Saved games: every action of every game, in SQLite or PostgreSQL.
+
+The schema (SQLAlchemy Core, the same tables on both databases; see
+``docs/web.md``):
+
+``games``
+    one row a game: id, creation and update times, the match (target,
+    series, round 1's start KPN), each seat (``human`` or a computer level,
+    a name, the secret token), the computer's seed and delay, and the
+    state reached (``playing``/``fill``/``over``, points, number of actions).
+``actions``
+    one row an action: ``(game_id, seq)`` with ``seq`` from 0, and the
+    token: a move in square form (``c1-c5``) or a fill (``left``/``right``).
+
+A game is rebuilt by replaying its actions through :class:`Match`, so the
+rules decide everything and nothing derived can disagree.  Each action is
+committed (its own transaction) before the server acknowledges it; SQLite
+runs in WAL mode with ``synchronous=NORMAL``, which keeps every committed
+transaction through a killed process.
+
+>>> store = Store("sqlite://")
+>>> store.create(GameRow.new("g1", target=3, black="human", gold="club"))
+>>> store.append("g1", 0, "c1-c5", state="playing", points=(0, 0))
+>>> store.load("g1")[1]
+['c1-c5']
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+from kamisado.core import START_KPN
+
+__all__ = ["GameRow", "Store", "database_url", "default_database_url", "new_id"]
+
+metadata = sa.MetaData()
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("updated", sa.Float, nullable=False),
+    sa.Column("target", sa.Integer, nullable=False),
+    sa.Column("series", sa.Boolean, nullable=False),
+    sa.Column("start_kpn", sa.String(200), nullable=False),
+    sa.Column("black", sa.String(20), nullable=False),
+    sa.Column("gold", sa.String(20), nullable=False),
+    sa.Column("black_name", sa.String(80), nullable=False),
+    sa.Column("gold_name", sa.String(80), nullable=False),
+    sa.Column("black_token", sa.String(64), nullable=True),
+    sa.Column("gold_token", sa.String(64), nullable=True),
+    sa.Column("online", sa.Boolean, nullable=False),
+    sa.Column("seed", sa.Integer, nullable=False),
+    sa.Column("delay", sa.Float, nullable=False),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("black_points", sa.Integer, nullable=False),
+    sa.Column("gold_points", sa.Integer, nullable=False),
+    sa.Column("actions", sa.Integer, nullable=False),
+    sa.Index("games_updated", "updated"),
+)
+
+actions = sa.Table(
+    "actions",
+    metadata,
+    sa.Column(
+        "game_id", sa.String(40), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("token", sa.String(10), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+
+def new_id(nbytes: int = 6) -> str:
+    """A random URL-safe id (games) or, with more bytes, a secret token."""
+    return secrets.token_urlsafe(nbytes)
+
+
+@dataclass
+class GameRow:
+    """One row of ``games``."""
+
+    id: str
+    target: int = 1
+    series: bool = False
+    start_kpn: str = START_KPN
+    black: str = "human"
+    gold: str = "human"
+    black_name: str = ""
+    gold_name: str = ""
+    black_token: str | None = None
+    gold_token: str | None = None
+    online: bool = False
+    seed: int = 0
+    delay: float = 0.0
+    state: str = "playing"
+    black_points: int = 0
+    gold_points: int = 0
+    actions: int = 0
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+
+    @classmethod
+    def new(cls, id: str, **fields: Any) -> GameRow:
+        """A new game row; the start KPN follows the match type unless given."""
+        row = cls(id, **fields)
+        if "start_kpn" not in fields:
+            target = 1 if row.series else row.target
+            row.start_kpn = f"obupyrgn/8/8/8/8/8/8/NGRYPUBO b - {target} 0 0"
+        return row
+
+
+def database_url(url_or_path: str) -> str:
+    """The SQLAlchemy URL for ``--db``: a URL, or a path to an SQLite file.
+
+    ``postgresql://`` and ``postgres://`` are mapped to psycopg 3.
+
+    >>> database_url("postgresql://u@localhost/kamisado")
+    'postgresql+psycopg://u@localhost/kamisado'
+    >>> database_url("/tmp/games.db")
+    'sqlite:////tmp/games.db'
+    """
+    for prefix in ("postgresql://", "postgres://"):
+        if url_or_path.startswith(prefix):
+            return "postgresql+psycopg://" + url_or_path[len(prefix) :]
+    if "://" in url_or_path:
+        return url_or_path
+    return "sqlite:///" + str(Path(url_or_path).expanduser().absolute())
+
+
+def default_database_url() -> str:
+    """An SQLite file in the user's data directory (created when missing)."""
+    import platformdirs
+
+    folder = Path(platformdirs.user_data_dir("kamisado"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return database_url(str(folder / "games.sqlite3"))
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+class Store:
+    """The game store over one database URL (see :func:`database_url`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = database_url(url)
+        if self.url.startswith("sqlite"):
+            memory = self.url in ("sqlite://", "sqlite:///:memory:")
+            self.engine: Engine = sa.create_engine(
+                self.url,
+                connect_args={"check_same_thread": False},
+                poolclass=sa.pool.StaticPool if memory else None,
+            )
+            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = sa.create_engine(self.url, pool_pre_ping=True)
+        metadata.create_all(self.engine)
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+    def create(self, row: GameRow, tokens: list[str] | None = None) -> None:
+        """Insert a new game, with its first actions if given (committed on return)."""
+        now = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(games.insert().values(**asdict(row)))
+            if tokens:
+                conn.execute(
+                    actions.insert(),
+                    [{"game_id": row.id, "seq": i, "token": t, "at": now} for i, t in enumerate(tokens)],
+                )
+
+    def append(
+        self, game_id: str, seq: int, token: str, *, state: str, points: tuple[int, int]
+    ) -> None:
+        """Store action ``seq`` of a game and the state it reached, in one
+        committed transaction.  A second action with the same ``seq`` fails
+        (primary key), so two writers can never both extend a game."""
+        now = time.time()
+        with self.engine.begin() as conn:
+            conn.execute(actions.insert().values(game_id=game_id, seq=seq, token=token, at=now))
+            conn.execute(
+                games.update()
+                .where(games.c.id == game_id)
+                .values(
+                    updated=now,
+                    state=state,
+                    black_points=points[0],
+                    gold_points=points[1],
+                    actions=seq + 1,
+                )
+            )
+
+    def load(self, game_id: str) -> tuple[GameRow, list[str]] | None:
+        """A game's row and its actions in order, or ``None`` when unknown."""
+        with self.engine.connect() as conn:
+            row = conn.execute(games.select().where(games.c.id == game_id)).mappings().first()
+            if row is None:
+                return None
+            tokens = conn.execute(
+                sa.select(actions.c.token)
+                .where(actions.c.game_id == game_id)
+                .order_by(actions.c.seq)
+            ).scalars()
+            return GameRow(**dict(row)), list(tokens)
+
+    def list(self, limit: int = 50) -> list[GameRow]:
+        """The most recently updated games, newest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                games.select().order_by(games.c.updated.desc()).limit(limit)
+            ).mappings()
+            return [GameRow(**dict(r)) for r in rows]
