@@ -146,9 +146,10 @@ def test_a_hang_in_the_handshake_times_out() -> None:
 
 
 def test_a_hang_on_isready_times_out() -> None:
-    with SimpleEngine.popen(mock("conforming", "--hang-at", "isready")) as engine:
-        with pytest.raises(EngineTimeoutError, match="'readyok'"):
-            engine.ping(timeout=0.3)
+    engine = SimpleEngine.popen(mock("conforming", "--hang-at", "isready"))
+    with pytest.raises(EngineTimeoutError, match="'readyok'"):
+        engine.ping(timeout=0.3)
+    engine.quit()
 
 
 def test_a_cheat_raises_engine_error_naming_the_move_and_position() -> None:
@@ -171,9 +172,10 @@ def test_a_cheat_raises_engine_error_naming_the_move_and_position() -> None:
     ],
 )
 def test_other_bad_moves(cheat: str, message: str) -> None:
-    with SimpleEngine.popen(mock("conforming", "--cheat", cheat)) as engine:
-        with pytest.raises(EngineError, match=message):
-            engine.play(Position())
+    engine = SimpleEngine.popen(mock("conforming", "--cheat", cheat))
+    with pytest.raises(EngineError, match=message):
+        engine.play(Position())
+    engine.quit()
 
 
 def test_a_bad_fill_choice() -> None:
