@@ -21,6 +21,7 @@ import asyncio
 import datetime
 import multiprocessing
 import re
+import sys
 import time
 from collections.abc import Callable
 from multiprocessing.pool import Pool
@@ -567,6 +568,8 @@ class KamisadoApp(App[int]):
             start = mine[0] if mine else 0
         self.board.cursor = start
         self.board.on_type = self._typed
+        if any(p is not None and p.level not in THREAD_LEVELS for p in self.players):
+            self._start_pool()  # it takes a moment: start it while the person thinks
         self.board.focus()
         self._refresh_all()
         self._advance()
@@ -952,8 +955,7 @@ class KamisadoApp(App[int]):
         """Run ``fn(*args)`` in a thread (quick levels) or in the computer's process."""
         if pl.level in THREAD_LEVELS:
             return await asyncio.to_thread(fn, *args)
-        if self._pool is None:
-            self._pool = multiprocessing.get_context("spawn").Pool(1)
+        pool = self._start_pool()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
 
@@ -963,8 +965,21 @@ class KamisadoApp(App[int]):
         def failed(error: BaseException) -> None:
             loop.call_soon_threadsafe(_settle, future, None, error)
 
-        self._pool.apply_async(fn, args, callback=done, error_callback=failed)
+        pool.apply_async(fn, args, callback=done, error_callback=failed)
         return await future
+
+    def _start_pool(self) -> Pool:
+        """The computer's process (started once, on the first need)."""
+        if self._pool is None:
+            # Textual replaces the standard streams with objects that have no
+            # file descriptor, which starting a process cannot pass on
+            streams = sys.stdout, sys.stderr
+            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
+            try:
+                self._pool = multiprocessing.get_context("spawn").Pool(1)
+            finally:
+                sys.stdout, sys.stderr = streams
+        return self._pool
 
     def _close_pool(self) -> None:
         if self._pool is not None:

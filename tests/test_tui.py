@@ -1,0 +1,401 @@
+"""``kamisado play``, the Textual app, driven through Textual's pilot.
+
+Each test's async body runs with ``asyncio.run`` in a fresh thread, so it
+never meets another event loop of the same pytest session (Playwright's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from kamisado.core import parse_square
+from kamisado.match import Match
+from kamisado.record import Record, load, read, save, write
+from kamisado.tui import Options, main, parse_args
+from kamisado.tui.app import (
+    BoardView,
+    FillScreen,
+    KamisadoApp,
+    ResultScreen,
+    SetupError,
+    build_app,
+)
+
+SIZE = (130, 40)
+#: Figure 7(a) of the rulebook: Gold wins the round with f6-a1.
+FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
+#: Figure 7(d): the next round's start after Gold fills left.
+FIG7D = "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1"
+
+
+def run(body: Callable[[], Awaitable[None]]) -> None:
+    """Run an async test body with ``asyncio.run`` in a thread of its own."""
+    errors: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            asyncio.run(body())  # type: ignore[arg-type]
+        except BaseException as e:  # handed to the test's thread
+            errors.append(e)
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join(timeout=120)
+    assert not thread.is_alive(), "the app did not finish in time"
+    if errors:
+        raise errors[0]
+
+
+def app_for(*argv: str) -> KamisadoApp:
+    return build_app(parse_args(["--delay", "0", *argv]))
+
+
+async def type_move(pilot: Pilot[int], text: str) -> None:
+    """Type a move into the (emptied) entry and press Enter."""
+    entry = pilot.app.query_one("#entry", Input)
+    entry.value = ""
+    entry.focus()
+    await pilot.pause()
+    await pilot.press(*text, "enter")
+    await pilot.pause()
+
+
+async def wait_for(pilot: Pilot[int], done: Callable[[], bool], seconds: float = 30) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if done():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def centre(board: BoardView, square: str) -> tuple[int, int]:
+    """Offset of a square's centre in the board widget."""
+    w, h = board.cell_size()
+    sq = parse_square(square)
+    files = list(range(7, -1, -1)) if board.flipped else list(range(8))
+    ranks = list(board.ranks)[:: -1 if board.flipped else 1]
+    col, row = files.index(sq & 7), ranks.index(sq >> 3)
+    return 3 + col * w + w // 2, row * h + h // 2
+
+
+def test_hotseat_moves_by_keys() -> None:
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            board = app.board
+            assert board.cursor == 0  # a1, Black's first tower that can move
+            await pilot.press("right", "right", "enter")  # c1: pick the red tower
+            assert app.selected == 2  # c1
+            assert 34 in board.destinations and 58 not in board.destinations
+            await pilot.press("up", "up", "up", "up", "enter")  # c5
+            assert app.match.position.kpn() == "obupyrgn/8/8/2R5/8/8/8/NG1YPUBO g b 1 0 0"
+            # Gold's blue tower must move: it is marked, its destinations too
+            assert app.selected == 57 and 17 in board.destinations
+            await pilot.press("left", "down", "down", "enter")  # b3
+            assert app.match.position.kpn() == "o1upyrgn/8/8/2R5/8/1b6/8/NG1YPUBO b y 1 0 0"
+            moves = str(app.query_one("#moves").render())
+            assert "1. Red Forward 4 Blue       Blue Forward 5 Yellow" in moves
+            assert "the yellow tower must move" in str(app.query_one("#turn").render())
+
+    run(body)
+
+
+def test_hotseat_moves_by_text_in_every_form() -> None:
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "c1-c5")
+            await type_move(pilot, "Blue Forward 5")
+            await type_move(pilot, "yR3")
+            await type_move(pilot, "d7")  # destination form: one legal move goes there
+            assert [str(m) for m in app.match.position.move_stack] == [
+                "c1-c5", "b8-b3", "d1-g4", "c8-d7",
+            ]
+            # typing on the board opens the entry with the first character
+            app.board.focus()
+            await pilot.pause()
+            await pilot.press(*"b1-e4", "enter")
+            await pilot.pause()
+            assert str(app.match.position.move_stack[-1]) == "b1-e4"
+            assert app.query_one("#entry", Input).value == ""
+
+    run(body)
+
+
+def test_illegal_input_is_refused_and_changes_nothing() -> None:
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "c5")  # several towers can go there
+            assert "c5" in app.messages[-1] and app.match.position.move_stack == []
+            await type_move(pilot, "c1-c5")
+            before = app.match.position.kpn()
+            app.query_one("#entry", Input).value = ""
+            await type_move(pilot, "a8-a7")
+            status = str(app.query_one("#status").render())
+            assert "blue tower must move" in status
+            assert app.query_one("#status").has_class("error")
+            assert app.query_one("#entry", Input).value == "a8-a7"  # kept to be corrected
+            app.query_one("#entry", Input).value = ""
+            await type_move(pilot, "Mauve Forward 2")
+            assert "expected" in app.messages[-1] or "Mauve" in app.messages[-1]
+            # a square that is no destination of the tower that must move
+            app.board.focus()
+            app.board.cursor = 8  # a2
+            await pilot.press("enter")
+            assert "not a legal destination" in app.messages[-1]
+            assert app.match.position.kpn() == before
+
+    run(body)
+
+
+def test_mouse_picks_a_tower_and_a_destination() -> None:
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            board = app.board
+            assert await pilot.click(BoardView, offset=centre(board, "d1"))
+            assert app.selected == 3
+            assert await pilot.click(BoardView, offset=centre(board, "g4"))
+            assert [str(m) for m in app.match.position.move_stack] == ["d1-g4"]
+            # Gold: the tower on the square's colour is picked already; an
+            # empty square that is not a destination is refused
+            assert await pilot.click(BoardView, offset=centre(board, "e5"))
+            assert "not a legal destination" in app.messages[-1]
+            assert len(app.match.position.move_stack) == 1
+
+    run(body)
+
+
+def test_game_against_beginner_to_the_end_of_a_round() -> None:
+    async def body() -> None:
+        app = app_for("--level", "beginner", "--seed", "7")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.players[0] is None and app.players[1] is not None
+            for _ in range(200):
+                await wait_for(pilot, lambda: app.thinking is None)
+                if app.match.state != "playing":
+                    break
+                pos = app.match.position
+                if pos.turn != 0:
+                    await pilot.pause(0.05)
+                    continue
+                # the person plays the move that goes furthest forward
+                move = max(pos.legal_moves, key=lambda m: (m.to_square >> 3, m.to_square))
+                await type_move(pilot, str(move))
+            await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+            m = app.match
+            assert m.state == "over" and m.winner is not None
+            assert len(m.current.moves) >= 3
+            assert any(msg.startswith("Gold:") for msg in app.messages)
+            text = str(app.screen.query_one("#result-text").render())
+            assert "wins" in text and "Round 1:" in text
+            # n starts a new match against the same level
+            await pilot.press("n")
+            await pilot.pause()
+            assert not isinstance(app.screen, ResultScreen)
+            assert app.match is not m and app.match.state == "playing"
+            assert app.match.position.move_stack == []
+
+    run(body)
+
+
+def test_standard_match_round_end_with_fill_choice(tmp_path: Path) -> None:
+    path = tmp_path / "fig7.kmr"
+    save(Record.new(Match(3, start=FIG7A), black="Johan", gold="Alain"), path)
+
+    async def body() -> None:
+        app = build_app(Options(resume=str(path), delay=0))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "f6-a1")
+            await wait_for(pilot, lambda: isinstance(app.screen, FillScreen))
+            screen = app.screen
+            assert app.match.state == "fill"
+            for fill in ("left", "right"):
+                shown = screen.query_one(f"#lineup-{fill}", BoardView).position
+                assert shown.kpn() == app.match.next_round_start(fill).kpn()
+            assert "Gold chooses" in str(screen.query_one("#fill-title").render())
+            # a move now is refused: the fill comes first
+            await pilot.press("left")
+            await pilot.pause()
+            assert not isinstance(app.screen, FillScreen)
+            assert app.match.position.kpn() == FIG7D
+            assert app.match.rounds[1].fill == "left"
+            assert "Gold fills left" in app.messages[-1]
+            assert "Round 2 (Gold fills left)" in str(app.query_one("#moves").render())
+        # saved after the fill (the resumed file is saved again)
+        assert read(path.read_text()).match.position.kpn() == FIG7D
+
+    run(body)
+
+
+def test_computer_wins_a_round_and_chooses_the_fill(tmp_path: Path) -> None:
+    path = tmp_path / "fig7.kmr"
+    rec = Record.new(Match(3, start=FIG7A), black="person", gold="kamisado beginner")
+    save(rec, path)
+
+    async def body() -> None:
+        # the computer (Gold, from the record's headers) wins at once and fills
+        app = build_app(Options(resume=str(path), delay=0))
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.players[1] is not None and app.players[1].level == "beginner"
+            await wait_for(pilot, lambda: len(app.match.rounds) == 2 and not app.thinking)
+            assert app.match.rounds[1].fill in ("left", "right")
+            assert app.match.position.turn == 0  # the loser is the Challenger
+            assert any("(computer) fills" in m or "fills" in m for m in app.messages)
+            assert not isinstance(app.screen, FillScreen)
+
+    run(body)
+
+
+def test_pass_and_end_of_match_are_announced() -> None:
+    # the record example's round 3: Black's brown tower is blocked and passes
+    m = Match(3, start="p+bgr+nyou/8/8/8/8/8/8/NOBUYPGR b - 3 0 2")
+    for token in ["Yellow Left 3", "Red Forward 4", "Brown Forward 6"]:
+        m.push_move(token)
+
+    async def body() -> None:
+        app = KamisadoApp(m, (None, None), {"Black": "a", "Gold": "b"}, delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "Red Right 2")
+            assert "brown tower is blocked on a red square: Black passes" in app.messages[-1]
+            assert app.match.position.turn == 1
+            await type_move(pilot, "rR1")
+            await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+            text = str(app.screen.query_one("#result-text").render())
+            assert "Gold wins" in text and "Black 0, Gold 4" in text
+            assert "+2 points" in text
+            await pilot.press("escape")
+            await pilot.pause()
+            await type_move(pilot, "a1-a2")
+            assert "match is over" in app.messages[-1]
+
+    run(body)
+
+
+def test_save_key_and_resume(tmp_path: Path) -> None:
+    path = tmp_path / "game.kmr"
+
+    async def first() -> None:
+        app = app_for("--match", "standard", "--save", str(path))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "c1-c5")
+            # saved after every move
+            assert load(path).match.position.move_stack == app.match.position.move_stack
+            await type_move(pilot, "b8-b3")
+            path.unlink()
+            app.board.focus()
+            await pilot.press("s")
+            await pilot.pause()
+            assert "Saved" in app.messages[-1]
+            assert path.read_text() == write(Record(app.headers, app.match))
+
+    run(first)
+    rec = load(path)
+    assert rec.match.name == "Standard" and len(rec.match.position.move_stack) == 2
+
+    async def second() -> None:
+        app = build_app(Options(resume=str(path), delay=0))
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.match.position.kpn() == rec.match.position.kpn()
+            assert "Blue Forward 5 Yellow" in str(app.query_one("#moves").render())
+            await type_move(pilot, "yR3")
+        assert [str(m) for m in load(path).match.position.move_stack] == [
+            "c1-c5", "b8-b3", "d1-g4",
+        ]
+
+    run(second)
+
+
+def test_resume_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.kmr"
+    bad.write_text("Kamisado match record\nMatch: Huge\n")
+    with pytest.raises(SetupError, match="bad.kmr"):
+        build_app(Options(resume=str(bad)))
+    assert main(["--resume", str(tmp_path / "missing.kmr")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        parse_args(["--level", "grandmaster"])
+    assert e.value.code == 2
+    with pytest.raises(SystemExit):
+        parse_args(["--match", "standard", "--series", "3"])
+    with pytest.raises(SystemExit):
+        parse_args(["--series", "0"])
+
+
+def test_letters_mode() -> None:
+    async def body() -> None:
+        app = app_for("--plain")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            text = app.board.board_text()
+            lines = text.plain.splitlines()
+            assert lines[0].startswith("8    o:o      b:b")
+            assert lines[7].startswith("1  [ n:N   ]  g:G")  # the cursor on a1
+            assert all(span.style in ("", None) or "reverse" in str(span.style)
+                       for span in text.spans)
+            await type_move(pilot, "c1-c5")
+            lines = app.board.board_text().plain.splitlines()
+            # Gold's blue tower must move (>), its destinations are starred
+            assert ">b:b" in lines[0] and "*o:." in lines[1]
+            assert "b:R" in lines[3]
+            # the l key switches to colours and back
+            app.board.focus()
+            await pilot.press("l")
+            assert not app.board.plain and ":" not in app.board.board_text().plain
+            await pilot.press("l")
+            assert app.board.plain
+
+    run(body)
+
+
+def test_series_and_board_turned_for_gold() -> None:
+    async def body() -> None:
+        app = app_for("--series", "2", "--level", "beginner", "--colour", "gold")
+        async with app.run_test(size=SIZE) as pilot:
+            assert app.match.series and app.match.target == 2
+            assert app.board.flipped  # Gold's home row at the bottom
+            lines = app.board.board_text().plain.splitlines()
+            assert [line[0] for line in lines if line[:1].isdigit()] == list("12345678")
+            assert lines[-1].split() == list("hgfedcba")
+            # the computer (Black) opens the round
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1)
+            assert app.match.position.turn == 1 and app.thinking is None
+
+    run(body)
+
+
+def test_computer_in_a_process_keeps_the_screen_alive() -> None:
+    async def body() -> None:
+        app = app_for("--level", "expert", "--colour", "gold")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.3)
+            assert app.thinking == "move"
+            assert "thinking" in str(app.query_one("#status").render())
+            # the screen answers while the computer thinks
+            app.board.focus()
+            await pilot.press("up")
+            await type_move(pilot, "c1-c5")
+            assert "Wait" in app.messages[-1]
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1, 60)
+            assert app.thinking is None and app.match.position.turn == 1
+            assert app._pool is not None
+        assert app._pool is None  # the computer's process is gone
+
+    run(body)
