@@ -399,3 +399,48 @@ def test_computer_in_a_process_keeps_the_screen_alive() -> None:
         assert app._pool is None  # the computer's process is gone
 
     run(body)
+
+
+def test_deadlock_is_announced() -> None:
+    # after c4-b5 Gold's purple and Black's pink towers are both blocked
+    m = Match(1, start="8/2u2y2/obYp4/5Rrg/2P3n1/3U1O2/GN3B2/8 b p 1 0 0")
+
+    async def body() -> None:
+        app = KamisadoApp(m, (None, None), {"Black": "a", "Gold": "b"}, delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "c4-b5")
+            news = app.messages[-1]
+            assert "Gold's purple tower is blocked" in news
+            assert "Black's pink tower is blocked" in news
+            assert "deadlock: Black's move blocked every tower and loses" in news
+            await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+            assert app.match.winner == 1
+            assert "Gold wins" in str(app.screen.query_one("#result-text").render())
+
+    run(body)
+
+
+def test_sumo_push_is_announced() -> None:
+    # the record example's round 2: Gold's red Sumo pushes Black's orange tower
+    m = Match(3, start="pygnuobr+/8/8/8/8/8/8/RPGYBNUO b - 3 0 1")
+    for token in [
+        "Yellow Left 2", "Yellow Forward 2", "Pink Right 4", "Green Forward 6",
+        "Yellow Forward 1", "Red Forward 5", "Green Right 5", "Blue Right 6",
+        "Purple Forward 2", "Pink Left 5", "Orange Forward 1",
+    ]:
+        m.push_move(token)
+
+    async def body() -> None:
+        app = KamisadoApp(m, (None, None), {"Black": "a", "Gold": "b"}, delay=0)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "Red Forward 1")
+            assert "Sumo push: Black's orange tower is pushed back; Gold moves again" in (
+                app.messages[-1]
+            )
+            assert app.match.position.turn == 1
+            moves = str(app.query_one("#moves").render())
+            assert "Orange Back 1 Orange" in moves
+
+    run(body)

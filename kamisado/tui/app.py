@@ -460,8 +460,8 @@ def _round_over_text(match: Match, number: int) -> str:
         how = f"{side}'s {COLOUR_NAMES[o.colour]} tower reached the home row"
     else:
         how = (
-            f"deadlock: {_side_word(o.winner ^ 1)} blocked every tower;"
-            f" {side} wins, the ring goes on {side}'s {COLOUR_NAMES[o.colour]} tower"
+            f"deadlock: {_side_word(o.winner ^ 1)}'s move blocked every tower and loses;"
+            f" the ring goes on {side}'s {COLOUR_NAMES[o.colour]} tower"
         )
     gained = 1 if match.series else o.points
     unit = "point" if gained == 1 else "points"
@@ -483,7 +483,8 @@ class KamisadoApp(App[int]):
     TITLE = "Kamisado"
     CSS = """
     #main { height: 1fr; }
-    #side { width: 56; padding: 0 1; }
+    #board { width: 3fr; max-width: 76; }
+    #side { width: 2fr; min-width: 30; max-width: 58; padding: 0 1; }
     #score { height: auto; text-style: bold; }
     #turn { height: auto; margin-bottom: 1; }
     #moves-box { height: 1fr; border: round $primary-darken-2; }
@@ -625,8 +626,9 @@ class KamisadoApp(App[int]):
         )
         self.query_one("#score", Static).update(score)
         self.query_one("#turn", Static).update(self._turn_text())
-        body = write(Record(self.headers, m)).split("\n\n", 1)
-        self.query_one("#moves", Static).update(body[1] if len(body) > 1 else "")
+        rounds = write(Record(self.headers, m)).split("\n\n")[1:]
+        lines = [ln for ln in "\n\n".join(rounds).splitlines() if not ln.startswith("Start:")]
+        self.query_one("#moves", Static).update("\n".join(lines))
         self.query_one("#moves-box", VerticalScroll).scroll_end(animate=False)
 
     def _turn_text(self) -> str:
