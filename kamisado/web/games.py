@@ -372,7 +372,16 @@ class Hub:
             self.leave(conn)
         conn.game, conn.seats = game, seats
         game.conns.add(conn)
-        await self.broadcast(game)
+        if seats:
+            await self.broadcast(game)  # the others see the seat come online
+        else:
+            await self.send_state(game, conn)
+
+    async def send_state(self, game: Game, conn: Conn) -> None:
+        """Send the game's state to one connection."""
+        view = game.view()
+        view["you"] = [SIDE_LETTERS[s] for s in conn.seats]
+        await self._send(conn, json.dumps(view, separators=(",", ":")))
 
     def leave(self, conn: Conn) -> None:
         """Detach a connection; when it held a seat the others hear of it."""

@@ -1,0 +1,284 @@
+"""The web app's protocol and JSON API, through Starlette's test client."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from kamisado import record
+from kamisado.core import Position
+from kamisado.match import Match
+from kamisado.web.messages import CreateMsg, FillMsg, JoinMsg, MoveMsg, ProtocolError, parse
+from kamisado.web.server import create_app
+
+FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0)) as c:
+        yield c
+
+
+def new_game(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def recv(ws: Any, kind: str = "state") -> dict[str, Any]:
+    msg: dict[str, Any] = ws.receive_json()
+    assert msg["type"] == kind, msg
+    return msg
+
+
+# -- parse ---------------------------------------------------------------------
+
+
+def test_parse_reads_every_message_type() -> None:
+    assert parse('{"type":"join","game":"abc","token":"t"}') == JoinMsg("abc", "t")
+    assert parse('{"type":"move","move":"c1-c5"}') == MoveMsg("c1-c5", None)
+    assert parse(b'{"type":"fill","direction":"right","seq":4}') == FillMsg("right", 4)
+    msg = parse('{"type":"create","gold":"club","target":3}')
+    assert msg == CreateMsg(gold="club", target=3)
+
+
+@pytest.mark.parametrize(
+    ("frame", "needle"),
+    [
+        ("not json", "invalid JSON"),
+        ("[1, 2]", "found list"),
+        ('{"move": "c1-c5"}', "'type'"),
+        ('{"type": "teleport"}', "unknown message type"),
+        ('{"type": "move"}', "missing field 'move'"),
+        ('{"type": "move", "move": "c1c5"}', "square form"),
+        ('{"type": "move", "move": "c1-c5", "seq": true}', "integer"),
+        ('{"type": "move", "move": "c1-c5", "seq": -1}', "seq >= 0"),
+        ('{"type": "join", "game": "../etc"}', "game id"),
+        ('{"type": "create", "gold": "grandmaster"}', "one of human"),
+        ('{"type": "create", "target": 5}', "target 1, 3, 7 or 15"),
+        ('{"type": "create", "black": "club", "gold": "club", "online": true}', "human seat"),
+    ],
+)
+def test_parse_refuses_with_a_reason(frame: str, needle: str) -> None:
+    with pytest.raises(ProtocolError, match=None) as exc:
+        parse(frame)
+    assert needle in str(exc.value)
+
+
+# -- the websocket ------------------------------------------------------------------
+
+
+def test_hotseat_moves_and_errors_keep_the_connection(client: TestClient) -> None:
+    g = new_game(client, target=1)
+    assert g["tokens"]["b"] == g["tokens"]["g"]  # one token holds both seats
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        st = recv(ws)
+        assert st["seq"] == 0 and st["you"] == ["b", "g"] and st["turn"] == "b"
+        assert st["must"] is None and {"c2", "c7", "a3", "h6"} <= set(st["legal"]["c1"])
+        assert sum(len(v) for v in st["legal"].values()) == 102
+        for frame in ["nonsense", '{"type":"move","move":"a1-b3"}', '{"type":"x"}']:
+            ws.send_text(frame)
+            err = recv(ws, "error")
+            assert err["message"]
+        ws.send_bytes(b'{"type":"ping"}')
+        recv(ws, "pong")
+        ws.send_json({"type": "move", "move": "c1-c5", "seq": 0})
+        st = recv(ws)
+        assert st["seq"] == 1 and st["turn"] == "g" and st["must"] == "blue"
+        assert st["last"]["move"] == "c1-c5" and list(st["legal"]) == ["b8"]
+        assert st["rounds"][0]["entries"][0]["long"] == "Red Forward 4 Blue"
+        ws.send_json({"type": "move", "move": "b8-b3", "seq": 0})  # stale
+        assert recv(ws, "error")["code"] == "stale"
+        ws.send_json({"type": "move", "move": "a8-a7", "seq": 1})  # illegal
+        err = recv(ws, "error")
+        assert err["code"] == "illegal" and "blue tower must move" in err["message"]
+        ws.send_json({"type": "move", "move": "b8-b3", "seq": 1})
+        assert recv(ws)["kpn"] == "o1upyrgn/8/8/2R5/8/1b6/8/NG1YPUBO b y 1 0 0"
+
+
+def test_forged_moves_for_the_other_seat_are_refused(client: TestClient) -> None:
+    g = new_game(client, target=1, online=True)
+    tb, tg = g["tokens"]["b"], g["tokens"]["g"]
+    assert tb != tg
+    with (
+        client.websocket_connect("/ws") as black,
+        client.websocket_connect("/ws") as gold,
+        client.websocket_connect("/ws") as watcher,
+    ):
+        black.send_json({"type": "join", "game": g["id"], "token": tb})
+        assert recv(black)["you"] == ["b"]
+        gold.send_json({"type": "join", "game": g["id"], "token": tg})
+        assert recv(gold)["you"] == ["g"]
+        st = recv(black)  # black hears that gold is here
+        assert st["seats"]["g"]["online"] and st["seats"]["b"]["online"]
+        watcher.send_json({"type": "join", "game": g["id"]})
+        assert recv(watcher)["you"] == []
+        gold.send_json({"type": "move", "move": "c1-c5"})  # Black's tower, Black's turn
+        assert recv(gold, "error")["code"] == "not_your_turn"
+        watcher.send_json({"type": "move", "move": "c1-c5"})
+        assert recv(watcher, "error")["code"] == "not_your_turn"
+        watcher.send_json({"type": "join", "game": g["id"], "token": "forged-token"})
+        assert recv(watcher, "error")["code"] == "bad_token"
+        black.send_json({"type": "move", "move": "c1-c5"})
+        for ws in (black, gold):
+            assert recv(ws)["seq"] == 1
+        black.send_json({"type": "move", "move": "b8-b3"})  # now Gold's turn
+        assert recv(black, "error")["code"] == "not_your_turn"
+    # nothing but the one real move was stored
+    assert client.get(f"/api/games/{g['id']}/steps").json()["steps"][-1]["ply"] == 1
+
+
+def test_leaving_player_is_shown_away_and_can_come_back(client: TestClient) -> None:
+    g = new_game(client, target=1, online=True)
+    with client.websocket_connect("/ws") as black:
+        black.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        recv(black)
+        with client.websocket_connect("/ws") as gold:
+            gold.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["g"]})
+            recv(gold)
+            assert recv(black)["seats"]["g"]["online"] is True
+        assert recv(black)["seats"]["g"]["online"] is False
+        black.send_json({"type": "move", "move": "d1-d4"})
+        assert recv(black)["seq"] == 1
+        with client.websocket_connect("/ws") as gold:
+            gold.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["g"]})
+            st = recv(gold)
+            assert st["seq"] == 1 and st["last"]["move"] == "d1-d4" and st["you"] == ["g"]
+
+
+def _record_at_fill() -> str:
+    m = Match(3, start=FIG7A)
+    m.push_move("f6-a1")
+    return record.write(record.Record.new(m, black="Johan", gold="Alain", date="2026-11-22"))
+
+
+def test_upload_record_then_fill_choice(client: TestClient) -> None:
+    r = client.post("/api/records", content=_record_at_fill())
+    assert r.status_code == 200, r.text
+    g = r.json()
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        st = recv(ws)
+        assert st["state"] == "fill" and st["fill"]["chooser"] == "g"
+        assert st["legal"] == {}
+        assert st["fill"]["left"]["kpn"] == "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1"
+        assert st["fill"]["right"]["kpn"] == "bnoprygu+/8/8/8/8/8/8/UBNOPGRY b - 3 0 1"
+        ws.send_json({"type": "move", "move": "a1-a2"})
+        assert recv(ws, "error")["code"] == "illegal"
+        ws.send_json({"type": "fill", "direction": "left"})
+        st = recv(ws)
+        assert st["state"] == "playing" and st["round"] == 2 and st["points"] == [0, 1]
+        assert st["kpn"] == "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1"
+        assert st["last"] == {"kind": "fill", "side": "g", "fill": "left"}
+    text = client.get(f"/api/games/{g['id']}/record").text
+    rec = record.read(text)
+    assert rec.match.rounds[1].fill == "left" and rec.headers["Black"] == "Johan"
+
+
+def test_record_download_reads_back(client: TestClient) -> None:
+    g = new_game(client, target=3)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        recv(ws)
+        for mv in ["c1-c5", "b8-b3", "d1-g4"]:
+            ws.send_json({"type": "move", "move": mv})
+            recv(ws)
+    r = client.get(f"/api/games/{g['id']}/record")
+    assert "attachment" in r.headers["content-disposition"]
+    rec = record.read(r.text)
+    assert rec.match.target == 3
+    assert [str(m) for m in rec.match.current.moves] == ["c1-c5", "b8-b3", "d1-g4"]
+    assert "Red Forward 4 Blue" in r.text
+
+
+def test_bad_uploads_and_requests_change_nothing(client: TestClient) -> None:
+    before = client.get("/api/games").json()
+    bad = _record_at_fill().replace("Purple", "Mauve")
+    r = client.post("/api/records", content=bad)
+    assert r.status_code == 400 and "line" in r.json()["error"]
+    assert client.post("/api/records", content=b"\xff\xfe").status_code == 400
+    assert client.post("/api/games", json={"target": 4}).status_code == 400
+    assert client.post("/api/games", content=b"[").status_code == 400
+    assert client.get("/api/games").json() == before
+    assert client.get("/api/games/nope/record").status_code == 404
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": "nope"})
+        assert recv(ws, "error")["code"] == "no_game"
+        ws.send_json({"type": "move", "move": "c1-c5"})
+        assert recv(ws, "error")["code"] == "not_joined"
+
+
+def test_position_api_applies_the_rules(client: TestClient) -> None:
+    start = Position().kpn()
+    v = client.get("/api/position", params={"kpn": start, "move": "c1-c5"}).json()
+    assert v["kpn"] == "obupyrgn/8/8/2R5/8/8/8/NG1YPUBO g b 1 0 0"
+    assert v["must"] == "blue" and list(v["legal"]) == ["b8"]
+    r = client.get("/api/position", params={"kpn": start, "move": "a1-a1"})
+    assert r.status_code == 400
+    r = client.get("/api/position", params={"kpn": "xyz"})
+    assert r.status_code == 400 and "KPN" in r.json()["error"]
+
+
+def test_game_list_and_steps(client: TestClient) -> None:
+    g = new_game(client, target=7, black_name="Ann")
+    games = client.get("/api/games").json()
+    assert games[0]["id"] == g["id"] and games[0]["target"] == 7
+    assert games[0]["black_name"] == "Ann" and games[0]["state"] == "playing"
+    steps = client.get(f"/api/games/{g['id']}/steps").json()["steps"]
+    assert len(steps) == 1 and steps[0]["kpn"] == Position(
+        "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 7 0 0"
+    ).kpn()
+
+
+def test_lessons_endpoints_answer_lists(client: TestClient) -> None:
+    for kind in ("lessons", "puzzles"):
+        for lang in ("en", "de", "hu", "xx"):
+            data = client.get(f"/api/{kind}", params={"lang": lang}).json()
+            assert isinstance(data, list)
+            for item in data:
+                assert "id" in item and "kpn" in json.dumps(item)
+
+
+def test_page_and_static_files(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and "app.js" in page.text
+    en = client.get("/static/i18n/en.json").json()
+    assert en["side.b"] == "Black"
+    assert client.get("/static/app.js").status_code == 200
+    # every key the page names exists in en.json
+    import re
+
+    html = page.text + client.get("/static/app.js").text
+    keys = set(re.findall(r'data-i18n="([\w.]+)"', html)) | set(
+        re.findall(r'\bt\("([\w]+\.[\w]+)"', html)
+    )
+    assert keys and not (keys - set(en)), keys - set(en)
+
+
+def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=1)) as client:
+        g = new_game(client, target=1, gold="casual")
+        assert list(g["tokens"]) == ["b"]
+        other = new_game(client, target=1)
+        with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as ws2:
+            ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+            assert recv(ws)["you"] == ["b"]
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            st = recv(ws)
+            assert st["seq"] == 1 and st["thinking"] is True and st["to_act"] == "g"
+            ws.send_json({"type": "move", "move": "b8-b3"})  # the computer's seat
+            assert recv(ws, "error")["code"] == "not_your_turn"
+            # another game is served while the computer thinks
+            ws2.send_json({"type": "join", "game": other["id"], "token": other["tokens"]["b"]})
+            assert recv(ws2)["seq"] == 0
+            st = recv(ws)
+            assert st["seq"] == 2 and st["last"]["side"] == "g" and st["thinking"] is False
+            assert st["last"]["move"].startswith("b8-")  # the blue tower had to move
