@@ -57,13 +57,17 @@ def app_for(*argv: str) -> KamisadoApp:
     return build_app(parse_args(["--delay", "0", *argv]))
 
 
-async def type_move(pilot: Pilot[int], text: str) -> None:
-    """Type a move into the (emptied) entry and press Enter."""
+async def type_move(pilot: Pilot[int], text: str, keys: bool = False) -> None:
+    """Write a move into the (emptied) entry, key by key with ``keys``, and press Enter."""
     entry = pilot.app.query_one("#entry", Input)
     entry.value = ""
     entry.focus()
     await pilot.pause()
-    await pilot.press(*text, "enter")
+    if keys:
+        await pilot.press(*text)
+    else:
+        entry.value = text
+    await pilot.press("enter")
     await pilot.pause()
 
 
@@ -99,7 +103,8 @@ def test_hotseat_moves_by_keys() -> None:
             assert app.match.position.kpn() == "obupyrgn/8/8/2R5/8/8/8/NG1YPUBO g b 1 0 0"
             # Gold's blue tower must move: it is marked, its destinations too
             assert app.selected == 57 and 17 in board.destinations
-            await pilot.press("left", "down", "down", "enter")  # b3
+            assert board.cursor == 57  # the cursor went to it
+            await pilot.press("down", "down", "down", "down", "down", "enter")  # b3
             assert app.match.position.kpn() == "o1upyrgn/8/8/2R5/8/1b6/8/NG1YPUBO b y 1 0 0"
             moves = str(app.query_one("#moves").render())
             assert "1. Red Forward 4 Blue       Blue Forward 5 Yellow" in moves
@@ -113,10 +118,10 @@ def test_hotseat_moves_by_text_in_every_form() -> None:
         app = app_for()
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
-            await type_move(pilot, "c1-c5")
-            await type_move(pilot, "Blue Forward 5")
-            await type_move(pilot, "yR3")
-            await type_move(pilot, "d7")  # destination form: one legal move goes there
+            await type_move(pilot, "c1-c5", keys=True)
+            await type_move(pilot, "Blue Forward 5", keys=True)
+            await type_move(pilot, "yR3", keys=True)
+            await type_move(pilot, "d7", keys=True)  # destination form: one legal move goes there
             assert [str(m) for m in app.match.position.move_stack] == [
                 "c1-c5", "b8-b3", "d1-g4", "c8-d7",
             ]

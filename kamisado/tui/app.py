@@ -850,6 +850,12 @@ class KamisadoApp(App[int]):
         pl = self.players[m.position.turn]
         if pl is not None:
             self._think("move", pl)
+            return
+        # a person's turn: the cursor goes to the tower that must move
+        pos = m.position
+        if pos.mover() >= 0:
+            self.board.cursor = pos.tower_square[pos.mover()]
+            self.board.refresh()
 
     def _choose_fill(self, fill: str | None) -> None:
         if fill not in FILLS or self.match.state != "fill":
@@ -863,9 +869,7 @@ class KamisadoApp(App[int]):
             "news",
         )
         self._autosave()
-        mine = [mv.from_square for mv in pos.legal_moves]
-        if mine:
-            self.board.cursor = mine[0]
+        self.board.cursor = next((mv.from_square for mv in pos.legal_moves), 0)
         self._refresh_all()
         self._advance()
 
