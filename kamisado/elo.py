@@ -297,7 +297,7 @@ def format_table(
     lines = [head.rstrip()]
     for i, r in enumerate(ratings):
         line = (
-            f"{i + 1:>3} {r.name:<{width}} {r.elo:>+5.0f} {r.error:>6.0f} {r.games:>6}"
+            f"{i + 1:>3} {r.name:<{width}} {round(r.elo):>+5d} {r.error:>6.0f} {r.games:>6}"
             f" {r.score:>6.1f} {r.percent:>5.1f}"
         )
         line += "".join(f"  {cells[i][j]:>{col_w[j]}}" for j in range(len(names)))

@@ -1,0 +1,277 @@
+"""``kamisado tournament``: schedules, games through KEI, records, forfeits, stop and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kamisado import record
+from kamisado.tournament import (
+    Config,
+    PlayerSpec,
+    main,
+    parse_match_type,
+    parse_player,
+    schedule,
+)
+
+pytestmark = pytest.mark.timeout(120)
+
+ENGINES = Path(__file__).parent / "engines"
+
+
+def mock(name: str, *args: str) -> str:
+    return f"cmd:{sys.executable} {ENGINES / name}.py {' '.join(args)}".rstrip()
+
+
+def finished(out: Path) -> dict[str, dict[str, object]]:
+    state = json.loads((out / "state.json").read_text())
+    result: dict[str, dict[str, object]] = state["finished"]
+    return result
+
+
+# -- pure parts --------------------------------------------------------------------
+
+
+def test_players_and_match_types() -> None:
+    assert parse_player("level:novice") == PlayerSpec("novice", "level:novice")
+    assert parse_player("B = level:club") == PlayerSpec("B", "level:club")
+    p = parse_player("cmd:python3 -u engines/my_bot.py --fast")
+    assert p.name == "my_bot" and p.command() == [
+        "python3",
+        "-u",
+        "engines/my_bot.py",
+        "--fast",
+    ]
+    assert parse_player("level:club").command()[-3:] == [
+        "kamisado.protocol",
+        "--level",
+        "club",
+    ]
+    for bad, message in [
+        ("club", "expected 'level:LEVEL' or 'cmd:COMMAND'"),
+        ("cmd:", "expected a command after 'cmd:'"),
+        ("=level:club", "the name before '=' is empty"),
+        ("cmd:python 'open", "No closing quotation"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            parse_player(bad)
+    assert [parse_match_type(t) for t in ("single", "long", "marathon", "series:5")] == [
+        (1, False),
+        (7, False),
+        (15, False),
+        (5, True),
+    ]
+    for bad in ("series:0", "series:x", "blitz"):
+        with pytest.raises(ValueError, match="expected a match type"):
+            parse_match_type(bad)
+
+
+def test_schedules() -> None:
+    players = [parse_player(f"level:{lv}") for lv in ("beginner", "novice", "casual")]
+    rr = schedule(Config(players, games=2, seed=1))
+    assert [(g.black, g.gold) for g in rr] == [
+        ("beginner", "novice"),
+        ("beginner", "casual"),
+        ("novice", "casual"),
+        ("novice", "beginner"),
+        ("casual", "beginner"),
+        ("casual", "novice"),
+    ]
+    assert [g.number for g in rr] == [1, 2, 3, 4, 5, 6]
+    assert schedule(Config(players, games=2, seed=1)) == rr  # seeds come from the base seed
+    assert [g.seed for g in schedule(Config(players, games=2, seed=2))] != [
+        g.seed for g in rr
+    ]
+    gauntlet = schedule(Config(players, format="gauntlet", games=3, seed=1))
+    assert [(g.black, g.gold) for g in gauntlet] == [
+        ("beginner", "novice"),
+        ("beginner", "casual"),
+        ("novice", "beginner"),
+        ("casual", "beginner"),
+        ("beginner", "novice"),
+        ("beginner", "casual"),
+    ]
+
+
+def test_bad_configurations_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = str(tmp_path / "t")
+    cases = [
+        (["level:club", "level:club", "--out", out], "club appears twice"),
+        (["level:club", "--out", out], "at least two players"),
+        (["level:club", "level:nobody", "--out", out], "expected a level"),
+        (["level:club", "level:novice", "--match", "blitz", "--out", out], "match type"),
+        (["level:club", "level:novice", "--games", "0", "--out", out], "--games"),
+        (["level:club", "level:novice", "--movetime", "0", "--out", out], "--movetime"),
+        (["level:club", "level:novice", "-j", "0", "--out", out], "--concurrency"),
+        (["level:club", "level:novice", "--anchor", "x", "--out", out], "--anchor 'x'"),
+        (["--resume", "--out", out], "nothing to resume"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("kamisado tournament: ") and message in err, (argv, err)
+    assert not (tmp_path / "t").exists()
+
+
+# -- tournaments -----------------------------------------------------------------------
+
+
+def test_a_small_tournament_runs_and_its_records_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = ["level:beginner", "level:novice", "--games", "4", "--seed", "11", "-j", "2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    games = schedule(
+        Config(
+            [parse_player("level:beginner"), parse_player("level:novice")], games=4, seed=11
+        )
+    )
+    state = finished(out)
+    assert sorted(state) == ["1", "2", "3", "4"]
+    scores = {"beginner": 0.0, "novice": 0.0}
+    for g in games:
+        rec = record.load(out / g.filename)
+        assert (rec.headers["Black"], rec.headers["Gold"]) == (g.black, g.gold)
+        assert rec.headers["Seed"] == str(g.seed) and rec.headers["Game"] == str(g.number)
+        m = rec.match
+        assert m.state == "over" and m.target == 1 and m.winner is not None
+        # replaying from the text alone gives the same record back
+        again = record.read(record.write(rec))
+        assert again == rec
+        black_score = 1.0 if m.winner == 0 else 0.0
+        assert state[str(g.number)]["black_score"] == black_score
+        scores[g.black] += black_score
+        scores[g.gold] += 1 - black_score
+        assert f"game {g.number}/4: {g.black} (Black) - {g.gold} (Gold)" in text
+    table = text[text.index("  # player") :].splitlines()
+    rows = {line.split()[1]: line.split() for line in table[1:]}
+    assert {name: float(rows[name][5]) for name in rows} == scores
+    assert all(rows[name][4] == "4" for name in rows)
+    # the same seed plays the same games
+    out2 = tmp_path / "again"
+    assert main([*argv, "--out", str(out2)]) == 0
+    for g in games:
+        assert (out2 / g.filename).read_text() == (out / g.filename).read_text()
+
+
+def test_a_match_type_with_fills_and_an_external_engine(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    argv = [mock("conforming"), "level:beginner", "--match", "standard", "--games", "2"]
+    assert main([*argv, "--seed", "3", "--out", str(out)]) == 0
+    recs = [record.load(out / f"game-000{n}.txt") for n in (1, 2)]
+    assert [r.headers["Black"] for r in recs] == ["conforming", "beginner"]
+    for r in recs:
+        assert r.match.state == "over" and max(r.match.points) >= 3
+        assert r.headers["Black engine"].startswith(("cmd:", "level:"))
+    out = tmp_path / "series"
+    argv = ["level:beginner", "level:novice", "--match", "series:2", "--games", "1"]
+    assert main([*argv, "--out", str(out)]) == 0
+    m = record.load(out / "game-0001.txt").match
+    assert m.series and m.state == "over" and max(m.points) == 2
+
+
+def test_crashing_hanging_and_cheating_engines_forfeit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    players = [
+        "level:beginner",
+        mock("crashing", "--after", "1"),
+        mock("hanging"),
+        "cheat=" + mock("cheating", "--after", "2"),
+    ]
+    argv = [*players, "--gauntlet", "--games", "1", "--timeout", "1", "-j", "3"]
+    t = time.monotonic()
+    assert main([*argv, "--out", str(out)]) == 0
+    assert time.monotonic() - t < 30
+    text = capsys.readouterr().out
+    reasons = {}
+    for n in (1, 2, 3):
+        rec = record.load(out / f"game-000{n}.txt")
+        assert rec.headers["Black"] == "beginner"
+        assert rec.match.state != "over"
+        side, _, reason = rec.headers["Forfeit"].partition(": ")
+        assert side == "Gold"
+        reasons[rec.headers["Gold"]] = reason
+        assert finished(out)[str(n)]["black_score"] == 1.0
+    assert "terminated (exit status 3)" in reasons["crashing"]
+    assert "did not answer 'bestmove' in time" in reasons["hanging"]
+    assert "sent an illegal move" in reasons["cheat"]
+    assert "forfeit (Gold: engine 'Mock' terminated" in text
+    rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
+    assert rows[0][1] == "beginner" and rows[0][5] == "3.0"
+
+
+def test_stop_with_sigterm_then_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = [
+        "level:beginner",
+        "level:novice",
+        "--games",
+        "8",
+        "--movetime",
+        "20",
+        "--seed",
+        "5",
+    ]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kamisado.cli", "tournament", *argv, "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (out / "state.json").exists() and len(finished(out)) >= 2:
+                break
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        stdout, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert "go on with: kamisado tournament --resume --out" in stdout
+    done = finished(out)
+    assert 2 <= len(done) < 8
+    kept = {n: (out / f"game-{int(n):04d}.txt").read_bytes() for n in done}
+    stamps = {n: os.stat(out / f"game-{int(n):04d}.txt").st_mtime_ns for n in done}
+    # no engine outlives the tournament
+    left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
+    assert left.stdout == ""
+    # a finished game whose record went missing is played again
+    lost = sorted(done, key=int)[0]
+    (out / f"game-{int(lost):04d}.txt").unlink()
+    assert main(["--resume", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert f"resuming with {len(done) - 1} finished" in text
+    assert f"game {lost}/8:" in text
+    assert len(finished(out)) == 8
+    for n, data in kept.items():
+        if n != lost:
+            path = out / f"game-{int(n):04d}.txt"
+            assert path.read_bytes() == data and os.stat(path).st_mtime_ns == stamps[n]
+            assert f"game {n}/8:" not in text  # read back, not replayed
+    rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
+    assert sorted(int(r[4]) for r in rows) == [8, 8]
+    # a finished tournament resumes to nothing new; starting again over it is refused
+    assert main(["--resume", "--out", str(out)]) == 0
+    assert "game(s) played" not in capsys.readouterr().out
+    assert main(["level:beginner", "level:novice", "--out", str(out)]) == 2
+    assert "add --resume" in capsys.readouterr().err
