@@ -22,6 +22,7 @@ from kamisado.tui import Options, main, parse_args
 from kamisado.tui.app import (
     BoardView,
     FillScreen,
+    HelpScreen,
     KamisadoApp,
     ResultScreen,
     SetupError,
@@ -447,5 +448,21 @@ def test_sumo_push_is_announced() -> None:
             assert app.match.position.turn == 1
             moves = str(app.query_one("#moves").render())
             assert "Orange Back 1 Orange" in moves
+
+    run(body)
+
+
+def test_help_screen() -> None:
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            await pilot.press("question_mark")
+            await pilot.pause()
+            assert isinstance(app.screen, HelpScreen)
+            assert "Red Forward 4" in str(app.screen.query_one("#help-text").render())
+            await pilot.press("escape")
+            await pilot.pause()
+            assert not isinstance(app.screen, HelpScreen)
 
     run(body)

@@ -5,9 +5,9 @@ and/or computer :class:`~kamisado.players.Player` objects.  The board is a
 :class:`BoardView`; the round's winner picks the fill on a
 :class:`FillScreen`; the end of the match shows a :class:`ResultScreen`.
 
-Computer moves never block the screen: the quick levels (``beginner``,
-``novice``, ``casual``) think in a thread, the others in a separate process
-(the engine's search holds the GIL), and the app keeps drawing meanwhile.
+Computer moves never block the screen: the quick levels (``beginner`` to
+``club``, at most a few tens of milliseconds a move) think in a thread, the
+others in a separate process (the engine's search holds the GIL), and the app keeps drawing meanwhile.
 
 >>> from kamisado.tui import Options
 >>> app = build_app(Options(level="beginner", colour="gold", target=3))
@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import multiprocessing
+import os
 import re
 import sys
 import time
@@ -60,6 +61,7 @@ __all__ = [
     "THREAD_LEVELS",
     "BoardView",
     "FillScreen",
+    "HelpScreen",
     "KamisadoApp",
     "ResultScreen",
     "SetupError",
@@ -67,7 +69,7 @@ __all__ = [
 ]
 
 #: Levels quick enough to think in a thread of the app's own process.
-THREAD_LEVELS = frozenset({"beginner", "novice", "casual"})
+THREAD_LEVELS = frozenset({"beginner", "novice", "casual", "club"})
 #: Characters that start a written move: typed on the board, they open the move entry.
 MOVE_START = frozenset("abcdefghABCDEFGH" + "ngrypuboNGRYPUBO")
 #: Record header value naming a computer player: ``kamisado <level>``.
@@ -450,6 +452,55 @@ class ResultScreen(ModalScreen[str]):
         self.dismiss(event.button.id or "board")
 
 
+HELP = """\
+Kamisado: move a tower of your own straight or diagonally forward, as far as
+it can go through empty squares. The colour of the square you land on is the
+colour of the tower your opponent must move next. Reach the opponent's home
+row to win the round.
+
+Keys on the board
+  cursor keys     move the cursor
+  Enter, Space    pick the tower (first move of a round) / its destination
+  mouse           click a tower, then a destination
+  a-h, colours    start typing a move (it goes to the move entry)
+  / or :          go to the move entry; Esc comes back to the board
+  s               save the record        l   letters mode on/off
+  v               turn the board round   q   quit
+  ?               this help
+
+Written moves (Enter plays them)
+  c1-c5           from and to squares
+  Red Forward 4   the rulebook's form (Left and Right are the mover's own)
+  rF4             short form: tower letter, F/L/R, distance
+  c5              the destination, when only one legal move goes there
+
+Marks: > (or the arrows) the tower that must move, * (or dots) its
+destinations, [ ] (or corners) the cursor.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys and the written forms of a move."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Static {
+        width: auto; max-width: 100%; height: auto; border: thick $accent;
+        background: $surface; padding: 0 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,enter", "close", "Close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(HELP, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
 def _round_over_text(match: Match, number: int) -> str:
     """``Round 2: Gold's purple tower reached Black's home row: +1 (Black 0, Gold 2).``"""
     rnd = match.rounds[number - 1]
@@ -501,6 +552,7 @@ class KamisadoApp(App[int]):
         Binding("v", "flip", "Turn board"),
         Binding("escape", "cancel", "Back to board", show=False),
         Binding("slash,colon", "type_move", "Type a move"),
+        Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -693,6 +745,10 @@ class KamisadoApp(App[int]):
             self.selected = -1
             self._refresh_all()
         self.board.focus()
+
+    def action_help(self) -> None:
+        """Show the keys and the written forms of a move."""
+        self.push_screen(HelpScreen())
 
     def action_type_move(self) -> None:
         """Go to the move entry."""
@@ -1032,7 +1088,7 @@ def build_app(opts: Options) -> KamisadoApp:
         if level is None:
             level, colour = _players_from_headers(headers)
             if headers.get("Seed", "").isdigit():
-                seed = int(headers["Seed"]) + len(match.rounds)
+                seed = int(headers["Seed"])
         if save_path is None:
             save_path = opts.resume
     else:
@@ -1055,7 +1111,7 @@ def build_app(opts: Options) -> KamisadoApp:
         (players[0], players[1]),
         headers,
         save_path=save_path,
-        plain=opts.plain,
+        plain=opts.plain or os.environ.get("NO_COLOR") is not None,
         flipped=level is not None and human == 1,
         delay=opts.delay,
     )
