@@ -259,3 +259,34 @@ def test_simple_engine_quits_twice_and_refuses_afterwards() -> None:
     engine.quit()
     with pytest.raises(EngineTerminatedError, match="has been closed"):
         engine.play(Position())
+
+
+def test_the_documented_minimal_engine_plays_a_match(tmp_path: Path) -> None:
+    """The engine in docs/protocol.md ("Writing an engine") conforms."""
+    doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
+    section = doc[doc.index("## Writing an engine") :]
+    code = section[
+        section.index("```python\n") + 10 : section.index(
+            "\n```", section.index("```python")
+        )
+    ]
+    script = tmp_path / "first.py"
+    script.write_text(code)
+    first = SimpleEngine.popen([sys.executable, str(script)])
+    other = SimpleEngine.popen([*KAMISADO, "--level", "beginner"])
+    try:
+        assert first.name == "First"
+        m = Match(3)
+        while m.state != "over":
+            if m.state == "fill":
+                winner = first if m.current_winner() == 0 else other
+                m.choose_fill(winner.fill(m))
+            else:
+                side = first if m.position.turn == 0 else other
+                move = side.play(m).move
+                if side is first:
+                    assert str(move) == min(str(x) for x in m.legal_moves())
+                m.push_move(move)
+    finally:
+        first.quit()
+        other.quit()
