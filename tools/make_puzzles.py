@@ -64,7 +64,7 @@ class Candidate:
 
 def _solve(pos: Position, **limits: int) -> tuple[int | None, int | None]:
     clear_tables()  # the answer must not depend on earlier searches
-    r = solve(pos, pv=False, **limits)  # type: ignore[arg-type]
+    r = solve(pos, pv=False, **limits)
     return r.winner, r.distance
 
 
