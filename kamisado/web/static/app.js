@@ -129,7 +129,7 @@ class Board {
   towerEl(id, side, colour) {
     let g = this.towerEls.get(id);
     if (g) return g;
-    g = el("g", { class: "tower still " + (side ? "gold" : "black"), "data-tower": `${"bg"[side]}${colour}` }, this.gTowers);
+    g = el("g", { class: "tower still " + (side ? "gold" : "black"), "data-tower": `${"bg"[side]}-${colour}` }, this.gTowers);
     g.dataset.colour = colour;
     g.dataset.side = "bg"[side];
     g.ringsG = el("g", {}, g);
@@ -141,7 +141,6 @@ class Board {
     const ch = el("text", { class: "towerchar", y: 10, "text-anchor": "middle", "font-size": 28,
       fill: SIDE_FILL[side] }, g);
     ch.textContent = CHARS[colour];
-    g.addEventListener("click", (ev) => { ev.stopPropagation(); this.click(Number(g.dataset.square)); });
     this.towerEls.set(id, g);
     return g;
   }
@@ -151,6 +150,7 @@ class Board {
       const id = side * 8 + colour;
       const g = this.towerEl(id, side, COLOURS[colour]);
       g.dataset.square = sq;
+      g.dataset.at = sqName(sq);
       const [x, y] = this.xy(sq);
       g.style.transform = `translate(${x + 50}px, ${y + 50}px)`;
       if (g.dataset.rings !== String(rings)) {
@@ -310,7 +310,12 @@ function openSocket() {
   };
   sock.onmessage = (ev) => {
     const msg = JSON.parse(ev.data);
-    if (msg.type === "state") render(msg);
+    if (msg.type === "state") {
+      // never go back to an older position (frames of one game arrive in order,
+      // but a reconnect may race an old socket)
+      if (game && game.game === msg.game && msg.seq < game.seq) return;
+      render(msg);
+    }
     else if (msg.type === "error") {
       if (msg.code === "no_game") setStatus(t("game.not_found"));
       else announce(t("game.error", { message: msg.message }));
@@ -345,6 +350,7 @@ function seatLabel(s, st) {
 function render(st) {
   const prev = game;
   game = st;
+  $("#board").dataset.seq = st.seq;
   const you = st.you || [];
   board.setFlip(you.length === 1 && you[0] === "g");
   board.setTowers(st.towers);
@@ -375,7 +381,7 @@ function render(st) {
   if (st.state === "over") status = t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` });
   else if (st.thinking) status = t("game.thinking", { side: sideName(actor) });
   else if (st.state === "playing") {
-    if (canAct) status = st.must ? t("game.your_move", { colour: colourName(st.must) }) : t("game.your_first_move");
+    if (canAct && you.length === 1) status = st.must ? t("game.your_move", { colour: colourName(st.must) }) : t("game.your_first_move");
     else status = st.must ? t("game.must_move", { side: sideName(actor), colour: colourName(st.must) })
       : t("game.first_move", { side: sideName(actor) });
   }
@@ -429,7 +435,7 @@ function render(st) {
   // result screen
   if (st.state === "over" && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
     $("#result-text").textContent = t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` });
-    $("#result").hidden = prev === null && st.seq > 0 && false;
+    $("#result").hidden = false;
   }
   if (st.state !== "over") $("#result").hidden = true;
 }

@@ -1,0 +1,209 @@
+"""End to end: the real server, the real page, Debian's Chromium.
+
+Screenshots go to /tmp/kamisado-e2e-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from kamisado.web.server import create_app
+from tests.conftest import CHROMIUM_ARGS
+
+SHOTS = Path("/tmp")
+# a three-move single round: Black's brown tower reaches e8
+QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    db = tmp_path_factory.mktemp("web") / "games.sqlite3"
+    config = uvicorn.Config(
+        create_app(str(db), workers=1), host="127.0.0.1", port=0, log_level="warning",
+        ws="websockets-sansio",
+    )
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+        time.sleep(0.05)
+    port = srv.servers[0].sockets[0].getsockname()[1]
+    yield f"http://127.0.0.1:{port}"
+    srv.should_exit = True
+    thread.join(timeout=20)
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def page(browser: Browser, url: str) -> Page:
+    pg = browser.new_context(viewport={"width": 1100, "height": 850}).new_page()
+    pg.set_default_timeout(10_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors  # type: ignore[attr-defined]
+    pg.goto(url)
+    return pg
+
+
+def click_square(pg: Page, square: str) -> None:
+    """Click a square as a person would."""
+    pg.locator(f'#board .square[data-square="{square}"]').click()
+
+
+def move(pg: Page, frm: str, to: str) -> None:
+    """Select a tower, see its destinations light up, move; wait for the answer."""
+    expect(pg.locator("#board")).to_have_attribute("data-seq", re.compile(r"\d"))
+    seq = int(pg.locator("#board").get_attribute("data-seq") or 0)
+    click_square(pg, frm)
+    expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
+    click_square(pg, to)
+    expect(pg.locator("#board")).to_have_attribute("data-seq", str(seq + 1))
+
+
+def tower_at(pg: Page, tower: str, square: str) -> None:
+    expect(pg.locator(f'#board [data-tower="{tower}"]')).to_have_attribute("data-at", square)
+
+
+def start(pg: Page, mode: str, target: str = "1", **selects: str) -> None:
+    pg.locator(f'input[name="mode"][value="{mode}"]').check()
+    pg.select_option('select[name="target"]', target)
+    for name, value in selects.items():
+        pg.select_option(f'select[name="{name}"]', value)
+    pg.click("#start")
+    expect(pg.locator("#view-play")).to_be_visible()
+
+
+def test_online_round_with_a_spectator(browser: Browser, server: str) -> None:
+    black = page(browser, server + "/")
+    start(black, "online", colour="b")
+    expect(black.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
+    invite = black.locator("#invite-link").input_value()
+    watch = black.locator("#watch-link").input_value()
+    assert re.search(r"/#/game/[\w-]+\?t=[\w-]+$", invite) and "?t=" not in watch
+    expect(black.locator("#status")).to_contain_text("Your move")
+    gold = page(browser, invite)
+    watcher = page(browser, watch)
+    expect(watcher.locator("#status")).to_contain_text("watching")
+    expect(black.locator(".seat-top .presence")).to_have_text("online")
+    for i, (frm, to) in enumerate(QUICK_WIN):
+        mover = black if i % 2 == 0 else gold
+        move(mover, frm, to)
+        tower = "b-brown" if i % 2 == 0 else "g-yellow"
+        for pg in (black, gold, watcher):
+            tower_at(pg, tower, to)
+        if i == 0:
+            # the page of the side not to move offers nothing to move
+            expect(black.locator("#board .dest")).to_have_count(0)
+            expect(gold.locator("#status")).to_contain_text("Your move: the Yellow tower")
+    for pg in (black, gold, watcher):
+        expect(pg.locator("#result")).to_be_visible()
+        expect(pg.locator("#result-text")).to_have_text("Black wins 1–0!")
+    watcher.screenshot(path=str(SHOTS / "kamisado-e2e-online-watcher.png"))
+    gold.screenshot(path=str(SHOTS / "kamisado-e2e-online-gold.png"))
+    for pg in (black, gold, watcher):
+        assert not pg.errors  # type: ignore[attr-defined]
+        pg.context.close()
+
+
+def test_hotseat_standard_match_round_end_and_fill(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat", target="3")
+    for frm, to in QUICK_WIN:
+        move(pg, frm, to)
+    expect(pg.locator("#fill-panel")).to_be_visible()
+    expect(pg.locator("#announce")).to_contain_text("Black wins the round")
+    # both line-ups side by side before choosing
+    expect(pg.locator('#fill-left-board [data-tower="b-brown"]')).to_have_attribute("data-at", "h1")
+    expect(pg.locator('#fill-right-board [data-tower="b-brown"]')).to_have_attribute("data-at", "a1")
+    expect(pg.locator('#fill-left-board [data-tower="g-yellow"]')).to_have_attribute("data-at", "a8")
+    pg.screenshot(path=str(SHOTS / "kamisado-e2e-fill.png"))
+    pg.click("#fill-left")
+    expect(pg.locator("#fill-panel")).to_be_hidden()
+    expect(pg.locator("#match-info")).to_contain_text("Round 2")
+    expect(pg.locator("#match-info")).to_contain_text("1–0")
+    tower_at(pg, "b-brown", "h1")  # the Sumo stands where the left fill put it
+    tower_at(pg, "g-yellow", "a8")
+    expect(pg.locator('#board [data-tower="b-brown"] .ring')).to_have_count(1)
+    expect(pg.locator("#status")).to_contain_text("Gold to move")  # the loser starts round 2
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
+def test_game_against_the_computer(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "computer", colour="b", level="beginner")
+    move(pg, "d1", "d5")
+    tower_at(pg, "b-yellow", "d5")
+    # the computer (Gold) answers with its orange tower (d5 is orange)
+    expect(pg.locator("#moves td.move")).to_have_count(2)
+    expect(pg.locator('#board [data-tower="g-orange"]')).not_to_have_attribute("data-at", "a8")
+    expect(pg.locator("#status")).to_contain_text("Your move")
+    pg.screenshot(path=str(SHOTS / "kamisado-e2e-computer.png"))
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
+def test_reload_mid_game_resumes(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat", target="7")
+    move(pg, "c1", "c5")
+    move(pg, "b8", "b3")
+    tower_at(pg, "g-blue", "b3")
+    url = pg.url
+    pg.reload()
+    assert pg.url == url
+    tower_at(pg, "b-red", "c5")
+    tower_at(pg, "g-blue", "b3")
+    expect(pg.locator("#moves td.move")).to_have_count(2)
+    expect(pg.locator("#status")).to_contain_text("the Yellow tower")
+    move(pg, "d1", "g4")  # and play goes on
+    tower_at(pg, "b-yellow", "g4")
+    pg.context.close()
+
+
+def test_forged_move_for_the_other_seat_is_refused(browser: Browser, server: str) -> None:
+    black = page(browser, server + "/")
+    start(black, "online", colour="b")
+    expect(black.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
+    gold = page(browser, black.locator("#invite-link").input_value())
+    expect(gold.locator("#status")).to_contain_text("Black to move")
+    game_id = black.url.split("/")[-1]
+    # Gold's page sends a move for Black's tower on a socket of its own
+    answer = gold.evaluate(
+        """([id, token]) => new Promise((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/ws`);
+            ws.onopen = () => ws.send(JSON.stringify({type: "join", game: id, token}));
+            ws.onmessage = (ev) => {
+                const m = JSON.parse(ev.data);
+                if (m.type === "state" && m.seq === 0 && !ws.sent) {
+                    ws.sent = true;
+                    ws.send(JSON.stringify({type: "move", move: "c1-c5"}));
+                } else if (m.type === "error") { resolve(m); ws.close(); }
+            };
+        })""",
+        [game_id, gold.evaluate(f"localStorage.getItem('kamisado.token.{game_id}')")],
+    )
+    assert answer["code"] == "not_your_turn"
+    # the board did not change anywhere
+    time.sleep(0.3)
+    tower_at(black, "b-red", "c1")
+    tower_at(gold, "b-red", "c1")
+    expect(black.locator("#status")).to_contain_text("Your move")
+    black.context.close()
+    gold.context.close()
