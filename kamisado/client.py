@@ -289,6 +289,16 @@ def _position_command(game: Match | Position | str) -> tuple[str, Position]:
     return f"position kpn {pos.kpn()}", pos
 
 
+def _legal_line(pos: Position, moves: Sequence[Move]) -> bool:
+    """Whether ``moves`` can be played one after the other from ``pos``."""
+    q = pos.copy(stack=False)
+    for m in moves:
+        if q.outcome is not None or not q.is_legal(m):
+            return False
+        q.push(m)
+    return True
+
+
 class KeiEngine:
     """An engine process spoken to over KEI (use :meth:`popen`).
 
@@ -319,12 +329,16 @@ class KeiEngine:
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
         stderr: int | IO[Any] | None = None,
+        setpgrp: bool = False,
     ) -> KeiEngine:
         """Start ``command`` (a list, or a string split like a shell) and shake hands.
 
         ``timeout`` is the default wait for answers without a time limit;
         ``setup_timeout`` bounds the handshake.  ``stderr`` is passed to the
         subprocess (``asyncio.subprocess.DEVNULL`` to silence it).
+        ``setpgrp=True`` starts the engine in a session of its own, so that a
+        Ctrl-C in the terminal reaches only the client (which then ends the
+        engine itself).
         """
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -338,6 +352,7 @@ class KeiEngine:
                 cwd=cwd,
                 env=dict(env) if env is not None else None,
                 limit=1 << 20,
+                start_new_session=setpgrp,
             )
         except OSError as e:
             raise EngineTerminatedError(
@@ -547,6 +562,14 @@ class KeiEngine:
                         if info.string is not None:
                             self._unexpected(text)
                             continue
+                        if info.pv and not _legal_line(pos, info.pv):
+                            LOGGER.warning(
+                                "%s: dropping an illegal pv in %r: %s",
+                                self.name,
+                                pos.kpn(),
+                                text,
+                            )
+                            info.pv = []
                         infos.append(info)
                         if on_info is not None:
                             on_info(info)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import signal
 import sys
 import time
 import zlib
@@ -248,6 +249,9 @@ def _search_job(conn: Connection, pos: Position, limits: Limits, seed: int) -> s
 
 def _worker(conn: Connection) -> None:  # pragma: no cover - runs in the worker process
     from kamisado.players import player
+
+    # a Ctrl-C in the terminal is for the engine process, which ends the worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     while True:
         try:

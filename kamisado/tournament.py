@@ -382,6 +382,7 @@ class Tournament:
         engine = await KeiEngine.popen(
             spec.command(),
             timeout=self.config.timeout or 60.0,
+            setpgrp=True,  # a Ctrl-C stops the tournament, which ends its engines
             stderr=self.engine_stderr
             if self.engine_stderr is not None
             else asyncio.subprocess.DEVNULL,

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -225,62 +226,118 @@ def test_crashing_hanging_and_cheating_engines_forfeit(
     assert rows[0][1] == "beginner" and rows[0][5] == "3.0"
 
 
-def test_stop_with_sigterm_then_resume(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    out = tmp_path / "t"
-    argv = [
-        "level:beginner",
-        "level:novice",
-        "--games",
-        "8",
-        "--movetime",
-        "20",
-        "--seed",
-        "5",
-    ]
-    proc = subprocess.Popen(
+def _start(out: Path, *argv: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
         [sys.executable, "-m", "kamisado.cli", "tournament", *argv, "--out", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, like a job in a terminal
     )
+
+
+def _descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {c for c, p in parents.items() if p in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def _stop_after(
+    proc: subprocess.Popen[str], out: Path, games: int, how: Callable[[], None]
+) -> str:
+    """Wait until ``games`` games are finished, then stop the tournament with ``how``.
+
+    Afterwards no engine the tournament started may be left running.
+    """
+    engines: set[int] = set()
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            if (out / "state.json").exists() and len(finished(out)) >= 2:
+            engines |= _descendants(proc.pid)
+            if (out / "state.json").exists() and len(finished(out)) >= games:
                 break
             time.sleep(0.05)
-        proc.send_signal(signal.SIGTERM)
+        engines |= _descendants(proc.pid)
+        assert engines, "the tournament started no engine processes"
+        how()
         stdout, _ = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+    time.sleep(0.2)
+    assert not [pid for pid in engines if _alive(pid)]
+    return stdout
+
+
+def _no_forfeits(out: Path) -> None:
+    for name in os.listdir(out):
+        if name.endswith(".txt"):
+            assert "Forfeit" not in record.load(out / name).headers, name
+
+
+def test_stop_with_sigterm(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = _start(
+        out, "level:beginner", "level:novice", "--games", "20", "--movetime", "20"
+    )
+    stdout = _stop_after(proc, out, 1, lambda: proc.send_signal(signal.SIGTERM))
+    assert proc.returncode == 130
+    assert "go on with: kamisado tournament --resume --out" in stdout
+    assert 1 <= len(finished(out)) < 20
+    _no_forfeits(out)
+
+
+def test_stop_with_ctrl_c_then_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = ["level:beginner", "level:novice", "--games", "6", "--movetime", "15"]
+    proc = _start(out, *argv, "--seed", "5")
+    # Ctrl-C in a terminal sends SIGINT to the whole foreground process group
+    stdout = _stop_after(proc, out, 2, lambda: os.killpg(proc.pid, signal.SIGINT))
     assert proc.returncode == 130
     assert "go on with: kamisado tournament --resume --out" in stdout
     done = finished(out)
-    assert 2 <= len(done) < 8
+    assert 2 <= len(done) < 6
+    _no_forfeits(out)
     kept = {n: (out / f"game-{int(n):04d}.txt").read_bytes() for n in done}
     stamps = {n: os.stat(out / f"game-{int(n):04d}.txt").st_mtime_ns for n in done}
-    # no engine outlives the tournament
-    left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True)
-    assert left.stdout == ""
     # a finished game whose record went missing is played again
     lost = sorted(done, key=int)[0]
     (out / f"game-{int(lost):04d}.txt").unlink()
     assert main(["--resume", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert f"resuming with {len(done) - 1} finished" in text
-    assert f"game {lost}/8:" in text
-    assert len(finished(out)) == 8
+    assert f"game {lost}/6:" in text
+    assert len(finished(out)) == 6
     for n, data in kept.items():
         if n != lost:
             path = out / f"game-{int(n):04d}.txt"
             assert path.read_bytes() == data and os.stat(path).st_mtime_ns == stamps[n]
-            assert f"game {n}/8:" not in text  # read back, not replayed
+            assert f"game {n}/6:" not in text  # read back, not replayed
     rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
-    assert sorted(int(r[4]) for r in rows) == [8, 8]
+    assert sorted(int(r[4]) for r in rows) == [6, 6]
     # a finished tournament resumes to nothing new; starting again over it is refused
     assert main(["--resume", "--out", str(out)]) == 0
     assert "game(s) played" not in capsys.readouterr().out
