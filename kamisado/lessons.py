@@ -141,31 +141,31 @@ _SIDES = {
 _MATCHES = {
     "en": {1: "Single Round", 3: "Standard Match", 7: "Long Match", 15: "Marathon Match"},
     "de": {1: "Einzelrunde", 3: "Standard-Partie", 7: "Lange Partie", 15: "Marathon-Partie"},
-    "hu": {1: "egyszerű játszma", 3: "sztenderd játszma", 7: "hosszú játszma",
-           15: "maratoni játszma"},
+    "hu": {1: "Egyszerű játszma", 3: "Sztenderd játszma", 7: "Hosszú játszma",
+           15: "Maratoni játszma"},
 }
 _TEMPLATES = {
     "en": {
         "head": "{side} to move wins in {n}.",
         "head1": "{side} to move wins in 1: find the winning move.",
-        "count": "{n} counts the moves of both sides, the winning move included.",
-        "match": "{match}, {b}-{g}.",
+        "count": "The {n} moves are those of both sides, the winning move included.",
+        "match": "{match}: Black {b}, Gold {g}.",
         "single": "Single Round.",
         "sumo": "Sumo towers are on the board: watch for pushes.",
     },
     "de": {
         "head": "{side} am Zug gewinnt in {n}.",
         "head1": "{side} am Zug gewinnt in 1: Finde den Gewinnzug.",
-        "count": "{n} zählt die Züge beider Seiten, den Gewinnzug eingeschlossen.",
-        "match": "{match}, {b}:{g}.",
+        "count": "Gezählt werden die Züge beider Seiten, der Gewinnzug eingeschlossen.",
+        "match": "{match}: Schwarz {b}, Gold {g}.",
         "single": "Einzelrunde.",
         "sumo": "Sumos stehen auf dem Brett: Achte auf Sumo-Stöße.",
     },
     "hu": {
         "head": "{side} lép, és {n} lépésben nyer.",
         "head1": "{side} lép, és 1 lépésben nyer: találd meg a nyerő lépést.",
-        "count": "A {n} mindkét fél lépéseit számolja, a nyerő lépéssel együtt.",
-        "match": "{match}, {b}:{g}.",
+        "count": "A lépésszámba mindkét fél lépései beletartoznak, a nyerő lépés is.",
+        "match": "{match}: fekete {b}, fehér {g}.",
         "single": "Egyszerű játszma.",
         "sumo": "Szumó tornyok is vannak a táblán: figyelj a szumó lökésekre.",
     },
@@ -177,7 +177,7 @@ def puzzle_text(puzzle: dict[str, Any], lang: str) -> str:
 
     >>> puzzle_text({"kpn": "o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0",
     ...              "side": "b", "win_in": 3}, "en")
-    'Black to move wins in 3. 3 counts the moves of both sides, the winning move included. Single Round.'
+    'Black to move wins in 3. The 3 moves are those of both sides, the winning move included. Single Round.'
     """
     t = _TEMPLATES[_check_lang(lang)]
     pos = Position(puzzle["kpn"])
