@@ -72,7 +72,9 @@ async def type_move(pilot: Pilot[int], text: str, keys: bool = False) -> None:
     await pilot.pause()
 
 
-async def wait_for(pilot: Pilot[int], done: Callable[[], bool], seconds: float = 30) -> None:
+async def wait_for(
+    pilot: Pilot[int], done: Callable[[], bool], seconds: float = 30
+) -> None:
     for _ in range(int(seconds / 0.05)):
         if done():
             return
@@ -122,9 +124,13 @@ def test_hotseat_moves_by_text_in_every_form() -> None:
             await type_move(pilot, "c1-c5", keys=True)
             await type_move(pilot, "Blue Forward 5", keys=True)
             await type_move(pilot, "yR3", keys=True)
-            await type_move(pilot, "d7", keys=True)  # destination form: one legal move goes there
+            # the destination form: one legal move goes there
+            await type_move(pilot, "d7", keys=True)
             assert [str(m) for m in app.match.position.move_stack] == [
-                "c1-c5", "b8-b3", "d1-g4", "c8-d7",
+                "c1-c5",
+                "b8-b3",
+                "d1-g4",
+                "c8-d7",
             ]
             # typing on the board opens the entry with the first character
             app.board.focus()
@@ -278,7 +284,9 @@ def test_pass_and_end_of_match_are_announced() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await type_move(pilot, "Red Right 2")
-            assert "brown tower is blocked on a red square: Black passes" in app.messages[-1]
+            assert (
+                "brown tower is blocked on a red square: Black passes" in app.messages[-1]
+            )
             assert app.match.position.turn == 1
             await type_move(pilot, "rR1")
             await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
@@ -323,7 +331,9 @@ def test_save_key_and_resume(tmp_path: Path) -> None:
             assert "Blue Forward 5 Yellow" in str(app.query_one("#moves").render())
             await type_move(pilot, "yR3")
         assert [str(m) for m in load(path).match.position.move_stack] == [
-            "c1-c5", "b8-b3", "d1-g4",
+            "c1-c5",
+            "b8-b3",
+            "d1-g4",
         ]
 
     run(second)
@@ -348,14 +358,16 @@ def test_resume_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_letters_mode() -> None:
     async def body() -> None:
         app = app_for("--plain")
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=(140, 40)) as pilot:
             await pilot.pause()
             text = app.board.board_text()
             lines = text.plain.splitlines()
             assert lines[0].startswith("8    o:o      b:b")
             assert lines[7].startswith("1  [ n:N   ]  g:G")  # the cursor on a1
-            assert all(span.style in ("", None) or "reverse" in str(span.style)
-                       for span in text.spans)
+            assert all(
+                span.style in ("", None) or "reverse" in str(span.style)
+                for span in text.spans
+            )
             await type_move(pilot, "c1-c5")
             lines = app.board.board_text().plain.splitlines()
             # Gold's blue tower must move (>), its destinations are starred
@@ -367,6 +379,17 @@ def test_letters_mode() -> None:
             assert not app.board.plain and ":" not in app.board.board_text().plain
             await pilot.press("l")
             assert app.board.plain
+            # a narrow terminal: shorter cells, the cursor in reverse video
+            await pilot.resize_terminal(80, 24)
+            await pilot.pause()
+            text = app.board.board_text()
+            lines = text.plain.splitlines()
+            assert lines[0].startswith("8   oo   >bb    uu")  # square colour, then tower
+            assert max(len(line) for line in lines) <= app.board.size.width
+            cursor = [
+                text.plain[s.start : s.end] for s in text.spans if "reverse" in str(s.style)
+            ]
+            assert cursor == [">bb   "]
 
     run(body)
 
@@ -431,9 +454,17 @@ def test_sumo_push_is_announced() -> None:
     # the record example's round 2: Gold's red Sumo pushes Black's orange tower
     m = Match(3, start="pygnuobr+/8/8/8/8/8/8/RPGYBNUO b - 3 0 1")
     for token in [
-        "Yellow Left 2", "Yellow Forward 2", "Pink Right 4", "Green Forward 6",
-        "Yellow Forward 1", "Red Forward 5", "Green Right 5", "Blue Right 6",
-        "Purple Forward 2", "Pink Left 5", "Orange Forward 1",
+        "Yellow Left 2",
+        "Yellow Forward 2",
+        "Pink Right 4",
+        "Green Forward 6",
+        "Yellow Forward 1",
+        "Red Forward 5",
+        "Green Right 5",
+        "Blue Right 6",
+        "Purple Forward 2",
+        "Pink Left 5",
+        "Orange Forward 1",
     ]:
         m.push_move(token)
 
@@ -442,8 +473,9 @@ def test_sumo_push_is_announced() -> None:
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             await type_move(pilot, "Red Forward 1")
-            assert "Sumo push: Black's orange tower is pushed back; Gold moves again" in (
-                app.messages[-1]
+            assert (
+                "Sumo push: Black's orange tower is pushed back; Gold moves again"
+                in (app.messages[-1])
             )
             assert app.match.position.turn == 1
             moves = str(app.query_one("#moves").render())

@@ -123,7 +123,9 @@ def parse_args(argv: Sequence[str]) -> Options:
     if ns.series is not None and ns.match is not None:
         p.error("--match and --series exclude each other (a series is of single rounds)")
     if ns.resume is not None and (ns.series is not None or ns.match is not None):
-        p.error("--resume takes the match type from the record; leave out --match and --series")
+        p.error(
+            "--resume takes the match type from the record; leave out --match and --series"
+        )
     if ns.delay < 0:
         p.error(f"--delay: expected seconds of at least 0, found {ns.delay}")
     return Options(

@@ -120,7 +120,6 @@ class BoardView(Widget, can_focus=True):
 
     DEFAULT_CSS = """
     BoardView { width: 1fr; height: 1fr; min-width: 43; min-height: 9; }
-    BoardView:focus { background-tint: $foreground 0%; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -175,9 +174,9 @@ class BoardView(Widget, can_focus=True):
 
     def cell_size(self) -> tuple[int, int]:
         """Width and height of one square in characters."""
+        width, height = self.size.width or 75, self.size.height or 26
         if self.plain:
-            return 9, 1
-        width, height = self.size.width or 59, self.size.height or 26
+            return max(6, min(9, (width - 3) // 8)), 1
         w = max(5, min(9, (width - 3) // 8))
         h = max(1, min(3, (height - 1) // len(self.ranks)))
         return w, h
@@ -212,22 +211,28 @@ class BoardView(Widget, can_focus=True):
                 for file in self._files():
                     sq = rank * 8 + file
                     if self.plain:
-                        self._plain_cell(out, sq, mover_sq)
+                        self._plain_cell(out, sq, w, mover_sq)
                     else:
                         self._colour_cell(out, sq, line, w, h, mover_sq)
                 out.append("\n")
         out.append("   " + "".join(f"{'abcdefgh'[f]:^{w}}" for f in self._files()).rstrip())
         return out
 
-    def _plain_cell(self, out: Text, sq: int, mover_sq: int) -> None:
+    def _plain_cell(self, out: Text, sq: int, w: int, mover_sq: int) -> None:
         pos = self.position
         t = pos.board[sq]
         cursor = self.interactive and sq == self.cursor
         mark = ">" if sq == mover_sq else "*" if sq in self.destinations else " "
         tower = _tower_text(pos, t) if t >= 0 else "."
-        body = f"{mark}{COLOUR_LETTERS[SQUARE_COLOUR[sq]]}:{tower:<4}"
-        left, right = ("[", "]") if cursor else (" ", " ")
-        out.append(left + body + right, Style(reverse=True) if cursor else None)
+        letter = COLOUR_LETTERS[SQUARE_COLOUR[sq]]
+        if w >= 9:  # [>o:R+++]
+            left, right = ("[", "]") if cursor else (" ", " ")
+            text = f"{left}{mark}{letter}:{tower:<4}{right}"
+        elif w >= 7:  # >o:R+++ (the cursor in reverse video only)
+            text = f"{mark}{letter}:{tower:<4}".ljust(w)
+        else:  # >oR+++
+            text = f"{mark}{letter}{tower:<4}"
+        out.append(text, Style(reverse=True) if cursor else None)
 
     def _colour_cell(
         self, out: Text, sq: int, line: int, w: int, h: int, mover_sq: int
@@ -264,12 +269,11 @@ class BoardView(Widget, can_focus=True):
             out.append("".join(chars), square)
             return
         # the tower: edges in the square's colour, a block in the tower's
-        if h < 3 and cursor:
-            pass
-        elif sq == mover_sq:
-            chars[0], chars[-1] = "▶", "◀"
-        elif sq in self.destinations:
-            chars[0], chars[-1] = "»", "«"
+        if not (h < 3 and cursor):  # in one line the cursor takes the edges
+            if sq == mover_sq:
+                chars[0], chars[-1] = "▶", "◀"
+            elif sq in self.destinations:
+                chars[0], chars[-1] = "»", "«"
         owner = _BLACK if t < 8 else _WHITE
         block = Style(bgcolor=_rgb(RGB[t & 7]), color=_rgb(owner), bold=True)
         out.append(chars[0], square)
@@ -343,7 +347,6 @@ class BoardView(Widget, can_focus=True):
         self.refresh()
 
 
-
 # ---------------------------------------------------------------------------
 # Screens
 # ---------------------------------------------------------------------------
@@ -405,6 +408,13 @@ class FillScreen(ModalScreen[str]):
     def action_fill(self, fill: str) -> None:
         self.dismiss(fill)
 
+    def on_click(self, event: events.Click) -> None:
+        """A click on a line-up chooses it."""
+        widget = event.widget
+        if isinstance(widget, BoardView) and widget.id and widget.id.startswith("lineup-"):
+            event.stop()
+            self.dismiss(widget.id.removeprefix("lineup-"))
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
         if event.button.id in FILLS:
@@ -417,11 +427,11 @@ class ResultScreen(ModalScreen[str]):
     DEFAULT_CSS = """
     ResultScreen { align: center middle; }
     ResultScreen > Vertical {
-        width: 72; max-width: 100%; height: auto; border: thick $success;
+        width: 76; max-width: 100%; height: auto; border: thick $success;
         background: $surface; padding: 1 2;
     }
     ResultScreen Horizontal { height: auto; margin-top: 1; }
-    ResultScreen Button { margin-right: 2; }
+    ResultScreen Button { margin-right: 1; width: auto; min-width: 8; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -441,7 +451,7 @@ class ResultScreen(ModalScreen[str]):
             with Horizontal():
                 yield Button("New match (n)", id="new", variant="primary")
                 yield Button("Save (s)", id="save")
-                yield Button("Board (Esc)", id="board")
+                yield Button("Board (Esc)", id="look")
                 yield Button("Quit (q)", id="quit", variant="error")
 
     def action_choose(self, what: str) -> None:
@@ -449,33 +459,37 @@ class ResultScreen(ModalScreen[str]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.dismiss(event.button.id or "board")
+        self.dismiss(
+            {"look": "board"}.get(event.button.id or "", event.button.id or "board")
+        )
 
 
 HELP = """\
-Kamisado: move a tower of your own straight or diagonally forward, as far as
-it can go through empty squares. The colour of the square you land on is the
-colour of the tower your opponent must move next. Reach the opponent's home
-row to win the round.
+Move one of your towers straight or diagonally forward, as far as you
+like through empty squares. The colour of the square it lands on is the
+colour of the tower your opponent must move next. Reach your opponent's
+home row to win the round.
 
 Keys on the board
-  cursor keys     move the cursor
-  Enter, Space    pick the tower (first move of a round) / its destination
-  mouse           click a tower, then a destination
-  a-h, colours    start typing a move (it goes to the move entry)
-  / or :          go to the move entry; Esc comes back to the board
-  s               save the record        l   letters mode on/off
-  v               turn the board round   q   quit
-  ?               this help
+  cursor keys   move the cursor
+  Enter, Space  pick a tower (first move of a round), then its destination
+  mouse         click a tower, then a destination
+  a-h, colours  typing a move goes to the move entry
+  / or :        go to the move entry (Esc: back to the board)
+  s  save the record     l  letters mode     v  turn the board
+  ?  this help           q  quit
 
 Written moves (Enter plays them)
   c1-c5           from and to squares
-  Red Forward 4   the rulebook's form (Left and Right are the mover's own)
-  rF4             short form: tower letter, F/L/R, distance
-  c5              the destination, when only one legal move goes there
+  Red Forward 4   the rulebook's form (Left, Right: the mover's own)
+  rF4             tower letter, F/L/R, distance
+  c5              the destination, when one legal move goes there
 
-Marks: > (or the arrows) the tower that must move, * (or dots) its
-destinations, [ ] (or corners) the cursor.
+Towers: colour letters n g r y p u b o (brown green red yellow pink
+purple blue orange), upper case Black's, lower case Gold's, + a ring.
+Letters mode writes each square's colour letter, then the tower.
+Marks: > or arrows: the tower that must move; * or dots: destinations;
+[ ], corners or reverse video: the cursor.
 """
 
 
@@ -484,9 +498,9 @@ class HelpScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > Static {
-        width: auto; max-width: 100%; height: auto; border: thick $accent;
-        background: $surface; padding: 0 1;
+    HelpScreen > VerticalScroll {
+        width: 80; max-width: 100%; height: auto; max-height: 100%;
+        border: thick $accent; background: $surface; padding: 0 1;
     }
     """
 
@@ -495,7 +509,8 @@ class HelpScreen(ModalScreen[None]):
     ]
 
     def compose(self) -> ComposeResult:
-        yield Static(HELP, id="help-text")
+        with VerticalScroll():
+            yield Static(HELP, id="help-text")
 
     def action_close(self) -> None:
         self.dismiss(None)
@@ -534,8 +549,8 @@ class KamisadoApp(App[int]):
     TITLE = "Kamisado"
     CSS = """
     #main { height: 1fr; }
-    #board { width: 3fr; max-width: 76; }
-    #side { width: 2fr; min-width: 30; max-width: 58; padding: 0 1; }
+    #board { width: 76; }
+    #side { width: 1fr; padding: 0 1; }
     #score { height: auto; text-style: bold; }
     #turn { height: auto; margin-bottom: 1; }
     #moves-box { height: 1fr; border: round $primary-darken-2; }
@@ -612,6 +627,7 @@ class KamisadoApp(App[int]):
         return self.query_one("#board", BoardView)
 
     def on_mount(self) -> None:
+        self._fit(self.size.width)
         self.sub_title = self._title()
         self.set_interval(0.2, self._tick)
         pos = self.match.position
@@ -627,6 +643,17 @@ class KamisadoApp(App[int]):
         self._refresh_all()
         self._advance()
 
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        """Share the width: the board up to 76 columns, the move list the rest."""
+        board = max(self._board_min(), min(76, width - 58))
+        self.board.styles.width = board
+
+    def _board_min(self) -> int:
+        return 3 + 8 * (6 if self.plain else 5)
+
     def on_unmount(self) -> None:
         self._close_pool()
 
@@ -640,8 +667,10 @@ class KamisadoApp(App[int]):
 
     def _player_name(self, side: int) -> str:
         pl = self.players[side]
-        return "you" if pl is None and any(self.players) else (
-            "person" if pl is None else f"computer ({pl.level})"
+        return (
+            "you"
+            if pl is None and any(self.players)
+            else ("person" if pl is None else f"computer ({pl.level})")
         )
 
     # -- drawing ----------------------------------------------------------------
@@ -653,7 +682,9 @@ class KamisadoApp(App[int]):
         if self.selected < 0 or self.match.state != "playing":
             return frozenset()
         return frozenset(
-            m.to_square for m in self.match.position.legal_moves if m.from_square == self.selected
+            m.to_square
+            for m in self.match.position.legal_moves
+            if m.from_square == self.selected
         )
 
     def _auto_select(self) -> None:
@@ -679,7 +710,9 @@ class KamisadoApp(App[int]):
         self.query_one("#score", Static).update(score)
         self.query_one("#turn", Static).update(self._turn_text())
         rounds = write(Record(self.headers, m)).split("\n\n")[1:]
-        lines = [ln for ln in "\n\n".join(rounds).splitlines() if not ln.startswith("Start:")]
+        lines = [
+            ln for ln in "\n\n".join(rounds).splitlines() if not ln.startswith("Start:")
+        ]
         self.query_one("#moves", Static).update("\n".join(lines))
         self.query_one("#moves-box", VerticalScroll).scroll_end(animate=False)
 
@@ -692,8 +725,10 @@ class KamisadoApp(App[int]):
         if m.state == "fill":
             return f"Round over: {_side_word(m.current_winner())} chooses the fill."
         side = _side_word(pos.turn)
-        who = side if not any(self.players) else (
-            f"Your move ({side})" if self._human(pos.turn) else f"{side} (computer)"
+        who = (
+            side
+            if not any(self.players)
+            else (f"Your move ({side})" if self._human(pos.turn) else f"{side} (computer)")
         )
         if pos.must_move < 0:
             what = "any tower (first move of the round): pick a tower, then its destination"
@@ -712,14 +747,20 @@ class KamisadoApp(App[int]):
 
     def _tick(self) -> None:
         if self.thinking:
-            side = self.match.position.turn if self.thinking == "move" else (
-                self.match.current_winner()
+            side = (
+                self.match.position.turn
+                if self.thinking == "move"
+                else (self.match.current_winner())
             )
             pl = self.players[side]
             level = pl.level if pl else "?"
             spinner = "|/-\\"[int(time.monotonic() * 5) % 4]
             took = time.monotonic() - self._think_started
-            what = "thinking about its move" if self.thinking == "move" else "choosing the fill"
+            what = (
+                "thinking about its move"
+                if self.thinking == "move"
+                else "choosing the fill"
+            )
             widget = self.query_one("#status", Static)
             widget.update(f"{spinner} {_side_word(side)} ({level}) is {what}… {took:.1f} s")
             widget.set_classes("")
@@ -730,6 +771,7 @@ class KamisadoApp(App[int]):
         """Switch between true colours and letters."""
         self.plain = not self.plain
         self.board.plain = self.plain
+        self._fit(self.size.width)
         self.board.refresh()
         self.status("Letters mode." if self.plain else "Colour mode.")
 
@@ -775,7 +817,9 @@ class KamisadoApp(App[int]):
             try:
                 self._write_record()
             except OSError as e:
-                self.status(f"Could not save to {self.save_path}: {e.strerror or e}", "error")
+                self.status(
+                    f"Could not save to {self.save_path}: {e.strerror or e}", "error"
+                )
 
     # -- people's moves ----------------------------------------------------------
 
@@ -783,7 +827,7 @@ class KamisadoApp(App[int]):
         """Why a person cannot move now (``None`` when they can)."""
         m = self.match
         if m.state == "over":
-            return "The match is over (n in the result screen starts a new one)."
+            return "The match is over: Enter on the board shows the result again."
         if m.state == "fill":
             return f"The round is over: {_side_word(m.current_winner())} chooses the fill."
         if self.thinking or not self._human(m.position.turn):
@@ -797,6 +841,9 @@ class KamisadoApp(App[int]):
 
     def on_board_view_picked(self, message: BoardView.Picked) -> None:
         if message.board.id != "board":
+            return
+        if self.match.state == "over":
+            self.push_screen(ResultScreen(self._result_text()), self._after_result)
             return
         why = self._refuse()
         if why:
@@ -823,7 +870,9 @@ class KamisadoApp(App[int]):
             self.status(f"{name}: that is the tower to move; pick one of its destinations.")
             return
         if self.selected < 0:
-            self.status(f"{name}: pick one of {_side_word(pos.turn)}'s towers first.", "error")
+            self.status(
+                f"{name}: pick one of {_side_word(pos.turn)}'s towers first.", "error"
+            )
             return
         tower = pos.board[self.selected]
         self.status(
@@ -938,7 +987,9 @@ class KamisadoApp(App[int]):
             + f": Black {m.points[0]}, Gold {m.points[1]}.",
             "",
         ]
-        lines += [_round_over_text(m, i + 1) for i in range(len(m.rounds)) if m.rounds[i].outcome]
+        lines += [
+            _round_over_text(m, i + 1) for i in range(len(m.rounds)) if m.rounds[i].outcome
+        ]
         if any(self.players):
             human = 0 if self.players[0] is None else 1
             lines += ["", "You win!" if m.winner == human else "The computer wins."]
@@ -969,9 +1020,11 @@ class KamisadoApp(App[int]):
         if self.save_path is not None:
             p = Path(self.save_path)
             self.save_path = str(p.with_name(f"{p.stem}-{self._game + 1}{p.suffix}"))
-        self.status("A new match begins." + (
-            f" Saving to {self.save_path}." if self.save_path else ""
-        ), "news")
+        self.status(
+            "A new match begins."
+            + (f" Saving to {self.save_path}." if self.save_path else ""),
+            "news",
+        )
         pos = self.match.position
         self.board.cursor = next(iter(m.from_square for m in pos.legal_moves), 0)
         self._refresh_all()
@@ -984,7 +1037,9 @@ class KamisadoApp(App[int]):
         self._think_started = time.monotonic()
         self._refresh_all()
         self._tick()
-        self.run_worker(self._computer(what, pl, self._game), group="computer", exclusive=True)
+        self.run_worker(
+            self._computer(what, pl, self._game), group="computer", exclusive=True
+        )
 
     async def _computer(self, what: str, pl: Player, game: int) -> None:
         m = self.match
@@ -992,7 +1047,9 @@ class KamisadoApp(App[int]):
         started = time.monotonic()
         try:
             if what == "move":
-                move, after = await self._run(pl, think_move, pl, m.position.copy(stack=False))
+                move, after = await self._run(
+                    pl, think_move, pl, m.position.copy(stack=False)
+                )
             else:
                 fill, after = await self._run(pl, think_fill, pl, m)
         except Exception as e:  # the computer failing must not end the program
@@ -1050,7 +1107,9 @@ class KamisadoApp(App[int]):
             self._pool = None
 
 
-def _settle(future: asyncio.Future[Any], value: object, error: BaseException | None) -> None:
+def _settle(
+    future: asyncio.Future[Any], value: object, error: BaseException | None
+) -> None:
     if future.done():
         return
     if error is not None:
