@@ -175,12 +175,12 @@ def test_infinite_waits_for_stop_and_isready_answers_meanwhile(engine: Pipe) -> 
     t = time.monotonic()
     engine.send("isready")
     lines = engine.until(lambda s: s == "readyok", timeout=5)
-    assert time.monotonic() - t < 1.0
+    assert time.monotonic() - t < 2.0
     assert not any(s.startswith("bestmove") for s in lines)
     time.sleep(0.2)
     t = time.monotonic()
     lines = engine.ask("stop")
-    assert time.monotonic() - t < 1.0
+    assert time.monotonic() - t < 2.0
     move = Move.from_str(bestmove(lines))
     pos = Position()
     pos.push_move("d1-d5")
