@@ -498,3 +498,57 @@ def test_help_screen() -> None:
             assert not isinstance(app.screen, HelpScreen)
 
     run(body)
+
+
+def test_click_on_a_lineup_chooses_it(tmp_path: Path) -> None:
+    path = tmp_path / "fig7.kmr"
+    save(Record.new(Match(3, start=FIG7A)), path)
+
+    async def body() -> None:
+        app = build_app(Options(resume=str(path), delay=0))
+        async with app.run_test(size=SIZE) as pilot:
+            await type_move(pilot, "f6-a1")
+            await wait_for(pilot, lambda: isinstance(app.screen, FillScreen))
+            assert await pilot.click("#lineup-right", offset=(10, 1))
+            await pilot.pause()
+            assert app.match.rounds[1].fill == "right"
+            assert app.match.position == app.match.rounds[1].start
+
+    run(body)
+
+
+def test_save_key_without_a_file_names_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    async def body() -> None:
+        app = app_for("--match", "long")
+        async with app.run_test(size=SIZE) as pilot:
+            await type_move(pilot, "c1-c5")
+            app.board.focus()
+            await pilot.press("s")
+            await pilot.pause()
+            saved = list(tmp_path.glob("kamisado-*.kmr"))
+            assert len(saved) == 1 and str(saved[0].name) in app.messages[-1]
+            rec = load(saved[0])
+            assert rec.match.name == "Long" and rec.headers["Black"] == "person"
+            # from now on every move is saved there too
+            await type_move(pilot, "b8-b3")
+            assert len(load(saved[0]).match.position.move_stack) == 2
+
+    run(body)
+
+
+def test_command_line_help() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "kamisado.cli", "play", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0
+    assert "usage: kamisado play" in out.stdout and "--resume FILE" in out.stdout
