@@ -388,8 +388,14 @@ class Tournament:
             else asyncio.subprocess.DEVNULL,
         )
         try:
-            if any(k.lower() == "seed" for k in engine.options):
-                await engine.configure({"Seed": seed})
+            option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
+            if option is not None:
+                try:
+                    value = option.check(seed)
+                except ValueError:  # a seed the engine cannot take: its own default
+                    value = None
+                if value is not None:
+                    await engine.configure({option.name: value})
             await engine.newgame()
         except BaseException:
             await _close(engine)
@@ -537,7 +543,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``kamisado tournament``: see ``--help``."""
     p = argparse.ArgumentParser(
         prog="kamisado tournament",
-        description="Play a tournament between KEI engines and rate them (Elo, 95%% error bars).",
+        description="Play a tournament between KEI engines and rate them (Elo, 95% error bars).",
         epilog="Players: level:LEVEL (a built-in level: " + ", ".join(LEVELS) + ") or"
         " cmd:COMMAND (any KEI engine), optionally NAME=... first.  Example:"
         " kamisado tournament level:beginner level:novice --games 10 --out runs/t1",
