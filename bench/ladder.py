@@ -35,7 +35,7 @@ TARGETS = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
 
 def play_game(first: str, second: str, kind: str, seed: int, random_plies: int) -> dict[str, object]:
     """One match: ``first`` holds Black, ``second`` Gold.  Returns the result record."""
-    rng = random.Random(seed)
+    rng = random.Random(seed // 2)  # games 2k and 2k+1 share their opening
     players = {0: player(first, seed * 2 + 1), 1: player(second, seed * 2 + 2)}
     m = Match(TARGETS[kind])
     moves = 0
@@ -70,9 +70,9 @@ def schedule(levels: list[str], pairs: str, types: list[str], games: int, seed: 
     out = []
     for a, b in pairings:
         for kind in types:
-            for g in range(games):
+            for g in range(games):  # each opening twice, colours swapped
                 black, gold = (a, b) if g % 2 == 0 else (b, a)
-                out.append((black, gold, kind, seed + len(out)))
+                out.append((black, gold, kind, seed * 100_000 + len(out)))
     return out
 
 
@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--levels", default=",".join(LEVELS))
     ap.add_argument("--pairs", choices=["adjacent", "all"], default="adjacent")
     ap.add_argument("--types", default="single,standard")
-    ap.add_argument("--games", type=int, default=10, help="games per pair and match type")
+    ap.add_argument("--games", default="10",
+                    help="games per pair and match type: N, or type=N,... (even: colours swap)")
     ap.add_argument("--random-plies", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
@@ -100,8 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.resume and args.out.exists():
         done = [json.loads(line) for line in args.out.read_text().splitlines() if line]
     have = {(d["black"], d["gold"], d["type"], d["seed"]) for d in done}
-    todo = [g for g in schedule(levels, args.pairs, types, args.games, args.seed)
-            if g not in have]
+    counts = {k: int(v) for k, _, v in (x.partition("=") for x in args.games.split(","))} \
+        if "=" in args.games else dict.fromkeys(types, int(args.games))
+    todo = []
+    for kind in types:
+        todo += [g for g in schedule(levels, args.pairs, [kind], counts.get(kind, 0), args.seed)
+                 if g not in have]
     print(f"{len(done)} games kept, {len(todo)} to play", file=sys.stderr)
     with args.out.open("a") as out, ProcessPoolExecutor(args.jobs) as pool:
         futures = [pool.submit(play_game, *g, args.random_plies) for g in todo]

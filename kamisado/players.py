@@ -23,14 +23,14 @@ Levels, weakest first (see the README for their measured strength):
 ``club``
     A 6-move search.
 ``strong``
-    Iterative deepening for 600,000 nodes (about 0.2 s).
+    Iterative deepening for 150,000 nodes (about 0.05 s).
 ``expert``
-    Iterative deepening for 3 million nodes (about 1 s); when the round
-    decides the match, the solver has the last word.
+    Iterative deepening for 1 million nodes (about 0.3 s); when the round
+    decides the match, the solver (1 million nodes) has the last word.
 ``perfect``
     The opening book and the solver: wins every won single round and plays
-    the longest resistance when lost; in matches it searches, and solves
-    every position the solver can finish in time.
+    the longest resistance when lost; in a round that decides the match it
+    solves (10 million nodes), otherwise it searches 6 million nodes.
 """
 
 from __future__ import annotations
@@ -141,9 +141,9 @@ def _searcher(
     return policy
 
 
-#: Node budgets of the ``perfect`` level (about 2 s of solving, 1.5 s of search).
+#: Node budgets of the ``perfect`` level (about 2 s of solving or of search).
 PERFECT_SOLVE_NODES = 10_000_000
-PERFECT_SEARCH_NODES = 4_500_000
+PERFECT_SEARCH_NODES = 6_000_000
 
 
 def _round_decides_match(pos: Position) -> bool:
@@ -241,9 +241,9 @@ LEVELS: dict[str, Level] = {
     "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy"),
     "casual": Level(_searcher(depth=4, noise=40), 3, "4-move search, some noise"),
     "club": Level(_searcher(depth=6), 4, "6-move search"),
-    "strong": Level(_searcher(nodes=600_000), 6, "600k nodes of search (about 0.2 s)"),
-    "expert": Level(_searcher(nodes=3_000_000, solve_nodes=1_500_000), 8,
-                    "3M nodes of search (about 1 s) and the solver"),
+    "strong": Level(_searcher(nodes=150_000), 6, "150k nodes of search (about 0.05 s)"),
+    "expert": Level(_searcher(nodes=1_000_000, solve_nodes=1_000_000), 8,
+                    "1M nodes of search (about 0.3 s) and the solver"),
     "perfect": Level(_perfect, 10, "opening book and solver"),
 }
 
