@@ -560,11 +560,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--gauntlet", action="store_true", help="the first player meets each other one"
     )
-    p.add_argument("--games", type=int, default=2, help="games per pairing (default 2)")
+    p.add_argument("--games", type=int, help="games per pairing (default 2)")
     p.add_argument(
-        "--match",
-        default="single",
-        help="single, standard, long, marathon or series:N (default single)",
+        "--match", help="single, standard, long, marathon or series:N (default single)"
     )
     p.add_argument("--movetime", type=int, help="milliseconds per move (go movetime)")
     p.add_argument("--depth", type=int, help="search depth per move (go depth)")
@@ -579,9 +577,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.resume:
             config, finished = Tournament.read_config(out)
-            given = [parse_player(s) for s in args.players]
-            if given and given != config.players:
-                raise ValueError("--resume: the players are those of the saved tournament")
+            fixed = ["games", "match", "movetime", "depth", "nodes", "timeout", "seed"]
+            given = [f"--{k}" for k in fixed if getattr(args, k) is not None]
+            if args.players or args.gauntlet or given:
+                raise ValueError(
+                    "--resume goes on with the saved players and settings; give only --out,"
+                    f" --concurrency, --anchor or --engine-log (found: "
+                    f"{' '.join([*args.players, *(['--gauntlet'] if args.gauntlet else []), *given])})"
+                )
         else:
             if (out / STATE_FILE).exists():
                 raise ValueError(
@@ -590,8 +593,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             config = Config(
                 players=[parse_player(s) for s in args.players],
                 format="gauntlet" if args.gauntlet else "roundrobin",
-                games=args.games,
-                match=args.match,
+                games=2 if args.games is None else args.games,
+                match=args.match or "single",
                 movetime=args.movetime,
                 depth=args.depth,
                 nodes=args.nodes,

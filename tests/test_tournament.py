@@ -332,3 +332,6 @@ def test_stop_with_ctrl_c_then_resume(
     assert "game(s) played" not in capsys.readouterr().out
     assert main(["level:beginner", "level:novice", "--out", str(out)]) == 2
     assert "add --resume" in capsys.readouterr().err
+    assert main(["--resume", "--games", "9", "level:club", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "saved players and settings" in err and "(found: level:club --games)" in err
