@@ -659,8 +659,9 @@ class KamisadoApp(App[int]):
 
     def _title(self) -> str:
         m = self.match
-        what = m.name if m.series else f"{MATCH_NAMES[m.target]} ({m.target} to win)"
-        if m.target != 1 and not m.series:
+        if m.series or m.target == 1:
+            what = m.name  # 'Series to 3', 'Single Round'
+        else:
             what = f"{MATCH_NAMES[m.target]} match, {m.target} points to win"
         names = [self._player_name(side) for side in (0, 1)]
         return f"{what} · Black: {names[0]} · Gold: {names[1]}"
@@ -868,6 +869,9 @@ class KamisadoApp(App[int]):
             return
         if sq == self.selected:
             self.status(f"{name}: that is the tower to move; pick one of its destinations.")
+            return
+        if pos.must_move < 0 and t >= 0 and t >> 3 == pos.turn:
+            self.status(f"{name}: that tower cannot move.", "error")
             return
         if self.selected < 0:
             self.status(
