@@ -17,9 +17,13 @@ table with Elo ratings and 95% error bars (:mod:`kamisado.elo`) is printed.
 
 ::
 
-    $ kamisado tournament level:beginner level:novice --games 4 --out runs/t1
-    game 1/4: beginner - novice 0-1 (Single Round, 1 point to 0 ... )
+    $ kamisado tournament level:beginner level:novice --games 4 --seed 1 --out runs/t1
+    tournament: beginner, novice; roundrobin, 4 game(s) a pairing, 4 games, ...
+    game 1/4: beginner (Black) - novice (Gold) 0-1, 0-1 in 1 round(s), 8 moves, ...
     ...
+      # player     elo    +/-  games  score     %  novice  beginner
+      1 novice    +223    288      4    4.0 100.0       .     4.0/4
+      2 beginner  -223    288      4    0.0   0.0   0.0/4         .
 """
 
 from __future__ import annotations
