@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         port=args.port,
         log_level="warning",
         ws="websockets-sansio",
+        ws_per_message_deflate=False,  # small frames: compressing costs more than it saves
     )
     server = uvicorn.Server(config)
 

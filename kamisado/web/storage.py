@@ -79,6 +79,21 @@ actions = sa.Table(
 )
 
 
+# built once: the statements of every move (SQLAlchemy caches their compiled form)
+_INSERT_ACTION = actions.insert()
+_UPDATE_GAME = (
+    games.update()
+    .where(games.c.id == sa.bindparam("gid"))
+    .values(
+        updated=sa.bindparam("updated"),
+        state=sa.bindparam("state"),
+        black_points=sa.bindparam("black_points"),
+        gold_points=sa.bindparam("gold_points"),
+        actions=sa.bindparam("actions"),
+    )
+)
+
+
 def new_id(nbytes: int = 6) -> str:
     """A random URL-safe id (games) or, with more bytes, a secret token."""
     return secrets.token_urlsafe(nbytes)
@@ -193,17 +208,19 @@ class Store:
         (primary key), so two writers can never both extend a game."""
         now = time.time()
         with self.engine.begin() as conn:
-            conn.execute(actions.insert().values(game_id=game_id, seq=seq, token=token, at=now))
             conn.execute(
-                games.update()
-                .where(games.c.id == game_id)
-                .values(
-                    updated=now,
-                    state=state,
-                    black_points=points[0],
-                    gold_points=points[1],
-                    actions=seq + 1,
-                )
+                _INSERT_ACTION, {"game_id": game_id, "seq": seq, "token": token, "at": now}
+            )
+            conn.execute(
+                _UPDATE_GAME,
+                {
+                    "gid": game_id,
+                    "updated": now,
+                    "state": state,
+                    "black_points": points[0],
+                    "gold_points": points[1],
+                    "actions": seq + 1,
+                },
             )
 
     def load(self, game_id: str) -> tuple[GameRow, list[str]] | None:

@@ -355,7 +355,8 @@ function render(st) {
   board.setFlip(you.length === 1 && you[0] === "g");
   board.setTowers(st.towers);
   const canAct = st.to_act && you.includes(st.to_act);
-  board.marks({ legal: canAct && st.state === "playing" ? st.legal : {}, must: st.must, turn: st.turn, last: st.last });
+  const playing = st.state === "playing" && !st.outcome;
+  board.marks({ legal: canAct && playing ? st.legal : {}, must: playing ? st.must : null, turn: st.turn, last: st.last });
   // seats
   const top = board.flip ? "b" : "g", bottom = board.flip ? "g" : "b";
   for (const [cls, s] of [[".seat-top", top], [".seat-bottom", bottom]]) {
