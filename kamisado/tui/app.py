@@ -960,11 +960,14 @@ class KamisadoApp(App[int]):
         if pl is not None:
             self._think("move", pl)
             return
-        # a person's turn: the cursor goes to the tower that must move
+        # a person's turn: the cursor goes to the tower that must move (or,
+        # on a round's first move, to the first tower that can move)
         pos = m.position
         if pos.mover() >= 0:
             self.board.cursor = pos.tower_square[pos.mover()]
-            self.board.refresh()
+        elif self.board.cursor not in {mv.from_square for mv in pos.legal_moves}:
+            self.board.cursor = next((mv.from_square for mv in pos.legal_moves), 0)
+        self.board.refresh()
 
     def _choose_fill(self, fill: str | None) -> None:
         if fill not in FILLS or self.match.state != "fill":
