@@ -15,8 +15,9 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from kamisado.core import parse_square
+from kamisado.core import Move, Position, parse_square
 from kamisado.match import Match
+from kamisado.players import Player
 from kamisado.record import Record, load, read, save, write
 from kamisado.tui import Options, main, parse_args
 from kamisado.tui.app import (
@@ -552,3 +553,34 @@ def test_command_line_help() -> None:
     )
     assert out.returncode == 0
     assert "usage: kamisado play" in out.stdout and "--resume FILE" in out.stdout
+
+
+def test_a_failing_computer_is_reported_and_tried_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import kamisado.tui.app as tui_app
+
+    calls: list[str] = []
+    real = tui_app.think_move  # type: ignore[attr-defined]
+
+    def flaky(player: Player, pos: Position) -> tuple[Move, Player]:
+        calls.append(pos.kpn())
+        if len(calls) == 1:
+            raise RuntimeError("engine crashed")
+        return real(player, pos)
+
+    monkeypatch.setattr(tui_app, "think_move", flaky)
+
+    async def body() -> None:
+        app = app_for("--level", "beginner", "--colour", "gold")
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_for(pilot, lambda: bool(calls) and app.thinking is None)
+            assert "The computer failed" in app.messages[-1]
+            assert "engine crashed" in app.messages[-1]
+            assert app.match.position.move_stack == []
+            app.board.focus()
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1)
+            assert len(calls) == 2 and app.match.position.turn == 1
+
+    run(body)

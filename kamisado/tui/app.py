@@ -70,6 +70,8 @@ __all__ = [
 
 #: Levels quick enough to think in a thread of the app's own process.
 THREAD_LEVELS = frozenset({"beginner", "novice", "casual", "club"})
+#: Seconds before a computer that gives no answer (a crashed process) is given up.
+THINK_TIMEOUT = 300.0
 #: Characters that start a written move: typed on the board, they open the move entry.
 MOVE_START = frozenset("abcdefghABCDEFGH" + "ngrypuboNGRYPUBO")
 #: Record header value naming a computer player: ``kamisado <level>``.
@@ -830,9 +832,15 @@ class KamisadoApp(App[int]):
         if m.state == "over":
             return "The match is over: Enter on the board shows the result again."
         if m.state == "fill":
-            return f"The round is over: {_side_word(m.current_winner())} chooses the fill."
-        if self.thinking or not self._human(m.position.turn):
+            winner = m.current_winner()
+            if not self.thinking and not self._human(winner):  # the computer failed
+                self.call_later(self._advance)
+            return f"The round is over: {_side_word(winner)} chooses the fill."
+        if self.thinking:
             return f"Wait: it is {_side_word(m.position.turn)}'s (the computer's) move."
+        if not self._human(m.position.turn):  # the computer failed: it tries again
+            self.call_later(self._advance)
+            return f"It is {_side_word(m.position.turn)}'s (the computer's) move: it tries again."
         return None
 
     def _typed(self, character: str) -> None:
@@ -1062,7 +1070,8 @@ class KamisadoApp(App[int]):
         except Exception as e:  # the computer failing must not end the program
             if game == self._game:
                 self.thinking = None
-                self.status(f"The computer failed: {e!r}", "error")
+                why = "no answer" if isinstance(e, TimeoutError) else repr(e)
+                self.status(f"The computer failed ({why}); Enter tries again.", "error")
             return
         rest = self.delay - (time.monotonic() - started)
         if rest > 0:
@@ -1092,7 +1101,7 @@ class KamisadoApp(App[int]):
             loop.call_soon_threadsafe(_settle, future, None, error)
 
         pool.apply_async(fn, args, callback=done, error_callback=failed)
-        return await future
+        return await asyncio.wait_for(future, THINK_TIMEOUT)
 
     def _start_pool(self) -> Pool:
         """The computer's process (started once, on the first need)."""
