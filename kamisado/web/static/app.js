@@ -101,8 +101,7 @@ class Board {
       const colour = BOARD_ROWS[sq >> 3][sq & 7];
       const g = el("g", { class: "square", "data-square": sqName(sq) }, this.gSquares);
       el("rect", { width: 100, height: 100, fill: HEX[colour] }, g);
-      const ch = el("text", { class: "sqchar", x: 50, y: 66, "text-anchor": "middle" }, g);
-      ch.textContent = CHARS[colour];
+      el("path", { class: "sqchar", d: GLYPHS[CHARS[colour]], transform: "translate(50,50) scale(0.05)" }, g);
       if (!this.opts.mini) {
         const c = el("text", { class: "coord", x: 4, y: 96 }, g);
         c.textContent = sqName(sq);
@@ -138,9 +137,8 @@ class Board {
     const mark = el("path", { d: DRAGON, fill: "none", stroke: SIDE_FILL[side], "stroke-width": 3.2,
       "stroke-linecap": "round", class: "dragon" }, g);
     mark.setAttribute("transform", "scale(1.15)");
-    const ch = el("text", { class: "towerchar", y: 10, "text-anchor": "middle", "font-size": 28,
-      fill: SIDE_FILL[side] }, g);
-    ch.textContent = CHARS[colour];
+    el("path", { class: "towerchar", d: GLYPHS[CHARS[colour]], transform: "scale(0.032)",
+      fill: SIDE_FILL[side], stroke: SIDE_MARK[side], "stroke-width": 60, "paint-order": "stroke" }, g);
     this.towerEls.set(id, g);
     return g;
   }
