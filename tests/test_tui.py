@@ -19,7 +19,7 @@ from kamisado.core import Move, Position, parse_square
 from kamisado.match import Match
 from kamisado.players import Player
 from kamisado.record import Record, load, read, save, write
-from kamisado.tui import Options, main, parse_args
+from kamisado.tui import Options, main, parse_args, think_move
 from kamisado.tui.app import (
     BoardView,
     FillScreen,
@@ -561,7 +561,7 @@ def test_a_failing_computer_is_reported_and_tried_again(
     import kamisado.tui.app as tui_app
 
     calls: list[str] = []
-    real = tui_app.think_move  # type: ignore[attr-defined]
+    real = think_move
 
     def flaky(player: Player, pos: Position) -> tuple[Move, Player]:
         calls.append(pos.kpn())
