@@ -191,23 +191,31 @@ def test_mouse_picks_a_tower_and_a_destination() -> None:
     run(body)
 
 
+async def play_until_over(pilot: Pilot[int], app: KamisadoApp, side: int) -> None:
+    """The person (``side``) plays the move that goes furthest forward until the match ends."""
+    for _ in range(400):
+        await wait_for(pilot, lambda: app.thinking is None)
+        if app.match.state != "playing":
+            return
+        pos = app.match.position
+        if pos.turn != side:
+            await pilot.pause(0.05)
+            continue
+        move = max(
+            pos.legal_moves,
+            key=lambda m: ((m.to_square >> 3) * (1 if side == 0 else -1), m.to_square),
+        )
+        await type_move(pilot, str(move))
+    raise AssertionError("the match did not end")
+
+
 def test_game_against_beginner_to_the_end_of_a_round() -> None:
     async def body() -> None:
         app = app_for("--level", "beginner", "--seed", "7")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
             assert app.players[0] is None and app.players[1] is not None
-            for _ in range(200):
-                await wait_for(pilot, lambda: app.thinking is None)
-                if app.match.state != "playing":
-                    break
-                pos = app.match.position
-                if pos.turn != 0:
-                    await pilot.pause(0.05)
-                    continue
-                # the person plays the move that goes furthest forward
-                move = max(pos.legal_moves, key=lambda m: (m.to_square >> 3, m.to_square))
-                await type_move(pilot, str(move))
+            await play_until_over(pilot, app, 0)
             await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
             m = app.match
             assert m.state == "over" and m.winner is not None
@@ -397,7 +405,9 @@ def test_letters_mode() -> None:
 
 def test_series_and_board_turned_for_gold() -> None:
     async def body() -> None:
-        app = app_for("--series", "2", "--level", "beginner", "--colour", "gold")
+        app = app_for(
+            "--series", "2", "--level", "beginner", "--colour", "gold", "--seed", "3"
+        )
         async with app.run_test(size=SIZE) as pilot:
             assert app.match.series and app.match.target == 2
             assert app.board.flipped  # Gold's home row at the bottom
@@ -407,6 +417,15 @@ def test_series_and_board_turned_for_gold() -> None:
             # the computer (Black) opens the round
             await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1)
             assert app.match.position.turn == 1 and app.thinking is None
+            await play_until_over(pilot, app, 1)
+            await wait_for(pilot, lambda: isinstance(app.screen, ResultScreen))
+            m = app.match
+            assert max(m.points) == 2 and len(m.rounds) >= 2
+            # the first move alternates: Gold opens round 2
+            assert m.rounds[1].start.turn == 1 and m.rounds[1].fill is None
+            assert any("Round 2 begins: Gold moves first" in msg for msg in app.messages)
+            text = str(app.screen.query_one("#result-text").render())
+            assert "wins the series (first to 2 rounds)" in text
 
     run(body)
 

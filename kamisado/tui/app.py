@@ -996,10 +996,14 @@ class KamisadoApp(App[int]):
     def _result_text(self) -> str:
         m = self.match
         assert m.winner is not None
+        if m.series:
+            what = f"series (first to {m.target} rounds)"
+        elif m.target == 1:
+            what = "Single Round"
+        else:
+            what = f"{MATCH_NAMES[m.target]} match"
         lines = [
-            f"{_side_word(m.winner)} wins the {m.name if m.series else MATCH_NAMES[m.target]}"
-            f" {'series' if m.series else 'match' if m.target > 1 else ''}".rstrip()
-            + f": Black {m.points[0]}, Gold {m.points[1]}.",
+            f"{_side_word(m.winner)} wins the {what}: Black {m.points[0]}, Gold {m.points[1]}.",
             "",
         ]
         lines += [
