@@ -391,6 +391,7 @@ class Hub:
         game.conns.discard(conn)
         held = conn.seats
         conn.game, conn.seats = None, ()
+        self._evict(game)
         if held:
             task = asyncio.get_running_loop().create_task(self.broadcast(game))
             self._tasks.add(task)
@@ -454,6 +455,11 @@ class Hub:
             sends.append(self._send(conn, frame))
         await asyncio.gather(*sends)
 
+    def _evict(self, game: Game) -> None:
+        """Forget a game nobody is connected to (it is all in the store)."""
+        if not game.conns and not game.thinking and self.games.get(game.row.id) is game:
+            del self.games[game.row.id]
+
     async def _send(self, conn: Conn, frame: str) -> None:
         with contextlib.suppress(Exception):
             await conn.send_text(frame)
@@ -503,6 +509,7 @@ class Hub:
             log.exception("computer action %s refused in game %s", token, game.row.id)
             return
         await self.broadcast(game)
+        self._evict(game)
 
     async def close(self) -> None:
         """Stop every computer that is thinking."""

@@ -27,7 +27,10 @@ transaction through a killed process.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
+import sqlite3
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -165,7 +168,31 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=5000")
+    # checkpoints (which write and sync the database file) run in a thread of
+    # their own, never inside the commit of a move
+    cur.execute("PRAGMA wal_autocheckpoint=0")
     cur.close()
+
+
+class _Checkpointer(threading.Thread):
+    """Moves the SQLite write-ahead log into the database file every second."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(name="kamisado-wal-checkpoint", daemon=True)
+        self.path = path
+        self.stopping = threading.Event()
+
+    def run(self) -> None:
+        conn = sqlite3.connect(self.path, check_same_thread=False)
+        try:
+            while not self.stopping.wait(1.0):
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            conn.close()
 
 
 class Store:
@@ -184,9 +211,18 @@ class Store:
         else:
             self.engine = sa.create_engine(self.url, pool_pre_ping=True)
         metadata.create_all(self.engine)
+        self._checkpointer: _Checkpointer | None = None
+        database = self.engine.url.database
+        if self.url.startswith("sqlite") and database and database != ":memory:":
+            self._checkpointer = _Checkpointer(database)
+            self._checkpointer.start()
 
     def close(self) -> None:
-        """Close every pooled connection."""
+        """Close every pooled connection (and checkpoint an SQLite file)."""
+        if self._checkpointer is not None:
+            self._checkpointer.stopping.set()
+            self._checkpointer.join(timeout=10)
+            self._checkpointer = None
         self.engine.dispose()
 
     def create(self, row: GameRow, tokens: list[str] | None = None) -> None:
