@@ -11,13 +11,14 @@ round trip of each move: from sending it to receiving the state frame that
 acknowledges it (stored, committed, broadcast).  Prints games held, moves
 per second and the p50/p99 round trip.
 
-    python bench/load.py --games 1000 --seconds 20
+    python bench/load.py --games 1000 --seconds 20 --think 3
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import random
 import re
@@ -126,6 +127,15 @@ async def run(args: argparse.Namespace) -> int:
     if not url.endswith("/"):
         url += "/"
     stats = Stats()
+
+    async def freeze() -> None:
+        # the client holds thousands of connections too: keep its own garbage
+        # collector from pausing it (which would count as server latency)
+        while True:
+            await asyncio.sleep(2)
+            gc.freeze()
+
+    freezer = asyncio.create_task(freeze())
     tasks = []
     t0 = time.perf_counter()
     for i in range(args.games):
@@ -143,6 +153,7 @@ async def run(args: argparse.Namespace) -> int:
     stats.measuring = False
     elapsed = time.perf_counter() - start
     held = stats.held
+    freezer.cancel()
     for t in tasks:
         t.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
@@ -166,8 +177,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=1000, help="concurrent games (default 1000)")
     ap.add_argument("--seconds", type=float, default=20.0, help="measured time (default 20)")
-    ap.add_argument("--think", type=float, default=1.0,
-                    help="mean pause before each move, seconds (default 1)")
+    ap.add_argument("--think", type=float, default=3.0,
+                    help="mean pause before each move, seconds (default 3)")
     ap.add_argument("--target", type=int, default=1, help="match target (default 1)")
     ap.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8000/")
     return asyncio.run(run(ap.parse_args()))

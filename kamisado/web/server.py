@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import multiprocessing
@@ -52,6 +53,8 @@ log = logging.getLogger("kamisado.web")
 STATIC = Path(str(files("kamisado.web") / "static"))
 LANGUAGES = ("en", "de", "hu")
 MAX_RECORD = 200_000
+GC_FREEZE_S = 5.0
+GC_FULL_S = 600.0
 
 
 def _lessons(kind: str, lang: str) -> list[dict[str, Any]]:
@@ -80,6 +83,23 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
     """
     state: dict[str, Any] = {}
 
+    async def tame_gc() -> None:
+        # A full collection walks every tracked object; with thousands of open
+        # websockets that is a pause of a few hundred milliseconds, often
+        # enough to spoil the move round trip.  Objects that have lived a few
+        # seconds are moved out of the collector's sight (gc.freeze), and put
+        # back for one full collection every ten minutes, so cyclic garbage is
+        # still freed, only later.
+        tick = 0
+        while True:
+            await asyncio.sleep(GC_FREEZE_S)
+            tick += 1
+            if tick * GC_FREEZE_S >= GC_FULL_S:
+                tick = 0
+                gc.unfreeze()
+                gc.collect()
+            gc.freeze()
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(db)
@@ -89,9 +109,12 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
             pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
         hub = Hub(store, pool)
         state["hub"] = hub
+        gc_task = asyncio.get_running_loop().create_task(tame_gc())
         try:
             yield
         finally:
+            gc_task.cancel()
+            gc.unfreeze()
             await hub.close()
             if pool is not None:
                 pool.shutdown(wait=False, cancel_futures=True)
