@@ -282,3 +282,50 @@ def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:
             st = recv(ws)
             assert st["seq"] == 2 and st["last"]["side"] == "g" and st["thinking"] is False
             assert st["last"]["move"].startswith("b8-")  # the blue tower had to move
+
+
+def test_command_line_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from kamisado.web import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--port", "70000"])
+    assert exc.value.code == 2 and "port 0-65535" in capsys.readouterr().err
+    assert main(["--db", "postgresql://nobody@127.0.0.1:1/none", "--no-browser"]) == 2
+    assert "cannot open database" in capsys.readouterr().err
+
+
+def _upload_start(client: TestClient, target: int, kpn: str) -> dict[str, Any]:
+    rec = record.Record.new(Match(target, start=kpn), date="2026-11-22")
+    r = client.post("/api/records", content=record.write(rec))
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def test_passes_and_deadlock_are_announced(client: TestClient) -> None:
+    # figure 5: Daniel's move blocks both sides' next towers (two passes)
+    g = _upload_start(client, 1, "o2pgr1n/4Yu2/1b6/8/8/4y3/3B4/NGR1PU1O b b 1 0 0")
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        recv(ws)
+        ws.send_json({"type": "move", "move": "d2-d7"})
+        st = recv(ws)
+        assert st["last"]["passes"] == [
+            {"side": "g", "colour": "green", "square": "e8"},
+            {"side": "b", "colour": "yellow", "square": "e7"},
+        ]
+        assert [e["kind"] for e in st["rounds"][0]["entries"]] == ["move", "pass", "pass"]
+        assert st["turn"] == "g" and st["must"] == "blue"
+    # figure 6: Ralf's move leaves nobody a move: deadlock, Wolfgang wins
+    g = _upload_start(client, 3, "2u3g1/b1Ryo3/1pY5/2G2r2/4PnU1/8/8/N5BO g b 3 0 0")
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        recv(ws)
+        ws.send_json({"type": "move", "move": "a7-a6"})
+        recv(ws)
+        ws.send_json({"type": "move", "move": "c5-d6"})
+        st = recv(ws)
+        assert st["last"]["outcome"] == {
+            "winner": "g", "colour": "red", "reason": "deadlock", "rings": 0, "points": 1
+        }
+        assert st["state"] == "fill" and st["points"] == [0, 1] and st["to_act"] == "g"
