@@ -282,6 +282,13 @@ def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:
             st = recv(ws)
             assert st["seq"] == 2 and st["last"]["side"] == "g" and st["thinking"] is False
             assert st["last"]["move"].startswith("b8-")  # the blue tower had to move
+        # the puzzle defence and the analysis run in the same pool
+        fig3 = "o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0"
+        after = client.get("/api/position", params={"kpn": fig3, "move": "a1-a3"}).json()
+        assert client.get("/api/reply", params={"kpn": after["kpn"]}).json() == {"move": "h5-h4"}
+        a = client.get("/api/analyse", params={"kpn": fig3, "ms": 300}).json()
+        assert a["solved"] == {"winner": "b", "distance": 3, "pv": ["a1-a3", "h5-h4", "b5-b8"]}
+        assert a["best"] == "a1-a3" and a["side"] == "b"
 
 
 def test_command_line_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
@@ -329,3 +336,26 @@ def test_passes_and_deadlock_are_announced(client: TestClient) -> None:
             "winner": "g", "colour": "red", "reason": "deadlock", "rings": 0, "points": 1
         }
         assert st["state"] == "fill" and st["points"] == [0, 1] and st["to_act"] == "g"
+
+
+def test_a_move_that_cannot_be_stored_is_refused_and_undone(client: TestClient) -> None:
+    g = new_game(client, target=1)
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    real_append = hub.store.append
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise OSError("disk full")
+
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        recv(ws)
+        hub.store.append = broken
+        ws.send_json({"type": "move", "move": "c1-c5"})
+        err = recv(ws, "error")
+        assert err["code"] == "storage"
+        hub.store.append = real_append
+        ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        st = recv(ws)
+        assert st["seq"] == 0 and st["last"] is None and st["turn"] == "b"
+        ws.send_json({"type": "move", "move": "d1-d5"})
+        assert recv(ws)["last"]["move"] == "d1-d5"

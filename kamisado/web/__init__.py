@@ -58,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         log_level="warning",
         ws="websockets-sansio",
         ws_per_message_deflate=False,  # small frames: compressing costs more than it saves
+        ws_max_size=65_536,
     )
     server = uvicorn.Server(config)
 

@@ -14,6 +14,7 @@ import datetime
 import json
 import logging
 import random
+import secrets
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -364,11 +365,15 @@ class Hub:
         seats: tuple[int, ...] = ()
         if msg.token is not None:
             seats = tuple(
-                s for s, t in enumerate((game.row.black_token, game.row.gold_token)) if t == msg.token
+                s
+                for s, t in enumerate((game.row.black_token, game.row.gold_token))
+                if t is not None and secrets.compare_digest(t, msg.token)
             )
             if not seats:
                 raise GameError("bad_token", "join: this token holds no seat of this game")
-        if conn.game is not None:
+        if conn.game is game:
+            game.conns.discard(conn)  # joining again: the join's own frame says it all
+        elif conn.game is not None:
             self.leave(conn)
         conn.game, conn.seats = game, seats
         game.conns.add(conn)
@@ -434,10 +439,23 @@ class Hub:
                 points=(game.match.points[0], game.match.points[1]),
             )
         except Exception:
-            # keep memory and storage equal: rebuild from what is stored
-            self.games.pop(game.row.id, None)
-            raise
+            log.exception("could not store action %d of game %s", seq, game.row.id)
+            self._restore(game)
+            raise GameError("storage", f"{token}: the move could not be saved; try again") from None
         self._kick(game)
+
+    def _restore(self, game: Game) -> None:
+        """Put a game back to what the store holds (after a failed write)."""
+        try:
+            loaded = self.store.load(game.row.id)
+        except Exception:
+            loaded = None
+        if loaded is None:
+            self.games.pop(game.row.id, None)
+            return
+        fresh = Game.build(*loaded)
+        game.row, game.match, game.tokens = fresh.row, fresh.match, fresh.tokens
+        game.rounds, game.last = fresh.rounds, fresh.last
 
     async def broadcast(self, game: Game) -> None:
         """Send the game's state to every connection, each with its own seats."""

@@ -108,7 +108,7 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
             n = workers or max(1, os.cpu_count() or 1)
             pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
         hub = Hub(store, pool)
-        state["hub"] = hub
+        state["hub"] = app.state.hub = hub
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
         try:
             yield
@@ -306,6 +306,9 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
                     await h.error(conn, exc.code, str(exc))
                 except GameError as exc:
                     await h.error(conn, exc.code, str(exc))
+                except Exception:
+                    log.exception("error handling a frame")
+                    await h.error(conn, "server", "the server failed on this message")
         except WebSocketDisconnect:
             pass
         finally:
