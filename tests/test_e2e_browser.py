@@ -207,3 +207,28 @@ def test_forged_move_for_the_other_seat_is_refused(browser: Browser, server: str
     expect(black.locator("#status")).to_contain_text("Your move")
     black.context.close()
     gold.context.close()
+
+
+def test_lesson_ends_with_its_puzzle_solved(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/#/lessons")
+    lessons = pg.locator("#lesson-list a")
+    from kamisado.lessons import lessons_json
+
+    expect(lessons).to_have_count(len(lessons_json("en")))
+    pg.locator('#lesson-list a[href="#/lesson/fig3"]').click()
+    expect(pg.locator("#lesson-step")).to_contain_text("1 of")
+    while "puzzle" not in (pg.locator("#lesson-text").text_content() or ""):
+        step = pg.locator("#lesson-step").text_content()
+        pg.click("#ls-next")
+        expect(pg.locator("#lesson-step")).not_to_have_text(step or "")
+    expect(pg.locator("#status")).to_contain_text("Your turn")
+    click_square(pg, "a1")
+    click_square(pg, "a3")
+    # the server answers with the solver's best defence: Gold's blue h5-h4
+    expect(pg.locator('#board [data-tower="g-blue"]')).to_have_attribute("data-at", "h4")
+    click_square(pg, "b5")
+    click_square(pg, "b8")
+    expect(pg.locator("#status")).to_have_text("Solved!")
+    pg.screenshot(path=str(SHOTS / "kamisado-e2e-lesson.png"))
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
