@@ -114,6 +114,7 @@ def test_online_round_with_a_spectator(browser: Browser, server: str) -> None:
     for pg in (black, gold, watcher):
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator("#result-text")).to_have_text("Black wins 1–0!")
+    watcher.wait_for_timeout(400)
     watcher.screenshot(path=str(SHOTS / "kamisado-e2e-online-watcher.png"))
     gold.screenshot(path=str(SHOTS / "kamisado-e2e-online-gold.png"))
     for pg in (black, gold, watcher):

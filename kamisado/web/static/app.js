@@ -434,7 +434,8 @@ function render(st) {
   // result screen
   if (st.state === "over" && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
     $("#result-text").textContent = t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` });
-    $("#result").hidden = false;
+    // after the last move has been seen
+    setTimeout(() => { if (game && game.game === st.game && game.state === "over") $("#result").hidden = false; }, prev === null ? 0 : 700);
   }
   if (st.state !== "over") $("#result").hidden = true;
 }
