@@ -82,3 +82,26 @@ def test_fills_and_whole_matches_replay(store: Store) -> None:
     game = Game.build(*loaded)
     assert game.match.position.kpn() == "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1"
     assert len(game.rounds) == 2 and game.rounds[0]["result"]["winner"] == "g"
+
+
+def test_server_restart_resumes_games_on_either_database(store: Store) -> None:
+    from starlette.testclient import TestClient
+
+    from kamisado.web.server import create_app
+
+    url = store.url
+    with TestClient(create_app(url, workers=0)) as client:
+        g = client.post("/api/games", json={"target": 3, "online": True}).json()
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+            ws.receive_json()
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            assert ws.receive_json()["seq"] == 1
+    with TestClient(create_app(url, workers=0)) as client:  # a new server
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["g"]})
+            st = ws.receive_json()
+            assert st["seq"] == 1 and st["you"] == ["g"] and st["must"] == "blue"
+            ws.send_json({"type": "move", "move": "b8-b3"})
+            assert ws.receive_json()["seq"] == 2
+        assert "Blue Forward 5 Yellow" in client.get(f"/api/games/{g['id']}/record").text
