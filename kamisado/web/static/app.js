@@ -188,7 +188,7 @@ class Board {
     this.drawSelection();
   }
   drawSelection() {
-    this.gTop.querySelectorAll(".dest").forEach((e) => e.remove());
+    this.gTop.querySelectorAll(".dest, .dest-halo").forEach((e) => e.remove());
     this.towerEls.forEach((g) => g.classList.remove("selected"));
     if (this.opts.cursor) {
       this.gTop.querySelectorAll(".cursor").forEach((e) => e.remove());
@@ -204,8 +204,11 @@ class Board {
     for (const to of this.legal[this.selected] || []) {
       const i = sqIndex(to);
       const [x, y] = this.xy(i);
+      if (occupied.has(i)) {   // a Sumo push: a red target ring around the tower pushed
+        el("circle", { class: "dest-halo", cx: x + 50, cy: y + 50, r: 46 }, this.gTop);
+      }
       el("circle", { class: "dest" + (occupied.has(i) ? " push" : ""), cx: x + 50, cy: y + 50,
-        r: occupied.has(i) ? 16 : 13, "data-dest": to }, this.gTop);
+        r: occupied.has(i) ? 46 : 13, "data-dest": to }, this.gTop);
     }
   }
   click(sq) {
