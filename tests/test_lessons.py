@@ -250,7 +250,10 @@ PUZZLES = load_puzzles()
 def test_puzzle_set_spread() -> None:
     assert 30 <= len(PUZZLES) <= 60
     assert len({p["id"] for p in PUZZLES}) == len(PUZZLES)
-    assert len({Position(p["kpn"]).key() for p in PUZZLES}) == len(PUZZLES)
+    # each board once, whatever the match type
+    assert len({" ".join(p["kpn"].split()[:3]) for p in PUZZLES}) == len(PUZZLES)
+    for p in PUZZLES:  # a real choice: at least two first moves that do not win
+        assert len(list(Position(p["kpn"]).legal_moves)) - p["winning_first_moves"] >= 2
     assert {p["win_in"] for p in PUZZLES} == {1, 3, 5, 7}
     assert {p["side"] for p in PUZZLES} == {"b", "g"}
     targets = {Position(p["kpn"]).target for p in PUZZLES}
@@ -382,4 +385,5 @@ def test_make_puzzles_finds_forced_wins_reproducibly() -> None:
     assert first, "two games gave no puzzle"
     for p in first:
         assert p["win_in"] in (1, 3, 5, 7) and p["winning_first_moves"] <= 3
+        assert len(list(Position(p["kpn"]).legal_moves)) - p["winning_first_moves"] >= 2
         _check_forced_win(p["kpn"], p["solution"], p["win_in"])

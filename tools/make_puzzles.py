@@ -8,8 +8,9 @@ rounds and Standard, Long and Marathon matches, Sumo rounds included.  Every
 position of every game is screened by the solver (:func:`kamisado.engine.solve`
 with a node limit and a horizon of 7 moves); where the side to move has a
 forced win in exactly N moves of both sides (N = 1, 3, 5 or 7), each of its
-moves is solved, and the position is kept when at most two moves win in N and
-at most three win at all (a puzzle with one clear answer).  The solution line
+moves is solved, and the position is kept when at most two moves win in N, at
+most three win at all and at least two do not (a puzzle with one clear answer
+and real ways to go wrong); a board is used once, whatever the match type.  The solution line
 is the solver's shortest win against its longest resistance, the same
 replies that :func:`kamisado.lessons.puzzle_reply` gives the web app.
 
@@ -140,7 +141,7 @@ def find(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, obj
     want[3] += count - sum(want.values())
     # up to want[n] candidates of each N for each match type, to pick a spread from
     pools: dict[tuple[int, int], list[Candidate]] = {(n, t): [] for n in WIN_IN for t in TARGETS}
-    seen: set[object] = set()
+    seen: set[str] = set()
     started = time.monotonic()
     last_game = ""
     for where, _match, pos in games(seed):
@@ -155,12 +156,13 @@ def find(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, obj
                 print(f"[{time.monotonic() - started:6.0f}s] {game}  {sizes}", file=sys.stderr)
             if n_games > max_games or all(len(pools[k]) >= want[k[0]] for k in pools):
                 break
-        key = pos.key()
+        key = " ".join(pos.kpn().split()[:3])  # the board, whatever the match
         if key in seen:
             continue
         seen.add(key)
-        if len(list(pos.legal_moves)) < 2:
-            continue  # no choice to make
+        legal = len(list(pos.legal_moves))
+        if legal < 3:
+            continue  # hardly a choice to make
         n = screen(pos)
         if n is None or len(pools[n, pos.target]) >= want[n]:
             continue
@@ -168,8 +170,8 @@ def find(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, obj
         if counts is None:
             continue
         winning, best = counts
-        if best > 2 or winning > 3:
-            continue
+        if best > 2 or winning > 3 or legal - winning < 2:
+            continue  # one clear answer, and at least two ways to go wrong
         pools[n, pos.target].append(Candidate(pos.kpn(), n, winning, best, where))
     rng = random.Random(seed)
     chosen: list[Candidate] = []
