@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--types", default="single,standard")
     ap.add_argument("--games", default="10",
                     help="games per pair and match type: N, or type=N,... (even: colours swap)")
-    ap.add_argument("--random-plies", type=int, default=2)
+    ap.add_argument("--random-plies", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("ladder.jsonl"))

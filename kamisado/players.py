@@ -19,13 +19,13 @@ Levels, weakest first (see the README for their measured strength):
 ``novice``
     A 2-move search with a noisy evaluation.
 ``casual``
-    A 4-move search with some noise.
+    A 3-move search with some noise.
 ``club``
-    A 6-move search.
+    A 5-move search.
 ``strong``
-    Iterative deepening for 150,000 nodes (about 0.05 s).
+    Iterative deepening for 50,000 nodes (about 0.02 s).
 ``expert``
-    Iterative deepening for 1 million nodes (about 0.3 s); when the round
+    Iterative deepening for 600,000 nodes (about 0.2 s); when the round
     decides the match, the solver (1 million nodes) has the last word.
 ``perfect``
     The opening book and the solver: wins every won single round and plays
@@ -239,11 +239,11 @@ class Level:
 LEVELS: dict[str, Level] = {
     "beginner": Level(_beginner, 0, "one move ahead, often careless"),
     "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy"),
-    "casual": Level(_searcher(depth=4, noise=40), 3, "4-move search, some noise"),
-    "club": Level(_searcher(depth=6), 4, "6-move search"),
-    "strong": Level(_searcher(nodes=150_000), 6, "150k nodes of search (about 0.05 s)"),
-    "expert": Level(_searcher(nodes=1_000_000, solve_nodes=1_000_000), 8,
-                    "1M nodes of search (about 0.3 s) and the solver"),
+    "casual": Level(_searcher(depth=3, noise=40), 3, "3-move search, some noise"),
+    "club": Level(_searcher(depth=5), 4, "5-move search"),
+    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (about 0.02 s)"),
+    "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
+                    "600k nodes of search (about 0.2 s) and the solver"),
     "perfect": Level(_perfect, 10, "opening book and solver"),
 }
 
