@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,14 @@ def recv(ws: Any, kind: str = "state") -> dict[str, Any]:
     msg: dict[str, Any] = ws.receive_json()
     assert msg["type"] == kind, msg
     return msg
+
+
+def _short_move(st: dict[str, Any]) -> str:
+    """A legal move of Black's that advances least (it never ends the round)."""
+    return min(
+        (f"{frm}-{to}" for frm, tos in st["legal"].items() for to in tos),
+        key=lambda m: int(m[-1]) - int(m[1]),
+    )
 
 
 # -- parse ---------------------------------------------------------------------
@@ -282,6 +292,16 @@ def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:
             st = recv(ws)
             assert st["seq"] == 2 and st["last"]["side"] == "g" and st["thinking"] is False
             assert st["last"]["move"].startswith("b8-")  # the blue tower had to move
+            # a worker process dies: the next computer move comes from a new pool
+            hub = client.app.state.hub  # type: ignore[attr-defined]
+            old_pool = hub.pool
+            for proc in list(old_pool._processes.values()):
+                os.kill(proc.pid, signal.SIGKILL)
+                proc.join(10)
+            ws.send_json({"type": "move", "move": _short_move(st)})
+            assert recv(ws)["seq"] == 3
+            st = recv(ws)
+            assert st["seq"] == 4 and st["last"]["side"] == "g" and hub.pool is not old_pool
         # the puzzle defence and the analysis run in the same pool
         fig3 = "o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0"
         after = client.get("/api/position", params={"kpn": fig3, "move": "a1-a3"}).json()

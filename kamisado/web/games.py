@@ -16,7 +16,7 @@ import logging
 import random
 import secrets
 from collections.abc import Awaitable, Callable
-from concurrent.futures import Executor
+from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -278,9 +278,10 @@ class Game:
 class Hub:
     """Every live game, the connections to them, and the store behind them."""
 
-    def __init__(self, store: Store, pool: Executor | None) -> None:
+    def __init__(self, store: Store, pool_factory: Callable[[], Executor] | None) -> None:
         self.store = store
-        self.pool = pool
+        self.pool_factory = pool_factory
+        self.pool: Executor | None = pool_factory() if pool_factory else None
         self.games: dict[str, Game] = {}
         self.rng = random.SystemRandom()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -495,14 +496,35 @@ class Hub:
         game.thinking = True
         game.task = asyncio.get_event_loop().create_task(self._think(game, side))
 
+    def renew_pool(self, broken: Executor | None) -> None:
+        """Replace a broken process pool (a worker died) with a fresh one."""
+        if self.pool is broken and self.pool_factory is not None:
+            log.warning("the computer's process pool broke: starting a new one")
+            if broken is not None:
+                broken.shutdown(wait=False, cancel_futures=True)
+            self.pool = self.pool_factory()
+
+    async def run_in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run ``fn(*args)`` in the process pool (renewed once if it broke)."""
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            pool = self.pool
+            if pool is None:
+                raise GameError("no_engine", "this server runs without the computer")
+            try:
+                return await loop.run_in_executor(pool, fn, *args)
+            except BrokenExecutor:
+                self.renew_pool(pool)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
     async def _think(self, game: Game, side: int) -> None:
         seq = game.seq
         try:
             if game.row.delay:
                 await asyncio.sleep(game.row.delay)
-            loop = asyncio.get_running_loop()
-            token = await loop.run_in_executor(
-                self.pool,
+            token = await self.run_in_pool(
                 worker.computer_action,
                 game.row.target,
                 game.row.series,

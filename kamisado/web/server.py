@@ -15,7 +15,7 @@ import json
 import logging
 import multiprocessing
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from importlib.resources import files
 from pathlib import Path
@@ -103,11 +103,14 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         store = Store(db)
-        pool: Executor | None = None
+        factory: Callable[[], Executor] | None = None
         if workers != 0:
             n = workers or max(1, os.cpu_count() or 1)
-            pool = ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
-        hub = Hub(store, pool)
+
+            def factory() -> Executor:
+                return ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+
+        hub = Hub(store, factory)
         state["hub"] = app.state.hub = hub
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
         try:
@@ -116,8 +119,8 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
             gc_task.cancel()
             gc.unfreeze()
             await hub.close()
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
+            if hub.pool is not None:
+                hub.pool.shutdown(wait=False, cancel_futures=True)
             store.close()
 
     def hub() -> Hub:
@@ -241,9 +244,7 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
         return JSONResponse(view)
 
     async def run_pool(fn: Any, *args: Any) -> Any:
-        pool = hub().pool
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(pool, fn, *args)
+        return await hub().run_in_pool(fn, *args)
 
     async def analyse(request: Request) -> Response:
         pos = kpn_arg(request)
