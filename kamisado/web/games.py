@@ -315,6 +315,7 @@ class Hub:
         game = Game.build(row, [])
         self.games[row.id] = game
         self._kick(game)
+        self._evict(game)  # kept in memory only while someone is there (or it thinks)
         return game, tokens
 
     def create_from_record(self, rec: Record) -> tuple[Game, dict[str, str]]:
@@ -341,7 +342,6 @@ class Hub:
         row.black_points, row.gold_points = game.match.points
         row.actions = len(tokens)
         self.store.create(row, tokens)
-        self.games[row.id] = game
         return game, {"b": token, "g": token}
 
     def get(self, game_id: str) -> Game | None:
