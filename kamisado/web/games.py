@@ -186,9 +186,10 @@ class Game:
             pos = match.position
             move = pos.parse_move(token) if match.state == PLAYING else Move.from_str(token)
             side = pos.turn
-            push = match.state == PLAYING and pos.is_legal(move) and pos.is_push(move)
-            entries = move_entries(pos, move) if match.state == PLAYING and pos.is_legal(move) else []
-            match.push_move(move)
+            legal = match.state == PLAYING and pos.is_legal(move)
+            push = legal and pos.is_push(move)
+            entries = move_entries(pos, move) if legal else []
+            match.push_move(move)  # checked: an illegal move raises before any change
             rnd = self.rounds[-1]
             rnd["entries"].extend(_entry(e, move) for e in entries)
             outcome = match.rounds[rounds_before - 1].outcome
