@@ -432,7 +432,9 @@ def test_series_and_board_turned_for_gold() -> None:
 
 def test_computer_in_a_process_keeps_the_screen_alive() -> None:
     async def body() -> None:
-        app = app_for("--level", "expert", "--colour", "gold")
+        # the computer keeps "thinking" for at least 3 s (--delay), so the typed move
+        # always arrives while it does, however fast the machine
+        app = app_for("--level", "expert", "--colour", "gold", "--delay", "3")
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause(0.3)
             assert app.thinking == "move"
