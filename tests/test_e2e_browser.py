@@ -146,6 +146,24 @@ def test_hotseat_standard_match_round_end_and_fill(browser: Browser, server: str
     pg.context.close()
 
 
+def test_hotseat_series_of_single_rounds(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat", target="s3")  # a series: first to 3 round wins
+    for frm, to in QUICK_WIN:
+        move(pg, frm, to)
+    # no fill choice in a series: round 2 starts from the colour-matching start,
+    # no ring is won, and the first move alternates to Gold
+    expect(pg.locator("#match-info")).to_contain_text("Round 2")
+    expect(pg.locator("#match-info")).to_contain_text("1–0")
+    expect(pg.locator("#match-info")).to_contain_text("first to 3 wins")
+    expect(pg.locator("#fill-panel")).to_be_hidden()
+    tower_at(pg, "b-brown", "a1")
+    expect(pg.locator('#board [data-tower="b-brown"] .ring')).to_have_count(0)
+    expect(pg.locator("#status")).to_contain_text("Gold to move")
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
 def test_game_against_the_computer(browser: Browser, server: str) -> None:
     pg = page(browser, server + "/")
     start(pg, "computer", colour="b", level="beginner")

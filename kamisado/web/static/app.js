@@ -375,7 +375,8 @@ function render(st) {
       div.append(p);
     }
   }
-  const mt = st.series ? `${st.name}` : t(`match.${st.target}`);
+  const mt = st.series ? ([3, 5].includes(st.target) ? t(`match.s${st.target}`) : `${st.name}`)
+    : t(`match.${st.target}`);
   $("#match-info").textContent = `${mt} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
   // status
   let status = "";
@@ -509,7 +510,8 @@ $("#new-form").addEventListener("submit", async (ev) => {
   const f = new FormData($("#new-form"));
   const m = f.get("mode");
   const me = f.get("colour");
-  const body = { target: Number(f.get("target")), black: "human", gold: "human" };
+  const tv = String(f.get("target"));  // "3", or "s3": a series, first to 3 round wins
+  const body = { target: Number(tv.replace("s", "")), series: tv.startsWith("s"), black: "human", gold: "human" };
   if (m === "computer") body[me === "b" ? "gold" : "black"] = f.get("level");
   if (m === "watch") { body.black = f.get("level"); body.gold = f.get("level2"); body.delay = 0.7; }
   if (m === "online") { body.online = true; body[me === "b" ? "black_name" : "gold_name"] = f.get("name") || ""; }
