@@ -379,3 +379,16 @@ def test_a_move_that_cannot_be_stored_is_refused_and_undone(client: TestClient) 
         assert st["seq"] == 0 and st["last"] is None and st["turn"] == "b"
         ws.send_json({"type": "move", "move": "d1-d5"})
         assert recv(ws)["last"]["move"] == "d1-d5"
+
+
+def test_board_colours_come_from_the_rules_core(client: TestClient) -> None:
+    rows = client.get("/api/board").json()["rows"]
+    assert len(rows) == 8 and all(len(r) == 8 for r in rows)
+    # RULES.md: rank 1 brown ... orange from a to h, rank 8 the reverse
+    assert rows[0] == ["brown", "green", "red", "yellow", "pink", "purple", "blue", "orange"]
+    assert rows[7] == rows[0][::-1]
+    assert all(sorted(r) == sorted(rows[0]) for r in rows)  # each colour once a rank
+    # the page gets the same table, written in by the server
+    page = client.get("/").text
+    assert '<script id="board-data" type="application/json">' in page
+    assert json.dumps({"rows": rows}) in page

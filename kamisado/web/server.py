@@ -23,7 +23,12 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    Response,
+)
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
@@ -73,6 +78,13 @@ def _lessons(kind: str, lang: str) -> list[dict[str, Any]]:
 def _bad(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
+
+
+def board_rows() -> list[list[str]]:
+    """The colour of every square, rank 1 first, files a to h (from the rules core)."""
+    from kamisado.core import COLOUR_NAMES, SQUARE_COLOUR
+
+    return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
 
 def create_app(db: str, workers: int | None = None) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path).
@@ -128,7 +140,17 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
         return h
 
     async def index(request: Request) -> Response:
-        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+        # the board's colours come from the rules core, written into the page
+        # for app.js to read before it draws: the page keeps no copy of them
+        html = (STATIC / "index.html").read_text("utf-8").replace(
+            "<!--board-->",
+            '<script id="board-data" type="application/json">'
+            + json.dumps({"rows": board_rows()}) + "</script>",
+        )
+        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+    async def board(request: Request) -> Response:
+        return JSONResponse({"rows": board_rows()}, headers={"Cache-Control": "max-age=3600"})
 
     async def levels(request: Request) -> Response:
         from kamisado.players import LEVELS
@@ -317,6 +339,7 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
 
     routes = [
         Route("/", index),
+        Route("/api/board", board),
         Route("/api/levels", levels),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games", list_games),

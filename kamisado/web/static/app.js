@@ -8,16 +8,9 @@ const HEX = { brown: "#7b4a26", green: "#2c9a47", red: "#d3242b", yellow: "#f4c5
 // the reverse side: one Chinese character per colour (see docs/web.md)
 const CHARS = { brown: "茶", green: "綠", red: "紅", yellow: "黃", pink: "桃", purple: "紫",
   blue: "藍", orange: "橙" };
-const BOARD_ROWS = [
-  "brown green red yellow pink purple blue orange",
-  "purple brown yellow blue green pink orange red",
-  "blue yellow brown purple red orange pink green",
-  "yellow red green brown orange blue purple pink",
-  "pink purple blue orange brown green red yellow",
-  "green pink orange red purple brown yellow blue",
-  "red orange pink green blue yellow brown purple",
-  "orange blue purple pink yellow red green brown",
-].map((r) => r.split(" "));
+// the colour of every square, rank 1 first, written into the page by the server
+// (also at /api/board): the rules core owns the board; the page only draws it
+const BOARD_ROWS = JSON.parse(document.getElementById("board-data").textContent).rows;
 const SIDE_FILL = ["#161514", "#d9ac2e"];
 const SIDE_MARK = ["#d9ac2e", "#161514"];
 const NS = "http://www.w3.org/2000/svg";
