@@ -673,6 +673,7 @@ async function lessonStep(i) {
   lesson.step = step; lesson.done = false;
   $("#lesson-step").textContent = t("lessons.step", { n: lesson.i + 1, total: steps.length });
   $("#lesson-text").textContent = step.text || "";
+  $("#lesson-text").dataset.kind = step.kind;
   $("#lesson-feedback").textContent = "";
   $("#lesson-fill").hidden = step.kind !== "fill";
   setStatus(""); announce("");
