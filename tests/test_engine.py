@@ -136,6 +136,20 @@ def test_never_an_illegal_move_or_pv_in_thousands_of_positions() -> None:
             assert s.best_move is None or pos.is_legal(s.best_move), pos.kpn()
 
 
+def test_compiled_search_pv_is_a_legal_line() -> None:
+    # the raw PV of the C search, before engine.search checks it: after a move
+    # that ends the round nothing may follow (it once copied a stale line)
+    from kamisado import _ckamisado as C
+
+    for i, pos in enumerate(_random_positions(3000, seed=7)):
+        r = C.search(C.Position(pos.kpn()), depth=1 + i % 5, seed=i)
+        q = pos.copy()
+        for code in r["pv"]:
+            move = Move(code & 63, code >> 6)
+            assert q.outcome is None and q.is_legal(move), (pos.kpn(), r["pv"])
+            q.push(move)
+
+
 def test_search_is_reproducible_from_a_seed() -> None:
     pos = _random_positions(40, seed=3)[-1]
     w = engine.Weights(noise=50)

@@ -126,8 +126,22 @@ def test_figure3_must_move_if_you_can() -> None:
     assert list(pos.legal_moves) == []
 
 
+def _no_win_at_once(pos: Position) -> bool:
+    """Whether no legal move of the side to move ends the round in its favour."""
+    side = pos.turn
+    for m in list(pos.legal_moves):
+        pos.push(m)
+        won = pos.outcome is not None and pos.outcome.winner == side
+        pos.pop()
+        if won:
+            return False
+    return True
+
+
 def test_figure4_blocked_tower_passes() -> None:
     pos = Position(DATA["fig4"]["kpn"])
+    # Amy has no win on the spot: the text's line (block, then win) is her way
+    assert _no_win_at_once(pos)
     play(pos, "a2-a6")
     assert colour_of("a6") == "green"
     # 4(b): Chris's green is blocked on a yellow square: it passes
@@ -144,6 +158,8 @@ def test_figure4_blocked_tower_passes() -> None:
 def test_figure5_two_passes_in_a_row() -> None:
     pos = Position(DATA["fig5"]["kpn"])
     play(pos, "d2-d7")
+    # Vlora cannot win at once: she needs the two moves of the text
+    assert _no_win_at_once(pos)
     # 5(b), 5(c): Vlora's green then Daniel's yellow are blocked
     assert [(p.side, COLOUR_NAMES[p.colour]) for p in pos.passes()] == [
         (GOLD, "green"), (BLACK, "yellow"),
