@@ -15,10 +15,10 @@ f6-a1
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 
 from kamisado import engine
+from kamisado.cli import _die, _take_kpn
 from kamisado.core import KamisadoError, Position
 from kamisado.players import LEVELS, player
 
@@ -27,14 +27,7 @@ __all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
 SIDE_LETTERS = "bg"
 
 
-def _die(message: str) -> int:
-    print(f"kamisado: {message}", file=sys.stderr)
-    return 2
-
-
 def _position(words: Sequence[str]) -> Position:
-    from kamisado.cli import _take_kpn
-
     kpn, rest = _take_kpn(words)
     if rest:
         raise KamisadoError(f"unexpected arguments after the KPN: {' '.join(rest)}")
@@ -50,7 +43,7 @@ def format_score(score: int) -> str:
     >>> format_score(35), format_score(engine.WIN_BASE + 256 - 7)
     ('+35', 'win in 7')
     """
-    kind, moves, _tier = engine.decode_score(score, Position())
+    kind, moves, _tier = engine.decode_score(score)
     if kind == "eval":
         return f"{score:+d}"
     return f"{kind} in {moves}"

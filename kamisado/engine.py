@@ -319,19 +319,24 @@ def solve_moves(
     return out
 
 
-def decode_score(score: int, pos: PositionLike) -> tuple[str, int | None, int | None]:
+def decode_score(
+    score: int, pos: PositionLike | None = None
+) -> tuple[str, int | None, int | None]:
     """Read a search score: ``(kind, moves, tier)``.
 
     ``kind`` is ``'win'``, ``'loss'`` (for the side to move) or ``'eval'``;
     ``moves`` the moves to the end of the round for a proven result; ``tier``
     15 when the round wins the match, else the points it carries.
 
-    >>> decode_score(WIN_BASE + 256 * 15 - 3, Position())
+    Scores are relative to the position searched; ``pos`` is accepted for
+    callers that pass it and not needed.
+
+    >>> decode_score(WIN_BASE + 256 * 15 - 3)
     ('win', 3, 15)
-    >>> decode_score(-25, Position())
+    >>> decode_score(-25)
     ('eval', None, None)
     """
-    del pos  # scores are relative to the position searched
+    del pos
     a = abs(score)
     if a <= WIN_BASE:
         return ("eval", None, None)
@@ -408,7 +413,7 @@ def search(
         seed=int(seed),
     )
     score = int(r["score"])
-    kind, dist, tier = decode_score(score, p)
+    kind, dist, tier = decode_score(score)
     pv, q = _checked_pv(p, [_move(c) for c in r["pv"]], complete=tier is not None)
     points: int | None = None
     match_won: bool | None = None

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from kamisado.core import Move, Position
 from kamisado.match import FILLS, Match
 
-__all__ = ["LEVELS", "Player", "choose_fill_by_search", "player"]
+__all__ = ["LEVELS", "Player", "choose_fill_by_search", "player", "winning_replies"]
 
 
 def _wins_now(pos: Position, move: Move) -> bool:
@@ -185,6 +185,32 @@ def _perfect(pl: Player, pos: Position) -> Move:
     return res.best_move
 
 
+def winning_replies(pos: Position, move: Move, node_limit: int | None = None) -> int:
+    """How many replies to ``move`` win the round for the opponent.
+
+    Each reply is proven with the solver (within ``node_limit`` nodes, when
+    given: a reply it cannot prove in time does not count).  The longest
+    resistance with the fewest winning replies is the trickiest defence.
+    """
+    from kamisado.engine import solve
+
+    q = pos.copy(stack=False)
+    q.push(move)
+    if q.outcome is not None:
+        return 0
+    mover = pos.turn
+    count = 0
+    for reply in list(q.legal_moves):
+        q.push(reply)
+        if q.outcome is not None:
+            count += q.outcome.winner != mover
+        else:
+            r = solve(q, node_limit=node_limit, pv=False)
+            count += r.winner is not None and r.winner != mover
+        q.pop()
+    return count
+
+
 def _longest_resistance(pl: Player, pos: Position, values: Sequence[object]) -> Move:
     """Among lost moves, the longest; ties broken by the opponent's fewest wins."""
     from kamisado.engine import MoveValue
@@ -198,22 +224,7 @@ def _longest_resistance(pl: Player, pos: Position, values: Sequence[object]) -> 
 
     def trickiness(move: Move) -> int:
         # fewer winning replies for the opponent is a harder problem for them
-        q = pos.copy(stack=False)
-        q.push(move)
-        if q.outcome is not None:
-            return 0
-        from kamisado.engine import solve
-
-        wins = 0
-        for reply in list(q.legal_moves):
-            q.push(reply)
-            if q.outcome is not None:
-                wins += q.outcome.winner == q.last_mover
-            else:
-                r = solve(q, node_limit=20000, pv=False)
-                wins += r.winner is not None and r.winner != pos.turn
-            q.pop()
-        return -wins
+        return -winning_replies(pos, move, node_limit=20000)
 
     if len(best) > 1:
         best.sort(key=lambda m: (trickiness(m), str(m)), reverse=True)

@@ -31,27 +31,9 @@ from pathlib import Path
 
 from kamisado import engine
 from kamisado.core import START_KPN, Move, Position
+from kamisado.players import winning_replies
 
 STARTS = [START_KPN, START_KPN.replace(" b - ", " g - ")]
-
-
-def replies_that_win(pos: Position, move: Move) -> int:
-    """How many replies to ``move`` win for the opponent (a proven count)."""
-    q = pos.copy(stack=False)
-    q.push(move)
-    if q.outcome is not None:
-        return 0
-    mover = pos.turn
-    count = 0
-    for reply in list(q.legal_moves):
-        q.push(reply)
-        if q.outcome is not None:
-            count += q.outcome.winner != mover
-        else:
-            r = engine.solve(q, pv=False)
-            count += r.winner is not None and r.winner != mover
-        q.pop()
-    return count
 
 
 def perfect_move(pos: Position) -> tuple[Move, int, int]:
@@ -69,7 +51,7 @@ def perfect_move(pos: Position) -> tuple[Move, int, int]:
         (v for v in values if (v.distance or 0) == longest), key=lambda v: str(v.move)
     )
     if len(candidates) > 1:
-        candidates.sort(key=lambda v: replies_that_win(pos, v.move))
+        candidates.sort(key=lambda v: winning_replies(pos, v.move))
     return candidates[0].move, side ^ 1, longest
 
 

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kamisado.players import LEVELS
+
 __all__ = [
     "CreateMsg",
     "FillMsg",
@@ -35,8 +37,8 @@ __all__ = [
     "parse_create",
 ]
 
-#: Computer levels a seat may be played by (``kamisado.players.LEVELS``).
-LEVEL_NAMES = ("beginner", "novice", "casual", "club", "strong", "expert", "perfect")
+#: Computer levels a seat may be played by, weakest first.
+LEVEL_NAMES: tuple[str, ...] = tuple(LEVELS)
 #: What a seat may be: a person or a computer level.
 SEAT_KINDS = ("human", *LEVEL_NAMES)
 
