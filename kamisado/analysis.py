@@ -14,13 +14,13 @@ f6-a1
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 
 from kamisado import engine
-from kamisado.cli import _die, _take_kpn
+from kamisado.cli import Parser, _die, _take_kpn, int_between, positive_number
 from kamisado.core import KamisadoError, Position
 from kamisado.players import LEVELS, player
+from kamisado.protocol import MAX_DEPTH, SEED_MAX
 
 __all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
 
@@ -49,8 +49,8 @@ def format_score(score: int) -> str:
     return f"{kind} in {moves}"
 
 
-def _parser(name: str, description: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"kamisado {name}", description=description)
+def _parser(name: str, description: str) -> Parser:
+    p = Parser(prog=f"kamisado {name}", description=description)
     p.add_argument("kpn", metavar="KPN", nargs="+", help="a position in KPN (one quoted argument)")
     return p
 
@@ -62,15 +62,15 @@ def main_analyse(argv: Sequence[str]) -> int:
     principal variation, and ``<side> wins in N`` when the result is proven.
     """
     p = _parser("analyse", "Search a position: depth, score, principal variation.")
-    p.add_argument("--time", type=float, default=1000.0, metavar="MS",
+    p.add_argument("--time", type=positive_number("ms"), default=1000.0, metavar="MS",
                    help="thinking time in milliseconds (default 1000)")
-    p.add_argument("--depth", type=int, default=None, help="stop at this depth")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--depth", type=int_between(1, MAX_DEPTH), default=None, metavar="N",
+                   help=f"stop at this depth (1..{MAX_DEPTH})")
+    p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
+                   help=f"seed of the search's move shuffle (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
-        if args.time <= 0:
-            raise KamisadoError(f"--time: expected a positive number of ms, found {args.time}")
         r = engine.search(pos, depth=args.depth, time_ms=args.time, seed=args.seed)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
@@ -89,13 +89,11 @@ def main_analyse(argv: Sequence[str]) -> int:
 def main_solve(argv: Sequence[str]) -> int:
     """``kamisado solve KPN [--time S]``: one line, ``<b|g> wins in <N>`` or ``unknown``."""
     p = _parser("solve", "Prove who wins the round with best play.")
-    p.add_argument("--time", type=float, default=60.0, metavar="S",
+    p.add_argument("--time", type=positive_number("seconds"), default=60.0, metavar="S",
                    help="give up after this many seconds (default 60)")
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
-        if args.time <= 0:
-            raise KamisadoError(f"--time: expected a positive number of seconds, found {args.time}")
         r = engine.solve(pos, time_limit=args.time, pv=False)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
@@ -111,16 +109,16 @@ def main_best(argv: Sequence[str]) -> int:
     p = _parser("best", "Print the engine's move for a position.")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--level", choices=list(LEVELS), help="play at this level")
-    g.add_argument("--time", type=float, metavar="MS", help="search for this many milliseconds")
-    p.add_argument("--seed", type=int, default=0, help="seed of the level's choices")
+    g.add_argument("--time", type=positive_number("ms"), metavar="MS",
+                   help="search for this many milliseconds")
+    p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
+                   help=f"seed of the level's choices (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
         if args.level is not None:
             move = player(args.level, seed=args.seed).choose_move(pos)
         else:
-            if args.time <= 0:
-                raise KamisadoError(f"--time: expected a positive number of ms, found {args.time}")
             r = engine.search(pos, time_ms=args.time, seed=args.seed)
             assert r.best_move is not None
             move = r.best_move

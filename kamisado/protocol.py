@@ -30,7 +30,6 @@ Programs drive engines through :mod:`kamisado.client`.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import signal
@@ -605,7 +604,9 @@ def _writer(stream: IO[str]) -> Callable[[str], None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``kamisado engine [--level NAME] [--seed N]``: speak KEI on stdin/stdout."""
-    p = argparse.ArgumentParser(
+    from kamisado.cli import Parser, int_between
+
+    p = Parser(
         prog="kamisado engine",
         description="Speak the Kamisado Engine Interface (KEI, see docs/protocol.md)"
         " on standard input and output.",
@@ -613,10 +614,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--level", default=DEFAULT_LEVEL, choices=list(LEVELS), help="how plain 'go' plays"
     )
-    p.add_argument("--seed", type=int, default=0, help="the Seed option (default 0)")
+    p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0,
+                   help=f"the Seed option (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)
-    if not 0 <= args.seed <= SEED_MAX:
-        p.error(f"--seed: expected 0..{SEED_MAX}")
     engine = Engine(_writer(sys.stdout), args.level, args.seed)
     try:
         return engine.run(sys.stdin.fileno())

@@ -359,9 +359,33 @@ def save(record: Record, path: str | Path) -> None:
     Path(path).write_text(write(record), encoding="utf-8", newline="\n")
 
 
+def decode(data: bytes) -> str:
+    """The text of a record file's bytes (UTF-8, an optional byte-order mark).
+
+    Bytes that are not UTF-8 raise ``MalformedError`` naming the line and
+    column where they start.
+
+    >>> decode("Kamisado match record\\n".encode())
+    'Kamisado match record\\n'
+    >>> decode(b"Kamisado\\nbad \\xff here")
+    Traceback (most recent call last):
+    ...
+    kamisado.core.MalformedError: line 2, column 5: expected UTF-8 text, found the byte 0xff
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        col = len(before) - (before.rfind(b"\n") + 1) + 1
+        raise _fail(
+            line, col, f"expected UTF-8 text, found the byte 0x{data[e.start]:02x}"
+        ) from None
+
+
 def load(path: str | Path) -> Record:
-    """Read a record from a file (UTF-8)."""
-    return read(Path(path).read_text(encoding="utf-8"))
+    """Read a record from a file (UTF-8); see :func:`read` for the errors."""
+    return read(decode(Path(path).read_bytes()))
 
 
 # ---------------------------------------------------------------------------

@@ -28,7 +28,6 @@ table with Elo ratings and 95% error bars (:mod:`kamisado.elo`) is printed.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import datetime
@@ -545,7 +544,9 @@ async def _run_cancellable(tournament: Tournament) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``kamisado tournament``: see ``--help``."""
-    p = argparse.ArgumentParser(
+    from kamisado.cli import Parser, int_between, positive_number
+
+    p = Parser(
         prog="kamisado tournament",
         description="Play a tournament between KEI engines and rate them (Elo, 95% error bars).",
         epilog="Players: level:LEVEL (a built-in level: " + ", ".join(LEVELS) + ") or"
@@ -571,8 +572,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--movetime", type=int, help="milliseconds per move (go movetime)")
     p.add_argument("--depth", type=int, help="search depth per move (go depth)")
     p.add_argument("--nodes", type=int, help="nodes per move (go nodes)")
-    p.add_argument("--timeout", type=float, help="seconds an engine may take to answer")
-    p.add_argument("--seed", type=int, help="base seed (default: random, recorded)")
+    p.add_argument("--timeout", type=positive_number("seconds"),
+                   help="seconds an engine may take to answer")
+    p.add_argument("--seed", type=int_between(0, SEED_MAX),
+                   help="base seed (default: random, recorded)")
     p.add_argument("--concurrency", "-j", type=int, default=1, help="games at once")
     p.add_argument("--anchor", help="rate relative to this player (default: mean 0)")
     p.add_argument("--engine-log", help="append the engines' standard error to this file")

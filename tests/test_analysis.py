@@ -64,12 +64,26 @@ def test_best_by_level_and_by_time() -> None:
         (("analyse", AFTER_A5, "--time", "-5"), "positive"),
         (("solve", "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0", "extra"),
          "unexpected"),
+        (("analyse", AFTER_A5, "--time", "nan"), "--time: expected a positive number of ms"),
+        (("analyse", AFTER_A5, "--time", "inf"), "found 'inf'"),
+        (("best", AFTER_A5, "--time=-inf"), "found '-inf'"),
+        (("solve", AFTER_A5, "--time", "nan"), "positive number of seconds"),
+        (("analyse", AFTER_A5, "--depth", "0"), "--depth: expected a whole number 1..100"),
+        (("analyse", AFTER_A5, "--depth", "-3"), "found '-3'"),
+        (("analyse", AFTER_A5, "--depth", "100000"), "found '100000'"),
+        (("analyse", AFTER_A5, "--depth", "two"), "found 'two'"),
+        (("best", AFTER_A5, "--level", "club", "--seed", "-1"), "--seed: expected a whole"),
+        (("analyse", AFTER_A5, "--seed", str(2**64)), "--seed"),
+        (("best", AFTER_A5), "one of the arguments --level --time is required"),
     ],
 )
 def test_errors_exit_2_with_nothing_on_stdout(args: tuple[str, ...], message: str) -> None:
     r = run(*args)
     assert r.returncode == 2 and r.stdout == ""
     assert message in r.stderr
+    # one line, no usage text
+    assert r.stderr.count("\n") == 1 and "usage" not in r.stderr
+    assert r.stderr.startswith("kamisado")
 
 
 def test_a_finished_round_has_nothing_to_search() -> None:

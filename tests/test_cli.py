@@ -143,3 +143,80 @@ def test_replay_prints_every_position(tmp_path, capsys: pytest.CaptureFixture[st
     path.write_text("Kamisado match record\nMatch: Huge\n")
     code, out, err = run(capsys, "replay", str(path))
     assert code == 2 and out == "" and "line 2" in err
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kamisado.cli", *args],
+        capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_plain_kamisado_lists_every_command() -> None:
+    from kamisado.cli import COMMANDS, PLUGINS
+
+    r = _cli()
+    assert r.returncode == 0 and r.stderr == ""
+    listed = [line.split()[0] for line in r.stdout.splitlines()[2:]]
+    assert sorted(listed) == sorted([*COMMANDS, *PLUGINS])
+    assert listed[0] == "web"  # the main program first
+    assert all(len(line.split()) > 1 for line in r.stdout.splitlines()[2:])
+
+
+def test_version_names_the_engine_backend() -> None:
+    from kamisado import __version__
+    from kamisado.engine import BACKEND
+
+    r = _cli("--version")
+    assert r.returncode == 0 and r.stderr == ""
+    assert r.stdout.startswith(f"kamisado {__version__} (")
+    word = "compiled C core" if BACKEND == "compiled" else "pure-Python engine"
+    assert word in r.stdout and r.stdout.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (("bogus",), "kamisado: COMMAND: invalid choice: 'bogus'"),
+        (("moves",), "kamisado moves: the following arguments are required: KPN"),
+        (("show", START_KPN, "--plain", "--colour"), "not allowed with argument"),
+        (("perft", START_KPN, "99"), "expected a depth of at most 10"),
+        (("perft", START_KPN, "11"), "found 11"),
+        (("engine", "--seed", "-1"), "kamisado engine: --seed: expected a whole number"),
+        (("play", "--seed", "x"), "kamisado play: --seed: expected a whole number"),
+        (("play", "--delay", "nan"), "kamisado play: --delay: expected seconds"),
+        (("tournament", "--out", "/nonexistent/t", "--timeout", "inf", "level:beginner",
+          "level:novice"), "kamisado tournament: --timeout: expected a positive number"),
+        (("tournament", "--seed", "-2", "--out", "x"), "kamisado tournament: --seed"),
+    ],
+)
+def test_bad_options_one_line_exit_2(args: tuple[str, ...], message: str) -> None:
+    r = _cli(*args)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert message in r.stderr
+    assert r.stderr.count("\n") == 1 and "usage" not in r.stderr
+
+
+def test_perft_counts_on_the_engine(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kamisado import engine
+
+    calls: list[int] = []
+    real = engine.perft
+
+    def spy(pos: Position | str, depth: int) -> int:
+        calls.append(depth)
+        return real(pos, depth)
+
+    monkeypatch.setattr(engine, "perft", spy)
+    code, out, _ = run(capsys, "perft", START_KPN, "5")
+    assert (code, out, calls) == (0, "928716\n", [5])
+
+
+def test_replay_of_a_file_that_is_not_utf8(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "latin1.kmr"
+    path.write_bytes("Kamisado match record\nBlack: Jos\xe9\n".encode("latin-1"))
+    code, out, err = run(capsys, "replay", str(path))
+    assert (code, out) == (2, "")
+    assert err == f"kamisado: {path}: line 2, column 11: expected UTF-8 text, found the byte 0xe9\n"

@@ -215,6 +215,12 @@ def test_crashing_hanging_and_cheating_engines_forfeit(
     assert rows[0][1] == "beginner" and rows[0][5] == "3.0"
 
 
+def _as_in_a_terminal() -> None:
+    # a terminal's foreground job gets Ctrl-C; a suite started with ``&`` from a
+    # script (or under nohup) ignores SIGINT, and children inherit that
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(out: Path, *argv: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "kamisado.cli", "tournament", *argv, "--out", str(out)],
@@ -222,6 +228,7 @@ def _start(out: Path, *argv: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, like a job in a terminal
+        preexec_fn=_as_in_a_terminal,
     )
 
 

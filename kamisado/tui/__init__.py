@@ -22,11 +22,13 @@ not import Textual); the app itself is :mod:`kamisado.tui.app`.
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kamisado.cli import Parser, int_between
 from kamisado.core import Move, Position
 from kamisado.match import Match
 from kamisado.players import LEVELS, Player
@@ -56,7 +58,7 @@ class Options:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="kamisado play",
         description=(
             "Play Kamisado in the terminal: two people at one keyboard, or against"
@@ -88,7 +90,8 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="a series of single rounds: the first to win N rounds wins",
     )
-    p.add_argument("--seed", type=int, help="the computer's seed (default: random)")
+    p.add_argument("--seed", type=int_between(0, 2**31 - 1),
+                   help="the computer's seed (default: random)")
     p.add_argument(
         "--save",
         metavar="FILE",
@@ -126,7 +129,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         p.error(
             "--resume takes the match type from the record; leave out --match and --series"
         )
-    if ns.delay < 0:
+    if not 0 <= ns.delay < math.inf:
         p.error(f"--delay: expected seconds of at least 0, found {ns.delay}")
     return Options(
         level=ns.level,
