@@ -6,11 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
 
 from kamisado.match import Match
 from kamisado.web.games import Game
-from kamisado.web.storage import GameRow, Store, database_url, new_id
+from kamisado.web.storage import GameRow, SequenceError, Store, database_url, new_id
 
 MOVES = ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]
 
@@ -62,15 +61,39 @@ def test_a_sequence_number_is_stored_once(store: Store) -> None:
     gid = new_id()
     store.create(GameRow.new(gid))
     store.append(gid, 0, "c1-c5", state="playing", points=(0, 0))
-    with pytest.raises(sa.exc.IntegrityError):
+    with pytest.raises(SequenceError, match="has 1 actions"):
         store.append(gid, 0, "d1-d5", state="playing", points=(0, 0))
     loaded = store.load(gid)
     assert loaded is not None and loaded[1] == ["c1-c5"] and loaded[0].actions == 1
 
 
+def test_an_action_after_a_gap_is_refused(store: Store) -> None:
+    gid = new_id()
+    store.create(GameRow.new(gid))
+    for seq, mv in enumerate(MOVES[:3]):
+        store.append(gid, seq, mv, state="playing", points=(0, 0))
+    with pytest.raises(SequenceError, match="action 4 .* has 3 actions"):
+        store.append(gid, 4, MOVES[4], state="playing", points=(0, 0))
+    loaded = store.load(gid)
+    assert loaded is not None and loaded[1] == MOVES[:3] and loaded[0].actions == 3
+    store.append(gid, 3, MOVES[3], state="playing", points=(0, 0))  # the next one is welcome
+    loaded = store.load(gid)
+    assert loaded is not None and loaded[1] == MOVES[:4] and loaded[0].actions == 4
+
+
 def test_actions_of_an_unknown_game_are_refused(store: Store) -> None:
-    with pytest.raises(sa.exc.IntegrityError):
+    with pytest.raises(SequenceError, match="no such game"):
         store.append("missing-" + new_id(), 0, "c1-c5", state="playing", points=(0, 0))
+
+
+def test_sqlite_syncs_every_commit(tmp_path: Path) -> None:
+    s = Store(str(tmp_path / "games.sqlite3"))
+    try:
+        with s.engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+    finally:
+        s.close()
 
 
 def test_fills_and_whole_matches_replay(store: Store) -> None:

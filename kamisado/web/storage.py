@@ -14,9 +14,11 @@ The schema (SQLAlchemy Core, the same tables on both databases; see
 
 A game is rebuilt by replaying its actions through :class:`Match`, so the
 rules decide everything and nothing derived can disagree.  Each action is
-committed (its own transaction) before the server acknowledges it; SQLite
-runs in WAL mode with ``synchronous=NORMAL``, which keeps every committed
-transaction through a killed process.
+committed (its own transaction) before the server acknowledges it, and only
+as the game's next one: ``seq`` must equal the game's action count, so a
+game can neither fork nor have a gap.  SQLite runs in WAL mode with
+``synchronous=FULL``: a committed move survives a killed process and a power
+cut alike.
 
 >>> store = Store("sqlite://")
 >>> store.create(GameRow.new("g1", target=3, black="human", gold="club"))
@@ -41,7 +43,14 @@ from sqlalchemy.engine import Engine
 
 from kamisado.core import START_KPN
 
-__all__ = ["GameRow", "Store", "database_url", "default_database_url", "new_id"]
+__all__ = [
+    "GameRow",
+    "SequenceError",
+    "Store",
+    "database_url",
+    "default_database_url",
+    "new_id",
+]
 
 metadata = sa.MetaData()
 
@@ -86,7 +95,7 @@ actions = sa.Table(
 _INSERT_ACTION = actions.insert()
 _UPDATE_GAME = (
     games.update()
-    .where(games.c.id == sa.bindparam("gid"))
+    .where(games.c.id == sa.bindparam("gid"), games.c.actions == sa.bindparam("seq"))
     .values(
         updated=sa.bindparam("updated"),
         state=sa.bindparam("state"),
@@ -95,6 +104,10 @@ _UPDATE_GAME = (
         actions=sa.bindparam("actions"),
     )
 )
+
+
+class SequenceError(Exception):
+    """An action that is not the game's next one (or a game that is not stored)."""
 
 
 def new_id(nbytes: int = 6) -> str:
@@ -166,7 +179,10 @@ def default_database_url() -> str:
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
-    cur.execute("PRAGMA synchronous=NORMAL")
+    # FULL: the write-ahead log is synced at every commit, so an acknowledged
+    # move survives a power cut, not only a killed process (docs/web.md has
+    # what it costs)
+    cur.execute("PRAGMA synchronous=FULL")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=5000")
     # checkpoints (which write and sync the database file) run in a thread of
@@ -228,8 +244,9 @@ class Store:
     def create(self, row: GameRow, tokens: list[str] | None = None) -> None:
         """Insert a new game, with its first actions if given (committed on return)."""
         now = time.time()
+        tokens = tokens or []
         with self.engine.begin() as conn:
-            conn.execute(games.insert().values(**asdict(row)))
+            conn.execute(games.insert().values(**{**asdict(row), "actions": len(tokens)}))
             if tokens:
                 conn.execute(
                     actions.insert(),
@@ -240,23 +257,37 @@ class Store:
         self, game_id: str, seq: int, token: str, *, state: str, points: tuple[int, int]
     ) -> None:
         """Store action ``seq`` of a game and the state it reached, in one
-        committed transaction.  A second action with the same ``seq`` fails
-        (primary key), so two writers can never both extend a game."""
+        committed transaction.  ``seq`` must be the game's next one (its
+        action count): anything else raises :class:`SequenceError` and
+        stores nothing, so a game can neither fork nor have a gap.  The
+        game's row is updated first, guarded by its count, which also makes
+        two writers of the same ``seq`` wait for each other (the loser finds
+        the count moved on)."""
         now = time.time()
         with self.engine.begin() as conn:
-            conn.execute(
-                _INSERT_ACTION, {"game_id": game_id, "seq": seq, "token": token, "at": now}
-            )
-            conn.execute(
+            updated = conn.execute(
                 _UPDATE_GAME,
                 {
                     "gid": game_id,
+                    "seq": seq,
                     "updated": now,
                     "state": state,
                     "black_points": points[0],
                     "gold_points": points[1],
                     "actions": seq + 1,
                 },
+            )
+            if updated.rowcount != 1:
+                count = conn.execute(
+                    sa.select(games.c.actions).where(games.c.id == game_id)
+                ).scalar()
+                if count is None:
+                    raise SequenceError(f"action {seq} of game {game_id!r}: no such game")
+                raise SequenceError(
+                    f"action {seq} of game {game_id!r}: the game has {count} actions"
+                )
+            conn.execute(
+                _INSERT_ACTION, {"game_id": game_id, "seq": seq, "token": token, "at": now}
             )
 
     def load(self, game_id: str) -> tuple[GameRow, list[str]] | None:
