@@ -504,7 +504,9 @@ static int pos_load(Pos *p, const char *kpn)
     char *fields[8];
     int nf = 0;
     char *save = NULL;
-    for (char *tok = strtok_r(buf, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+    /* the ASCII whitespace of Python's str.split(), as core.py reads KPN */
+    static const char sep[] = " \t\n\v\f\r\x1c\x1d\x1e\x1f";
+    for (char *tok = strtok_r(buf, sep, &save); tok; tok = strtok_r(NULL, sep, &save)) {
         if (nf == 8) {
             nf++;
             break;
@@ -805,6 +807,14 @@ static double now_ms(void)
 
 #define MATE 30000
 #define SV_INF 32000
+/* The deepest horizon the solver tries (its stack holds SOLVE_MAX_DEPTH + 200
+ * moves); solve(max_depth=) lies in 0..SOLVE_MAX_DEPTH. */
+#define SOLVE_MAX_DEPTH 4000
+/* Both transposition tables hold 2**log2 entries of 16 bytes, log2 in
+ * TT_LOG2_MIN..TT_LOG2_MAX (16 KiB to 4 GiB); a bucket needs 4 entries. */
+#define TT_LOG2_MIN 10
+#define TT_LOG2_MAX 28
+#define SV_TT_DEFAULT_LOG2 22
 
 typedef struct {
     u64 key;
@@ -1268,7 +1278,7 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
         }
         int cut = MATE - d - 1;
         sv_store(p->hash, -cut, cut, 0, 0);
-        if (d > 4000)
+        if (d >= SOLVE_MAX_DEPTH)
             break;
     }
     return 0;
@@ -1290,6 +1300,14 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
 #define S_INF 30000
 #define EVAL_MAX 10000
 #define MAXPLY 128
+/* The deepest search(depth=) and perft(depth): the search's stacks hold
+ * MAXPLY plies, 8 of them kept for the extensions below the horizon. */
+#define MAX_DEPTH 120
+_Static_assert(MAX_DEPTH == MAXPLY - 8, "MAX_DEPTH leaves 8 plies of MAXPLY");
+/* search() and solve() count nodes in a u64; the limit stays a signed 64-bit. */
+#define NODE_LIMIT_MAX ((u64)INT64_MAX)
+#define SEED_MAX UINT64_MAX
+#define WEIGHT_MAX 1000
 
 enum {
     W_THREAT,    /* each of our towers with a free path to the goal row */
@@ -1653,6 +1671,163 @@ static PyTypeObject PositionType;
 
 static const char *REASON_NAMES[2] = {"goal", "deadlock"};
 
+/* -- argument checks ---------------------------------------------------------
+ *
+ * Every entry point reads its arguments through these: a wrong type raises
+ * TypeError, a value out of range ValueError saying what was expected and
+ * what was found.  Integers are ints or objects with __index__ (never bool);
+ * a number is an int or a float (never bool); flags are bools.
+ */
+
+/* The value found, for a message: its repr, or the size of a huge integer. */
+static PyObject *found_text(PyObject *o)
+{
+    if (PyLong_Check(o)) {
+        PyObject *bl = PyObject_CallMethod(o, "bit_length", NULL);
+        if (!bl)
+            return NULL;
+        long bits = PyLong_AsLong(bl);
+        Py_DECREF(bl);
+        if (bits > 256)
+            return PyUnicode_FromFormat("an integer of %ld bits", bits);
+    }
+    return PyObject_Repr(o);
+}
+
+/* Raise ``<name> must be <expected>, got <found>``; returns -1. */
+static int arg_error(PyObject *exc, const char *name, const char *expected, PyObject *found)
+{
+    PyObject *text = found_text(found);
+    if (text) {
+        PyErr_Format(exc, "%s must be %s, got %U", name, expected, text);
+        Py_DECREF(text);
+    }
+    return -1;
+}
+
+static int type_error(const char *name, const char *expected, PyObject *found)
+{
+    PyErr_Format(PyExc_TypeError, "%s must be %s, got %.200s", name, expected,
+                 Py_TYPE(found)->tp_name);
+    return -1;
+}
+
+/* An integer in lo..hi into *out (two's complement when negative).
+ * ``expected`` names the range for the message, e.g. "an integer in 0..120". */
+static int get_int(PyObject *o, const char *name, long long lo, u64 hi, const char *expected,
+                   u64 *out)
+{
+    if (PyBool_Check(o) || !PyIndex_Check(o))
+        return type_error(name, "an integer", o);
+    PyObject *n = PyNumber_Index(o);
+    if (!n)
+        return -1;
+    int overflow = 0, ok = 0;
+    long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
+    u64 u = 0;
+    if (v == -1 && PyErr_Occurred()) {
+        Py_DECREF(n);
+        return -1;
+    }
+    if (!overflow) {
+        ok = v >= lo && (v < 0 || (u64)v <= hi);
+        u = (u64)v;
+    } else if (overflow > 0) {
+        u = PyLong_AsUnsignedLongLong(n);
+        if (u == (u64)-1 && PyErr_Occurred())
+            PyErr_Clear(); /* beyond 64 bits: out of every range */
+        else
+            ok = u <= hi;
+    }
+    if (!ok) {
+        arg_error(PyExc_ValueError, name, expected, n);
+        Py_DECREF(n);
+        return -1;
+    }
+    Py_DECREF(n);
+    *out = u;
+    return 0;
+}
+
+static int get_bool(PyObject *o, const char *name, int *out)
+{
+    if (!PyBool_Check(o))
+        return type_error(name, "a bool", o);
+    *out = o == Py_True;
+    return 0;
+}
+
+/* A time limit in milliseconds: a finite number >= 0, 0 for none. */
+static int get_time_ms(PyObject *o, double *out)
+{
+    static const char expected[] = "a finite number of milliseconds >= 0 (0: no limit)";
+    if (PyBool_Check(o) || !(PyFloat_Check(o) || PyIndex_Check(o)))
+        return type_error("time_ms", "a number", o);
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError))
+            return -1;
+        PyErr_Clear();
+        return arg_error(PyExc_ValueError, "time_ms", expected, o);
+    }
+    if (!isfinite(d) || d < 0)
+        return arg_error(PyExc_ValueError, "time_ms", expected, o);
+    *out = d;
+    return 0;
+}
+
+#define STR(x) #x
+#define XSTR(x) STR(x)
+#define NODE_LIMIT_RANGE "an integer in 0..2**63-1 (0: no limit)"
+#define TT_RANGE "an integer in " XSTR(TT_LOG2_MIN) ".." XSTR(TT_LOG2_MAX) \
+    " (a table of 2**tt_log2 16-byte entries, 4 GiB at most)"
+
+/* A table size: TT_LOG2_MIN..TT_LOG2_MAX, or 0 (keep the table) if allowed. */
+static int get_tt_log2(PyObject *o, int allow_zero, int *out)
+{
+    const char *expected = allow_zero ? "0 (the table as it is) or " TT_RANGE : TT_RANGE;
+    u64 v;
+    if (get_int(o, "tt_log2", 0, TT_LOG2_MAX, expected, &v) < 0)
+        return -1;
+    if (v < TT_LOG2_MIN && !(allow_zero && v == 0))
+        return arg_error(PyExc_ValueError, "tt_log2", expected, o);
+    *out = (int)v;
+    return 0;
+}
+
+/* Evaluation weights: None (the defaults) or a tuple or list of NWEIGHTS
+ * integers in -WEIGHT_MAX..WEIGHT_MAX. */
+static int get_weights(PyObject *o, int *w)
+{
+    memcpy(w, DEFAULT_WEIGHTS, sizeof(int) * NWEIGHTS);
+    if (o == Py_None)
+        return 0;
+    if (!PyTuple_Check(o) && !PyList_Check(o))
+        return type_error("weights", "None, a tuple or a list of integers", o);
+    PyObject *seq = PySequence_Fast(o, "weights");
+    if (!seq)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n != NWEIGHTS) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "weights must hold %d integers, got %zd", NWEIGHTS, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "weights[%d]", (int)i);
+        u64 v;
+        if (get_int(PySequence_Fast_GET_ITEM(seq, i), name, -WEIGHT_MAX, WEIGHT_MAX,
+                    "an integer in -" XSTR(WEIGHT_MAX) ".." XSTR(WEIGHT_MAX), &v) < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+        w[i] = (int)(long long)v;
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
 static int Position_init(PositionObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"kpn", NULL};
@@ -1662,21 +1837,42 @@ static int Position_init(PositionObject *self, PyObject *args, PyObject *kwds)
         return -1;
     PyObject *text = NULL; /* a core Position (anything with .kpn()) */
     if (arg && PyUnicode_Check(arg)) {
-        kpn = PyUnicode_AsUTF8(arg);
+        Py_INCREF(arg);
+        text = arg;
     } else if (arg) {
+        if (!PyObject_HasAttrString(arg, "kpn"))
+            return type_error("kpn", "a KPN string or an object with a kpn() method", arg);
         text = PyObject_CallMethod(arg, "kpn", NULL);
         if (!text)
             return -1;
         if (!PyUnicode_Check(text)) {
+            type_error("kpn() of the object given", "a str", text);
             Py_DECREF(text);
-            PyErr_SetString(PyExc_TypeError, "Position() takes a KPN or a core Position");
             return -1;
         }
-        kpn = PyUnicode_AsUTF8(text);
     }
-    if (!kpn) {
-        Py_XDECREF(text);
-        return -1;
+    if (text) {
+        /* Only ASCII can be KPN; the parser reads bytes and stops at a NUL. */
+        Py_ssize_t len = PyUnicode_GET_LENGTH(text);
+        for (Py_ssize_t i = 0; i < len; i++) {
+            Py_UCS4 ch = PyUnicode_READ_CHAR(text, i);
+            if (ch == 0 || ch > 127) {
+                PyObject *bad = PyUnicode_Substring(text, i, i + 1);
+                if (bad) {
+                    PyErr_Format(PyExc_ValueError,
+                                 "a KPN is ASCII text without NUL, found %R at index %zd",
+                                 bad, i);
+                    Py_DECREF(bad);
+                }
+                Py_DECREF(text);
+                return -1;
+            }
+        }
+        kpn = PyUnicode_AsUTF8(text);
+        if (!kpn) {
+            Py_DECREF(text);
+            return -1;
+        }
     }
     Pos *p = &self->pos;
     p->plog_len = 0;
@@ -1732,12 +1928,22 @@ static int is_legal(const Pos *p, int code)
 
 static PyObject *Position_push(PositionObject *self, PyObject *arg)
 {
-    long code = PyLong_AsLong(arg);
-    if (code == -1 && PyErr_Occurred())
+    if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
+        type_error("code", "an integer", arg);
         return NULL;
+    }
     Pos *p = &self->pos;
-    if (code < 0 || code >= 4096 || !is_legal(p, (int)code)) {
-        PyErr_Format(PyExc_ValueError, "illegal move code %ld", code);
+    u64 code;
+    if (get_int(arg, "code", 0, 4095, "a legal move code", &code) < 0 ||
+        !is_legal(p, (int)code)) {
+        /* one message for codes out of range and illegal ones */
+        PyErr_Clear();
+        PyObject *text = found_text(arg);
+        if (text) {
+            PyErr_Format(PyExc_ValueError, "illegal move code %U%s", text,
+                         p->owinner >= 0 ? ": the round is over" : "");
+            Py_DECREF(text);
+        }
         return NULL;
     }
     if (ensure_stack(p) < 0)
@@ -1759,8 +1965,10 @@ static PyObject *Position_pop(PositionObject *self, PyObject *Py_UNUSED(ignored)
 static PyObject *Position_kpn(PositionObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"match", NULL};
-    int match = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|p", kwlist, &match))
+    PyObject *mobj = Py_True;
+    int match;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O", kwlist, &mobj) ||
+        get_bool(mobj, "match", &match) < 0)
         return NULL;
     char buf[256];
     pos_kpn(&self->pos, buf, match);
@@ -1796,13 +2004,9 @@ static PyObject *Position_passes(PositionObject *self, PyObject *Py_UNUSED(ignor
 
 static PyObject *Position_perft(PositionObject *self, PyObject *arg)
 {
-    long depth = PyLong_AsLong(arg);
-    if (depth == -1 && PyErr_Occurred())
+    u64 depth;
+    if (get_int(arg, "depth", 0, MAX_DEPTH, "an integer in 0.." XSTR(MAX_DEPTH), &depth) < 0)
         return NULL;
-    if (depth < 0) {
-        PyErr_SetString(PyExc_ValueError, "depth must be >= 0");
-        return NULL;
-    }
     Pos tmp;
     if (pos_clone_state(&tmp, &self->pos, (int)depth + 8) < 0)
         return PyErr_NoMemory();
@@ -1981,7 +2185,7 @@ static int sv_pv(Solver *s, int value, uint16_t *pv, int maxlen)
 static int ensure_sv_tt(int log2)
 {
     if (!sv_tt || (log2 > 0 && (size_t)log2 != sv_tt_size_log)) {
-        if (sv_tt_alloc(log2 > 0 ? log2 : 22) < 0) {
+        if (sv_tt_alloc(log2 > 0 ? log2 : SV_TT_DEFAULT_LOG2) < 0) {
             PyErr_NoMemory();
             return -1;
         }
@@ -1993,12 +2197,21 @@ static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "node_limit", "time_ms", "max_depth", "pv", "tt_log2",
                              NULL};
-    PyObject *pobj;
-    unsigned long long node_limit = 0;
+    PyObject *pobj, *nobj = NULL, *tobj = NULL, *dobj = NULL, *pvobj = NULL, *ttobj = NULL;
+    u64 node_limit = 0, max_depth = 0;
     double time_ms = 0;
-    int max_depth = 0, want_pv = 1, tt_log2 = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|Kdipi", kwlist, &PositionType, &pobj,
-                                     &node_limit, &time_ms, &max_depth, &want_pv, &tt_log2))
+    int want_pv = 1, tt_log2 = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOO", kwlist, &PositionType, &pobj,
+                                     &nobj, &tobj, &dobj, &pvobj, &ttobj))
+        return NULL;
+    if ((nobj && get_int(nobj, "node_limit", 0, NODE_LIMIT_MAX, NODE_LIMIT_RANGE,
+                         &node_limit) < 0) ||
+        (tobj && get_time_ms(tobj, &time_ms) < 0) ||
+        (dobj && get_int(dobj, "max_depth", 0, SOLVE_MAX_DEPTH,
+                         "an integer in 0.." XSTR(SOLVE_MAX_DEPTH) " (0: no limit)",
+                         &max_depth) < 0) ||
+        (pvobj && get_bool(pvobj, "pv", &want_pv) < 0) ||
+        (ttobj && get_tt_log2(ttobj, 1, &tt_log2) < 0))
         return NULL;
     Pos *src = &((PositionObject *)pobj)->pos;
     if (src->owinner >= 0) {
@@ -2010,7 +2223,7 @@ static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
     Solver *s = (Solver *)calloc(1, sizeof(Solver));
     if (!s)
         return PyErr_NoMemory();
-    if (pos_clone_state(&s->p, src, 4200) < 0) {
+    if (pos_clone_state(&s->p, src, SOLVE_MAX_DEPTH + 200) < 0) {
         free(s);
         return PyErr_NoMemory();
     }
@@ -2021,7 +2234,7 @@ static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
     uint16_t pv[512];
     int npv = 0;
     u64 pv_nodes = 0;
-    value = sv_root(s, 1, max_depth, &bm, &dd);
+    value = sv_root(s, 1, (int)max_depth, &bm, &dd);
     if (value && want_pv && !s->stop) {
         u64 before = s->nodes;
         s->node_limit = 0;
@@ -2063,14 +2276,26 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "depth", "time_ms", "node_limit", "weights", "seed",
                              "tt_log2", "keep_tt", NULL};
-    PyObject *pobj, *wobj = Py_None;
-    int max_depth = 0, tt_log2 = 20, keep_tt = 0;
+    PyObject *pobj, *wobj = Py_None, *dobj = NULL, *tobj = NULL, *nobj = NULL, *sobj = NULL,
+                    *ttobj = NULL, *kobj = NULL;
+    int tt_log2 = 20, keep_tt = 0;
     double time_ms = 0;
-    unsigned long long node_limit = 0, seed = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|idKOKip", kwlist, &PositionType, &pobj,
-                                     &max_depth, &time_ms, &node_limit, &wobj, &seed,
-                                     &tt_log2, &keep_tt))
+    u64 depth = 0, node_limit = 0, seed = 0;
+    int w[NWEIGHTS];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOOO", kwlist, &PositionType, &pobj,
+                                     &dobj, &tobj, &nobj, &wobj, &sobj, &ttobj, &kobj))
         return NULL;
+    if ((dobj && get_int(dobj, "depth", 0, MAX_DEPTH,
+                         "an integer in 0.." XSTR(MAX_DEPTH) " (0: no limit)", &depth) < 0) ||
+        (tobj && get_time_ms(tobj, &time_ms) < 0) ||
+        (nobj && get_int(nobj, "node_limit", 0, NODE_LIMIT_MAX, NODE_LIMIT_RANGE,
+                         &node_limit) < 0) ||
+        get_weights(wobj, w) < 0 ||
+        (sobj && get_int(sobj, "seed", 0, SEED_MAX, "an integer in 0..2**64-1", &seed) < 0) ||
+        (ttobj && get_tt_log2(ttobj, 0, &tt_log2) < 0) ||
+        (kobj && get_bool(kobj, "keep_tt", &keep_tt) < 0))
+        return NULL;
+    int max_depth = (int)depth;
     Pos *src = &((PositionObject *)pobj)->pos;
     if (src->owinner >= 0) {
         PyErr_SetString(PyExc_ValueError, "the round is over");
@@ -2080,46 +2305,12 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "give a depth, a time or a node limit");
         return NULL;
     }
-    if (max_depth <= 0 || max_depth > MAXPLY - 8)
-        max_depth = MAXPLY - 8;
-    if (tt_log2 < 10 || tt_log2 > 30) {
-        PyErr_SetString(PyExc_ValueError, "tt_log2 must be in 10..30");
-        return NULL;
-    }
+    if (max_depth == 0)
+        max_depth = MAX_DEPTH;
     Searcher *S = (Searcher *)calloc(1, sizeof(Searcher));
     if (!S)
         return PyErr_NoMemory();
-    memcpy(S->w, DEFAULT_WEIGHTS, sizeof S->w);
-    if (wobj != Py_None) {
-        PyObject *seq = PySequence_Fast(wobj, "weights must be a sequence of ints");
-        if (!seq) {
-            free(S);
-            return NULL;
-        }
-        Py_ssize_t nw = PySequence_Fast_GET_SIZE(seq);
-        if (nw > NWEIGHTS) {
-            Py_DECREF(seq);
-            free(S);
-            PyErr_Format(PyExc_ValueError, "at most %d weights", NWEIGHTS);
-            return NULL;
-        }
-        for (Py_ssize_t i = 0; i < nw; i++) {
-            long v = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-            if (v == -1 && PyErr_Occurred()) {
-                Py_DECREF(seq);
-                free(S);
-                return NULL;
-            }
-            if (v < -1000 || v > 1000) {
-                Py_DECREF(seq);
-                free(S);
-                PyErr_SetString(PyExc_ValueError, "weights must lie in -1000..1000");
-                return NULL;
-            }
-            S->w[i] = (int)v;
-        }
-        Py_DECREF(seq);
-    }
+    memcpy(S->w, w, sizeof S->w);
     if (!se_tt || (size_t)tt_log2 != se_tt_size_log) {
         if (se_tt_alloc(tt_log2) < 0) {
             free(S);
@@ -2223,7 +2414,9 @@ static PyObject *mod_evaluate(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "weights", NULL};
     PyObject *pobj, *wobj = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|O", kwlist, &PositionType, &pobj, &wobj))
+    int w[NWEIGHTS];
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|O", kwlist, &PositionType, &pobj, &wobj) ||
+        get_weights(wobj, w) < 0)
         return NULL;
     Pos *src = &((PositionObject *)pobj)->pos;
     if (src->owinner >= 0) {
@@ -2233,22 +2426,7 @@ static PyObject *mod_evaluate(PyObject *module, PyObject *args, PyObject *kwds)
     Searcher *S = (Searcher *)calloc(1, sizeof(Searcher));
     if (!S)
         return PyErr_NoMemory();
-    memcpy(S->w, DEFAULT_WEIGHTS, sizeof S->w);
-    if (wobj != Py_None) {
-        PyObject *seq = PySequence_Fast(wobj, "weights must be a sequence of ints");
-        if (!seq) {
-            free(S);
-            return NULL;
-        }
-        Py_ssize_t nw = PySequence_Fast_GET_SIZE(seq);
-        for (Py_ssize_t i = 0; i < nw && i < NWEIGHTS; i++)
-            S->w[i] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        Py_DECREF(seq);
-        if (PyErr_Occurred()) {
-            free(S);
-            return NULL;
-        }
-    }
+    memcpy(S->w, w, sizeof S->w);
     memcpy(&S->p, src, sizeof(Pos));
     int v = evaluate(S);
     free(S);
@@ -2259,13 +2437,15 @@ static PyMethodDef Position_methods[] = {
     {"moves", (PyCFunction)Position_moves, METH_NOARGS,
      "moves() -> list[int]: legal moves as from | to << 6, in core.py's order"},
     {"push", (PyCFunction)Position_push, METH_O,
-     "push(code): make a legal move (checked; ValueError if illegal)"},
-    {"pop", (PyCFunction)Position_pop, METH_NOARGS, "pop() -> int: take back the last move"},
+     "push(code): make a legal move; ValueError (and no change) if the int is not one"},
+    {"pop", (PyCFunction)Position_pop, METH_NOARGS,
+     "pop() -> int: take back the last move; IndexError if none was pushed"},
     {"kpn", (PyCFunction)(void (*)(void))Position_kpn, METH_VARARGS | METH_KEYWORDS,
-     "kpn(match=True) -> str"},
+     "kpn(match=True) -> str: match (a bool) writes the three match fields"},
     {"passes", (PyCFunction)Position_passes, METH_NOARGS,
      "passes() -> tuple of (side, colour, square) applied after the last move"},
-    {"perft", (PyCFunction)Position_perft, METH_O, "perft(depth) -> int"},
+    {"perft", (PyCFunction)Position_perft, METH_O,
+     "perft(depth) -> int: move sequences of depth moves, depth in 0..MAX_DEPTH"},
     {"copy", (PyCFunction)Position_copy, METH_NOARGS, "copy() -> Position"},
     {"check", (PyCFunction)Position_check_hash, METH_NOARGS,
      "check() -> bool: the incremental state agrees with a recomputation"},
@@ -2288,7 +2468,8 @@ static PyGetSetDef Position_getset[] = {
 
 static PyTypeObject PositionType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kamisado._ckamisado.Position",
-    .tp_doc = PyDoc_STR("Position(kpn=START): a compiled Kamisado position"),
+    .tp_doc = PyDoc_STR("Position(kpn=START): a compiled Kamisado position, from KPN text "
+                        "(ASCII) or an object with a kpn() method; ValueError if malformed"),
     .tp_basicsize = sizeof(PositionObject),
     .tp_itemsize = 0,
     .tp_flags = Py_TPFLAGS_DEFAULT,
@@ -2302,12 +2483,22 @@ static PyTypeObject PositionType = {
 
 static PyMethodDef module_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))mod_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict"},
+     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict\n\n"
+     "node_limit in 0..NODE_LIMIT_MAX, time_ms finite >= 0, max_depth in\n"
+     "0..SOLVE_MAX_DEPTH (0: no limit of that kind); tt_log2 0 (keep the table,\n"
+     "2**22 entries at first) or TT_LOG2_MIN..TT_LOG2_MAX.  TypeError for a wrong\n"
+     "type, ValueError for a value out of range."},
     {"search", (PyCFunction)(void (*)(void))mod_search, METH_VARARGS | METH_KEYWORDS,
      "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
-     " keep_tt=False) -> dict"},
+     " keep_tt=False) -> dict\n\n"
+     "depth in 0..MAX_DEPTH, time_ms finite >= 0, node_limit in 0..NODE_LIMIT_MAX\n"
+     "(0: no limit of that kind, but one is needed); weights None or NWEIGHTS ints\n"
+     "in -WEIGHT_MAX..WEIGHT_MAX; seed in 0..SEED_MAX; tt_log2 in\n"
+     "TT_LOG2_MIN..TT_LOG2_MAX.  TypeError for a wrong type, ValueError for a\n"
+     "value out of range."},
     {"evaluate", (PyCFunction)(void (*)(void))mod_evaluate, METH_VARARGS | METH_KEYWORDS,
-     "evaluate(pos, weights=None) -> int: the static evaluation (side to move)"},
+     "evaluate(pos, weights=None) -> int: the static evaluation (side to move);\n"
+     "weights as for search()"},
     {"clear_tt", (PyCFunction)mod_clear_tt, METH_NOARGS, "clear the transposition tables"},
     {"square_colours", (PyCFunction)mod_square_colours, METH_NOARGS,
      "square_colours() -> tuple of 64 colours"},
@@ -2336,6 +2527,13 @@ PyMODINIT_FUNC PyInit__ckamisado(void)
     PyModule_AddIntConstant(m, "WIN_MIN", WIN_MIN);
     PyModule_AddIntConstant(m, "EVAL_MAX", EVAL_MAX);
     PyModule_AddIntConstant(m, "NWEIGHTS", NWEIGHTS);
+    PyModule_AddIntConstant(m, "MAX_DEPTH", MAX_DEPTH);
+    PyModule_AddIntConstant(m, "SOLVE_MAX_DEPTH", SOLVE_MAX_DEPTH);
+    PyModule_AddIntConstant(m, "TT_LOG2_MIN", TT_LOG2_MIN);
+    PyModule_AddIntConstant(m, "TT_LOG2_MAX", TT_LOG2_MAX);
+    PyModule_AddIntConstant(m, "WEIGHT_MAX", WEIGHT_MAX);
+    PyModule_AddObject(m, "NODE_LIMIT_MAX", PyLong_FromUnsignedLongLong(NODE_LIMIT_MAX));
+    PyModule_AddObject(m, "SEED_MAX", PyLong_FromUnsignedLongLong(SEED_MAX));
     PyObject *dw = PyTuple_New(NWEIGHTS);
     for (int i = 0; i < NWEIGHTS; i++)
         PyTuple_SET_ITEM(dw, i, PyLong_FromLong(DEFAULT_WEIGHTS[i]));

@@ -1,4 +1,11 @@
-"""Type stubs of the compiled core (kamisado/_ckamisado.c)."""
+"""Type stubs of the compiled core (kamisado/_ckamisado.c).
+
+Every entry point checks its arguments: a wrong type raises ``TypeError``
+(integers are ``int`` or have ``__index__``, never ``bool``; ``time_ms`` is an
+int or a float; flags are ``bool``), a value out of range ``ValueError``
+saying what was expected and what was found, e.g. ``tt_log2 must be an
+integer in 10..28 (...), got 64``.  The ranges are the constants below.
+"""
 
 from typing import Any, Protocol
 
@@ -8,12 +15,30 @@ WIN_MIN: int
 EVAL_MAX: int
 NWEIGHTS: int
 DEFAULT_WEIGHTS: tuple[int, ...]
+#: The deepest ``search(depth=)`` and ``Position.perft(depth)``.
+MAX_DEPTH: int
+#: The deepest ``solve(max_depth=)``.
+SOLVE_MAX_DEPTH: int
+#: ``tt_log2`` lies in ``TT_LOG2_MIN..TT_LOG2_MAX`` (tables of 16-byte entries).
+TT_LOG2_MIN: int
+TT_LOG2_MAX: int
+#: ``node_limit`` lies in ``0..NODE_LIMIT_MAX`` (0: no limit).
+NODE_LIMIT_MAX: int
+#: ``seed`` lies in ``0..SEED_MAX``.
+SEED_MAX: int
+#: Each weight lies in ``-WEIGHT_MAX..WEIGHT_MAX``.
+WEIGHT_MAX: int
 
 class _HasKpn(Protocol):
     def kpn(self) -> str: ...
 
 class Position:
-    """A compiled position: from KPN text or a core Position (via its KPN)."""
+    """A compiled position: from KPN text or a core Position (via its KPN).
+
+    Malformed KPN (non-ASCII or NUL characters included) raises ``ValueError``;
+    ``push`` of an int that is not a legal move code raises ``ValueError`` and
+    changes nothing; ``pop`` with no move pushed raises ``IndexError``.
+    """
 
     def __init__(self, kpn: str | _HasKpn = ...) -> None: ...
     def moves(self) -> list[int]: ...

@@ -15,8 +15,13 @@ No assertion depends on timing.
 
 from __future__ import annotations
 
+import math
 import random
+import subprocess
+import sys
 from collections import Counter
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -547,3 +552,196 @@ def test_search_match_scores_carry_points() -> None:
     # the same round in a Single Round match wins the match
     res = engine.search(Position("obupyr2/6N+1/6gn/8/8/8/8/1GRYPUBO b n 3 1 0"), depth=2)
     assert res.proven_win_in == 1 and res.match_won is True
+
+
+# ---------------------------------------------------------------------------
+# Argument checks: every entry point refuses a wrong type (TypeError) or a
+# value out of range (ValueError, saying what it expected and what it found)
+# ---------------------------------------------------------------------------
+
+#: Solved in a few thousand nodes, so that a limit the extension would have
+#: ignored (before it checked its arguments) does not make the test slow.
+NEAR_END = "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0"
+WEIGHTS = list(C.DEFAULT_WEIGHTS)
+
+
+class _Index:
+    """An integer by ``__index__`` (as a numpy integer is)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def __index__(self) -> int:
+        return self.value
+
+
+def _over() -> Any:
+    """A compiled position whose round is over (perft of any depth is fast)."""
+    done = C.Position("2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    done.push(45)  # f6-a1 ends the round
+    return done
+
+
+class _BadKpn:
+    def kpn(self) -> int:
+        return 3
+
+
+Call = Callable[[Any], Any]
+BAD_ARGUMENTS: list[tuple[str, Call, type[Exception], str]] = [
+    # Position(kpn)
+    ("Position int", lambda p: C.Position(5), TypeError, "KPN string or an object with a kpn"),
+    ("Position kpn() int", lambda p: C.Position(_BadKpn()), TypeError, "must be a str, got int"),
+    ("Position non-ASCII", lambda p: C.Position(START_KPN.replace("n", "é", 1)), ValueError,
+     "ASCII text without NUL, found 'é' at index 7"),
+    ("Position NUL", lambda p: C.Position(START_KPN + "\0 1 0 0"), ValueError,
+     r"ASCII text without NUL, found '\\x00' at index 39"),
+    # push(code)
+    ("push str", lambda p: p.push("a1-a5"), TypeError, "code must be an integer, got str"),
+    ("push bool", lambda p: p.push(True), TypeError, "code must be an integer, got bool"),
+    ("push float", lambda p: p.push(32.0), TypeError, "code must be an integer, got float"),
+    ("push -1", lambda p: p.push(-1), ValueError, "illegal move code -1$"),
+    ("push 4096", lambda p: p.push(4096), ValueError, "illegal move code 4096$"),
+    ("push 2**70", lambda p: p.push(2**70), ValueError, f"illegal move code {2**70}$"),
+    ("push 2**1000", lambda p: p.push(2**1000), ValueError,
+     "illegal move code an integer of 1001 bits"),
+    ("push illegal", lambda p: p.push(0 | 63 << 6), ValueError, "illegal move code 4032$"),
+    # pop()
+    ("pop empty", lambda p: p.pop(), IndexError, "no moves"),
+    # kpn(match=)
+    ("kpn match str", lambda p: p.kpn(match="no"), TypeError, "match must be a bool, got str"),
+    ("kpn match int", lambda p: p.kpn(0), TypeError, "match must be a bool, got int"),
+    # perft(depth)
+    ("perft -1", lambda p: p.perft(-1), ValueError, r"depth must be an integer in 0\.\.120, got -1"),
+    ("perft 121", lambda p: _over().perft(121), ValueError, "got 121"),
+    ("perft 2**40", lambda p: p.perft(2**40), ValueError, f"got {2**40}"),
+    ("perft 2**70", lambda p: p.perft(2**70), ValueError, f"got {2**70}"),
+    ("perft float", lambda p: p.perft(1.0), TypeError, "depth must be an integer, got float"),
+    ("perft bool", lambda p: p.perft(True), TypeError, "got bool"),
+    # solve(pos, node_limit, time_ms, max_depth, pv, tt_log2)
+    ("solve pos str", lambda p: C.solve(NEAR_END), TypeError, "Position"),
+    ("solve nodes -1", lambda p: C.solve(p, node_limit=-1), ValueError,
+     r"node_limit must be an integer in 0\.\.2\*\*63-1 \(0: no limit\), got -1"),
+    ("solve nodes 2**64", lambda p: C.solve(p, node_limit=2**64), ValueError, f"got {2**64}"),
+    ("solve nodes str", lambda p: C.solve(p, node_limit="9"), TypeError,
+     "node_limit must be an integer, got str"),
+    ("solve time nan", lambda p: C.solve(p, time_ms=math.nan), ValueError,
+     r"time_ms must be a finite number of milliseconds >= 0 \(0: no limit\), got nan"),
+    ("solve time inf", lambda p: C.solve(p, time_ms=math.inf), ValueError, "got inf"),
+    ("solve time -1", lambda p: C.solve(p, time_ms=-1), ValueError, "got -1"),
+    ("solve time 10**400", lambda p: C.solve(p, time_ms=10**400), ValueError,
+     "got an integer of 1329 bits"),
+    ("solve time str", lambda p: C.solve(p, time_ms="5"), TypeError,
+     "time_ms must be a number, got str"),
+    ("solve depth -1", lambda p: C.solve(p, max_depth=-1), ValueError,
+     r"max_depth must be an integer in 0\.\.4000 \(0: no limit\), got -1"),
+    ("solve depth 4001", lambda p: C.solve(p, max_depth=4001), ValueError, "got 4001"),
+    ("solve pv str", lambda p: C.solve(p, pv="no"), TypeError, "pv must be a bool, got str"),
+    ("solve tt 1", lambda p: C.solve(p, tt_log2=1), ValueError,
+     r"tt_log2 must be 0 \(the table as it is\) or an integer in 10\.\.28 .*, got 1$"),
+    ("solve tt 9", lambda p: C.solve(p, tt_log2=9), ValueError, "got 9$"),
+    ("solve tt 29", lambda p: C.solve(p, tt_log2=29), ValueError, "got 29$"),
+    ("solve tt 63", lambda p: C.solve(p, tt_log2=63), ValueError, "got 63$"),
+    ("solve tt 64", lambda p: C.solve(p, tt_log2=64), ValueError, "got 64$"),
+    ("solve tt 100", lambda p: C.solve(p, tt_log2=100), ValueError, "got 100$"),
+    ("solve tt -1", lambda p: C.solve(p, tt_log2=-1), ValueError, "got -1$"),
+    ("solve tt float", lambda p: C.solve(p, tt_log2=20.0), TypeError,
+     "tt_log2 must be an integer, got float"),
+    # search(pos, depth, time_ms, node_limit, weights, seed, tt_log2, keep_tt)
+    ("search pos None", lambda p: C.search(None, depth=2), TypeError, "Position"),
+    ("search depth -1", lambda p: C.search(p, depth=-1), ValueError,
+     r"depth must be an integer in 0\.\.120 \(0: no limit\), got -1"),
+    ("search depth 121", lambda p: C.search(p, depth=121), ValueError, "got 121"),
+    ("search depth 2**40", lambda p: C.search(p, depth=2**40), ValueError, f"got {2**40}"),
+    ("search depth float", lambda p: C.search(p, depth=2.0), TypeError,
+     "depth must be an integer, got float"),
+    ("search time nan", lambda p: C.search(p, time_ms=math.nan), ValueError, "got nan"),
+    ("search time inf", lambda p: C.search(p, depth=2, time_ms=math.inf), ValueError,
+     "got inf"),
+    ("search time -5", lambda p: C.search(p, depth=2, time_ms=-5.0), ValueError, "got -5.0"),
+    ("search nodes -1", lambda p: C.search(p, depth=2, node_limit=-1), ValueError, "got -1"),
+    ("search nodes 2**63", lambda p: C.search(p, depth=2, node_limit=2**63), ValueError,
+     f"got {2**63}"),
+    ("search weights short", lambda p: C.search(p, depth=2, weights=[1] * 3), ValueError,
+     r"weights must hold 7 integers, got 3"),
+    ("search weights long", lambda p: C.search(p, depth=2, weights=[1] * 8), ValueError,
+     r"weights must hold 7 integers, got 8"),
+    ("search weights big", lambda p: C.search(p, depth=2, weights=[2000, *WEIGHTS[1:]]),
+     ValueError, r"weights\[0\] must be an integer in -1000\.\.1000, got 2000"),
+    ("search weights float", lambda p: C.search(p, depth=2, weights=[1.5] * 7), TypeError,
+     r"weights\[0\] must be an integer, got float"),
+    ("search weights str", lambda p: C.search(p, depth=2, weights="abcdefg"), TypeError,
+     "weights must be None, a tuple or a list of integers, got str"),
+    ("search seed -1", lambda p: C.search(p, depth=2, seed=-1), ValueError,
+     r"seed must be an integer in 0\.\.2\*\*64-1, got -1"),
+    ("search seed 2**64", lambda p: C.search(p, depth=2, seed=2**64), ValueError,
+     f"got {2**64}"),
+    ("search seed str", lambda p: C.search(p, depth=2, seed="1"), TypeError,
+     "seed must be an integer, got str"),
+    ("search tt 0", lambda p: C.search(p, depth=2, tt_log2=0), ValueError,
+     r"tt_log2 must be an integer in 10\.\.28 .*, got 0"),
+    ("search tt 64", lambda p: C.search(p, depth=2, tt_log2=64), ValueError, "got 64"),
+    ("search keep_tt str", lambda p: C.search(p, depth=2, keep_tt="yes"), TypeError,
+     "keep_tt must be a bool, got str"),
+    # evaluate(pos, weights)
+    ("evaluate pos str", lambda p: C.evaluate(NEAR_END), TypeError, "Position"),
+    ("evaluate weights 2**40", lambda p: C.evaluate(p, [2**40] * 7), ValueError,
+     rf"weights\[0\] must be an integer in -1000\.\.1000, got {2**40}"),
+    ("evaluate weights short", lambda p: C.evaluate(p, [1, 2]), ValueError,
+     "must hold 7 integers, got 2"),
+    ("evaluate weights long", lambda p: C.evaluate(p, [1] * 20), ValueError, "got 20"),
+    ("evaluate weights float", lambda p: C.evaluate(p, [0.5] * 7), TypeError, "got float"),
+    ("evaluate weights bool", lambda p: C.evaluate(p, [True] * 7), TypeError, "got bool"),
+]
+
+
+@pytest.mark.parametrize(
+    "call,exc,match", [c[1:] for c in BAD_ARGUMENTS], ids=[c[0] for c in BAD_ARGUMENTS]
+)
+def test_bad_arguments_are_refused(call: Call, exc: type[Exception], match: str) -> None:
+    p = C.Position(NEAR_END)
+    with pytest.raises(exc, match=match):
+        call(p)
+    # a refused call changes nothing
+    assert (p.kpn(), p.ply, p.check()) == (NEAR_END, 0, True)
+
+
+def test_arguments_at_their_limits_are_taken() -> None:
+    assert (C.MAX_DEPTH, C.SOLVE_MAX_DEPTH, C.TT_LOG2_MIN, C.TT_LOG2_MAX) == (120, 4000, 10, 28)
+    assert (C.NODE_LIMIT_MAX, C.SEED_MAX, C.WEIGHT_MAX) == (2**63 - 1, 2**64 - 1, 1000)
+    p = C.Position(NEAR_END)
+    assert C.solve(p, node_limit=C.NODE_LIMIT_MAX, max_depth=C.SOLVE_MAX_DEPTH,
+                   time_ms=1e12, tt_log2=C.TT_LOG2_MIN)["result"] == -1
+    r = C.search(p, depth=C.MAX_DEPTH, node_limit=2000, seed=C.SEED_MAX,
+                 weights=[-C.WEIGHT_MAX] * C.NWEIGHTS, tt_log2=C.TT_LOG2_MIN, keep_tt=True)
+    assert r["pv"]
+    assert C.search(p, depth=_Index(2), time_ms=10**6)["depth"] == 2
+    assert C.evaluate(p, tuple([C.WEIGHT_MAX] * C.NWEIGHTS)) == C.evaluate(
+        p, [_Index(C.WEIGHT_MAX)] * C.NWEIGHTS
+    )
+    assert p.perft(_Index(2)) == Position(NEAR_END).perft(2)
+    assert p.kpn(match=False) == NEAR_END.rsplit(" ", 3)[0]
+    done = _over()
+    assert done.outcome is not None and done.perft(C.MAX_DEPTH) == 0
+    with pytest.raises(ValueError, match="illegal move code 45: the round is over"):
+        done.push(45)
+
+
+def test_table_sizes_out_of_range_leave_the_interpreter_alive() -> None:
+    """tt_log2=64 once made a one-entry table that the solver overran:
+    ``free(): invalid next size`` and an aborted interpreter."""
+    code = (
+        "from kamisado import _ckamisado as C\n"
+        "for t in (63, 64, 100, 1, 3, 64):\n"
+        "    try:\n"
+        "        C.solve(C.Position(), node_limit=5000, tt_log2=t)\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise SystemExit(f'tt_log2={t} accepted')\n"
+        "C.solve(C.Position(), node_limit=5000)\n"
+        "print('alive')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert (r.returncode, r.stdout.strip()) == (0, "alive"), r.stderr[-2000:]
