@@ -392,3 +392,86 @@ def test_board_colours_come_from_the_rules_core(client: TestClient) -> None:
     page = client.get("/").text
     assert '<script id="board-data" type="application/json">' in page
     assert json.dumps({"rows": rows}) in page
+
+
+def test_a_move_sent_against_an_old_position_is_stale(client: TestClient) -> None:
+    g = new_game(client, target=1, online=True)
+    with client.websocket_connect("/ws") as black, client.websocket_connect("/ws") as watcher:
+        black.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+        recv(black)
+        watcher.send_json({"type": "join", "game": g["id"]})
+        recv(watcher)
+        black.send_json({"type": "move", "move": "c1-c5", "seq": 0})
+        assert recv(black)["to_act"] == "g"
+        recv(watcher)
+        black.send_json({"type": "move", "move": "c5-c6", "seq": 0})  # sent twice, say
+        err = recv(black, "error")
+        assert err["code"] == "stale" and "at action 1, not 0" in err["message"]
+        black.send_json({"type": "move", "move": "c5-c6", "seq": 1})  # now: Gold's turn
+        assert recv(black, "error")["code"] == "not_your_turn"
+        watcher.send_json({"type": "move", "move": "b8-b3", "seq": 0})  # a spectator never moves
+        assert recv(watcher, "error")["code"] == "not_your_turn"
+
+
+def test_deeply_nested_json_is_malformed(client: TestClient) -> None:
+    deep = "[" * 5000 + "]" * 5000
+    with pytest.raises(ProtocolError, match="nested too deep"):
+        parse(deep)
+    with pytest.raises(ProtocolError, match="nested too deep"):
+        parse('{"type": "join", "game": "abc", "token": ' + deep + "}")
+    with client.websocket_connect("/ws") as ws:
+        ws.send_text(deep)
+        assert recv(ws, "error")["code"] == "malformed"
+        ws.send_json({"type": "ping"})  # the connection stays
+        recv(ws, "pong")
+    r = client.post("/api/games", content=deep, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+
+
+def test_bodies_over_the_limit_are_refused(client: TestClient) -> None:
+    from kamisado.web.server import MAX_JSON_BODY, MAX_RECORD_BODY
+
+    before = client.get("/api/games").json()
+    too_long = b" " * (MAX_JSON_BODY + 1)
+    r = client.post("/api/games", content=too_long, headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and str(MAX_JSON_BODY) in r.json()["error"]
+    r = client.post("/api/records", content=b"\n" * (MAX_RECORD_BODY + 1))
+    assert r.status_code == 413 and str(MAX_RECORD_BODY) in r.json()["error"]
+
+    def chunks(size: int, n: int) -> Iterator[bytes]:  # no Content-Length: chunked
+        for _ in range(n):
+            yield b" " * size
+
+    r = client.post("/api/games", content=chunks(4096, 100))
+    assert r.status_code == 413
+    r = client.post("/api/records", content=chunks(65536, 100))
+    assert r.status_code == 413
+    assert client.get("/api/games").json() == before
+    # just under the limits: read (and refused for what they hold, not their size)
+    r = client.post("/api/games", content=b" " * (MAX_JSON_BODY - 2) + b"{}")
+    assert r.status_code == 200
+    r = client.post("/api/records", content=_record_at_fill() + " " * (MAX_RECORD_BODY // 2))
+    assert r.status_code == 200, r.text
+    r = client.post("/api/records", content=b"1.", headers={"Content-Length": "x"})
+    assert r.status_code == 400
+
+
+def test_games_read_over_http_or_refused_leave_nothing_in_memory(client: TestClient) -> None:
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    ids = [new_game(client, target=3, online=True)["id"] for _ in range(20)]
+    ids.append(client.post("/api/records", content=_record_at_fill()).json()["id"])
+    assert not hub.games  # nobody is on them
+    with client.websocket_connect("/ws") as ws:
+        for gid in ids:
+            assert client.get(f"/api/games/{gid}/record").status_code == 200
+            assert client.get(f"/api/games/{gid}/steps").status_code == 200
+            ws.send_json({"type": "join", "game": gid, "token": "a-wrong-token"})
+            assert recv(ws, "error")["code"] == "bad_token"
+        assert not hub.games
+        ws.send_json({"type": "join", "game": ids[0]})  # a spectator keeps one in memory
+        recv(ws)
+        assert list(hub.games) == [ids[0]]
+        ws.send_json({"type": "join", "game": ids[1]})  # ... and moves on
+        recv(ws)
+        assert list(hub.games) == [ids[1]]
+    assert not hub.games  # left: forgotten

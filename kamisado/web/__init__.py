@@ -8,27 +8,100 @@ lessons).  See ``docs/web.md`` for the protocol and the storage schema.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
+import socket
 import sys
 import threading
 import webbrowser
 
 __all__ = ["main"]
 
+DB_HELP = """\
+database: a path to an SQLite file (created when missing; its folder must
+exist), an SQLite URL (sqlite:///games.db is relative to the current folder,
+four slashes sqlite:////home/me/games.db absolute) or a PostgreSQL URL
+postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (needs pip install
+'kamisado[postgres]'); default: games.sqlite3 in the user's data folder"""
+
+
+class _Failure(Exception):
+    """A reason ``kamisado web`` cannot start: one line, exit status 2."""
+
+
+def _reason(exc: BaseException) -> str:
+    """One line saying why: the driver's own message when SQLAlchemy wraps it."""
+    orig = getattr(exc, "orig", None)
+    text = str(orig if orig is not None else exc).strip() or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _database(arg: str | None) -> str:
+    """The database URL for ``--db``, checked by opening it once."""
+    import sqlalchemy as sa
+
+    from kamisado.web.storage import Store, database_url, default_database_url
+
+    try:
+        url = database_url(arg) if arg else default_database_url()
+    except OSError as exc:
+        folder = exc.filename or "the user's data folder"
+        raise _Failure(
+            f"cannot create the data folder {folder} ({exc.strerror or exc});"
+            " choose a database with --db PATH"
+        ) from None
+    try:
+        shown = sa.engine.make_url(url).render_as_string(hide_password=True)
+    except sa.exc.ArgumentError:
+        raise _Failure(f"--db: expected an SQLite path or a database URL, found {arg!r}") from None
+    try:
+        Store(url).close()  # fail early, with a clear message, on a bad database
+    except ImportError as exc:
+        if (exc.name or "").startswith("psycopg"):
+            raise _Failure(
+                "PostgreSQL support is not installed: pip install 'kamisado[postgres]'"
+            ) from None
+        raise _Failure(f"cannot open database {shown}: {_reason(exc)}") from None
+    except Exception as exc:
+        hint = ""
+        if url.startswith("sqlite") and "unable to open" in str(exc):
+            hint = " (does its folder exist?)"
+        raise _Failure(f"cannot open database {shown}: {_reason(exc)}{hint}") from None
+    return url
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port``, or a clear reason it cannot be."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise _Failure(
+                f"port {port} on {host} is in use; choose another with --port"
+                " (--port 0 picks a free one)"
+            ) from None
+        raise _Failure(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None
+    sock.set_inheritable(True)
+    return sock
+
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the web server (``kamisado web --help``)."""
-    parser = argparse.ArgumentParser(
-        prog="kamisado web", description="Play Kamisado in the browser."
+    """Run the web server (``kamisado web --help``).
+
+    Every error is one line on standard error, exit status 2.
+    """
+    from kamisado.cli import Parser
+
+    parser = Parser(
+        prog="kamisado web",
+        description="Play Kamisado in the browser.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    parser.add_argument(
-        "--db",
-        default=None,
-        help="database: an SQLite file path, sqlite:///PATH or postgresql://USER@HOST/DB"
-        " (default: games.sqlite3 in the user's data directory)",
-    )
+    parser.add_argument("--db", default=None, metavar="PATH_OR_URL", help=DB_HELP)
     parser.add_argument("--no-browser", action="store_true", help="do not open a browser")
     parser.add_argument(
         "--workers", type=int, default=None, help="processes for computer moves (default: CPUs)"
@@ -38,18 +111,24 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"expected at least 1 worker, found {args.workers}")
+    try:
+        db = _database(args.db)
+        sock = _listen(args.host, args.port)
+    except _Failure as exc:
+        return _fail(str(exc))
+    return _serve(args, db, sock)
 
+
+def _fail(message: str) -> int:
+    print(f"kamisado web: {message}", file=sys.stderr)
+    return 2
+
+
+def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     import uvicorn
 
     from kamisado.web.server import create_app
-    from kamisado.web.storage import Store, database_url, default_database_url
 
-    db = database_url(args.db) if args.db else default_database_url()
-    try:
-        Store(db).close()  # fail early, with a clear message, on a bad database
-    except Exception as exc:
-        print(f"kamisado web: cannot open database {db}: {exc}", file=sys.stderr)
-        return 2
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     config = uvicorn.Config(
         create_app(db, workers=args.workers),
@@ -67,10 +146,7 @@ def main(argv: list[str] | None = None) -> int:
             if server.should_exit:
                 return
             threading.Event().wait(0.05)
-        port = args.port
-        for s in server.servers:
-            for sock in s.sockets:
-                port = sock.getsockname()[1]
+        port = sock.getsockname()[1]
         host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
         url = f"http://{host}:{port}/"
         print(f"kamisado web: serving on {url} (database {db.split('@')[-1]})", flush=True)
@@ -78,5 +154,5 @@ def main(argv: list[str] | None = None) -> int:
             webbrowser.open(url)
 
     threading.Thread(target=announce, daemon=True).start()
-    server.run()
+    server.run(sockets=[sock])
     return 0

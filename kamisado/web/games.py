@@ -4,6 +4,13 @@ The :class:`Hub` owns every game in play.  All game logic runs on the event
 loop; every action is stored (committed) before anyone hears of it; the
 computer thinks in a process pool so the loop never waits for it.  Frames
 sent to the page are described in ``docs/web.md``.
+
+The store is the truth and the games in memory a cache of it: a game is
+kept only while a connection is on it or its computer thinks, and it is
+never ahead of the store.  When an action cannot be stored, the game is put
+back to what the store holds; when the store cannot even be read, the game
+is forgotten and its connections closed (code :data:`REJOIN`), so every
+client rejoins and reloads it from the store.
 """
 
 from __future__ import annotations
@@ -41,6 +48,15 @@ __all__ = ["Game", "GameError", "Hub", "position_view", "towers"]
 log = logging.getLogger("kamisado.web")
 
 SendFn = Callable[[str], Awaitable[None]]
+CloseFn = Callable[[int, str], Awaitable[None]]
+
+#: The close code of a connection whose game had to be reloaded from the
+#: store and could not be (1013, "try again later"): the client rejoins.
+REJOIN = 1013
+#: A computer move that could not be stored is tried again after this pause
+#: (seconds), doubled at each failure up to :data:`RETRY_MAX_S`.
+RETRY_S = 1.0
+RETRY_MAX_S = 30.0
 
 
 class GameError(Exception):
@@ -117,6 +133,7 @@ class Conn:
     """One websocket connection: how to send to it and which seats it holds."""
 
     send_text: SendFn
+    close: CloseFn | None = None
     game: Game | None = None
     seats: tuple[int, ...] = ()
 
@@ -133,6 +150,7 @@ class Game:
     conns: set[Conn] = field(default_factory=set, repr=False)
     thinking: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
+    failures: int = 0  # writes refused by the store in a row
 
     @classmethod
     def build(cls, row: GameRow, tokens: list[str]) -> Game:
@@ -142,6 +160,12 @@ class Game:
         for token in tokens:
             game.apply(token)
         return game
+
+    def adopt(self, other: Game) -> None:
+        """Take the stored state of ``other`` (the same game, rebuilt), keeping
+        this game's connections."""
+        self.row, self.match, self.tokens = other.row, other.match, other.tokens
+        self.rounds, self.last = other.rounds, other.last
 
     # -- the rules ----------------------------------------------------------
 
@@ -312,10 +336,8 @@ class Hub:
             seed=self.rng.randrange(1 << 30),
             delay=msg.delay,
         )
-        self.store.create(row)
-        game = Game.build(row, [])
-        self.games[row.id] = game
-        self._kick(game)
+        self._store_new(row)
+        game = self._cache(Game.build(row, []))
         self._evict(game)  # kept in memory only while someone is there (or it thinks)
         return game, tokens
 
@@ -342,26 +364,50 @@ class Hub:
         row.state = game.match.state
         row.black_points, row.gold_points = game.match.points
         row.actions = len(tokens)
-        self.store.create(row, tokens)
+        self._store_new(row, tokens)
         return game, {"b": token, "g": token}
 
-    def get(self, game_id: str) -> Game | None:
-        """A game by id, loaded from the store when it is not in memory."""
+    def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
+        try:
+            self.store.create(row, tokens)
+        except Exception:
+            log.exception("could not store new game %s", row.id)
+            raise GameError("storage", "the game could not be saved; try again") from None
+
+    def load(self, game_id: str) -> Game | None:
+        """A game by id: the one in memory, else rebuilt from the store (and
+        not kept: see :meth:`_cache`).  ``None`` when there is no such game;
+        :class:`GameError` ``storage`` when the store cannot be read."""
         game = self.games.get(game_id)
-        if game is None:
+        if game is not None:
+            return game
+        try:
             loaded = self.store.load(game_id)
-            if loaded is None:
-                return None
-            game = Game.build(*loaded)
-            self.games[game_id] = game
+        except Exception:
+            log.exception("could not load game %s", game_id)
+            raise GameError("storage", f"game {game_id}: the store cannot be read; try again") from None
+        return None if loaded is None else Game.build(*loaded)
+
+    def _cache(self, game: Game) -> Game:
+        """Keep a game in memory (a connection is on it), its computer thinking."""
+        cached = self.games.setdefault(game.row.id, game)
+        if cached is game:
             self._kick(game)
-        return game
+        return cached
 
     # -- connections --------------------------------------------------------------
 
     async def join(self, conn: Conn, msg: JoinMsg) -> None:
-        """Attach a connection to a game, as the seats its token holds."""
-        game = self.get(msg.game)
+        """Attach a connection to a game, as the seats its token holds.
+
+        When the store cannot be read the connection gets a ``storage`` error
+        and is closed (:data:`REJOIN`): the client tries again later."""
+        try:
+            game = self.load(msg.game)
+        except GameError as exc:
+            self.leave(conn)
+            await self._close(conn, exc)
+            return
         if game is None:
             raise GameError("no_game", f"join: no game {msg.game!r}")
         seats: tuple[int, ...] = ()
@@ -373,6 +419,7 @@ class Hub:
             )
             if not seats:
                 raise GameError("bad_token", "join: this token holds no seat of this game")
+        game = self._cache(game)  # no await since load: still the same game
         if conn.game is game:
             game.conns.discard(conn)  # joining again: the join's own frame says it all
         elif conn.game is not None:
@@ -409,8 +456,13 @@ class Hub:
         game = conn.game
         if game is None:
             raise GameError("not_joined", "join a game first")
-        side = game.to_act()
         what = msg.move if isinstance(msg, MoveMsg) else msg.direction
+        if not conn.seats:
+            raise GameError("not_your_turn", f"{what}: a spectator holds no seat")
+        # a move sent against an old position is stale, whoever's turn it is now
+        if msg.seq is not None and msg.seq != game.seq:
+            raise GameError("stale", f"{what}: the game is at action {game.seq}, not {msg.seq}")
+        side = game.to_act()
         if side is None:
             raise GameError("over", f"{what}: the match is over")
         if side not in conn.seats:
@@ -418,23 +470,23 @@ class Hub:
                 "not_your_turn",
                 f"{what}: it is {('Black', 'Gold')[side]}'s turn and you do not hold that seat",
             )
-        if msg.seq is not None and msg.seq != game.seq:
-            raise GameError("stale", f"{what}: the game has moved on (at {game.seq}, not {msg.seq})")
         if isinstance(msg, MoveMsg) and game.match.state != PLAYING:
             raise GameError("illegal", f"{what}: the round is over; choose to fill left or right")
         if isinstance(msg, FillMsg) and game.match.state != FILL:
             raise GameError("illegal", f"{what}: a fill is chosen only after a round ends")
-        self.play(game, what)
+        await self.play(game, what)
         await self.broadcast(game)
 
-    def play(self, game: Game, token: str) -> None:
-        """Check an action with the rules, store it, then apply it in memory."""
+    async def play(self, game: Game, token: str) -> None:
+        """Check an action with the rules, apply it, and store it before anyone
+        hears of it.  When the store refuses it the game is put back to what
+        the store holds, or let go of (:meth:`_recover`), and ``storage`` (or
+        ``stale``, when the store had moved on) is raised."""
         seq = game.seq
         try:
             game.apply(token)  # the rules check it before anything changes
         except KamisadoError as exc:
             raise GameError("illegal", str(exc)) from None
-        # stored (committed) before anyone is told
         try:
             self.store.append(
                 game.row.id, seq, token, state=game.match.state,
@@ -442,22 +494,54 @@ class Hub:
             )
         except Exception:
             log.exception("could not store action %d of game %s", seq, game.row.id)
-            self._restore(game)
-            raise GameError("storage", f"{token}: the move could not be saved; try again") from None
+            game.failures += 1
+            await self._recover(game, seq, token)  # raises, unless it was stored
+        game.failures = 0
         self._kick(game)
 
-    def _restore(self, game: Game) -> None:
-        """Put a game back to what the store holds (after a failed write)."""
+    async def _recover(self, game: Game, seq: int, token: str) -> None:
+        """After action ``seq`` (``token``) failed to store: rebuild the game
+        from the store, in place, so its connections stay on it; when the
+        store cannot be read, let go of the game (:meth:`_drop`).  Returns
+        when the action was stored after all (the commit went through but
+        its answer was lost); otherwise raises the refusal."""
         try:
             loaded = self.store.load(game.row.id)
+            fresh = None if loaded is None else Game.build(*loaded)
         except Exception:
-            loaded = None
-        if loaded is None:
-            self.games.pop(game.row.id, None)
-            return
-        fresh = Game.build(*loaded)
-        game.row, game.match, game.tokens = fresh.row, fresh.match, fresh.tokens
-        game.rounds, game.last = fresh.rounds, fresh.last
+            log.exception("could not reload game %s", game.row.id)
+            fresh = None
+        if fresh is None:
+            await self._drop(game)
+            raise GameError("storage", f"{token}: the move could not be saved; rejoin the game")
+        game.adopt(fresh)
+        if game.seq > seq and game.tokens[seq] == token:
+            return  # stored after all: the caller announces it
+        if game.seq > seq:  # another writer was first: everyone catches up
+            self._kick(game)
+            await self.broadcast(game)
+            raise GameError("stale", f"{token}: the game has moved on (at action {game.seq})")
+        raise GameError("storage", f"{token}: the move could not be saved; try again")
+
+    async def _drop(self, game: Game) -> None:
+        """Forget a game that may disagree with the store: each connection on
+        it gets a ``storage`` error and is closed (:data:`REJOIN`), so it
+        rejoins and reloads the game from the store."""
+        if self.games.get(game.row.id) is game:
+            del self.games[game.row.id]
+        conns = list(game.conns)
+        game.conns.clear()
+        for conn in conns:
+            conn.game, conn.seats = None, ()
+        error = GameError("storage", "the game could not be saved; rejoin it to go on")
+        await asyncio.gather(*(self._close(conn, error) for conn in conns))
+
+    async def _close(self, conn: Conn, error: GameError) -> None:
+        """Send an error to a connection and close it (:data:`REJOIN`)."""
+        await self.error(conn, error.code, str(error))
+        if conn.close is not None:
+            with contextlib.suppress(Exception):
+                await conn.close(REJOIN, "rejoin: the game is reloaded from the store")
 
     async def broadcast(self, game: Game) -> None:
         """Send the game's state to every connection, each with its own seats."""
@@ -523,6 +607,8 @@ class Hub:
     async def _think(self, game: Game, side: int) -> None:
         seq = game.seq
         try:
+            if game.failures:  # the store refused the last write: give it time
+                await asyncio.sleep(min(RETRY_MAX_S, RETRY_S * 2 ** (game.failures - 1)))
             if game.row.delay:
                 await asyncio.sleep(game.row.delay)
             token = await self.run_in_pool(
@@ -540,14 +626,19 @@ class Hub:
         except Exception:
             log.exception("computer move failed in game %s", game.row.id)
             game.thinking = False
+            self._evict(game)
             return
         game.thinking = False
         if game.seq != seq or self.games.get(game.row.id) is not game:
+            self._evict(game)
             return
         try:
-            self.play(game, token)
-        except GameError:
-            log.exception("computer action %s refused in game %s", token, game.row.id)
+            await self.play(game, token)
+        except GameError as exc:
+            log.warning("computer action %s refused in game %s: %s", token, game.row.id, exc)
+            if exc.code == "storage" and game.conns and self.games.get(game.row.id) is game:
+                self._kick(game)  # think again, after a pause (game.failures)
+            self._evict(game)
             return
         await self.broadcast(game)
         self._evict(game)

@@ -184,6 +184,8 @@ def parse(frame: str | bytes) -> Message:
         obj = json.loads(frame)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError(f"expected a JSON object, found invalid JSON ({exc})") from None
+    except RecursionError:  # arrays or objects nested thousands deep
+        raise ProtocolError("expected a JSON object, found JSON nested too deep") from None
     if not isinstance(obj, dict):
         raise ProtocolError(f"expected a JSON object, found {type(obj).__name__}")
     kind = obj.get("type")

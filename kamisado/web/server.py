@@ -57,7 +57,11 @@ log = logging.getLogger("kamisado.web")
 #: The page's files (shipped as package data).
 STATIC = Path(str(files("kamisado.web") / "static"))
 LANGUAGES = ("en", "de", "hu")
-MAX_RECORD = 200_000
+#: The largest request bodies, in bytes: a record upload (a long series of
+#: rounds is some tens of kilobytes) and a JSON body (a game's settings).
+#: Checked while the body arrives: 413 as soon as it is known to be larger.
+MAX_RECORD_BODY = 1 << 20
+MAX_JSON_BODY = 64 << 10
 GC_FREEZE_S = 5.0
 GC_FULL_S = 600.0
 
@@ -79,6 +83,36 @@ def _bad(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def _too_large(limit: int) -> JSONResponse:
+    # the rest of the body is not read: the connection is closed after this
+    return JSONResponse(
+        {"error": f"request body too large (at most {limit} bytes)"},
+        status_code=413,
+        headers={"Connection": "close"},
+    )
+
+
+async def read_body(request: Request, limit: int) -> bytes | Response:
+    """The request's body, or an error response: 413 as soon as the body is
+    known to pass ``limit`` bytes (from ``Content-Length`` before reading
+    anything, or counted as a chunked body arrives), so nothing larger is
+    ever held in memory."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            return _bad(f"expected a Content-Length in bytes, found {length!r}")
+        if int(length) > limit:
+            return _too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 
 def board_rows() -> list[list[str]]:
     """The colour of every square, rank 1 first, files a to h (from the rules core)."""
@@ -86,8 +120,9 @@ def board_rows() -> list[list[str]]:
 
     return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
 
-def create_app(db: str, workers: int | None = None) -> Starlette:
-    """The whole web app over the database ``db`` (a URL or an SQLite path).
+def create_app(db: str | Store, workers: int | None = None) -> Starlette:
+    """The whole web app over the database ``db`` (a URL or an SQLite path,
+    or a :class:`Store` to use, closed when the app stops).
 
     ``workers`` is the size of the process pool for computer moves and
     analysis (default: the number of CPUs; 0: no computer at all, for tests
@@ -114,7 +149,7 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        store = Store(db)
+        store = db if isinstance(db, Store) else Store(db)
         factory: Callable[[], Executor] | None = None
         if workers != 0:
             n = workers or max(1, os.cpu_count() or 1)
@@ -160,20 +195,30 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
         )
 
     async def create_game(request: Request) -> Response:
+        raw = await read_body(request, MAX_JSON_BODY)
+        if isinstance(raw, Response):
+            return raw
         try:
-            body = await request.json()
+            body = json.loads(raw)
             if not isinstance(body, dict):
                 raise ProtocolError("create: expected a JSON object")
             msg = parse_create(body)
         except ProtocolError as exc:
             return _bad(str(exc))
-        except ValueError:
+        except (ValueError, RecursionError):
             return _bad("create: expected a JSON object")
-        game, tokens = hub().create(msg)
+        try:
+            game, tokens = hub().create(msg)
+        except GameError as exc:
+            return _bad(str(exc), 503)
         return JSONResponse({"id": game.row.id, "tokens": tokens})
 
     async def list_games(request: Request) -> Response:
-        rows = hub().store.list(100)
+        try:
+            rows = hub().store.list(100)
+        except Exception:
+            log.exception("could not list games")
+            return _bad("the store cannot be read; try again", 503)
         out = []
         for r in rows:
             out.append(
@@ -196,7 +241,11 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
         return JSONResponse(out)
 
     def game_or_404(request: Request) -> Game | Response:
-        game = hub().get(request.path_params["game"])
+        # read from the store when not in memory, and not kept there
+        try:
+            game = hub().load(request.path_params["game"])
+        except GameError as exc:
+            return _bad(str(exc), 503)
         if game is None:
             return _bad(f"no game {request.path_params['game']!r}", 404)
         return game
@@ -231,9 +280,9 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
         return JSONResponse({"game": game.row.id, "name": game.match.name, "steps": steps})
 
     async def upload_record(request: Request) -> Response:
-        raw = await request.body()
-        if len(raw) > MAX_RECORD:
-            return _bad(f"record too long ({len(raw)} bytes, at most {MAX_RECORD})")
+        raw = await read_body(request, MAX_RECORD_BODY)
+        if isinstance(raw, Response):
+            return raw
         try:
             text = raw.decode("utf-8")
             rec = records.read(text)
@@ -241,7 +290,10 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
             return _bad("expected a UTF-8 text record")
         except KamisadoError as exc:
             return _bad(str(exc))
-        game, tokens = hub().create_from_record(rec)
+        try:
+            game, tokens = hub().create_from_record(rec)
+        except GameError as exc:
+            return _bad(str(exc), 503)
         return JSONResponse({"id": game.row.id, "tokens": tokens})
 
     def kpn_arg(request: Request) -> Position | Response:
@@ -303,7 +355,7 @@ def create_app(db: str, workers: int | None = None) -> Starlette:
     async def ws_endpoint(ws: WebSocket) -> None:
         await ws.accept()
         h = hub()
-        conn = Conn(ws.send_text)
+        conn = Conn(ws.send_text, ws.close)
         try:
             while True:
                 message = await ws.receive()
