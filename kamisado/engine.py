@@ -59,8 +59,72 @@ MATE: int = _c.MATE
 WIN_BASE: int = _c.WIN_BASE
 #: Evaluations stay within +-EVAL_MAX.
 EVAL_MAX: int = _c.EVAL_MAX
+#: The deepest :func:`search` and :func:`perft`.
+MAX_DEPTH: int = _c.MAX_DEPTH
+#: The deepest ``max_depth`` of :func:`solve`.
+SOLVE_MAX_DEPTH: int = _c.SOLVE_MAX_DEPTH
+#: The largest node limit of :func:`search` and :func:`solve`.
+NODE_LIMIT_MAX: int = _c.NODE_LIMIT_MAX
+#: The largest ``seed`` of :func:`search` (64 bits).
+SEED_MAX: int = _c.SEED_MAX
 
 PositionLike = Position | str
+
+
+# -- argument checks: TypeError for a wrong type, ValueError out of range ------------
+
+
+def _found(value: object) -> str:
+    """A value for a message (a huge integer by its size, as the C core writes it)."""
+    if isinstance(value, int) and value.bit_length() > 256:
+        return f"an integer of {value.bit_length()} bits"
+    return repr(value)
+
+
+def _span(lo: int, hi: int) -> str:
+    def one(n: int) -> str:
+        return f"2**{n.bit_length()}-1" if n > 2**32 and n & (n + 1) == 0 else str(n)
+
+    return f"{one(lo)}..{one(hi)}"
+
+
+def _integer(name: str, value: object, lo: int, hi: int, note: str = "") -> int:
+    """``value``, an int (not a bool) in ``lo..hi``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be an integer in {_span(lo, hi)}{note}, got {_found(value)}")
+    return value
+
+
+def _limit(name: str, value: object, hi: int) -> int | None:
+    """An optional limit in ``1..hi``; ``None`` for no limit."""
+    if value is None:
+        return None
+    return _integer(name, value, 1, hi, " (None: no limit)")
+
+
+def _duration(name: str, value: object, unit: str) -> float | None:
+    """An optional time limit: a finite number > 0; ``None`` for no limit."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
+    try:
+        v = float(value)
+    except OverflowError:
+        v = float("inf")
+    if not 0 < v < float("inf"):  # NaN fails both
+        raise ValueError(
+            f"{name} must be a finite number of {unit} > 0 (None: no limit), got {_found(value)}"
+        )
+    return v
+
+
+def _flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return value
 
 
 @dataclass(frozen=True)
@@ -87,6 +151,10 @@ class Weights:
     """Bonus for the side to move."""
     noise: int = 0
     """Amplitude of a pseudo-random term (seeded by ``search(seed=...)``)."""
+
+    def __post_init__(self) -> None:
+        for name in self.__dataclass_fields__:
+            _integer(f"Weights.{name}", getattr(self, name), -_c.WEIGHT_MAX, _c.WEIGHT_MAX)
 
     def as_tuple(self) -> tuple[int, ...]:
         """The weights in the order the C evaluation reads them."""
@@ -199,7 +267,17 @@ def clear_tables() -> None:
 def _position(pos: PositionLike) -> Position:
     if isinstance(pos, str):
         return Position(pos)
+    if not isinstance(pos, Position):
+        raise TypeError(f"pos must be a Position or KPN text, got {type(pos).__name__}")
     return pos
+
+
+def _weights(weights: Weights | None) -> tuple[int, ...]:
+    if weights is None:
+        return DEFAULT_WEIGHTS.as_tuple()
+    if not isinstance(weights, Weights):
+        raise TypeError(f"weights must be a Weights or None, got {type(weights).__name__}")
+    return weights.as_tuple()
 
 
 def to_cposition(pos: PositionLike) -> _c.Position:
@@ -221,13 +299,6 @@ def _move(code: int) -> Move:
     return Move(code & 63, code >> 6)
 
 
-def _ms(seconds: float | None) -> float:
-    if seconds is None:
-        return 0.0
-    if seconds <= 0:
-        raise ValueError("a time limit must be positive")
-    return seconds * 1000.0
-
 
 def solve(
     pos: PositionLike,
@@ -238,9 +309,12 @@ def solve(
 ) -> SolveResult:
     """Prove who wins the round from ``pos`` with best play.
 
-    ``time_limit`` (seconds) and ``node_limit`` stop the solver, which then
-    answers ``winner=None``; ``max_depth`` looks only for results within that
-    many moves.  For a match position the answer is who wins the round.
+    ``time_limit`` (seconds, finite, > 0) and ``node_limit`` (1 to
+    ``NODE_LIMIT_MAX``) stop the solver, which then answers ``winner=None``;
+    ``max_depth`` (1 to ``SOLVE_MAX_DEPTH``) looks only for results within
+    that many moves.  ``None`` means no limit of that kind.  A wrong type
+    raises ``TypeError``, a value out of range ``ValueError``.  For a match
+    position the answer is who wins the round.
 
     >>> r = solve("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
     >>> r.winner is not None
@@ -248,15 +322,19 @@ def solve(
     >>> solve(Position(), node_limit=1000).winner is None
     True
     """
+    seconds = _duration("time_limit", time_limit, "seconds")
+    nodes = _limit("node_limit", node_limit, NODE_LIMIT_MAX)
+    depth = _limit("max_depth", max_depth, SOLVE_MAX_DEPTH)
+    _flag("pv", pv)
     p = _position(pos)
     if p.outcome is not None:
         return SolveResult(p.outcome.winner, 0, None, (), 0, 0.0, p.turn, 0)
     cp = _c.Position(p.kpn())
     r = _c.solve(
         cp,
-        node_limit=int(node_limit or 0),
-        time_ms=_ms(time_limit),
-        max_depth=int(max_depth or 0),
+        node_limit=nodes or 0,
+        time_ms=0.0 if seconds is None else min(seconds * 1000.0, 1e300),
+        max_depth=depth or 0,
         pv=pv,
     )
     result = int(r["result"])
@@ -289,13 +367,16 @@ def solve_moves(
 ) -> list[MoveValue]:
     """Solve every legal move of ``pos``: who wins after it, and when.
 
-    Limits apply to each move.  Best moves first: proven wins for the side to
-    move (shortest first), unknown, then losses (longest first).
+    Limits apply to each move (as for :func:`solve`).  Best moves first:
+    proven wins for the side to move (shortest first), unknown, then losses
+    (longest first).
 
     >>> vals = solve_moves("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0")
     >>> all(v.winner == 0 for v in vals)
     True
     """
+    _duration("time_limit", time_limit, "seconds")
+    _limit("node_limit", node_limit, NODE_LIMIT_MAX)
     p = _position(pos)
     side = p.turn
     out: list[MoveValue] = []
@@ -390,27 +471,35 @@ def search(
 ) -> SearchResult:
     """Iterative deepening PVS from ``pos``, limited by depth, time and nodes.
 
-    At least one limit is needed.  ``seed`` shuffles the root moves (and
-    seeds the ``noise`` weight); the result is the last completed iteration.
+    ``depth`` lies in 1..``MAX_DEPTH``, ``time_ms`` is a finite number of
+    milliseconds > 0, ``nodes`` lies in 1..``NODE_LIMIT_MAX``; ``None`` means
+    no limit of that kind, and at least one limit is needed.  ``seed``
+    (0..``SEED_MAX``) shuffles the root moves (and seeds the ``noise``
+    weight); the result is the last completed iteration.  A wrong type
+    raises ``TypeError``, a value out of range ``ValueError``.
 
     >>> r = search(Position(), depth=4)
     >>> r.depth, len(r.pv) >= 1, r.proven_win_in
     (4, True, None)
     """
+    depth = _limit("depth", depth, MAX_DEPTH)
+    time_ms = _duration("time_ms", time_ms, "milliseconds")
+    nodes = _limit("nodes", nodes, NODE_LIMIT_MAX)
+    seed = _integer("seed", seed, 0, SEED_MAX)
+    w = _weights(weights)
     p = _position(pos)
     if p.outcome is not None:
         raise ValueError("the round is over")
-    if not depth and not time_ms and not nodes:
+    if depth is None and time_ms is None and nodes is None:
         raise ValueError("give a depth, a time or a node limit")
     cp = _c.Position(p.kpn())
-    w = (weights or DEFAULT_WEIGHTS).as_tuple()
     r = _c.search(
         cp,
-        depth=int(depth or 0),
-        time_ms=float(time_ms or 0),
-        node_limit=int(nodes or 0),
+        depth=depth or 0,
+        time_ms=time_ms or 0.0,
+        node_limit=nodes or 0,
         weights=w,
-        seed=int(seed),
+        seed=seed,
     )
     score = int(r["score"])
     kind, dist, tier = decode_score(score)
@@ -448,16 +537,21 @@ def evaluate(pos: PositionLike, weights: Weights | None = None) -> int:
     >>> evaluate(Position()) == evaluate(Position(), DEFAULT_WEIGHTS)
     True
     """
+    w = _weights(weights)
     cp = to_cposition(pos)
-    return int(_c.evaluate(cp, (weights or DEFAULT_WEIGHTS).as_tuple()))
+    return int(_c.evaluate(cp, w))
 
 
 def perft(pos: PositionLike, depth: int) -> int:
     """Perft with the compiled move generator (equal to ``Position.perft``).
 
+    ``depth`` lies in 0..``MAX_DEPTH``: ``ValueError`` beyond, ``TypeError``
+    for a non-integer.
+
     >>> perft(Position(), 4)
     107068
     """
+    depth = _integer("depth", depth, 0, MAX_DEPTH)
     p = _position(pos)
     if p.outcome is not None:
         return 1 if depth == 0 else 0

@@ -72,6 +72,8 @@ START_KPN = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
 #: Milliseconds kept back from ``movetime`` for the answer to travel.
 MOVE_OVERHEAD_MS = 10.0
 SEED_MAX = 2**31 - 1
+#: The largest movetime or nodes of a ``go`` (the search's node limit).
+_GO_NUMBER_MAX = 2**63 - 1
 
 
 @dataclass
@@ -100,6 +102,10 @@ def parse_go(words: Sequence[str]) -> Limits:
     Traceback (most recent call last):
     ...
     ValueError: go depth: expected a whole number from 1, found 'x'
+    >>> parse_go(["nodes", "9" * 20])
+    Traceback (most recent call last):
+    ...
+    ValueError: go nodes: at most 9223372036854775807, found 99999999999999999999
     """
     limits = Limits()
     i = 0
@@ -116,12 +122,15 @@ def parse_go(words: Sequence[str]) -> Limits:
         if i + 1 >= len(words):
             raise ValueError(f"go {word}: expected a number after it, found nothing")
         text = words[i + 1]
-        if not text.isdigit() or int(text) < 1:
+        # ASCII digits only: str.isdigit() also takes '²' and '١'
+        if not (text.isascii() and text.isdigit()) or not text.strip("0"):
             raise ValueError(f"go {word}: expected a whole number from 1, found {text!r}")
-        setattr(limits, word, int(text))
+        digits = text.lstrip("0")
+        most = MAX_DEPTH if word == "depth" else _GO_NUMBER_MAX
+        if len(digits) > len(str(most)) or int(digits) > most:
+            raise ValueError(f"go {word}: at most {most}, found {digits}")
+        setattr(limits, word, int(digits))
         i += 2
-    if limits.depth is not None and limits.depth > MAX_DEPTH:
-        raise ValueError(f"go depth: at most {MAX_DEPTH}, found {limits.depth}")
     return limits
 
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+import math
 import random
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kamisado import engine
-from kamisado.core import BLACK, GOLD, Move, Position
+from kamisado.core import BLACK, GOLD, MalformedError, Move, Position
 from kamisado.match import Match
 
 DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())
@@ -237,3 +240,125 @@ def test_solver_agrees_with_exhaustive_search_on_small_positions() -> None:
         if checked >= 25 and rng.random() < 0.5:
             break
     assert checked >= 25
+
+
+# --- argument checks ---------------------------------------------------------
+
+#: Proven in a few thousand nodes: a limit that was once ignored stays cheap.
+NEAR_END = "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0"
+NON_ASCII = "obupyrgé/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
+
+
+def _over() -> Position:
+    """A position whose round is over."""
+    done = Position("2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    done.push_move("f6-a1")
+    return done
+
+
+Call = Callable[[Position], Any]
+BAD_ARGUMENTS: list[tuple[str, Call, type[Exception], str]] = [
+    # search(pos, depth, time_ms, nodes, seed, weights)
+    ("search nodes -1", lambda p: engine.search(p, depth=2, nodes=-1), ValueError,
+     r"nodes must be an integer in 1\.\.2\*\*63-1 \(None: no limit\), got -1"),
+    ("search nodes 0", lambda p: engine.search(p, depth=2, nodes=0), ValueError, "got 0"),
+    ("search nodes 2**63", lambda p: engine.search(p, depth=2, nodes=2**63), ValueError,
+     f"got {2**63}"),
+    ("search nodes float", lambda p: engine.search(p, nodes=1e4), TypeError,
+     "nodes must be an integer, got float"),
+    ("search depth 0", lambda p: engine.search(p, depth=0, nodes=1000), ValueError,
+     r"depth must be an integer in 1\.\.120 \(None: no limit\), got 0"),
+    ("search depth 121", lambda p: engine.search(p, depth=121, nodes=1000), ValueError,
+     "got 121"),
+    ("search depth 2**40", lambda p: engine.search(p, depth=2**40, nodes=1000), ValueError,
+     f"got {2**40}"),
+    ("search depth str", lambda p: engine.search(p, depth="3"), TypeError,
+     "depth must be an integer, got str"),
+    ("search depth bool", lambda p: engine.search(p, depth=True), TypeError, "got bool"),
+    ("search time nan", lambda p: engine.search(p, depth=2, time_ms=math.nan), ValueError,
+     r"time_ms must be a finite number of milliseconds > 0 \(None: no limit\), got nan"),
+    ("search time inf", lambda p: engine.search(p, depth=2, time_ms=math.inf), ValueError,
+     "got inf"),
+    ("search time -5", lambda p: engine.search(p, depth=2, time_ms=-5.0), ValueError,
+     "got -5.0"),
+    ("search time 0", lambda p: engine.search(p, depth=2, time_ms=0), ValueError, "got 0"),
+    ("search time str", lambda p: engine.search(p, depth=2, time_ms="100"), TypeError,
+     "time_ms must be a number, got str"),
+    ("search seed -1", lambda p: engine.search(p, depth=2, seed=-1), ValueError,
+     r"seed must be an integer in 0\.\.2\*\*64-1, got -1"),
+    ("search seed 2**64", lambda p: engine.search(p, depth=2, seed=2**64), ValueError,
+     f"got {2**64}"),
+    ("search seed str", lambda p: engine.search(p, depth=2, seed="1"), TypeError,
+     "seed must be an integer, got str"),
+    ("search weights tuple", lambda p: engine.search(p, depth=2, weights=(1,) * 7), TypeError,
+     "weights must be a Weights or None, got tuple"),
+    ("search pos int", lambda p: engine.search(5, depth=2), TypeError,
+     "pos must be a Position or KPN text, got int"),
+    ("Weights 2000", lambda p: engine.Weights(threat=2000), ValueError,
+     r"Weights.threat must be an integer in -1000\.\.1000, got 2000"),
+    ("Weights float", lambda p: engine.Weights(safe=1.5), TypeError,
+     "Weights.safe must be an integer, got float"),
+    # solve(pos, time_limit, node_limit, max_depth, pv)
+    ("solve nodes 0", lambda p: engine.solve(p, node_limit=0), ValueError,
+     r"node_limit must be an integer in 1\.\.2\*\*63-1 \(None: no limit\), got 0"),
+    ("solve nodes -1", lambda p: engine.solve(p, node_limit=-1), ValueError, "got -1"),
+    ("solve time nan", lambda p: engine.solve(p, time_limit=math.nan), ValueError,
+     r"time_limit must be a finite number of seconds > 0 \(None: no limit\), got nan"),
+    ("solve time inf", lambda p: engine.solve(p, time_limit=math.inf), ValueError, "got inf"),
+    ("solve time 0", lambda p: engine.solve(p, time_limit=0), ValueError, "got 0"),
+    ("solve depth 0", lambda p: engine.solve(p, max_depth=0), ValueError,
+     r"max_depth must be an integer in 1\.\.4000 \(None: no limit\), got 0"),
+    ("solve depth 4001", lambda p: engine.solve(p, max_depth=4001), ValueError, "got 4001"),
+    ("solve pv int", lambda p: engine.solve(p, pv=0), TypeError, "pv must be a bool, got int"),
+    ("solve pos None", lambda p: engine.solve(None), TypeError, "got NoneType"),
+    # solve_moves checks its limits even where there is no move to solve
+    ("solve_moves nodes 0", lambda p: engine.solve_moves(_over(), node_limit=0), ValueError,
+     "node_limit must be an integer in 1"),
+    ("solve_moves time -1", lambda p: engine.solve_moves(_over(), time_limit=-1), ValueError,
+     "time_limit must be a finite number"),
+    # perft(pos, depth)
+    ("perft -1", lambda p: engine.perft(p, -1), ValueError,
+     r"depth must be an integer in 0\.\.120, got -1"),
+    ("perft 121", lambda p: engine.perft(_over(), 121), ValueError, "got 121"),
+    ("perft 2**70", lambda p: engine.perft(p, 2**70), ValueError, f"got {2**70}"),
+    ("perft float", lambda p: engine.perft(p, 1.5), TypeError, "got float"),
+    ("perft pos list", lambda p: engine.perft([], 1), TypeError, "got list"),
+    # evaluate(pos, weights)
+    ("evaluate weights list", lambda p: engine.evaluate(p, [0] * 7), TypeError,
+     "weights must be a Weights or None, got list"),
+    ("evaluate pos int", lambda p: engine.evaluate(3), TypeError, "got int"),
+    # a malformed KPN is MalformedError on every path (never the C core's own error)
+    ("to_cposition non-ASCII", lambda p: engine.to_cposition(NON_ASCII), MalformedError,
+     "found 'é'"),
+    ("search non-ASCII", lambda p: engine.search(NON_ASCII, depth=2), MalformedError, "'é'"),
+    ("solve non-ASCII", lambda p: engine.solve(NON_ASCII), MalformedError, "'é'"),
+    ("perft non-ASCII", lambda p: engine.perft(NON_ASCII, 1), MalformedError, "'é'"),
+    ("evaluate non-ASCII", lambda p: engine.evaluate(NON_ASCII), MalformedError, "'é'"),
+]
+
+
+@pytest.mark.parametrize(
+    "call,exc,match", [c[1:] for c in BAD_ARGUMENTS], ids=[c[0] for c in BAD_ARGUMENTS]
+)
+def test_bad_arguments_are_refused(call: Call, exc: type[Exception], match: str) -> None:
+    pos = Position(NEAR_END)
+    with pytest.raises(exc, match=match):
+        call(pos)
+    assert pos.kpn() == NEAR_END and not pos.move_stack
+
+
+def test_arguments_at_their_limits_are_taken() -> None:
+    from kamisado import _ckamisado as C
+
+    assert (engine.MAX_DEPTH, engine.SOLVE_MAX_DEPTH) == (C.MAX_DEPTH, C.SOLVE_MAX_DEPTH)
+    assert (engine.NODE_LIMIT_MAX, engine.SEED_MAX) == (C.NODE_LIMIT_MAX, C.SEED_MAX)
+    pos = Position(NEAR_END)
+    r = engine.search(pos, depth=engine.MAX_DEPTH, time_ms=1e9, nodes=2000,
+                      seed=engine.SEED_MAX, weights=engine.Weights(1000, -1000))
+    assert r.best_move is not None
+    s = engine.solve(pos, time_limit=1e9, node_limit=engine.NODE_LIMIT_MAX,
+                     max_depth=engine.SOLVE_MAX_DEPTH)
+    assert s.winner == BLACK
+    assert engine.search(pos, time_ms=1e308, depth=1).depth == 1  # huge but finite
+    assert engine.perft(_over(), engine.MAX_DEPTH) == 0
+    assert engine.perft(pos, 0) == 1
