@@ -20,7 +20,7 @@ from kamisado import engine
 from kamisado.cli import Parser, _die, _take_kpn, int_between, positive_number
 from kamisado.core import KamisadoError, Position
 from kamisado.players import LEVELS, player
-from kamisado.protocol import MAX_DEPTH, SEED_MAX
+from kamisado.protocol import SEED_MAX
 
 __all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
 
@@ -64,8 +64,8 @@ def main_analyse(argv: Sequence[str]) -> int:
     p = _parser("analyse", "Search a position: depth, score, principal variation.")
     p.add_argument("--time", type=positive_number("ms"), default=1000.0, metavar="MS",
                    help="thinking time in milliseconds (default 1000)")
-    p.add_argument("--depth", type=int_between(1, MAX_DEPTH), default=None, metavar="N",
-                   help=f"stop at this depth (1..{MAX_DEPTH})")
+    p.add_argument("--depth", type=int_between(1, engine.MAX_DEPTH), default=None,
+                   metavar="N", help=f"stop at this depth (1..{engine.MAX_DEPTH})")
     p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
                    help=f"seed of the search's move shuffle (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)

@@ -68,7 +68,7 @@ def test_best_by_level_and_by_time() -> None:
         (("analyse", AFTER_A5, "--time", "inf"), "found 'inf'"),
         (("best", AFTER_A5, "--time=-inf"), "found '-inf'"),
         (("solve", AFTER_A5, "--time", "nan"), "positive number of seconds"),
-        (("analyse", AFTER_A5, "--depth", "0"), "--depth: expected a whole number 1..100"),
+        (("analyse", AFTER_A5, "--depth", "0"), "--depth: expected a whole number 1..120"),
         (("analyse", AFTER_A5, "--depth", "-3"), "found '-3'"),
         (("analyse", AFTER_A5, "--depth", "100000"), "found '100000'"),
         (("analyse", AFTER_A5, "--depth", "two"), "found 'two'"),
