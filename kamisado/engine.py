@@ -2,7 +2,10 @@
 
 Both work on any round position (Sumos, pushes, passes, deadlocks, the match
 fields) given as a :class:`kamisado.core.Position` or as KPN text, and use
-the C extension :mod:`kamisado._ckamisado` (built by ``pip install -e .``).
+the C extension :mod:`kamisado._ckamisado` (built by ``pip install -e .``
+where there is a C compiler) or, without it, the same engine in pure Python
+(:mod:`kamisado._pyengine`: slower, same results); :data:`BACKEND` says
+which (``KAMISADO_PURE_PYTHON=1`` forces pure Python).
 
 :func:`solve` proves who wins the round with best play and in how many moves
 (moves of both sides, the winning move included, passes not counted, a push
@@ -33,10 +36,12 @@ from __future__ import annotations
 
 from dataclasses import astuple, dataclass
 
-from kamisado import _ckamisado as _c
+from kamisado._backend import BACKEND
+from kamisado._backend import impl as _c
 from kamisado.core import SIDE_NAMES, Move, Position
 
 __all__ = [
+    "BACKEND",
     "DEFAULT_WEIGHTS",
     "Iteration",
     "MoveValue",

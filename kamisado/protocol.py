@@ -191,7 +191,7 @@ def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
 
 def _search_job(conn: Connection, pos: Position, limits: Limits, seed: int) -> str | None:
     """Iterative deepening, one depth per call, an ``info`` after each."""
-    from kamisado import _ckamisado as _c
+    from kamisado._backend import impl as _c
     from kamisado.engine import decode_score
 
     start = time.monotonic()
