@@ -1,4 +1,11 @@
-"""Build the compiled core ``kamisado._ckamisado`` (everything else is in pyproject.toml)."""
+"""Build the compiled core ``kamisado._ckamisado`` (everything else is in pyproject.toml).
+
+The extension is optional: where it cannot be built (no C compiler, no
+Python headers) the install still succeeds and the package runs the same
+engine in pure Python (``kamisado._pyengine``; ``kamisado --version`` says
+which).  ``-g0`` comes after Python's own CFLAGS (which hold ``-g``): the
+module is built without debug information.
+"""
 
 from setuptools import Extension, setup
 
@@ -14,7 +21,9 @@ setup(
                 "-Wno-unused-parameter",
                 "-Wno-missing-field-initializers",
                 "-Wno-cast-function-type",
+                "-g0",
             ],
+            optional=True,
         )
     ]
 )

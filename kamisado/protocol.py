@@ -8,6 +8,7 @@ This module speaks it for the built-in engine::
     kei
     id name Kamisado club
     id author the kamisado project
+    id backend compiled
     option name Level type combo default club var beginner var novice ...
     option name Seed type spin default 0 min 0 max 2147483647
     keiok
@@ -43,6 +44,7 @@ from multiprocessing.process import BaseProcess
 from typing import IO, Any
 
 from kamisado import __version__ as _version
+from kamisado._backend import BACKEND
 from kamisado.core import KamisadoError, Move, Position
 from kamisado.match import FILLS, Match
 from kamisado.players import LEVELS
@@ -426,6 +428,7 @@ class Engine:
         """``kei``: the handshake: ``id`` lines, ``option`` lines, ``keiok``."""
         self.write(f"id name Kamisado {self.level} {_version}")
         self.write(f"id author {AUTHOR}")
+        self.write(f"id backend {BACKEND}")
         levels = " ".join(f"var {name}" for name in LEVELS)
         self.write(f"option name Level type combo default {self.level} {levels}")
         self.write(f"option name Seed type spin default {self.seed} min 0 max {SEED_MAX}")

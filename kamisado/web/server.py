@@ -194,6 +194,13 @@ def create_app(db: str | Store, workers: int | None = None) -> Starlette:
             [{"name": n, "description": LEVELS[n].description} for n in LEVEL_NAMES]
         )
 
+    async def engine_info(request: Request) -> Response:
+        # which engine core runs: "compiled" (the C extension) or "python"
+        from kamisado import __version__
+        from kamisado.engine import BACKEND
+
+        return JSONResponse({"version": __version__, "backend": BACKEND})
+
     async def create_game(request: Request) -> Response:
         raw = await read_body(request, MAX_JSON_BODY)
         if isinstance(raw, Response):
@@ -393,6 +400,7 @@ def create_app(db: str | Store, workers: int | None = None) -> Starlette:
         Route("/", index),
         Route("/api/board", board),
         Route("/api/levels", levels),
+        Route("/api/engine", engine_info),
         Route("/api/games", create_game, methods=["POST"]),
         Route("/api/games", list_games),
         Route("/api/games/{game}/record", game_record),
