@@ -38,6 +38,9 @@ from kamisado.web.games import REJOIN
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
 
+# a regression here blocks in a receive: fail it in bounded time instead
+pytestmark = pytest.mark.timeout(120, method="thread")
+
 OPENING = ["c1-c5", "b8-b3", "d1-g4"]  # Black, Gold, Black: then Gold to move, at seq 3
 
 
@@ -216,6 +219,8 @@ def test_a_store_down_mid_move_lets_go_of_the_game_and_it_goes_on_from_the_store
     assert gid not in hub.games  # nothing in memory is ahead of the store
     # while the store is down the game cannot be read, and says so
     assert client.get(f"/api/games/{gid}/steps").status_code == 503
+    assert client.get("/api/games").status_code == 503
+    assert client.post("/api/games", json={"target": 1}).status_code == 503
     with client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "join", "game": gid, "token": tokens["g"]})
         closed_for_storage(ws)
