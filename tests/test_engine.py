@@ -140,9 +140,10 @@ def test_never_an_illegal_move_or_pv_in_thousands_of_positions() -> None:
 
 
 def test_compiled_search_pv_is_a_legal_line() -> None:
-    # the raw PV of the C search, before engine.search checks it: after a move
-    # that ends the round nothing may follow (it once copied a stale line)
-    from kamisado import _ckamisado as C
+    # the raw PV of the C search (or of the pure-Python core where that is the
+    # one running), before engine.search checks it: after a move that ends
+    # the round nothing may follow (it once copied a stale line)
+    from kamisado._backend import impl as C
 
     for i, pos in enumerate(_random_positions(3000, seed=7)):
         r = C.search(C.Position(pos.kpn()), depth=1 + i % 5, seed=i)
@@ -223,6 +224,11 @@ def exhaustive(pos: Position, depth: int) -> int | None:
     return value(pos.kpn(), depth)
 
 
+@pytest.mark.skipif(
+    engine.BACKEND == "python",
+    reason="too slow on the pure-Python engine core (whose solver tests/test_ckamisado.py"
+    " checks against exhaustive minimax)",
+)
 def test_solver_agrees_with_exhaustive_search_on_small_positions() -> None:
     rng = random.Random(5)
     checked = 0
@@ -348,7 +354,7 @@ def test_bad_arguments_are_refused(call: Call, exc: type[Exception], match: str)
 
 
 def test_arguments_at_their_limits_are_taken() -> None:
-    from kamisado import _ckamisado as C
+    from kamisado._backend import impl as C
 
     assert (engine.MAX_DEPTH, engine.SOLVE_MAX_DEPTH) == (C.MAX_DEPTH, C.SOLVE_MAX_DEPTH)
     assert (engine.NODE_LIMIT_MAX, engine.SEED_MAX) == (C.NODE_LIMIT_MAX, C.SEED_MAX)
