@@ -159,6 +159,7 @@ def test_the_engine_protocol_names_the_backend() -> None:
 
 
 def test_the_web_app_names_the_backend() -> None:
+    pytest.importorskip("httpx")  # the test client's, from the test extra
     from starlette.testclient import TestClient
 
     from kamisado import __version__
