@@ -18,8 +18,8 @@ import argparse
 import statistics
 import time
 
-from kamisado import _ckamisado as C
 from kamisado import engine
+from kamisado._backend import impl as C
 from kamisado.core import SIDE_NAMES, START_KPN, Position
 
 POSITIONS = [

@@ -251,3 +251,14 @@ def test_lesson_ends_with_its_puzzle_solved(browser: Browser, server: str) -> No
     pg.screenshot(path=str(SHOTS / "kamisado-e2e-lesson.png"))
     assert not pg.errors  # type: ignore[attr-defined]
     pg.context.close()
+
+
+def test_footer_names_the_engine_core(browser: Browser, server: str) -> None:
+    from kamisado.engine import BACKEND
+
+    pg = page(browser, server)
+    footer = pg.locator("#engine-backend")
+    expect(footer).to_have_attribute("data-backend", BACKEND)
+    english = {"compiled": "compiled C engine", "python": "pure-Python engine (slower)"}
+    expect(footer).to_have_text(english[BACKEND])
+    assert not pg.errors  # type: ignore[attr-defined]

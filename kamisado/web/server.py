@@ -120,6 +120,21 @@ def board_rows() -> list[list[str]]:
 
     return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
 
+def engine_footer() -> str:
+    """The page footer's line: the version and which engine core runs.
+
+    >>> "engine.compiled" in engine_footer() or "engine.python" in engine_footer()
+    True
+    """
+    from kamisado import __version__
+    from kamisado.engine import BACKEND
+
+    return (
+        f'kamisado {__version__} · <span id="engine-backend" data-backend="{BACKEND}"'
+        f' data-i18n="engine.{BACKEND}"></span>'
+    )
+
+
 def create_app(db: str | Store, workers: int | None = None) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -181,7 +196,7 @@ def create_app(db: str | Store, workers: int | None = None) -> Starlette:
             "<!--board-->",
             '<script id="board-data" type="application/json">'
             + json.dumps({"rows": board_rows()}) + "</script>",
-        )
+        ).replace("<!--engine-->", engine_footer())
         return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
     async def board(request: Request) -> Response:
