@@ -349,6 +349,11 @@ class Position:
     # -- KPN ---------------------------------------------------------------
 
     def _load(self, kpn: str) -> None:
+        if not kpn.isascii():
+            at = next(i for i, ch in enumerate(kpn) if not ch.isascii())
+            raise MalformedError(
+                f"a KPN is ASCII text; found {kpn[at]!r} at index {at} in {kpn!r}"
+            )
         fields = kpn.split()
         if len(fields) not in (3, 6):
             raise MalformedError(

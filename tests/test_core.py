@@ -60,6 +60,9 @@ def test_errors_are_value_errors() -> None:
         ("obupyrgn/8/8/8/8/8/8/N+GRYPUBO b - 1 1 0", "reaches the target"),
         ("Nbupyrgn/8/8/8/8/8/8/oGRYPUBO b -", "more than one tower"),
         ("Nbupyrgn/8/8/8/8/8/8/1GRYPUBO b - ".replace("1GRYPUBO", "oGRYPUBO"), "more than one"),
+        # full-width digits and a no-break space read as numbers and spaces by str
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - \uff13 0 0", "ASCII text; found '\uff13' at index 34"),
+        ("obupyrgn/8/8/8/8/8/8/NGRYPUBO\xa0b -", r"ASCII text; found '\\xa0' at index 29"),
     ],
 )
 def test_malformed_kpn_names_the_field(kpn: str, message: str) -> None:
