@@ -35,6 +35,7 @@ __all__ = [
     "GREEN",
     "IllegalMoveError",
     "KamisadoError",
+    "LegalMoves",
     "MalformedError",
     "Move",
     "ORANGE",
@@ -51,6 +52,7 @@ __all__ = [
     "SQUARE_NAMES",
     "START_KPN",
     "TARGETS",
+    "Undo",
     "YELLOW",
     "parse_colour",
     "parse_square",
@@ -295,9 +297,87 @@ class Outcome(NamedTuple):
 # Position
 # ---------------------------------------------------------------------------
 
-# One undo record: (move code, pushed run length, turn, must, outcome,
-# last real mover, colour of its destination, passes after the move)
+# One undo record, kept as a plain tuple on the stack (the hot path of the
+# pure-Python search); :meth:`Position.peek` names its fields (:class:`Undo`).
 _Undo = tuple[int, int, int, int, "Outcome | None", int, int, tuple[Pass, ...]]
+
+
+class Undo(NamedTuple):
+    """What :meth:`Position.pop` needs to take the last move back.
+
+    >>> pos = Position()
+    >>> _ = pos.push_move("c1-c5")
+    >>> u = pos.peek()
+    >>> str(u.move), u.pushed, u.turn, u.must_move, u.passes
+    ('c1-c5', 0, 0, -1, ())
+    """
+
+    code: int
+    """The move as ``from | to << 6``."""
+    pushed: int
+    """How many towers the move pushed (0 for a plain move)."""
+    turn: int
+    """The side to move before the move."""
+    must_move: int
+    """The tower that had to move before the move (-1: any)."""
+    outcome: Outcome | None
+    """The outcome before the move (always ``None``: a finished round has no moves)."""
+    last_mover: int
+    """The last side to make a real move, before the move."""
+    last_colour: int
+    """The colour of the square it moved to."""
+    passes: tuple[Pass, ...]
+    """The passes the rules applied after the move."""
+
+    @property
+    def move(self) -> Move:
+        """The move taken back by ``pop``."""
+        return Move(self.code & 63, self.code >> 6)
+
+
+class LegalMoves:
+    """The legal moves of a position: a live view, generated when read.
+
+    Iterating generates the moves lazily; ``len``, ``bool`` and ``in`` answer
+    without building :class:`Move` objects (``in`` checks one move's legality
+    through :meth:`Position.is_legal`).  The view follows the position: read
+    it after a push and it shows the new moves.
+
+    >>> pos = Position()
+    >>> moves = pos.legal_moves
+    >>> len(moves), bool(moves), Move.from_str("c1-c5") in moves
+    (102, True, True)
+    >>> Move.from_str("a1-a2") in Position("obupyrgn/8/8/8/8/8/8/NGRYPUBO g n").legal_moves
+    False
+    >>> moves.count(), next(iter(moves))
+    (102, Move.from_str('a1-a2'))
+    """
+
+    __slots__ = ("_pos",)
+
+    def __init__(self, pos: Position) -> None:
+        self._pos = pos
+
+    def __iter__(self) -> Iterator[Move]:
+        for code in self._pos.move_codes():
+            yield Move(code & 63, code >> 6)
+
+    def __len__(self) -> int:
+        return len(self._pos.move_codes())
+
+    def __bool__(self) -> bool:
+        return self._pos.outcome is None  # a round in progress always has a move
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move) and self._pos.is_legal(move)
+
+    def count(self) -> int:
+        """The number of legal moves (``len(moves)``)."""
+        return len(self)
+
+    def __repr__(self) -> str:
+        moves = ", ".join(str(m) for m in self)
+        return f"<LegalMoves at {self._pos.kpn()!r} ({moves})>"
 
 
 class Position:
@@ -706,14 +786,14 @@ class Position:
         return out
 
     @property
-    def legal_moves(self) -> Iterator[Move]:
-        """The legal moves, generated lazily (none when the round is over).
+    def legal_moves(self) -> LegalMoves:
+        """The legal moves: a :class:`LegalMoves` view, generated lazily when
+        iterated (none when the round is over).
 
         >>> len(list(Position().legal_moves))
         102
         """
-        for code in self.move_codes():
-            yield Move(code & 63, code >> 6)
+        return LegalMoves(self)
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal here."""
@@ -799,6 +879,12 @@ class Position:
             passes.append(Pass(self.turn, t & 7, sq))
             self.turn ^= 1
             self.must_move = SQUARE_COLOUR[sq]
+
+    def peek(self) -> Undo:
+        """The undo record of the last move pushed (``IndexError`` when none)."""
+        if not self._stack:
+            raise IndexError("peek at a position with no moves pushed")
+        return Undo._make(self._stack[-1])
 
     def pop(self) -> Move:
         """Take back the last move and return it."""

@@ -172,3 +172,39 @@ def test_finished_round_kpn_reads_back_finished_the_same_way(
     assert pos.outcome is not None
     again = Position(pos.kpn())
     assert again.outcome == pos.outcome and again.kpn() == pos.kpn()
+
+
+def test_legal_moves_is_a_view() -> None:
+    from kamisado.core import LegalMoves
+
+    pos = Position()
+    moves = pos.legal_moves
+    assert isinstance(moves, LegalMoves)
+    assert len(moves) == moves.count() == 102 and bool(moves)
+    assert Move.from_str("c1-c5") in moves and Move.from_str("c1-c1") not in moves
+    assert "c1-c5" not in moves  # only Move objects are members
+    pos.push_move("c1-c5")  # the view follows the position
+    assert len(moves) == len(list(moves)) == len(pos.move_codes())
+    assert Move.from_str("c1-c5") not in moves
+    # a finished round: an empty, false view
+    over = Position("obupyRgn/8/8/8/8/8/5r2/NG1YPUBO g -")
+    assert not over.legal_moves and len(over.legal_moves) == 0
+    assert list(over.legal_moves) == []
+
+
+def test_peek_names_the_undo_record() -> None:
+    pos = Position("2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    with pytest.raises(IndexError):
+        pos.peek()
+    before = pos.kpn()
+    pos.push_move("f6-a1")
+    u = pos.peek()
+    assert u.move == Move.from_str("f6-a1") and u.turn == 1 and u.outcome is None
+    assert u.must_move == 5 and u.pushed == 0 and u.passes == pos.passes()
+    pos.pop()
+    assert pos.kpn() == before
+    # a push: the record counts the towers pushed
+    sumo = Position("7y/1r3u+1b/2U+2O2/2Gg4/1N4B1/p+3n1Y1/Ro6/5P+2 g u 3 2 2")
+    push = next(m for m in sumo.legal_moves if sumo.is_push(m))
+    sumo.push(push)
+    assert sumo.peek().pushed == 1
