@@ -20,6 +20,7 @@ Move.from_str('c1-c5')
 from __future__ import annotations
 
 from collections.abc import Iterator
+from enum import StrEnum
 from typing import NamedTuple
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "Pass",
     "Position",
     "RANGE",
+    "Reason",
     "RED",
     "RING_POINTS",
     "SIDE_NAMES",
@@ -60,6 +62,7 @@ __all__ = [
     "square_file",
     "square_name",
     "square_rank",
+    "start_kpn",
 ]
 
 # ---------------------------------------------------------------------------
@@ -85,8 +88,36 @@ TARGETS = (1, 3, 7, 15)
 
 START_KPN = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
 
-GOAL = "goal"
-DEADLOCK = "deadlock"
+
+def start_kpn(target: int = 1) -> str:
+    """The KPN of a match's start: Black to move, points to win ``target``.
+
+    >>> start_kpn() == START_KPN
+    True
+    >>> start_kpn(3)
+    'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0'
+    """
+    return f"{START_KPN[:-6]} {target} 0 0"
+
+
+class Reason(StrEnum):
+    """How a round ended: the text is what KPN tools, records and the wire say.
+
+    >>> Reason.GOAL == "goal", f"{Reason.DEADLOCK}", Reason("goal")
+    (True, 'deadlock', 'goal')
+    """
+
+    GOAL = "goal"
+    """A tower reached the opponent's home row."""
+    DEADLOCK = "deadlock"
+    """Neither side could move (rule M8)."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+GOAL = Reason.GOAL
+DEADLOCK = Reason.DEADLOCK
 
 _BOARD_ROWS = (
     # rank 1 (Black's home row) first, files a..h
@@ -284,7 +315,7 @@ class Outcome(NamedTuple):
 
     winner: int
     colour: int
-    reason: str
+    reason: Reason
     rings: int
 
     @property

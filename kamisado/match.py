@@ -22,6 +22,7 @@ from the colour-matching start, one point a round, first move alternating.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from kamisado.core import (
     BLACK,
@@ -41,21 +42,49 @@ from kamisado.core import (
 )
 
 __all__ = [
+    "FILL",
     "FILLS",
+    "LEFT",
     "MATCH_NAMES",
     "Match",
+    "MatchState",
+    "OVER",
+    "PLAYING",
+    "RIGHT",
     "Round",
     "fill_order",
     "regroup",
 ]
 
-FILLS = ("left", "right")
+#: The two ways to fill a home row after a round (rule F1), as written.
+LEFT = "left"
+RIGHT = "right"
+FILLS = (LEFT, RIGHT)
 #: Names of the match types by target.
 MATCH_NAMES = {1: "Single Round", 3: "Standard", 7: "Long", 15: "Marathon"}
 
-PLAYING = "playing"
-FILL = "fill"
-OVER = "over"
+
+class MatchState(StrEnum):
+    """Where a match stands; the text is what records, KEI and the web say.
+
+    >>> Match(3).state, Match(3).state == "playing"
+    ('playing', True)
+    """
+
+    PLAYING = "playing"
+    """A round is in progress."""
+    FILL = "fill"
+    """A round is over and its winner chooses how to fill (``left``/``right``)."""
+    OVER = "over"
+    """The match is over."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+PLAYING = MatchState.PLAYING
+FILL = MatchState.FILL
+OVER = MatchState.OVER
 
 
 def fill_order(pos: Position, side: int, direction: str) -> list[int]:

@@ -208,3 +208,14 @@ def test_peek_names_the_undo_record() -> None:
     push = next(m for m in sumo.legal_moves if sumo.is_push(m))
     sumo.push(push)
     assert sumo.peek().pushed == 1
+
+
+def test_reasons_and_start_kpns_are_named() -> None:
+    from kamisado.core import DEADLOCK, GOAL, Reason, start_kpn
+
+    pos = Position("2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    pos.push_move("f6-a1")
+    assert pos.outcome is not None and pos.outcome.reason is Reason.GOAL is GOAL
+    assert pos.outcome.reason == "goal" and DEADLOCK == "deadlock"
+    assert [start_kpn(t) for t in (1, 3)] == [START_KPN, START_KPN.replace(" 1 0 0", " 3 0 0")]
+    assert all(Position(start_kpn(t)).target == t for t in (1, 3, 7, 15))

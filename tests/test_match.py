@@ -118,3 +118,18 @@ def test_fill_order_within_row_by_own_left_or_right() -> None:
     assert [names[t & 7] for t in fill_order(pos, BLACK, "left")] == list("grypnobu")
     placed = regroup(pos, "left")
     assert sorted(placed.values()) == list(range(8)) + list(range(56, 64))
+
+
+def test_states_are_named_and_read_as_their_text() -> None:
+    import json
+    import pickle
+
+    from kamisado.match import FILL, OVER, PLAYING, MatchState
+
+    m = Match(3, start="2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    assert m.state is MatchState.PLAYING is PLAYING and m.state == "playing"
+    m.push_move("f6-a1")
+    assert m.state is FILL and json.dumps(m.state) == '"fill"'
+    assert pickle.loads(pickle.dumps(m)).state is FILL
+    assert [s.value for s in MatchState] == ["playing", "fill", "over"]
+    assert OVER == "over" and f"{OVER}" == "over" and repr(OVER) == "'over'"
