@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
-import json
 import logging
 import random
 import secrets
@@ -27,23 +26,31 @@ from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import Any
 
-from kamisado.core import (
-    COLOUR_NAMES,
-    SIDE_LETTERS,
-    SQUARE_NAMES,
-    KamisadoError,
-    Move,
-    Outcome,
-    Position,
-)
+from kamisado.core import SIDE_LETTERS, KamisadoError, Move
 from kamisado.match import FILL, PLAYING, Match
-from kamisado.notation import Entry, entries_after_load, move_entries
+from kamisado.notation import entries_after_load, move_entries
 from kamisado.record import Record
 from kamisado.web import worker
-from kamisado.web.messages import CreateMsg, FillMsg, JoinMsg, MoveMsg, error_frame
+from kamisado.web.messages import (
+    CreateMsg,
+    ErrorFrame,
+    FillMsg,
+    FillView,
+    JoinMsg,
+    LastView,
+    MoveMsg,
+    PassView,
+    RoundView,
+    SeatView,
+    StateFrame,
+    entry_view,
+    outcome_view,
+    passes_view,
+    position_view,
+)
 from kamisado.web.storage import GameRow, Store, new_id
 
-__all__ = ["Game", "GameError", "Hub", "position_view", "towers"]
+__all__ = ["Conn", "Game", "GameError", "Hub"]
 
 log = logging.getLogger("kamisado.web")
 
@@ -67,67 +74,6 @@ class GameError(Exception):
         self.code = code
 
 
-def towers(pos: Position) -> list[list[int]]:
-    """Every tower as ``[square, side, colour, rings]`` (side 0 Black, 1 Gold)."""
-    return [[pos.tower_square[t], t >> 3, t & 7, pos.rings[t]] for t in range(16)]
-
-
-def _outcome(o: Outcome | None) -> dict[str, Any] | None:
-    if o is None:
-        return None
-    return {
-        "winner": SIDE_LETTERS[o.winner],
-        "colour": COLOUR_NAMES[o.colour],
-        "reason": o.reason,
-        "rings": o.rings,
-        "points": o.points,
-    }
-
-
-def _legal(pos: Position) -> dict[str, list[str]]:
-    legal: dict[str, list[str]] = {}
-    if pos.outcome is None:
-        for m in pos.legal_moves:
-            legal.setdefault(SQUARE_NAMES[m.from_square], []).append(SQUARE_NAMES[m.to_square])
-    return legal
-
-
-def _passes(pos: Position) -> list[dict[str, Any]]:
-    return [
-        {"side": SIDE_LETTERS[p.side], "colour": COLOUR_NAMES[p.colour], "square": SQUARE_NAMES[p.square]}
-        for p in pos.passes()
-    ]
-
-
-def position_view(pos: Position) -> dict[str, Any]:
-    """A position as the page draws it: KPN, towers, side to move, the tower
-    that must move, legal destinations by square, the outcome if over.
-
-    >>> v = position_view(Position())
-    >>> v["turn"], v["must"], v["legal"]["c1"][:2]
-    ('b', None, ['c2', 'c3'])
-    """
-    return {
-        "kpn": pos.kpn(),
-        "towers": towers(pos),
-        "turn": SIDE_LETTERS[pos.turn],
-        "must": None if pos.must_move < 0 else COLOUR_NAMES[pos.must_move],
-        "legal": _legal(pos),
-        "outcome": _outcome(pos.outcome),
-        "passes": _passes(pos),
-    }
-
-
-def _entry(e: Entry, move: Move | None = None) -> dict[str, Any]:
-    return {
-        "side": SIDE_LETTERS[e.side],
-        "long": e.long(),
-        "short": e.short(),
-        "kind": "pass" if e.is_pass else "back" if e.is_back else "move",
-        "move": str(move) if move is not None and not (e.is_pass or e.is_back) else None,
-    }
-
-
 @dataclass(eq=False)
 class Conn:
     """One websocket connection: how to send to it and which seats it holds."""
@@ -145,8 +91,8 @@ class Game:
     row: GameRow
     match: Match
     tokens: list[str] = field(default_factory=list)
-    rounds: list[dict[str, Any]] = field(default_factory=list)
-    last: dict[str, Any] | None = None
+    rounds: list[RoundView] = field(default_factory=list)
+    last: LastView | None = None
     conns: set[Conn] = field(default_factory=set, repr=False)
     thinking: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -193,7 +139,7 @@ class Game:
                 "number": len(self.match.rounds),
                 "start": rnd.start.kpn(),
                 "fill": rnd.fill,
-                "entries": [_entry(e) for e in entries_after_load(rnd.start)],
+                "entries": [entry_view(e) for e in entries_after_load(rnd.start)],
                 "result": None,
             }
         )
@@ -215,26 +161,26 @@ class Game:
             entries = move_entries(pos, move) if legal else []
             match.push_move(move)  # checked: an illegal move raises before any change
             rnd = self.rounds[-1]
-            rnd["entries"].extend(_entry(e, move) for e in entries)
+            rnd["entries"].extend(entry_view(e, move) for e in entries)
             outcome = match.rounds[rounds_before - 1].outcome
             if outcome is not None:
-                rnd["result"] = _outcome(outcome)
+                rnd["result"] = outcome_view(outcome)
             self.last = {
                 "kind": "move",
                 "side": SIDE_LETTERS[side],
                 "move": str(move),
                 "push": push,
                 "passes": self._passes_after(rounds_before),
-                "outcome": _outcome(outcome),
+                "outcome": outcome_view(outcome),
             }
         self.tokens.append(token)
         if len(match.rounds) > rounds_before:
             self._new_round()
 
-    def _passes_after(self, rounds_before: int) -> list[dict[str, Any]]:
+    def _passes_after(self, rounds_before: int) -> list[PassView]:
         if len(self.match.rounds) > rounds_before:
             return []  # a series round ended: the new start has no passes of this move
-        return _passes(self.match.position)
+        return passes_view(self.match.position)
 
     # -- the views -------------------------------------------------------------
 
@@ -252,46 +198,47 @@ class Game:
         held = {s for c in self.conns for s in c.seats}
         return (0 in held, 1 in held)
 
-    def view(self) -> dict[str, Any]:
-        """The game's state frame, without the per-connection ``you`` field."""
+    def view(self) -> StateFrame:
+        """The game's state frame (each connection's ``you`` is added as it is sent)."""
         match = self.match
-        pos = match.position
         online = self.online_seats()
-        seats = {}
+        names = self.seat_names()
+        seats: dict[str, SeatView] = {}
         for side, kind in enumerate(self.kinds()):
             seats[SIDE_LETTERS[side]] = {
                 "kind": kind,
-                "name": self.seat_names()[side],
+                "name": names[side],
                 "online": online[side] if kind == "human" else True,
             }
-        state: dict[str, Any] = {
-            "type": "state",
-            "game": self.row.id,
-            "seq": self.seq,
-            "name": match.name,
-            "target": match.target,
-            "series": match.series,
-            "online_game": self.row.online,
-            "points": list(match.points),
-            "state": match.state,
-            "winner": None if match.winner is None else SIDE_LETTERS[match.winner],
-            "round": len(match.rounds),
-            "to_act": None if (act := self.to_act()) is None else SIDE_LETTERS[act],
-            "seats": seats,
-            "thinking": self.thinking,
-            "last": self.last,
-            "rounds": self.rounds,
-            "fill": None,
-        }
-        state.update(position_view(pos))
+        position = position_view(match.position)
+        fill: FillView | None = None
         if match.state == FILL:
-            state["legal"] = {}
-            state["fill"] = {
+            position["legal"] = {}
+            fill = {
                 "chooser": SIDE_LETTERS[match.current_winner()],
                 "left": position_view(match.next_round_start("left")),
                 "right": position_view(match.next_round_start("right")),
             }
-        return state
+        act = self.to_act()
+        return StateFrame(
+            game=self.row.id,
+            seq=self.seq,
+            name=match.name,
+            target=match.target,
+            series=match.series,
+            online_game=self.row.online,
+            points=list(match.points),
+            state=match.state,
+            winner=None if match.winner is None else SIDE_LETTERS[match.winner],
+            round=len(match.rounds),
+            to_act=None if act is None else SIDE_LETTERS[act],
+            seats=seats,
+            thinking=self.thinking,
+            last=self.last,
+            rounds=self.rounds,
+            fill=fill,
+            position=position,
+        )
 
     def record(self) -> Record:
         """The game as a match record (``kamisado.record``)."""
@@ -433,9 +380,7 @@ class Hub:
 
     async def send_state(self, game: Game, conn: Conn) -> None:
         """Send the game's state to one connection."""
-        view = game.view()
-        view["you"] = [SIDE_LETTERS[s] for s in conn.seats]
-        await self._send(conn, json.dumps(view, separators=(",", ":")))
+        await self._send(conn, game.view().to_json([SIDE_LETTERS[s] for s in conn.seats]))
 
     def leave(self, conn: Conn) -> None:
         """Detach a connection; when it held a seat the others hear of it."""
@@ -547,15 +492,13 @@ class Hub:
         """Send the game's state to every connection, each with its own seats."""
         if not game.conns:
             return
-        view = game.view()
-        body = json.dumps(view, separators=(",", ":"))[:-1]
+        view = game.view()  # written once: only each connection's seats differ
         frames: dict[tuple[int, ...], str] = {}
         sends = []
         for conn in list(game.conns):
             frame = frames.get(conn.seats)
             if frame is None:
-                you = json.dumps([SIDE_LETTERS[s] for s in conn.seats])
-                frame = frames[conn.seats] = f'{body},"you":{you}}}'
+                frame = frames[conn.seats] = view.to_json([SIDE_LETTERS[s] for s in conn.seats])
             sends.append(self._send(conn, frame))
         await asyncio.gather(*sends)
 
@@ -570,7 +513,7 @@ class Hub:
 
     async def error(self, conn: Conn, code: str, message: str) -> None:
         """Send an error frame to one connection."""
-        await self._send(conn, json.dumps(error_frame(code, message)))
+        await self._send(conn, ErrorFrame(code, message).to_json())
 
     # -- the computer -------------------------------------------------------------
 

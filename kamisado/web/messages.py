@@ -1,11 +1,14 @@
-"""Typed websocket messages and the one function that reads them.
+"""Typed websocket messages both ways, and the wire's one vocabulary.
 
 Every frame the page sends is a JSON object with a ``type``; :func:`parse`
 turns it into one of the message classes below or raises
 :class:`ProtocolError` with a clear reason (the server answers with an
-``error`` frame and keeps the connection).  Frames the server sends are
-built by the ``*_frame`` helpers.  The protocol is documented in
-``docs/web.md``.
+``error`` frame and keeps the connection).  Every frame the server sends is
+one of the frame classes (:class:`StateFrame`, :class:`CreatedFrame`,
+:class:`ErrorFrame`, :class:`PongFrame`), turned into text by its
+``to_json``.  Everywhere on the wire a square is its name (``c1``), a side
+its letter (``b``/``g``) and a colour its name (``brown``): see
+:func:`position_view`.  The protocol is documented in ``docs/web.md``.
 
 >>> parse('{"type": "move", "move": "c1-c5", "seq": 0}')
 MoveMsg(move='c1-c5', seq=0)
@@ -19,22 +22,43 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import cached_property
+from typing import Any, TypedDict
 
+from kamisado.core import COLOUR_NAMES, SIDE_LETTERS, SQUARE_NAMES, Move, Outcome, Position
+from kamisado.notation import Entry
 from kamisado.players import LEVELS
 
 __all__ = [
     "CreateMsg",
+    "CreatedFrame",
+    "EntryView",
+    "ErrorFrame",
     "FillMsg",
+    "FillView",
+    "Frame",
     "JoinMsg",
+    "LastView",
     "Message",
     "MoveMsg",
+    "OutcomeView",
+    "PassView",
     "PingMsg",
+    "PongFrame",
+    "PositionView",
     "ProtocolError",
-    "error_frame",
+    "RoundView",
+    "SeatView",
+    "StateFrame",
+    "entry_view",
+    "outcome_view",
     "parse",
     "parse_create",
+    "passes_view",
+    "position_view",
+    "towers",
 ]
 
 #: Computer levels a seat may be played by, weakest first.
@@ -214,10 +238,259 @@ def parse(frame: str | bytes) -> Message:
     raise ProtocolError(f"unknown message type {kind!r}", "unknown")
 
 
-def error_frame(code: str, message: str) -> dict[str, Any]:
-    """An ``error`` frame.
+# -- the wire's vocabulary: a square by name, a side by letter, a colour by name --
 
-    >>> error_frame("illegal", "a1-a2: not your turn")
-    {'type': 'error', 'code': 'illegal', 'message': 'a1-a2: not your turn'}
+
+class OutcomeView(TypedDict):
+    """How a round ended: ``winner`` a side, ``colour`` the winning tower's."""
+
+    winner: str
+    colour: str
+    reason: str
+    rings: int
+    points: int
+
+
+class PassView(TypedDict):
+    """A pass the rules applied: the side, its blocked tower's colour, its square."""
+
+    side: str
+    colour: str
+    square: str
+
+
+class PositionView(TypedDict):
+    """A position as the page draws it."""
+
+    kpn: str
+    towers: list[list[str | int]]
+    turn: str
+    must: str | None
+    legal: dict[str, list[str]]
+    outcome: OutcomeView | None
+    passes: list[PassView]
+
+
+class EntryView(TypedDict):
+    """One entry of the move list, in the rulebook's notation."""
+
+    side: str
+    long: str
+    short: str
+    kind: str
+    move: str | None
+
+
+class RoundView(TypedDict):
+    """One round of the move list."""
+
+    number: int
+    start: str
+    fill: str | None
+    entries: list[EntryView]
+    result: OutcomeView | None
+
+
+class LastView(TypedDict, total=False):
+    """The last action: a move (``move``, ``push``, ``passes``, ``outcome``)
+    or a fill (``fill``)."""
+
+    kind: str
+    side: str
+    move: str
+    push: bool
+    passes: list[PassView]
+    outcome: OutcomeView | None
+    fill: str
+
+
+class SeatView(TypedDict):
+    """Who plays a seat, and whether someone holding it is connected."""
+
+    kind: str
+    name: str
+    online: bool
+
+
+class FillView(TypedDict):
+    """In state ``fill``: who chooses, and both line-ups the choice gives."""
+
+    chooser: str
+    left: PositionView
+    right: PositionView
+
+
+def towers(pos: Position) -> list[list[str | int]]:
+    """Every tower as ``[square, side, colour, rings]``, Black's first, each
+    in colour order.
+
+    >>> towers(Position())[0]
+    ['a1', 'b', 'brown', 0]
     """
-    return {"type": "error", "code": code, "message": message}
+    return [
+        [SQUARE_NAMES[pos.tower_square[t]], SIDE_LETTERS[t >> 3], COLOUR_NAMES[t & 7], pos.rings[t]]
+        for t in range(16)
+    ]
+
+
+def outcome_view(o: Outcome | None) -> OutcomeView | None:
+    """How a round ended (``None`` while it goes on)."""
+    if o is None:
+        return None
+    return {
+        "winner": SIDE_LETTERS[o.winner],
+        "colour": COLOUR_NAMES[o.colour],
+        "reason": o.reason,
+        "rings": o.rings,
+        "points": o.points,
+    }
+
+
+def _legal(pos: Position) -> dict[str, list[str]]:
+    legal: dict[str, list[str]] = {}
+    if pos.outcome is None:
+        for m in pos.legal_moves:
+            legal.setdefault(SQUARE_NAMES[m.from_square], []).append(SQUARE_NAMES[m.to_square])
+    return legal
+
+
+def passes_view(pos: Position) -> list[PassView]:
+    """The passes the rules applied after the last move."""
+    return [
+        {"side": SIDE_LETTERS[p.side], "colour": COLOUR_NAMES[p.colour], "square": SQUARE_NAMES[p.square]}
+        for p in pos.passes()
+    ]
+
+
+def position_view(pos: Position) -> PositionView:
+    """A position as the page draws it: KPN, towers, side to move, the tower
+    that must move, legal destinations by square, the outcome if over.
+
+    >>> v = position_view(Position())
+    >>> v["turn"], v["must"], v["legal"]["c1"][:2]
+    ('b', None, ['c2', 'c3'])
+    """
+    return {
+        "kpn": pos.kpn(),
+        "towers": towers(pos),
+        "turn": SIDE_LETTERS[pos.turn],
+        "must": None if pos.must_move < 0 else COLOUR_NAMES[pos.must_move],
+        "legal": _legal(pos),
+        "outcome": outcome_view(pos.outcome),
+        "passes": passes_view(pos),
+    }
+
+
+def entry_view(e: Entry, move: Move | None = None) -> EntryView:
+    """A move-list entry; ``move`` (square form) only for a move's own entry."""
+    return {
+        "side": SIDE_LETTERS[e.side],
+        "long": e.long(),
+        "short": e.short(),
+        "kind": "pass" if e.is_pass else "back" if e.is_back else "move",
+        "move": str(move) if move is not None and not (e.is_pass or e.is_back) else None,
+    }
+
+
+# -- frames the server sends: one type each, one ``to_json`` each ----------------
+
+
+@dataclass(frozen=True)
+class ErrorFrame:
+    """A refused frame or action; ``code`` is a stable short name.
+
+    >>> ErrorFrame("illegal", "a1-a2: not your turn").to_json()
+    '{"type": "error", "code": "illegal", "message": "a1-a2: not your turn"}'
+    """
+
+    code: str
+    message: str
+
+    def to_json(self) -> str:
+        return json.dumps({"type": "error", "code": self.code, "message": self.message})
+
+
+@dataclass(frozen=True)
+class PongFrame:
+    """The answer to ``ping``.
+
+    >>> PongFrame().to_json()
+    '{"type":"pong"}'
+    """
+
+    def to_json(self) -> str:
+        return '{"type":"pong"}'
+
+
+@dataclass(frozen=True)
+class CreatedFrame:
+    """A game made by a ``create`` message: its id and the seats' tokens.
+
+    >>> CreatedFrame("abc", {"b": "t1"}).to_json()
+    '{"type": "created", "game": "abc", "tokens": {"b": "t1"}}'
+    """
+
+    game: str
+    tokens: dict[str, str]
+
+    def to_json(self) -> str:
+        return json.dumps({"type": "created", "game": self.game, "tokens": self.tokens})
+
+
+@dataclass(frozen=True)
+class StateFrame:
+    """A game's whole state, as every connection on it is sent it after each
+    action; only ``you`` (the seats the connection holds) differs between
+    connections, so the rest is written once (:meth:`to_json`)."""
+
+    game: str
+    seq: int
+    name: str
+    target: int
+    series: bool
+    online_game: bool
+    points: list[int]
+    state: str
+    winner: str | None
+    round: int
+    to_act: str | None
+    seats: dict[str, SeatView]
+    thinking: bool
+    last: LastView | None
+    rounds: list[RoundView]
+    fill: FillView | None
+    position: PositionView
+
+    def fields(self) -> dict[str, Any]:
+        """The frame as a JSON object, without ``you``."""
+        return {
+            "type": "state",
+            "game": self.game,
+            "seq": self.seq,
+            "name": self.name,
+            "target": self.target,
+            "series": self.series,
+            "online_game": self.online_game,
+            "points": self.points,
+            "state": self.state,
+            "winner": self.winner,
+            "round": self.round,
+            "to_act": self.to_act,
+            "seats": self.seats,
+            "thinking": self.thinking,
+            "last": self.last,
+            "rounds": self.rounds,
+            "fill": self.fill,
+            **self.position,
+        }
+
+    @cached_property
+    def _head(self) -> str:
+        return json.dumps(self.fields(), separators=(",", ":"))[:-1]
+
+    def to_json(self, you: Sequence[str] = ()) -> str:
+        """The frame for a connection holding the seats ``you`` (``b``, ``g``)."""
+        return f'{self._head},"you":{json.dumps(list(you), separators=(",", ":"))}}}'
+
+
+Frame = StateFrame | CreatedFrame | ErrorFrame | PongFrame

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import AbstractAsyncContextManager
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -36,17 +37,20 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from kamisado import record as records
 from kamisado.core import KamisadoError, Position
 from kamisado.web import worker
-from kamisado.web.games import Conn, Game, GameError, Hub, position_view
+from kamisado.web.games import Conn, Game, GameError, Hub
 from kamisado.web.messages import (
     LEVEL_NAMES,
+    CreatedFrame,
     CreateMsg,
     FillMsg,
     JoinMsg,
     MoveMsg,
     PingMsg,
+    PongFrame,
     ProtocolError,
     parse,
     parse_create,
+    position_view,
 )
 from kamisado.web.storage import Store
 
@@ -113,7 +117,6 @@ async def read_body(request: Request, limit: int) -> bytes | Response:
     return b"".join(chunks)
 
 
-
 def board_rows() -> list[list[str]]:
     """The colour of every square, rank 1 first, files a to h (from the rules core)."""
     from kamisado.core import COLOUR_NAMES, SQUARE_COLOUR
@@ -135,35 +138,34 @@ def engine_footer() -> str:
     )
 
 
-def create_app(db: str | Store, workers: int | None = None) -> Starlette:
-    """The whole web app over the database ``db`` (a URL or an SQLite path,
-    or a :class:`Store` to use, closed when the app stops).
+async def tame_gc() -> None:
+    """Keep full garbage collections from pausing the server.
 
-    ``workers`` is the size of the process pool for computer moves and
-    analysis (default: the number of CPUs; 0: no computer at all, for tests
-    of the protocol alone).
-    """
-    state: dict[str, Any] = {}
+    A full collection walks every tracked object; with thousands of open
+    websockets that is a pause of a few hundred milliseconds, often enough
+    to spoil the move round trip.  Objects that have lived a few seconds
+    are moved out of the collector's sight (``gc.freeze``), and put back
+    for one full collection every ten minutes, so cyclic garbage is still
+    freed, only later."""
+    tick = 0
+    while True:
+        await asyncio.sleep(GC_FREEZE_S)
+        tick += 1
+        if tick * GC_FREEZE_S >= GC_FULL_S:
+            tick = 0
+            gc.unfreeze()
+            gc.collect()
+        gc.freeze()
 
-    async def tame_gc() -> None:
-        # A full collection walks every tracked object; with thousands of open
-        # websockets that is a pause of a few hundred milliseconds, often
-        # enough to spoil the move round trip.  Objects that have lived a few
-        # seconds are moved out of the collector's sight (gc.freeze), and put
-        # back for one full collection every ten minutes, so cyclic garbage is
-        # still freed, only later.
-        tick = 0
-        while True:
-            await asyncio.sleep(GC_FREEZE_S)
-            tick += 1
-            if tick * GC_FREEZE_S >= GC_FULL_S:
-                tick = 0
-                gc.unfreeze()
-                gc.collect()
-            gc.freeze()
+
+def lifespan(
+    db: str | Store, workers: int | None
+) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: opens the store and the process pool, puts the
+    :class:`Hub` in ``app.state.hub``, and closes them all when it stops."""
 
     @contextlib.asynccontextmanager
-    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+    async def run(app: Starlette) -> AsyncIterator[None]:
         store = db if isinstance(db, Store) else Store(db)
         factory: Callable[[], Executor] | None = None
         if workers != 0:
@@ -172,8 +174,7 @@ def create_app(db: str | Store, workers: int | None = None) -> Starlette:
             def factory() -> Executor:
                 return ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
 
-        hub = Hub(store, factory)
-        state["hub"] = app.state.hub = hub
+        hub = app.state.hub = Hub(store, factory)
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
         try:
             yield
@@ -185,248 +186,281 @@ def create_app(db: str | Store, workers: int | None = None) -> Starlette:
                 hub.pool.shutdown(wait=False, cancel_futures=True)
             store.close()
 
-    def hub() -> Hub:
-        h: Hub = state["hub"]
-        return h
+    return run
 
-    async def index(request: Request) -> Response:
-        # the board's colours come from the rules core, written into the page
-        # for app.js to read before it draws: the page keeps no copy of them
-        html = (STATIC / "index.html").read_text("utf-8").replace(
-            "<!--board-->",
-            '<script id="board-data" type="application/json">'
-            + json.dumps({"rows": board_rows()}) + "</script>",
-        ).replace("<!--engine-->", engine_footer())
-        return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
-    async def board(request: Request) -> Response:
-        return JSONResponse({"rows": board_rows()}, headers={"Cache-Control": "max-age=3600"})
+def hub_of(conn: Request | WebSocket) -> Hub:
+    """The app's :class:`Hub` (set by :func:`lifespan`)."""
+    hub: Hub = conn.app.state.hub
+    return hub
 
-    async def levels(request: Request) -> Response:
-        from kamisado.players import LEVELS
 
-        return JSONResponse(
-            [{"name": n, "description": LEVELS[n].description} for n in LEVEL_NAMES]
-        )
+# -- the page and the JSON API ---------------------------------------------------
 
-    async def engine_info(request: Request) -> Response:
-        # which engine core runs: "compiled" (the C extension) or "python"
-        from kamisado import __version__
-        from kamisado.engine import BACKEND
 
-        return JSONResponse({"version": __version__, "backend": BACKEND})
+async def index(request: Request) -> Response:
+    # the board's colours come from the rules core, written into the page
+    # for app.js to read before it draws: the page keeps no copy of them
+    html = (STATIC / "index.html").read_text("utf-8").replace(
+        "<!--board-->",
+        '<script id="board-data" type="application/json">'
+        + json.dumps({"rows": board_rows()}) + "</script>",
+    ).replace("<!--engine-->", engine_footer())
+    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
 
-    async def create_game(request: Request) -> Response:
-        raw = await read_body(request, MAX_JSON_BODY)
-        if isinstance(raw, Response):
-            return raw
-        try:
-            body = json.loads(raw)
-            if not isinstance(body, dict):
-                raise ProtocolError("create: expected a JSON object")
-            msg = parse_create(body)
-        except ProtocolError as exc:
-            return _bad(str(exc))
-        except (ValueError, RecursionError):
-            return _bad("create: expected a JSON object")
-        try:
-            game, tokens = hub().create(msg)
-        except GameError as exc:
-            return _bad(str(exc), 503)
-        return JSONResponse({"id": game.row.id, "tokens": tokens})
 
-    async def list_games(request: Request) -> Response:
-        try:
-            rows = hub().store.list(100)
-        except Exception:
-            log.exception("could not list games")
-            return _bad("the store cannot be read; try again", 503)
-        out = []
-        for r in rows:
-            out.append(
-                {
-                    "id": r.id,
-                    "created": r.created,
-                    "updated": r.updated,
-                    "target": r.target,
-                    "series": r.series,
-                    "black": r.black,
-                    "gold": r.gold,
-                    "black_name": r.black_name,
-                    "gold_name": r.gold_name,
-                    "online": r.online,
-                    "state": r.state,
-                    "points": [r.black_points, r.gold_points],
-                    "actions": r.actions,
-                }
-            )
-        return JSONResponse(out)
+async def board(request: Request) -> Response:
+    return JSONResponse({"rows": board_rows()}, headers={"Cache-Control": "max-age=3600"})
 
-    def game_or_404(request: Request) -> Game | Response:
-        # read from the store when not in memory, and not kept there
-        try:
-            game = hub().load(request.path_params["game"])
-        except GameError as exc:
-            return _bad(str(exc), 503)
-        if game is None:
-            return _bad(f"no game {request.path_params['game']!r}", 404)
+
+async def levels(request: Request) -> Response:
+    from kamisado.players import LEVELS
+
+    return JSONResponse([{"name": n, "description": LEVELS[n].description} for n in LEVEL_NAMES])
+
+
+async def engine_info(request: Request) -> Response:
+    # which engine core runs: "compiled" (the C extension) or "python"
+    from kamisado import __version__
+    from kamisado.engine import BACKEND
+
+    return JSONResponse({"version": __version__, "backend": BACKEND})
+
+
+async def create_game(request: Request) -> Response:
+    raw = await read_body(request, MAX_JSON_BODY)
+    if isinstance(raw, Response):
+        return raw
+    try:
+        body = json.loads(raw)
+        if not isinstance(body, dict):
+            raise ProtocolError("create: expected a JSON object")
+        msg = parse_create(body)
+    except ProtocolError as exc:
+        return _bad(str(exc))
+    except (ValueError, RecursionError):
+        return _bad("create: expected a JSON object")
+    try:
+        game, tokens = hub_of(request).create(msg)
+    except GameError as exc:
+        return _bad(str(exc), 503)
+    return JSONResponse({"id": game.row.id, "tokens": tokens})
+
+
+async def list_games(request: Request) -> Response:
+    try:
+        rows = hub_of(request).store.list(100)
+    except Exception:
+        log.exception("could not list games")
+        return _bad("the store cannot be read; try again", 503)
+    return JSONResponse(
+        [
+            {
+                "id": r.id,
+                "created": r.created,
+                "updated": r.updated,
+                "target": r.target,
+                "series": r.series,
+                "black": r.black,
+                "gold": r.gold,
+                "black_name": r.black_name,
+                "gold_name": r.gold_name,
+                "online": r.online,
+                "state": r.state,
+                "points": [r.black_points, r.gold_points],
+                "actions": r.actions,
+            }
+            for r in rows
+        ]
+    )
+
+
+def game_or_404(request: Request) -> Game | Response:
+    """The game named in the path (read from the store when not in memory,
+    and not kept there), or the error answer."""
+    try:
+        game = hub_of(request).load(request.path_params["game"])
+    except GameError as exc:
+        return _bad(str(exc), 503)
+    if game is None:
+        return _bad(f"no game {request.path_params['game']!r}", 404)
+    return game
+
+
+async def game_record(request: Request) -> Response:
+    game = game_or_404(request)
+    if isinstance(game, Response):
         return game
+    text = records.write(game.record())
+    return PlainTextResponse(
+        text,
+        headers={"Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.txt"'},
+    )
 
-    async def game_record(request: Request) -> Response:
-        game = game_or_404(request)
-        if isinstance(game, Response):
-            return game
-        text = records.write(game.record())
-        return PlainTextResponse(
-            text,
-            headers={"Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.txt"'},
-        )
 
-    async def game_steps(request: Request) -> Response:
-        game = game_or_404(request)
-        if isinstance(game, Response):
-            return game
-        steps = []
-        for s in records.replay(game.match):
-            view = position_view(s.position)
-            steps.append(
-                {
-                    "round": s.round,
-                    "ply": s.ply,
-                    "move": None if s.move is None else str(s.move),
-                    "entries": [e.long() for e in s.entries],
-                    "fill": s.fill,
-                    **view,
-                }
-            )
-        return JSONResponse({"game": game.row.id, "name": game.match.name, "steps": steps})
-
-    async def upload_record(request: Request) -> Response:
-        raw = await read_body(request, MAX_RECORD_BODY)
-        if isinstance(raw, Response):
-            return raw
-        try:
-            text = raw.decode("utf-8")
-            rec = records.read(text)
-        except UnicodeDecodeError:
-            return _bad("expected a UTF-8 text record")
-        except KamisadoError as exc:
-            return _bad(str(exc))
-        try:
-            game, tokens = hub().create_from_record(rec)
-        except GameError as exc:
-            return _bad(str(exc), 503)
-        return JSONResponse({"id": game.row.id, "tokens": tokens})
-
-    def kpn_arg(request: Request) -> Position | Response:
-        kpn = request.query_params.get("kpn", "")
-        try:
-            return Position(kpn)
-        except KamisadoError as exc:
-            return _bad(str(exc))
-
-    async def position(request: Request) -> Response:
-        pos = kpn_arg(request)
-        if isinstance(pos, Response):
-            return pos
-        move = request.query_params.get("move")
-        if move:
-            try:
-                pos.push_move(move)
-            except KamisadoError as exc:
-                return _bad(str(exc))
-        view = position_view(pos)
-        view["push"] = False
-        return JSONResponse(view)
-
-    async def run_pool(fn: Any, *args: Any) -> Any:
-        return await hub().run_in_pool(fn, *args)
-
-    async def analyse(request: Request) -> Response:
-        pos = kpn_arg(request)
-        if isinstance(pos, Response):
-            return pos
-        if hub().pool is None:
-            return _bad("no engine in this server", 503)
-        try:
-            ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
-        except ValueError:
-            return _bad("expected ms to be a number")
-        return JSONResponse(await run_pool(worker.analyse, pos.kpn(), ms))
-
-    async def reply(request: Request) -> Response:
-        pos = kpn_arg(request)
-        if isinstance(pos, Response):
-            return pos
-        if pos.outcome is not None:
-            return _bad("the round is over")
-        if hub().pool is None:
-            return _bad("no engine in this server", 503)
-        return JSONResponse({"move": await run_pool(worker.solver_reply, pos.kpn())})
-
-    def lang_arg(request: Request) -> str:
-        lang = request.query_params.get("lang", "en")
-        return lang if lang in LANGUAGES else "en"
-
-    async def lessons(request: Request) -> Response:
-        return JSONResponse(_lessons("lessons", lang_arg(request)))
-
-    async def puzzles(request: Request) -> Response:
-        return JSONResponse(_lessons("puzzles", lang_arg(request)))
-
-    async def ws_endpoint(ws: WebSocket) -> None:
-        await ws.accept()
-        h = hub()
-        conn = Conn(ws.send_text, ws.close)
-        try:
-            while True:
-                message = await ws.receive()
-                if message["type"] == "websocket.disconnect":
-                    break
-                frame = message.get("text")
-                if frame is None:
-                    frame = message.get("bytes") or b""
-                try:
-                    msg = parse(frame)
-                    if isinstance(msg, JoinMsg):
-                        await h.join(conn, msg)
-                    elif isinstance(msg, MoveMsg | FillMsg):
-                        await h.act(conn, msg)
-                    elif isinstance(msg, PingMsg):
-                        await ws.send_text('{"type":"pong"}')
-                    elif isinstance(msg, CreateMsg):
-                        game, tokens = h.create(msg)
-                        await ws.send_text(
-                            json.dumps({"type": "created", "game": game.row.id, "tokens": tokens})
-                        )
-                except ProtocolError as exc:
-                    await h.error(conn, exc.code, str(exc))
-                except GameError as exc:
-                    await h.error(conn, exc.code, str(exc))
-                except Exception:
-                    log.exception("error handling a frame")
-                    await h.error(conn, "server", "the server failed on this message")
-        except WebSocketDisconnect:
-            pass
-        finally:
-            h.leave(conn)
-
-    routes = [
-        Route("/", index),
-        Route("/api/board", board),
-        Route("/api/levels", levels),
-        Route("/api/engine", engine_info),
-        Route("/api/games", create_game, methods=["POST"]),
-        Route("/api/games", list_games),
-        Route("/api/games/{game}/record", game_record),
-        Route("/api/games/{game}/steps", game_steps),
-        Route("/api/records", upload_record, methods=["POST"]),
-        Route("/api/position", position),
-        Route("/api/analyse", analyse),
-        Route("/api/reply", reply),
-        Route("/api/lessons", lessons),
-        Route("/api/puzzles", puzzles),
-        WebSocketRoute("/ws", ws_endpoint),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+async def game_steps(request: Request) -> Response:
+    game = game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    steps = [
+        {
+            "round": s.round,
+            "ply": s.ply,
+            "move": None if s.move is None else str(s.move),
+            "entries": [e.long() for e in s.entries],
+            "fill": s.fill,
+            **position_view(s.position),
+        }
+        for s in records.replay(game.match)
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    return JSONResponse({"game": game.row.id, "name": game.match.name, "steps": steps})
+
+
+async def upload_record(request: Request) -> Response:
+    raw = await read_body(request, MAX_RECORD_BODY)
+    if isinstance(raw, Response):
+        return raw
+    try:
+        text = raw.decode("utf-8")
+        rec = records.read(text)
+    except UnicodeDecodeError:
+        return _bad("expected a UTF-8 text record")
+    except KamisadoError as exc:
+        return _bad(str(exc))
+    try:
+        game, tokens = hub_of(request).create_from_record(rec)
+    except GameError as exc:
+        return _bad(str(exc), 503)
+    return JSONResponse({"id": game.row.id, "tokens": tokens})
+
+
+def kpn_arg(request: Request) -> Position | Response:
+    """The position in the ``kpn`` query parameter, or the error answer."""
+    kpn = request.query_params.get("kpn", "")
+    try:
+        return Position(kpn)
+    except KamisadoError as exc:
+        return _bad(str(exc))
+
+
+async def position(request: Request) -> Response:
+    pos = kpn_arg(request)
+    if isinstance(pos, Response):
+        return pos
+    move = request.query_params.get("move")
+    if move:
+        try:
+            pos.push_move(move)
+        except KamisadoError as exc:
+            return _bad(str(exc))
+    return JSONResponse({**position_view(pos), "push": False})
+
+
+async def analyse(request: Request) -> Response:
+    pos = kpn_arg(request)
+    if isinstance(pos, Response):
+        return pos
+    hub = hub_of(request)
+    if hub.pool is None:
+        return _bad("no engine in this server", 503)
+    try:
+        ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
+    except ValueError:
+        return _bad("expected ms to be a number")
+    return JSONResponse(await hub.run_in_pool(worker.analyse, pos.kpn(), ms))
+
+
+async def reply(request: Request) -> Response:
+    pos = kpn_arg(request)
+    if isinstance(pos, Response):
+        return pos
+    if pos.outcome is not None:
+        return _bad("the round is over")
+    hub = hub_of(request)
+    if hub.pool is None:
+        return _bad("no engine in this server", 503)
+    return JSONResponse({"move": await hub.run_in_pool(worker.solver_reply, pos.kpn())})
+
+
+def lang_arg(request: Request) -> str:
+    """The ``lang`` query parameter, English unless it is a page language."""
+    lang = request.query_params.get("lang", "en")
+    return lang if lang in LANGUAGES else "en"
+
+
+async def lessons(request: Request) -> Response:
+    return JSONResponse(_lessons("lessons", lang_arg(request)))
+
+
+async def puzzles(request: Request) -> Response:
+    return JSONResponse(_lessons("puzzles", lang_arg(request)))
+
+
+# -- the websocket ---------------------------------------------------------------
+
+
+async def ws_endpoint(ws: WebSocket) -> None:
+    """One page's websocket: each frame read by :func:`parse` and handed to
+    the hub; a refused frame gets an error frame and the connection stays."""
+    await ws.accept()
+    hub = hub_of(ws)
+    conn = Conn(ws.send_text, ws.close)
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            frame = message.get("text")
+            if frame is None:
+                frame = message.get("bytes") or b""
+            try:
+                msg = parse(frame)
+                if isinstance(msg, JoinMsg):
+                    await hub.join(conn, msg)
+                elif isinstance(msg, MoveMsg | FillMsg):
+                    await hub.act(conn, msg)
+                elif isinstance(msg, PingMsg):
+                    await ws.send_text(PongFrame().to_json())
+                elif isinstance(msg, CreateMsg):
+                    game, tokens = hub.create(msg)
+                    await ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
+            except (ProtocolError, GameError) as exc:
+                await hub.error(conn, exc.code, str(exc))
+            except Exception:
+                log.exception("error handling a frame")
+                await hub.error(conn, "server", "the server failed on this message")
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.leave(conn)
+
+
+ROUTES = [
+    Route("/", index),
+    Route("/api/board", board),
+    Route("/api/levels", levels),
+    Route("/api/engine", engine_info),
+    Route("/api/games", create_game, methods=["POST"]),
+    Route("/api/games", list_games),
+    Route("/api/games/{game}/record", game_record),
+    Route("/api/games/{game}/steps", game_steps),
+    Route("/api/records", upload_record, methods=["POST"]),
+    Route("/api/position", position),
+    Route("/api/analyse", analyse),
+    Route("/api/reply", reply),
+    Route("/api/lessons", lessons),
+    Route("/api/puzzles", puzzles),
+    WebSocketRoute("/ws", ws_endpoint),
+    Mount("/static", StaticFiles(directory=STATIC), name="static"),
+]
+
+
+def create_app(db: str | Store, workers: int | None = None) -> Starlette:
+    """The whole web app over the database ``db`` (a URL or an SQLite path,
+    or a :class:`Store` to use, closed when the app stops).
+
+    ``workers`` is the size of the process pool for computer moves and
+    analysis (default: the number of CPUs; 0: no computer at all, for tests
+    of the protocol alone).  The hub is in ``app.state.hub`` while it runs.
+    """
+    return Starlette(routes=ROUTES, lifespan=lifespan(db, workers))

@@ -2,7 +2,6 @@
    what it is sent (positions, legal destinations) and sends chosen moves. */
 "use strict";
 
-const COLOURS = ["brown", "green", "red", "yellow", "pink", "purple", "blue", "orange"];
 const HEX = { brown: "#7b4a26", green: "#2c9a47", red: "#d3242b", yellow: "#f4c51c",
   pink: "#ee7bb0", purple: "#6a3d98", blue: "#1f6fbf", orange: "#ef7d23" };
 // the reverse side: one Chinese character per colour (see docs/web.md)
@@ -11,8 +10,9 @@ const CHARS = { brown: "茶", green: "綠", red: "紅", yellow: "黃", pink: "�
 // the colour of every square, rank 1 first, written into the page by the server
 // (also at /api/board): the rules core owns the board; the page only draws it
 const BOARD_ROWS = JSON.parse(document.getElementById("board-data").textContent).rows;
-const SIDE_FILL = ["#161514", "#d9ac2e"];
-const SIDE_MARK = ["#d9ac2e", "#161514"];
+// the wire names a square as "c1", a side as "b"/"g", a colour by its name
+const SIDE_FILL = { b: "#161514", g: "#d9ac2e" };
+const SIDE_MARK = { b: "#d9ac2e", g: "#161514" };
 const NS = "http://www.w3.org/2000/svg";
 // a small dragon: the owner's mark on every tower top
 const DRAGON = "M-13,9 C-19,0 -12,-12 -2,-11 C8,-10 9,-1 2,1 C-4,3 -5,-5 0,-5 " +
@@ -118,12 +118,13 @@ class Board {
     this.towerEls.forEach((g) => g.classList.add("still"));
     if (this.towers) this.setTowers(this.towers);
   }
-  towerEl(id, side, colour) {
+  towerEl(side, colour) {
+    const id = `${side}-${colour}`;
     let g = this.towerEls.get(id);
     if (g) return g;
-    g = el("g", { class: "tower still " + (side ? "gold" : "black"), "data-tower": `${"bg"[side]}-${colour}` }, this.gTowers);
+    g = el("g", { class: "tower still " + (side === "g" ? "gold" : "black"), "data-tower": id }, this.gTowers);
     g.dataset.colour = colour;
-    g.dataset.side = "bg"[side];
+    g.dataset.side = side;
     g.ringsG = el("g", {}, g);
     el("circle", { class: "body", r: 38, fill: SIDE_FILL[side] }, g);
     el("circle", { r: 26, fill: HEX[colour], stroke: SIDE_MARK[side], "stroke-width": 3 }, g);
@@ -137,11 +138,11 @@ class Board {
   }
   setTowers(towers) {
     this.towers = towers;
-    for (const [sq, side, colour, rings] of towers) {
-      const id = side * 8 + colour;
-      const g = this.towerEl(id, side, COLOURS[colour]);
+    for (const [at, side, colour, rings] of towers) {
+      const g = this.towerEl(side, colour);
+      const sq = sqIndex(at);
       g.dataset.square = sq;
-      g.dataset.at = sqName(sq);
+      g.dataset.at = at;
       const [x, y] = this.xy(sq);
       g.style.transform = `translate(${x + 50}px, ${y + 50}px)`;
       if (g.dataset.rings !== String(rings)) {
@@ -169,10 +170,9 @@ class Board {
     }
     const movable = Object.keys(this.legal);
     if (must && turn) {
-      const id = ("bg".indexOf(turn)) * 8 + COLOURS.indexOf(must);
-      const tw = this.towers && this.towers.find(([, s, c]) => s * 8 + c === id);
+      const tw = this.towers && this.towers.find(([, s, c]) => s === turn && c === must);
       if (tw) {
-        const [x, y] = this.xy(tw[0]);
+        const [x, y] = this.xy(sqIndex(tw[0]));
         el("circle", { class: "must", cx: x + 50, cy: y + 50, r: 46 }, this.gTop);
       }
     }
@@ -195,13 +195,12 @@ class Board {
     this.towerEls.forEach((g) => { if (Number(g.dataset.square) === sel) g.classList.add("selected"); });
     const occupied = new Set((this.towers || []).map((x) => x[0]));
     for (const to of this.legal[this.selected] || []) {
-      const i = sqIndex(to);
-      const [x, y] = this.xy(i);
-      if (occupied.has(i)) {   // a Sumo push: a red target ring around the tower pushed
+      const [x, y] = this.xy(sqIndex(to));
+      if (occupied.has(to)) {   // a Sumo push: a red target ring around the tower pushed
         el("circle", { class: "dest-halo", cx: x + 50, cy: y + 50, r: 46 }, this.gTop);
       }
-      el("circle", { class: "dest" + (occupied.has(i) ? " push" : ""), cx: x + 50, cy: y + 50,
-        r: occupied.has(i) ? 46 : 13, "data-dest": to }, this.gTop);
+      el("circle", { class: "dest" + (occupied.has(to) ? " push" : ""), cx: x + 50, cy: y + 50,
+        r: occupied.has(to) ? 46 : 13, "data-dest": to }, this.gTop);
     }
   }
   click(sq) {
@@ -358,7 +357,7 @@ function render(st) {
     const seat = st.seats[s];
     div.className = `seat ${cls.slice(1)}` + (st.to_act === s ? " to-act" : "");
     div.innerHTML = "";
-    const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = SIDE_FILL["bg".indexOf(s)];
+    const dot = document.createElement("span"); dot.className = "dot"; dot.style.background = SIDE_FILL[s];
     const name = document.createElement("span"); name.textContent = seatLabel(s, st) + (you.includes(s) && you.length === 1 ? ` (${t("game.you")})` : "");
     const pts = document.createElement("span"); pts.className = "pts"; pts.textContent = `${st.points["bg".indexOf(s)]}`;
     div.append(dot, name, pts);
