@@ -123,6 +123,7 @@ def board_rows() -> list[list[str]]:
 
     return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
 
+
 def engine_footer() -> str:
     """The page footer's line: the version and which engine core runs.
 
