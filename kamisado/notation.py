@@ -26,6 +26,7 @@ distance, without the final colour: ``uL5``, ``rF4``, ``g0`` (a pass),
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from kamisado.core import (
@@ -48,12 +49,18 @@ from kamisado.core import (
 __all__ = [
     "DIRECTIONS",
     "Entry",
+    "WordError",
+    "Written",
+    "candidates",
     "entries_after_load",
     "long_form",
     "move_direction",
     "move_entries",
     "parse_entry",
     "parse_move",
+    "read_entry",
+    "read_text",
+    "resolve",
     "short_form",
 ]
 
@@ -177,15 +184,181 @@ def short_form(pos: Position, move: Move) -> str:
 
 
 _DIR_WORDS = {d.lower(): d for d in DIRECTIONS} | {d[0].lower(): d for d in DIRECTIONS}
-_LONG_RE = re.compile(
-    r"^\s*(?P<tower>[A-Za-z]+)\s+(?:(?P<dir>[A-Za-z]+)\s+)?(?P<dist>\d+)?"
-    r"(?:\s+(?P<square>[A-Za-z]+))?\s*$"
-)
-_SHORT_RE = re.compile(
-    r"^\s*(?P<tower>[ngrypubo])(?P<dir>[flrb])?(?P<dist>[0-7])?\s*$", re.IGNORECASE
-)
+_SHORT_RE = re.compile(r"(?P<tower>[ngrypubo])(?P<dir>[flrb])?(?P<dist>[0-7])?", re.IGNORECASE)
 _SQUARE_RE = re.compile(r"^\s*(\w\w+)\s*-\s*(\w\w+)\s*$")
-_DEST_RE = re.compile(r"^\s*([a-h][1-8])\s*$")
+_SQUARE_WORD_RE = re.compile(r"\w\w+-\w\w+")
+_DEST_RE = re.compile(r"[a-h][1-8]")
+_FORMS = (
+    "square form (c1-c5), long form (Red Forward 4 Blue, Green 0 Yellow)"
+    " or short form (rF4, g0, yB1)"
+)
+
+
+class WordError(MalformedError):
+    """Unreadable move text; ``word`` is the index of the word at fault in
+    the words read (the number of words when the text ended too early)."""
+
+    def __init__(self, message: str, word: int) -> None:
+        super().__init__(message)
+        self.word = word
+
+
+class Written(NamedTuple):
+    """One written entry, read without a position: what the text names.
+
+    ``form`` is ``square``, ``dest`` (a destination square alone), ``short``
+    or ``long``.  ``direction`` is a word of ``DIRECTIONS``, ``''`` for a
+    pass (distance 0) or ``None`` when not written; ``None`` also means a
+    distance or finish colour not written.
+
+    >>> read_entry(["Purple", "Left", "5", "Yellow"])
+    Written(form='long', words=4, colour=5, direction='Left', distance=5, finish=3, finish_word=3, move=None, to=-1)
+    >>> read_entry("RF4 yB1".split(), complete=True)[:5]
+    ('short', 1, 2, 'Forward', 4)
+    """
+
+    form: str
+    words: int
+    """How many words the entry took."""
+    colour: int = -1
+    direction: str | None = None
+    distance: int | None = None
+    finish: int | None = None
+    finish_word: int = -1
+    """Index of the finish colour's word within the entry (-1: not written)."""
+    move: Move | None = None
+    """The move of the square form."""
+    to: int = -1
+    """The square of the destination form."""
+
+
+def _distance(word: str) -> int | None:
+    return int(word) if word.isascii() and word.isdigit() else None
+
+
+def read_entry(words: Sequence[str], start: int = 0, *, complete: bool = False) -> Written:
+    """Read the entry that starts at ``words[start]``: the one grammar of
+    move text, for typed moves and record files alike.
+
+    With ``complete=False`` the words are a whole text: a long form may stop
+    after its tower, direction or distance, and nothing may follow it.  With
+    ``complete=True`` (a record's move line, where entries follow each other)
+    a long form names everything (``Red Forward 4 Blue``, ``Green 0 Yellow``)
+    and the words after it are left to the caller.  Short forms read in any
+    case.  Raises ``WordError`` naming the word at fault.
+    """
+    word = words[start]
+    if _SQUARE_WORD_RE.fullmatch(word):
+        try:
+            move = Move.from_str(word)
+        except MalformedError as exc:
+            raise WordError(str(exc), start) from None
+        return Written("square", 1, move=move)
+    if _DEST_RE.fullmatch(word):
+        return Written("dest", 1, to=SQUARE_NAMES.index(word))
+    m = _SHORT_RE.fullmatch(word)
+    if m:
+        way = _DIR_WORDS[m["dir"].lower()] if m["dir"] else None
+        length = int(m["dist"]) if m["dist"] else None
+        if way is None and length not in (None, 0):
+            raise WordError(
+                "expected a direction letter F, L, R or B after the tower letter,"
+                f" found {word!r}",
+                start,
+            )
+        if way is not None and length == 0:
+            raise WordError(f"a move with a direction has a distance of 1-7: {word!r}", start)
+        written = Written("short", 1, COLOUR_LETTERS.index(m["tower"].lower()), way, length)
+        return _rest(words, start, written, complete)
+    colour = COLOUR_NAMES.index(word.lower()) if word.lower() in COLOUR_NAMES else -1
+    if colour < 0:
+        raise WordError(f"expected a move: {_FORMS}, found {word!r}", start)
+    i = start + 1
+    direction: str | None = None
+    dist: int | None = None
+    finish: int | None = None
+    finish_word = -1
+
+    def said() -> str:
+        return " ".join(words[start:i])
+
+    def end(wanted: str) -> WordError:
+        return WordError(f"expected {wanted} after {said()!r}, found end of line", i)
+
+    if i < len(words) and _distance(words[i]) is None:
+        if words[i].lower() not in _DIR_WORDS:
+            zero = " or 0" if complete else ""
+            raise WordError(
+                f"expected a direction (Forward, Left, Right or Back){zero} after"
+                f" {said()!r}, found {words[i]!r}",
+                i,
+            )
+        direction = _DIR_WORDS[words[i].lower()]
+        i += 1
+    elif complete and (i == len(words) or words[i] != "0"):
+        if i == len(words):
+            raise end("a direction (Forward, Left, Right or Back) or 0")
+        raise WordError(
+            f"expected a direction (Forward, Left, Right or Back) or 0 after {said()!r},"
+            f" found {words[i]!r}",
+            i,
+        )
+    if i < len(words):
+        dist = _distance(words[i])
+        if dist is None:
+            span = "1-7" if direction else "0-7"
+            raise WordError(f"expected a distance {span} after {said()!r}, found {words[i]!r}", i)
+        if dist > 7:
+            raise WordError(f"expected a distance 0-7, found {dist} in {said()!r}", i)
+        if dist == 0 and direction is not None:
+            raise WordError(f"a move with a direction has a distance of 1-7: {said()!r}", i)
+        i += 1
+    elif complete:
+        raise end("a distance 1-7")
+    if i < len(words):
+        try:
+            finish = parse_colour(words[i])
+        except MalformedError:
+            raise WordError(
+                "expected the colour of the square the tower finished on after"
+                f" {said()!r}, found {words[i]!r}",
+                i,
+            ) from None
+        finish_word = i - start
+        i += 1
+    elif complete:
+        raise end("the colour of the square the tower finished on")
+    if dist == 0:
+        direction = ""
+    written = Written("long", i - start, colour, direction, dist, finish, finish_word)
+    return _rest(words, start, written, complete)
+
+
+def _rest(words: Sequence[str], start: int, written: Written, complete: bool) -> Written:
+    """``written``, after checking that a whole text has nothing after it."""
+    if written.distance == 0:
+        written = written._replace(direction="")
+    end = start + written.words
+    if not complete and end < len(words):
+        raise WordError(
+            f"expected at most 'tower direction distance square', found extra"
+            f" {' '.join(words[end:])!r} in {' '.join(words[start:])!r}",
+            end,
+        )
+    return written
+
+
+def read_text(text: str) -> Written:
+    """Read a whole text naming one move (square, destination, long or short form).
+
+    >>> read_text("c1 - c5").move, read_text("red forward 4")[2:5]
+    (Move.from_str('c1-c5'), (2, 'Forward', 4))
+    """
+    m = _SQUARE_RE.match(text)
+    words = [f"{m[1]}-{m[2]}"] if m else text.split()
+    if not words:
+        raise MalformedError("expected a move, found an empty text")
+    return read_entry(words)
 
 
 class _Spec(NamedTuple):
@@ -206,71 +379,44 @@ def parse_entry(text: str) -> Entry | _Spec:
     >>> parse_entry("Green 0 Yellow")
     Entry(side=-1, colour=1, direction='', distance=0, finish=3)
     """
-    spec = _parse_spec(text)
-    if spec.distance == 0:
-        if spec.finish is None:
-            spec = spec._replace(finish=-1)
-        return Entry(-1, spec.colour, "", 0, spec.finish if spec.finish is not None else -1)
-    if spec.direction is not None and spec.distance is not None and spec.finish is not None:
-        return Entry(-1, spec.colour, spec.direction, spec.distance, spec.finish)
-    return spec
+    w = read_text(text)
+    if w.form in ("square", "dest"):
+        raise MalformedError(
+            f"expected a long- or short-form entry (Red Forward 4 Blue, rF4), found {text!r}"
+        )
+    finish = w.finish if w.finish is not None else -1
+    if w.distance == 0:
+        return Entry(-1, w.colour, "", 0, finish)
+    if w.direction is not None and w.distance is not None and w.finish is not None:
+        return Entry(-1, w.colour, w.direction, w.distance, w.finish)
+    return _Spec(w.colour, w.direction, w.distance, w.finish)
 
 
-def _parse_spec(text: str) -> _Spec:
-    m = _SHORT_RE.match(text)
-    if m:
-        way = _DIR_WORDS[m["dir"].lower()] if m["dir"] else None
-        length = int(m["dist"]) if m["dist"] else None
-        if way is None and length not in (None, 0):
-            raise MalformedError(
-                f"expected a direction letter F, L, R or B after the tower letter,"
-                f" found {text!r}"
-            )
-        if way is not None and length == 0:
-            raise MalformedError(f"a move with a direction has a distance of 1-7: {text!r}")
-        return _Spec(COLOUR_LETTERS.index(m["tower"].lower()), way, length, None)
-    words = text.split()
-    if not words:
-        raise MalformedError("expected a move, found an empty text")
-    try:
-        colour: int | None = parse_colour(words[0]) if len(words[0]) > 1 else None
-    except MalformedError:
-        colour = None
-    if colour is None:
-        raise MalformedError(
-            "expected a move: square form (c1-c5), long form (Red Forward 4 Blue)"
-            f" or short form (rF4), found {text!r}"
-        )
-    rest = words[1:]
-    direction: str | None = None
-    dist: int | None = None
-    finish: int | None = None
-    if rest and not rest[0].isdigit():
-        word = rest.pop(0).lower()
-        if word not in _DIR_WORDS:
-            raise MalformedError(
-                f"expected a direction (Forward, Left, Right or Back) after the tower"
-                f" colour, found {word!r} in {text!r}"
-            )
-        direction = _DIR_WORDS[word]
-    if rest:
-        if not rest[0].isdigit():
-            raise MalformedError(
-                f"expected a distance 0-7, found {rest[0]!r} in {text!r}"
-            )
-        dist = int(rest.pop(0))
-        if dist > 7:
-            raise MalformedError(f"expected a distance 0-7, found {dist} in {text!r}")
-    if rest:
-        finish = parse_colour(rest.pop(0))
-    if rest:
-        raise MalformedError(
-            f"expected at most 'tower direction distance square', found extra"
-            f" {' '.join(rest)!r} in {text!r}"
-        )
-    if dist == 0 and direction is not None:
-        raise MalformedError(f"a move with a direction has a distance of 1-7: {text!r}")
-    return _Spec(colour, direction, dist, finish)
+def candidates(pos: Position, written: Written) -> list[Move]:
+    """The legal moves of ``pos`` that fit what ``written`` names, leaving
+    out the finish colour (a square form fits only itself).
+
+    >>> pos = Position()
+    >>> [str(m) for m in candidates(pos, read_text("c5"))]
+    ['c1-c5', 'g1-c5']
+    """
+    legal = list(pos.legal_moves)
+    if written.form == "square":
+        return [mv for mv in legal if mv == written.move]
+    if written.form == "dest":
+        return [mv for mv in legal if mv.to_square == written.to]
+    side = pos.turn
+    hits = []
+    for mv in legal:
+        if pos.board[mv.from_square] & 7 != written.colour:
+            continue
+        way, length = move_direction(side, mv)
+        if written.direction is not None and way != written.direction:
+            continue
+        if written.distance is not None and length != written.distance:
+            continue
+        hits.append(mv)
+    return hits
 
 
 def parse_move(pos: Position, text: str) -> Move:
@@ -286,27 +432,31 @@ def parse_move(pos: Position, text: str) -> Move:
     ...
     kamisado.core.AmbiguousMoveError: 'c5' fits 2 legal moves: c1-c5, g1-c5
     """
-    m = _SQUARE_RE.match(text)
-    if m:
-        move = Move.from_str(f"{m[1]}-{m[2]}")
-        pos.check_move(move)
-        return move
-    legal = list(pos.legal_moves)
-    m = _DEST_RE.match(text)
-    if m:
-        dest = SQUARE_NAMES.index(m[1])
-        hits = [mv for mv in legal if mv.to_square == dest]
-        return _one(pos, text, hits, f"no legal move goes to {m[1]}")
-    spec = _parse_spec(text)
+    return resolve(pos, read_text(text), text)
+
+
+def resolve(pos: Position, written: Written, text: str) -> Move:
+    """The legal move of ``pos`` that ``written`` (read from ``text``) names.
+
+    Raises ``IllegalMoveError`` (the reason in words) or
+    ``AmbiguousMoveError``.
+    """
+    if written.form == "square":
+        assert written.move is not None
+        pos.check_move(written.move)
+        return written.move
+    if written.form == "dest":
+        square = SQUARE_NAMES[written.to]
+        return _one(pos, text, candidates(pos, written), f"no legal move goes to {square}")
     if pos.outcome is not None:
         raise IllegalMoveError(f"{text}: the round is over")
-    colour = spec.colour
-    if spec.direction == "Back":
+    colour = written.colour
+    if written.direction == "Back":
         raise IllegalMoveError(
             f"{text}: a tower moves back only when it is pushed; that entry is"
             " written by the rules, not played"
         )
-    if spec.distance == 0:
+    if written.distance == 0:
         raise IllegalMoveError(
             f"{text}: a pass is applied by the rules when a tower is blocked;"
             " it is never played"
@@ -317,28 +467,18 @@ def parse_move(pos: Position, text: str) -> Move:
             f"{text}: the {COLOUR_NAMES[pos.must_move]} tower must move:"
             f" {pos._must_reason()}"
         )
-    hits = []
-    for mv in legal:
-        t = pos.board[mv.from_square]
-        if t & 7 != colour:
-            continue
-        way, length = move_direction(side, mv)
-        if spec.direction is not None and way != spec.direction:
-            continue
-        if spec.distance is not None and length != spec.distance:
-            continue
-        hits.append(mv)
     move = _one(
         pos,
         text,
-        hits,
+        candidates(pos, written),
         f"the {SIDE_NAMES[side]} {COLOUR_NAMES[colour]} tower has no such move",
     )
-    if spec.finish is not None and SQUARE_COLOUR[move.to_square] != spec.finish:
+    finish = written.finish
+    if finish is not None and SQUARE_COLOUR[move.to_square] != finish:
         raise IllegalMoveError(
             f"{text}: that move finishes on a"
             f" {COLOUR_NAMES[SQUARE_COLOUR[move.to_square]]} square"
-            f" ({SQUARE_NAMES[move.to_square]}), not a {COLOUR_NAMES[spec.finish]} one"
+            f" ({SQUARE_NAMES[move.to_square]}), not a {COLOUR_NAMES[finish]} one"
         )
     return move
 

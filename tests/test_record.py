@@ -18,6 +18,7 @@ from kamisado.core import (
     Position,
 )
 from kamisado.match import Match
+from kamisado.notation import parse_move
 from kamisado.record import (
     Record,
     load,
@@ -272,6 +273,29 @@ def test_short_and_square_forms(lines: str) -> None:
     winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
     rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3"))
     assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        "  1. GF1 YB1\n  2. Gf1 yb1\n  3. PF3\n",  # short forms in any case, as the notation reads them
+        "  1. GF1 GF1\n  2. PF3\n",
+    ],
+)
+def test_short_forms_in_any_case(lines: str) -> None:
+    winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
+    rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3"))
+    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+
+
+def test_reader_and_notation_read_the_same_moves() -> None:
+    # One grammar: an entry of a move line reads as parse_move reads it alone.
+    moves = OPENING[OPENING.index("  1.") :]
+    assert write(read(OPENING.replace(moves, "  1. RF4  bf5\n  2. Yr3  uL1\n"))) == OPENING
+    for form in ("rf4", "RF4", "Rf4", "c1-c5", "rF4", "RED forward 4 blue"):
+        assert str(parse_move(Position(), form)) == "c1-c5"
+        line = f"  1. {form}  Blue Forward 5 Yellow\n  2. Yellow Right 3 Purple    uL1\n"
+        assert write(read(OPENING.replace(moves, line))) == OPENING
 
 
 def test_square_form_opening_with_defaults() -> None:
