@@ -1,13 +1,20 @@
-"""The Textual app behind ``kamisado play``.
+"""The Textual app behind ``kamisado play``: :class:`KamisadoApp`.
 
-:class:`KamisadoApp` plays a :class:`~kamisado.match.Match` between people
-and/or computer :class:`~kamisado.players.Player` objects.  The board is a
-:class:`BoardView`; the round's winner picks the fill on a
-:class:`FillScreen`; the end of the match shows a :class:`ResultScreen`.
+The app plays a :class:`~kamisado.match.Match` between people and/or computer
+:class:`~kamisado.players.Player` objects.  The board is a
+:class:`~kamisado.tui.board.BoardView`; the round's winner picks the fill on a
+:class:`~kamisado.tui.screens.FillScreen`; the end of the match shows a
+:class:`~kamisado.tui.screens.ResultScreen`; the move list is a
+:class:`~kamisado.tui.moves.MoveList`; the styles are in ``app.tcss``.
 
-Computer moves never block the screen: the quick levels (``beginner`` to
-``club``, at most a few tens of milliseconds a move) think in a thread, the
-others in a separate process (the engine's search holds the GIL), and the app keeps drawing meanwhile.
+The display follows reactive attributes: ``match`` (set again with
+``mutate_reactive`` after a move or fill) redraws the board, the score, the
+turn and the move list; ``selected`` the marks; ``plain`` and ``flipped`` the
+board; ``thinking`` runs the spinner, only while the computer thinks.
+
+Computer moves never block the screen (:mod:`kamisado.tui.computer`): the
+quick levels think in a thread, the others in a separate process, and the app
+keeps drawing meanwhile.
 
 >>> from kamisado.tui import Options
 >>> app = build_app(Options(level="beginner", colour="gold", target=3))
@@ -19,45 +26,40 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import multiprocessing
 import os
 import re
-import sys
 import time
-from collections.abc import Callable
 from multiprocessing.pool import Pool
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar
 
-from rich.style import Style
-from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widget import Widget
-from textual.widgets import Button, Footer, Header, Input, Static
+from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
 
-from kamisado.core import (
-    COLOUR_LETTERS,
-    COLOUR_NAMES,
-    SIDE_NAMES,
-    SQUARE_COLOUR,
-    SQUARE_NAMES,
-    KamisadoError,
-    Move,
-    Position,
-)
+from kamisado.core import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
 from kamisado.match import FILLS, MATCH_NAMES, Match
 from kamisado.notation import move_entries
 from kamisado.players import LEVELS, Player
-from kamisado.record import Record, load, save, write
-from kamisado.render import RGB
+from kamisado.record import Record, load, save
 from kamisado.tui import Options, think_fill, think_move
+from kamisado.tui.board import BoardView
+from kamisado.tui.computer import THINK_TIMEOUT, THREAD_LEVELS, Thinker
+from kamisado.tui.moves import MoveList
+from kamisado.tui.screens import (
+    FillScreen,
+    HelpScreen,
+    ResultScreen,
+    round_over_text,
+    side_word,
+)
 
 __all__ = [
+    "THINK_TIMEOUT",
     "THREAD_LEVELS",
     "BoardView",
     "FillScreen",
@@ -68,477 +70,12 @@ __all__ = [
     "build_app",
 ]
 
-#: Levels quick enough to think in a thread of the app's own process.
-THREAD_LEVELS = frozenset({"beginner", "novice", "casual", "club"})
-#: Seconds before a computer that gives no answer (a crashed process) is given up.
-THINK_TIMEOUT = 300.0
-#: Characters that start a written move: typed on the board, they open the move entry.
-MOVE_START = frozenset("abcdefghABCDEFGH" + "ngrypuboNGRYPUBO")
 #: Record header value naming a computer player: ``kamisado <level>``.
 _COMPUTER_RE = re.compile(r"kamisado (\w+)")
-
-_WHITE = (255, 255, 255)
-#: Colours of the towers' bodies: Black's and Gold's.
-_BODY = ((20, 20, 20), (225, 180, 40))
-_BLACK = (0, 0, 0)
-#: Squares dark enough for white marks (the rest get black ones).
-_LIGHT_SQUARES = frozenset({3, 4, 7})  # yellow, pink, orange
-
-T = TypeVar("T")
 
 
 class SetupError(Exception):
     """The app cannot start: a record that cannot be read, a bad level in it."""
-
-
-def _rgb(c: tuple[int, int, int]) -> str:
-    return f"rgb({c[0]},{c[1]},{c[2]})"
-
-
-def _tower_text(pos: Position, t: int) -> str:
-    letter = COLOUR_LETTERS[t & 7]
-    return (letter.upper() if t < 8 else letter) + "+" * pos.rings[t]
-
-
-def _side_word(side: int) -> str:
-    return SIDE_NAMES[side]
-
-
-# ---------------------------------------------------------------------------
-# The board
-# ---------------------------------------------------------------------------
-
-
-class BoardView(Widget, can_focus=True):
-    """An 8x8 Kamisado board with a cursor, a selected tower and marked destinations.
-
-    In colour mode every square has its true colour and every tower is a
-    block of its own colour with its KPN letter (upper case Black, lower case
-    Gold, black or white text) and one ``+`` per ring; the cells grow with the
-    widget.  In letters mode (``plain``) each cell reads ``square:tower`` as in
-    ``kamisado show --plain``.  Marks: ``>`` before the tower that must move
-    (or is picked), ``*`` on a legal destination, ``[ ]`` around the cursor.
-    """
-
-    DEFAULT_CSS = """
-    BoardView { width: 1fr; height: 1fr; min-width: 43; min-height: 9; }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("up", "cursor(0, 1)", "Up", show=False),
-        Binding("down", "cursor(0, -1)", "Down", show=False),
-        Binding("left", "cursor(-1, 0)", "Left", show=False),
-        Binding("right", "cursor(1, 0)", "Right", show=False),
-        Binding("enter,space", "pick", "Pick"),
-    ]
-
-    class Picked(Message):
-        """A square was picked (Enter on the cursor, or a click)."""
-
-        def __init__(self, board: BoardView, square: int) -> None:
-            super().__init__()
-            self.board = board
-            self.square = square
-
-    def __init__(
-        self,
-        position: Position,
-        *,
-        plain: bool = False,
-        flipped: bool = False,
-        ranks: tuple[int, ...] = (7, 6, 5, 4, 3, 2, 1, 0),
-        interactive: bool = True,
-        id: str | None = None,
-    ) -> None:
-        super().__init__(id=id)
-        self.position = position
-        self.plain = plain
-        self.flipped = flipped
-        self.ranks = ranks
-        self.interactive = interactive
-        self.can_focus = interactive
-        self.cursor = 0
-        self.selected = -1
-        """Square of the tower whose destinations are marked (-1: none)."""
-        self.destinations: frozenset[int] = frozenset()
-        self.last_move: Move | None = None
-        self.on_type: Callable[[str], None] | None = None
-        """Called with a character that starts a written move (typed on the board)."""
-        self._typing = False
-
-    # -- geometry -----------------------------------------------------------
-
-    def _rows(self) -> list[int]:
-        return list(reversed(self.ranks)) if self.flipped else list(self.ranks)
-
-    def _files(self) -> list[int]:
-        return list(range(7, -1, -1)) if self.flipped else list(range(8))
-
-    def cell_size(self) -> tuple[int, int]:
-        """Width and height of one square in characters."""
-        width, height = self.size.width or 75, self.size.height or 26
-        if self.plain:
-            return max(6, min(9, (width - 3) // 8)), 1
-        w = max(5, min(9, (width - 3) // 8))
-        h = max(1, min(3, (height - 1) // len(self.ranks)))
-        return w, h
-
-    def square_at(self, x: int, y: int) -> int | None:
-        """The square under a point of the widget (``None`` off the board)."""
-        w, h = self.cell_size()
-        if x < 3 or y < 0:
-            return None
-        col, row = (x - 3) // w, y // h
-        rows = self._rows()
-        if col >= 8 or row >= len(rows):
-            return None
-        return rows[row] * 8 + self._files()[col]
-
-    # -- drawing -------------------------------------------------------------
-
-    def board_text(self) -> Text:
-        """The board as styled text (``.plain`` is what a test reads)."""
-        out = Text(no_wrap=True, overflow="crop")
-        w, h = self.cell_size()
-        pos = self.position
-        mover_sq = -1
-        if self.selected >= 0:
-            mover_sq = self.selected
-        elif pos.mover() >= 0:
-            mover_sq = pos.tower_square[pos.mover()]
-        for rank in self._rows():
-            for line in range(h):
-                label = f"{rank + 1}  " if line == h // 2 else "   "
-                out.append(label)
-                for file in self._files():
-                    sq = rank * 8 + file
-                    if self.plain:
-                        self._plain_cell(out, sq, w, mover_sq)
-                    else:
-                        self._colour_cell(out, sq, line, w, h, mover_sq)
-                out.append("\n")
-        out.append("   " + "".join(f"{'abcdefgh'[f]:^{w}}" for f in self._files()).rstrip())
-        return out
-
-    def _plain_cell(self, out: Text, sq: int, w: int, mover_sq: int) -> None:
-        pos = self.position
-        t = pos.board[sq]
-        cursor = self.interactive and sq == self.cursor
-        mark = ">" if sq == mover_sq else "*" if sq in self.destinations else " "
-        tower = _tower_text(pos, t) if t >= 0 else "."
-        letter = COLOUR_LETTERS[SQUARE_COLOUR[sq]]
-        if w >= 9:  # [>o:R+++]
-            left, right = ("[", "]") if cursor else (" ", " ")
-            text = f"{left}{mark}{letter}:{tower:<4}{right}"
-        elif w >= 7:  # >o:R+++ (the cursor in reverse video only)
-            text = f"{mark}{letter}:{tower:<4}".ljust(w)
-        else:  # >oR+++
-            text = f"{mark}{letter}{tower:<4}"
-        out.append(text, Style(reverse=True) if cursor else None)
-
-    def _colour_cell(
-        self, out: Text, sq: int, line: int, w: int, h: int, mover_sq: int
-    ) -> None:
-        pos = self.position
-        sqc = SQUARE_COLOUR[sq]
-        bg = RGB[sqc]
-        mark_fg = _BLACK if sqc in _LIGHT_SQUARES else _WHITE
-        square = Style(bgcolor=_rgb(bg), color=_rgb(mark_fg), bold=True)
-        cursor = self.interactive and sq == self.cursor
-        middle_line = h // 2
-        middle = line == middle_line
-        t = pos.board[sq]
-        chars = [" "] * w
-        if self.last_move is not None and sq == self.last_move.from_square and middle:
-            chars[w // 2] = "·"
-        if h >= 3 and cursor and line in (0, h - 1):
-            chars[0], chars[-1] = ("┏", "┓") if line == 0 else ("┗", "┛")
-            if t < 0:
-                chars[1:-1] = "━" * (w - 2)
-        if h < 3 and cursor and middle:
-            chars[0], chars[-1] = "[", "]"
-        if t >= 0 and not middle and line in (middle_line - 1, middle_line + 1):
-            # the tower's body above and below its colour: black or gold
-            body = Style(bgcolor=_rgb(bg), color=_rgb(_BODY[t >> 3]))
-            half = "▄" if line < middle_line else "▀"
-            out.append(chars[0], square)
-            out.append(half * (w - 2), body)
-            out.append(chars[-1], square)
-            return
-        if not (middle and t >= 0):
-            if middle and sq in self.destinations:
-                chars[w // 2] = "●"
-            out.append("".join(chars), square)
-            return
-        # the tower: edges in the square's colour, a block in the tower's
-        if not (h < 3 and cursor):  # in one line the cursor takes the edges
-            if sq == mover_sq:
-                chars[0], chars[-1] = "▶", "◀"
-            elif sq in self.destinations:
-                chars[0], chars[-1] = "»", "«"
-        owner = _BLACK if t < 8 else _WHITE
-        block = Style(bgcolor=_rgb(RGB[t & 7]), color=_rgb(owner), bold=True)
-        out.append(chars[0], square)
-        out.append(_tower_text(pos, t).center(w - 2)[: w - 2], block)
-        out.append(chars[-1], square)
-
-    def render(self) -> Text:
-        return self.board_text()
-
-    # -- input ---------------------------------------------------------------
-
-    def show(
-        self,
-        position: Position,
-        selected: int = -1,
-        destinations: frozenset[int] = frozenset(),
-        last_move: Move | None = None,
-    ) -> None:
-        """Draw another position (or the same with other marks)."""
-        self.position = position
-        self.selected = selected
-        self.destinations = destinations
-        self.last_move = last_move
-        self.refresh()
-
-    def action_cursor(self, dx: int, dy: int) -> None:
-        """Move the cursor one square on the screen (the board may be turned)."""
-        if self.flipped:
-            dx, dy = -dx, -dy
-        rank = min(7, max(0, (self.cursor >> 3) + dy))
-        file = min(7, max(0, (self.cursor & 7) + dx))
-        self.cursor = rank * 8 + file
-        self.refresh()
-
-    def action_pick(self) -> None:
-        """Pick the square under the cursor."""
-        self.post_message(self.Picked(self, self.cursor))
-
-    def on_click(self, event: events.Click) -> None:
-        if not self.interactive:
-            return
-        offset = event.get_content_offset(self)
-        if offset is None:
-            return
-        sq = self.square_at(offset.x, offset.y)
-        if sq is None:
-            return
-        self.cursor = sq
-        self.focus()
-        self.refresh()
-        self.post_message(self.Picked(self, sq))
-
-    def on_key(self, event: events.Key) -> None:
-        ch = event.character
-        if self.on_type is None or ch is None or not event.is_printable:
-            return
-        if ch in MOVE_START or (self._typing and ch not in " /:"):
-            # the move entry takes over; it gets the focus a moment later, so
-            # the characters typed until then are handed over here
-            event.stop()
-            event.prevent_default()
-            self._typing = True
-            self.on_type(ch)
-
-    def on_blur(self) -> None:
-        self._typing = False
-        self.refresh()
-
-    def on_focus(self) -> None:
-        self._typing = False
-        self.refresh()
-
-
-# ---------------------------------------------------------------------------
-# Screens
-# ---------------------------------------------------------------------------
-
-
-class FillScreen(ModalScreen[str]):
-    """The round's winner chooses to fill left or right; both line-ups are shown."""
-
-    DEFAULT_CSS = """
-    FillScreen { align: center middle; }
-    FillScreen > Vertical {
-        width: auto; max-width: 100%; height: auto; border: thick $accent;
-        background: $surface; padding: 0 1;
-    }
-    FillScreen BoardView { width: 75; height: 3; }
-    FillScreen .lineup { height: auto; margin: 1 0 0 0; }
-    FillScreen Horizontal { height: auto; width: auto; margin-top: 1; }
-    FillScreen Button { margin-right: 2; }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left,l", "fill('left')", "Fill left"),
-        Binding("right,r", "fill('right')", "Fill right"),
-    ]
-
-    def __init__(self, match: Match, plain: bool, flipped: bool) -> None:
-        super().__init__()
-        self.match = match
-        self.plain = plain
-        self.flipped = flipped
-
-    def compose(self) -> ComposeResult:
-        m = self.match
-        o = m.current.outcome
-        assert o is not None
-        winner = _side_word(o.winner)
-        with Vertical():
-            yield Static(
-                f"{_round_over_text(m, len(m.rounds))}\n"
-                f"{winner} chooses how both players refill their home rows"
-                " for the next round:",
-                id="fill-title",
-            )
-            for fill in FILLS:
-                with Vertical(classes="lineup"):
-                    yield Static(f"Fill {fill} ({fill[0]} or the {fill} arrow):")
-                    yield BoardView(
-                        m.next_round_start(fill),
-                        plain=self.plain,
-                        flipped=self.flipped,
-                        ranks=(7, 0),
-                        interactive=False,
-                        id=f"lineup-{fill}",
-                    )
-            with Horizontal():
-                yield Button("Fill left", id="left", variant="primary")
-                yield Button("Fill right", id="right", variant="primary")
-
-    def action_fill(self, fill: str) -> None:
-        self.dismiss(fill)
-
-    def on_click(self, event: events.Click) -> None:
-        """A click on a line-up chooses it."""
-        widget = event.widget
-        if isinstance(widget, BoardView) and widget.id and widget.id.startswith("lineup-"):
-            event.stop()
-            self.dismiss(widget.id.removeprefix("lineup-"))
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id in FILLS:
-            self.dismiss(event.button.id)
-
-
-class ResultScreen(ModalScreen[str]):
-    """The end of the match: who won, every round, and what next."""
-
-    DEFAULT_CSS = """
-    ResultScreen { align: center middle; }
-    ResultScreen > Vertical {
-        width: 76; max-width: 100%; height: auto; border: thick $success;
-        background: $surface; padding: 1 2;
-    }
-    ResultScreen Horizontal { height: auto; margin-top: 1; }
-    ResultScreen Button { margin-right: 1; width: auto; min-width: 8; }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "choose('new')", "New match"),
-        Binding("s", "choose('save')", "Save"),
-        Binding("q", "choose('quit')", "Quit"),
-        Binding("escape", "choose('board')", "Look at the board"),
-    ]
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(self.text, id="result-text")
-            with Horizontal():
-                yield Button("New match (n)", id="new", variant="primary")
-                yield Button("Save (s)", id="save")
-                yield Button("Board (Esc)", id="look")
-                yield Button("Quit (q)", id="quit", variant="error")
-
-    def action_choose(self, what: str) -> None:
-        self.dismiss(what)
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(
-            {"look": "board"}.get(event.button.id or "", event.button.id or "board")
-        )
-
-
-HELP = """\
-Move one of your towers straight or diagonally forward, as far as you
-like through empty squares. The colour of the square it lands on is the
-colour of the tower your opponent must move next. Reach your opponent's
-home row to win the round.
-
-Keys on the board
-  cursor keys   move the cursor
-  Enter, Space  pick a tower (first move of a round), then its destination
-  mouse         click a tower, then a destination
-  a-h, colours  typing a move goes to the move entry
-  / or :        go to the move entry (Esc: back to the board)
-  s  save the record     l  letters mode     v  turn the board
-  ?  this help           q  quit
-
-Written moves (Enter plays them)
-  c1-c5           from and to squares
-  Red Forward 4   the rulebook's form (Left, Right: the mover's own)
-  rF4             tower letter, F/L/R, distance
-  c5              the destination, when one legal move goes there
-
-Towers: colour letters n g r y p u b o (brown green red yellow pink
-purple blue orange), upper case Black's, lower case Gold's, + a ring.
-Letters mode writes each square's colour letter, then the tower.
-Marks: > or arrows: the tower that must move; * or dots: destinations;
-[ ], corners or reverse video: the cursor.
-"""
-
-
-class HelpScreen(ModalScreen[None]):
-    """The keys and the written forms of a move."""
-
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 80; max-width: 100%; height: auto; max-height: 100%;
-        border: thick $accent; background: $surface; padding: 0 1;
-    }
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,enter", "close", "Close"),
-    ]
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(HELP, id="help-text")
-
-    def action_close(self) -> None:
-        self.dismiss(None)
-
-
-def _round_over_text(match: Match, number: int) -> str:
-    """``Round 2: Gold's purple tower reached Black's home row: +1 (Black 0, Gold 2).``"""
-    rnd = match.rounds[number - 1]
-    o = rnd.outcome
-    assert o is not None
-    side = _side_word(o.winner)
-    if o.reason == "goal":
-        how = f"{side}'s {COLOUR_NAMES[o.colour]} tower reached the home row"
-    else:
-        how = (
-            f"deadlock: {_side_word(o.winner ^ 1)}'s move blocked every tower and loses;"
-            f" the ring goes on {side}'s {COLOUR_NAMES[o.colour]} tower"
-        )
-    gained = 1 if match.series else o.points
-    unit = "point" if gained == 1 else "points"
-    return f"Round {number}: {how}, {side} +{gained} {unit}."
-
-
-# ---------------------------------------------------------------------------
-# The app
-# ---------------------------------------------------------------------------
 
 
 class KamisadoApp(App[int]):
@@ -549,18 +86,7 @@ class KamisadoApp(App[int]):
     """
 
     TITLE = "Kamisado"
-    CSS = """
-    #main { height: 1fr; }
-    #board { width: 76; }
-    #side { width: 1fr; padding: 0 1; }
-    #score { height: auto; text-style: bold; }
-    #turn { height: auto; margin-bottom: 1; }
-    #moves-box { height: 1fr; border: round $primary-darken-2; }
-    #entry { margin: 0 0; }
-    #status { height: 2; padding: 0 1; }
-    #status.error { color: $error; text-style: bold; }
-    #status.news { color: $warning; text-style: bold; }
-    """
+    CSS_PATH = "app.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "save", "Save"),
@@ -572,6 +98,17 @@ class KamisadoApp(App[int]):
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
+
+    match: var[Match] = var(Match, init=False, always_update=True)
+    """The match played; a move or fill on it is announced with ``mutate_reactive``."""
+    selected: var[int] = var(-1, init=False)
+    """Square of the tower the person picked (its destinations are marked), or -1."""
+    thinking: var[str | None] = var(None, init=False)
+    """What the computer is working on (``'move'``/``'fill'``), or ``None``."""
+    plain: var[bool] = var(False, init=False)
+    """Letters mode."""
+    flipped: var[bool] = var(False, init=False)
+    """The board turned round."""
 
     def __init__(
         self,
@@ -585,20 +122,20 @@ class KamisadoApp(App[int]):
         delay: float = 0.4,
     ) -> None:
         super().__init__()
-        self.match = match
+        # set without calling the watchers: there is nothing to draw on yet
+        self.set_reactive(KamisadoApp.match, match)
+        self.set_reactive(KamisadoApp.plain, plain)
+        self.set_reactive(KamisadoApp.flipped, flipped)
         self.players: list[Player | None] = list(players)
         self.headers = headers
         self.save_path = save_path
-        self.plain = plain
-        self.flipped = flipped
         self.delay = delay
-        self.selected = -1
-        self.thinking: str | None = None
-        """What the computer is working on (``'move'``/``'fill'``), or ``None``."""
         self._think_started = 0.0
+        self._spinner: Timer | None = None
+        """Redraws the spinner while the computer thinks (``None`` otherwise)."""
         self._game = 0
         """Bumped for every new match, so a late computer answer is dropped."""
-        self._pool: Pool | None = None
+        self._thinker = Thinker()
         self.messages: list[str] = []
         """Every announcement and error shown in the status line, oldest first."""
 
@@ -613,8 +150,7 @@ class KamisadoApp(App[int]):
             with Vertical(id="side"):
                 yield Static(id="score")
                 yield Static(id="turn")
-                with VerticalScroll(id="moves-box"):
-                    yield Static(id="moves")
+                yield MoveList(id="moves-box")
         yield Input(
             placeholder="Type a move: c1-c5, Red Forward 4, rF4, c5 (Enter plays it)",
             id="entry",
@@ -631,7 +167,6 @@ class KamisadoApp(App[int]):
     def on_mount(self) -> None:
         self._fit(self.size.width)
         self.sub_title = self._title()
-        self.set_interval(0.2, self._tick)
         pos = self.match.position
         start = pos.tower_square[pos.mover()] if pos.mover() >= 0 else -1
         if start < 0:
@@ -640,9 +175,9 @@ class KamisadoApp(App[int]):
         self.board.cursor = start
         self.board.on_type = self._typed
         if any(p is not None and p.level not in THREAD_LEVELS for p in self.players):
-            self._start_pool()  # it takes a moment: start it while the person thinks
+            self._thinker.start()  # it takes a moment: start it while the person thinks
         self.board.focus()
-        self._refresh_all()
+        self.watch_match()
         self._advance()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -657,7 +192,12 @@ class KamisadoApp(App[int]):
         return 3 + 8 * (6 if self.plain else 5)
 
     def on_unmount(self) -> None:
-        self._close_pool()
+        self._thinker.close()
+
+    @property
+    def _pool(self) -> Pool | None:
+        """The computer's process, while it runs."""
+        return self._thinker.pool
 
     def _title(self) -> str:
         m = self.match
@@ -700,34 +240,46 @@ class KamisadoApp(App[int]):
         elif self.selected >= 0 and pos.board[self.selected] >> 3 != pos.turn:
             self.selected = -1
 
-    def _refresh_all(self) -> None:
+    def watch_match(self) -> None:
+        """Draw the match: the board, the score, whose turn, the move list."""
         m = self.match
         pos = m.position
-        self._auto_select()
-        last = pos.move_stack[-1] if pos.move_stack else None
-        self.board.show(pos, self.selected, self._destinations(), last)
+        self.board.position = pos
+        self.board.last_move = pos.move_stack[-1] if pos.move_stack else None
+        self._show_marks()
         score = (
             f"Round {len(m.rounds)} · Black {m.points[0]} – Gold {m.points[1]}"
             f" · {m.name}{'' if m.series else f' (to {m.target})'}"
         )
         self.query_one("#score", Static).update(score)
         self.query_one("#turn", Static).update(self._turn_text())
-        rounds = write(Record(self.headers, m)).split("\n\n")[1:]
-        lines = [
-            ln for ln in "\n\n".join(rounds).splitlines() if not ln.startswith("Start:")
-        ]
-        self.query_one("#moves", Static).update("\n".join(lines))
-        self.query_one("#moves-box", VerticalScroll).scroll_end(animate=False)
+        self.query_one(MoveList).show(m)
+
+    def watch_selected(self) -> None:
+        self._show_marks()
+
+    def _show_marks(self) -> None:
+        """Mark the picked tower (or the one that must move) and its destinations."""
+        self._auto_select()
+        self.board.selected = self.selected
+        self.board.destinations = self._destinations()
+
+    def watch_plain(self, plain: bool) -> None:
+        self.board.plain = plain
+        self._fit(self.size.width)
+
+    def watch_flipped(self, flipped: bool) -> None:
+        self.board.flipped = flipped
 
     def _turn_text(self) -> str:
         m = self.match
         pos = m.position
         if m.state == "over":
             assert m.winner is not None
-            return f"The match is over: {_side_word(m.winner)} wins."
+            return f"The match is over: {side_word(m.winner)} wins."
         if m.state == "fill":
-            return f"Round over: {_side_word(m.current_winner())} chooses the fill."
-        side = _side_word(pos.turn)
+            return f"Round over: {side_word(m.current_winner())} chooses the fill."
+        side = side_word(pos.turn)
         who = (
             side
             if not any(self.players)
@@ -748,47 +300,51 @@ class KamisadoApp(App[int]):
         if kind == "error":
             self.bell()
 
+    def watch_thinking(self, thinking: str | None) -> None:
+        """Run the spinner while the computer thinks, and only then."""
+        if thinking:
+            self._think_started = time.monotonic()
+            if self._spinner is None:
+                self._spinner = self.set_interval(0.2, self._tick)
+            self._tick()
+        elif self._spinner is not None:
+            self._spinner.stop()
+            self._spinner = None
+        self._show_marks()
+
     def _tick(self) -> None:
-        if self.thinking:
-            side = (
-                self.match.position.turn
-                if self.thinking == "move"
-                else (self.match.current_winner())
-            )
-            pl = self.players[side]
-            level = pl.level if pl else "?"
-            spinner = "|/-\\"[int(time.monotonic() * 5) % 4]
-            took = time.monotonic() - self._think_started
-            what = (
-                "thinking about its move"
-                if self.thinking == "move"
-                else "choosing the fill"
-            )
-            widget = self.query_one("#status", Static)
-            widget.update(f"{spinner} {_side_word(side)} ({level}) is {what}… {took:.1f} s")
-            widget.set_classes("")
+        """Draw the spinner and the seconds spent in the status line."""
+        if not self.thinking:
+            return
+        side = (
+            self.match.position.turn
+            if self.thinking == "move"
+            else (self.match.current_winner())
+        )
+        pl = self.players[side]
+        level = pl.level if pl else "?"
+        spinner = "|/-\\"[int(time.monotonic() * 5) % 4]
+        took = time.monotonic() - self._think_started
+        what = "thinking about its move" if self.thinking == "move" else "choosing the fill"
+        widget = self.query_one("#status", Static)
+        widget.update(f"{spinner} {side_word(side)} ({level}) is {what}… {took:.1f} s")
+        widget.set_classes("")
 
     # -- actions ---------------------------------------------------------------
 
     def action_letters(self) -> None:
         """Switch between true colours and letters."""
         self.plain = not self.plain
-        self.board.plain = self.plain
-        self._fit(self.size.width)
-        self.board.refresh()
         self.status("Letters mode." if self.plain else "Colour mode.")
 
     def action_flip(self) -> None:
         """Turn the board round."""
         self.flipped = not self.flipped
-        self.board.flipped = self.flipped
-        self.board.refresh()
 
     def action_cancel(self) -> None:
         """Leave the move entry / drop a picked tower on a round's first move."""
         if self.match.position.must_move < 0 and self.selected >= 0:
             self.selected = -1
-            self._refresh_all()
         self.board.focus()
 
     def action_help(self) -> None:
@@ -835,12 +391,12 @@ class KamisadoApp(App[int]):
             winner = m.current_winner()
             if not self.thinking and not self._human(winner):  # the computer failed
                 self.call_later(self._advance)
-            return f"The round is over: {_side_word(winner)} chooses the fill."
+            return f"The round is over: {side_word(winner)} chooses the fill."
         if self.thinking:
-            return f"Wait: it is {_side_word(m.position.turn)}'s (the computer's) move."
+            return f"Wait: it is {side_word(m.position.turn)}'s (the computer's) move."
         if not self._human(m.position.turn):  # the computer failed: it tries again
             self.call_later(self._advance)
-            return f"It is {_side_word(m.position.turn)}'s (the computer's) move: it tries again."
+            return f"It is {side_word(m.position.turn)}'s (the computer's) move: it tries again."
         return None
 
     def _typed(self, character: str) -> None:
@@ -870,9 +426,8 @@ class KamisadoApp(App[int]):
                     return
         if pos.must_move < 0 and t >= 0 and any(m.from_square == sq for m in legal):
             self.selected = sq
-            self._refresh_all()
             self.status(
-                f"{_side_word(pos.turn)}'s {COLOUR_NAMES[t & 7]} tower picked: now its destination."
+                f"{side_word(pos.turn)}'s {COLOUR_NAMES[t & 7]} tower picked: now its destination."
             )
             return
         if sq == self.selected:
@@ -883,12 +438,12 @@ class KamisadoApp(App[int]):
             return
         if self.selected < 0:
             self.status(
-                f"{name}: pick one of {_side_word(pos.turn)}'s towers first.", "error"
+                f"{name}: pick one of {side_word(pos.turn)}'s towers first.", "error"
             )
             return
         tower = pos.board[self.selected]
         self.status(
-            f"{name}: not a legal destination of {_side_word(pos.turn)}'s"
+            f"{name}: not a legal destination of {side_word(pos.turn)}'s"
             f" {COLOUR_NAMES[tower & 7]} tower.",
             "error",
         )
@@ -921,31 +476,31 @@ class KamisadoApp(App[int]):
         rounds_before = len(m.rounds)
         m.push_move(move)
         self.selected = -1
-        news = [f"{_side_word(entries[0].side)}: {entries[0].long()} ({move})."]
+        news = [f"{side_word(entries[0].side)}: {entries[0].long()} ({move})."]
         for e in entries[1:]:
             if e.is_back:
                 news.append(
-                    f"Sumo push: {_side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is"
-                    f" pushed back; {_side_word(e.side ^ 1)} moves again."
+                    f"Sumo push: {side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is"
+                    f" pushed back; {side_word(e.side ^ 1)} moves again."
                 )
             else:
                 news.append(
-                    f"{_side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is blocked on a"
-                    f" {COLOUR_NAMES[e.finish]} square: {_side_word(e.side)} passes."
+                    f"{side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is blocked on a"
+                    f" {COLOUR_NAMES[e.finish]} square: {side_word(e.side)} passes."
                 )
         passed = any(e.is_pass for e in entries)
         ended = m.state != "playing" or len(m.rounds) != rounds_before
         if ended:
-            news.append(_round_over_text(m, rounds_before))
+            news.append(round_over_text(m, rounds_before))
             if m.series and m.state == "playing":
                 news.append(
-                    f"Round {len(m.rounds)} begins: {_side_word(m.position.turn)} moves first."
+                    f"Round {len(m.rounds)} begins: {side_word(m.position.turn)} moves first."
                 )
         self.status(" ".join(news), "news" if (passed or ended) else "")
         if passed or ended:
             self.notify(" ".join(news[1:]), title="Kamisado", timeout=6)
         self._autosave()
-        self._refresh_all()
+        self.mutate_reactive(KamisadoApp.match)
         self._advance()
 
     def _advance(self) -> None:
@@ -975,7 +530,6 @@ class KamisadoApp(App[int]):
             self.board.cursor = pos.tower_square[pos.mover()]
         elif self.board.cursor not in {mv.from_square for mv in pos.legal_moves}:
             self.board.cursor = next((mv.from_square for mv in pos.legal_moves), 0)
-        self.board.refresh()
 
     def _choose_fill(self, fill: str | None) -> None:
         if fill not in FILLS or self.match.state != "fill":
@@ -984,13 +538,13 @@ class KamisadoApp(App[int]):
         self.match.choose_fill(fill)
         pos = self.match.position
         self.status(
-            f"{_side_word(winner)} fills {fill}: round {len(self.match.rounds)} begins,"
-            f" {_side_word(pos.turn)} moves first.",
+            f"{side_word(winner)} fills {fill}: round {len(self.match.rounds)} begins,"
+            f" {side_word(pos.turn)} moves first.",
             "news",
         )
         self._autosave()
         self.board.cursor = next((mv.from_square for mv in pos.legal_moves), 0)
-        self._refresh_all()
+        self.mutate_reactive(KamisadoApp.match)
         self._advance()
 
     def _result_text(self) -> str:
@@ -1003,11 +557,11 @@ class KamisadoApp(App[int]):
         else:
             what = f"{MATCH_NAMES[m.target]} match"
         lines = [
-            f"{_side_word(m.winner)} wins the {what}: Black {m.points[0]}, Gold {m.points[1]}.",
+            f"{side_word(m.winner)} wins the {what}: Black {m.points[0]}, Gold {m.points[1]}.",
             "",
         ]
         lines += [
-            _round_over_text(m, i + 1) for i in range(len(m.rounds)) if m.rounds[i].outcome
+            round_over_text(m, i + 1) for i in range(len(m.rounds)) if m.rounds[i].outcome
         ]
         if any(self.players):
             human = 0 if self.players[0] is None else 1
@@ -1027,7 +581,7 @@ class KamisadoApp(App[int]):
         old = self.match
         self._game += 1
         self.thinking = None
-        self.match = Match(old.target, series=old.series)
+        self.match = Match(old.target, series=old.series)  # drawn by watch_match
         self.players = [
             None if p is None else Player(p.level, p.seed + 1) for p in self.players
         ]
@@ -1046,16 +600,12 @@ class KamisadoApp(App[int]):
         )
         pos = self.match.position
         self.board.cursor = next(iter(m.from_square for m in pos.legal_moves), 0)
-        self._refresh_all()
         self._advance()
 
     # -- the computer -----------------------------------------------------------------
 
     def _think(self, what: str, pl: Player) -> None:
-        self.thinking = what
-        self._think_started = time.monotonic()
-        self._refresh_all()
-        self._tick()
+        self.thinking = what  # watch_thinking starts the spinner
         self.run_worker(
             self._computer(what, pl, self._game), group="computer", exclusive=True
         )
@@ -1066,11 +616,11 @@ class KamisadoApp(App[int]):
         started = time.monotonic()
         try:
             if what == "move":
-                move, after = await self._run(
-                    pl, think_move, pl, m.position.copy(stack=False)
+                move, after = await self._thinker.run(
+                    pl.level, think_move, pl, m.position.copy(stack=False)
                 )
             else:
-                fill, after = await self._run(pl, think_fill, pl, m)
+                fill, after = await self._thinker.run(pl.level, think_fill, pl, m)
         except Exception as e:  # the computer failing must not end the program
             if game == self._game:
                 self.thinking = None
@@ -1087,55 +637,8 @@ class KamisadoApp(App[int]):
         if what == "move":
             self.play(move)
         else:
-            self.notify(f"{_side_word(side)} (computer) fills {fill}.", title="Kamisado")
+            self.notify(f"{side_word(side)} (computer) fills {fill}.", title="Kamisado")
             self._choose_fill(fill)
-
-    async def _run(self, pl: Player, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` in a thread (quick levels) or in the computer's process."""
-        if pl.level in THREAD_LEVELS:
-            return await asyncio.to_thread(fn, *args)
-        pool = self._start_pool()
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
-
-        def done(value: T) -> None:
-            loop.call_soon_threadsafe(_settle, future, value, None)
-
-        def failed(error: BaseException) -> None:
-            loop.call_soon_threadsafe(_settle, future, None, error)
-
-        pool.apply_async(fn, args, callback=done, error_callback=failed)
-        return await asyncio.wait_for(future, THINK_TIMEOUT)
-
-    def _start_pool(self) -> Pool:
-        """The computer's process (started once, on the first need)."""
-        if self._pool is None:
-            # Textual replaces the standard streams with objects that have no
-            # file descriptor, which starting a process cannot pass on
-            streams = sys.stdout, sys.stderr
-            sys.stdout, sys.stderr = sys.__stdout__, sys.__stderr__
-            try:
-                self._pool = multiprocessing.get_context("spawn").Pool(1)
-            finally:
-                sys.stdout, sys.stderr = streams
-        return self._pool
-
-    def _close_pool(self) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
-            self._pool = None
-
-
-def _settle(
-    future: asyncio.Future[Any], value: object, error: BaseException | None
-) -> None:
-    if future.done():
-        return
-    if error is not None:
-        future.set_exception(error)
-    else:
-        future.set_result(value)
 
 
 # ---------------------------------------------------------------------------

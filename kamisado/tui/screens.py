@@ -1,0 +1,195 @@
+"""The screens of ``kamisado play`` over the board: the fill, the result, the help.
+
+Each is a modal screen that returns what the person chose; the app decides
+what follows.  Their styles are in ``app.tcss``.
+
+>>> from kamisado.match import Match
+>>> m = Match(3, start="2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+>>> _ = m.push_move("f6-a1")
+>>> round_over_text(m, 1)
+"Round 1: Gold's purple tower reached the home row, Gold +1 point."
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from kamisado.core import COLOUR_NAMES, SIDE_NAMES
+from kamisado.match import FILLS, Match
+from kamisado.tui.board import BoardView
+
+__all__ = [
+    "HELP",
+    "FillScreen",
+    "HelpScreen",
+    "ResultScreen",
+    "round_over_text",
+    "side_word",
+]
+
+
+def side_word(side: int) -> str:
+    """``'Black'`` or ``'Gold'``."""
+    return SIDE_NAMES[side]
+
+
+class FillScreen(ModalScreen[str]):
+    """The round's winner chooses to fill left or right; both line-ups are shown."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left,l", "fill('left')", "Fill left"),
+        Binding("right,r", "fill('right')", "Fill right"),
+    ]
+
+    def __init__(self, match: Match, plain: bool, flipped: bool) -> None:
+        super().__init__()
+        self.match = match
+        self.plain = plain
+        self.flipped = flipped
+
+    def compose(self) -> ComposeResult:
+        m = self.match
+        o = m.current.outcome
+        assert o is not None
+        winner = side_word(o.winner)
+        with Vertical():
+            yield Static(
+                f"{round_over_text(m, len(m.rounds))}\n"
+                f"{winner} chooses how both players refill their home rows"
+                " for the next round:",
+                id="fill-title",
+            )
+            for fill in FILLS:
+                with Vertical(classes="lineup"):
+                    yield Static(f"Fill {fill} ({fill[0]} or the {fill} arrow):")
+                    yield BoardView(
+                        m.next_round_start(fill),
+                        plain=self.plain,
+                        flipped=self.flipped,
+                        ranks=(7, 0),
+                        interactive=False,
+                        id=f"lineup-{fill}",
+                    )
+            with Horizontal():
+                yield Button("Fill left", id="left", variant="primary")
+                yield Button("Fill right", id="right", variant="primary")
+
+    def action_fill(self, fill: str) -> None:
+        self.dismiss(fill)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click on a line-up chooses it."""
+        widget = event.widget
+        if isinstance(widget, BoardView) and widget.id and widget.id.startswith("lineup-"):
+            event.stop()
+            self.dismiss(widget.id.removeprefix("lineup-"))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id in FILLS:
+            self.dismiss(event.button.id)
+
+
+class ResultScreen(ModalScreen[str]):
+    """The end of the match: who won, every round, and what next."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("n", "choose('new')", "New match"),
+        Binding("s", "choose('save')", "Save"),
+        Binding("q", "choose('quit')", "Quit"),
+        Binding("escape", "choose('board')", "Look at the board"),
+    ]
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.text, id="result-text")
+            with Horizontal():
+                yield Button("New match (n)", id="new", variant="primary")
+                yield Button("Save (s)", id="save")
+                yield Button("Board (Esc)", id="look")
+                yield Button("Quit (q)", id="quit", variant="error")
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(
+            {"look": "board"}.get(event.button.id or "", event.button.id or "board")
+        )
+
+
+HELP = """\
+Move one of your towers straight or diagonally forward, as far as you
+like through empty squares. The colour of the square it lands on is the
+colour of the tower your opponent must move next. Reach your opponent's
+home row to win the round.
+
+Keys on the board
+  cursor keys   move the cursor
+  Enter, Space  pick a tower (first move of a round), then its destination
+  mouse         click a tower, then a destination
+  a-h, colours  typing a move goes to the move entry
+  / or :        go to the move entry (Esc: back to the board)
+  s  save the record     l  letters mode     v  turn the board
+  ?  this help           q  quit
+
+Written moves (Enter plays them)
+  c1-c5           from and to squares
+  Red Forward 4   the rulebook's form (Left, Right: the mover's own)
+  rF4             tower letter, F/L/R, distance
+  c5              the destination, when one legal move goes there
+
+Towers: colour letters n g r y p u b o (brown green red yellow pink
+purple blue orange), upper case Black's, lower case Gold's, + a ring.
+Letters mode writes each square's colour letter, then the tower.
+Marks: > or arrows: the tower that must move; * or dots: destinations;
+[ ], corners or reverse video: the cursor.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys and the written forms of a move."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,enter", "close", "Close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(HELP, id="help-text")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def round_over_text(match: Match, number: int) -> str:
+    """How round ``number`` ended, in one line.
+
+    ``Round 1: Gold's purple tower reached the home row, Gold +1 point.``
+    """
+    rnd = match.rounds[number - 1]
+    o = rnd.outcome
+    assert o is not None
+    side = side_word(o.winner)
+    if o.reason == "goal":
+        how = f"{side}'s {COLOUR_NAMES[o.colour]} tower reached the home row"
+    else:
+        how = (
+            f"deadlock: {side_word(o.winner ^ 1)}'s move blocked every tower and loses;"
+            f" the ring goes on {side}'s {COLOUR_NAMES[o.colour]} tower"
+        )
+    gained = 1 if match.series else o.points
+    unit = "point" if gained == 1 else "points"
+    return f"Round {number}: {how}, {side} +{gained} {unit}."
