@@ -65,6 +65,7 @@ _WINNER_RE = re.compile(
     r"(?P<side>\S+), (?P<colour>\S+) tower, (?P<reason>\S+),"
     r" (?P<points>\d+) points?(?P<score> \(.*\))"
 )
+_MATCH_TYPES = "Single Round, Standard, Long, Marathon or Series to N"
 _RULES = ("", "Back")  # directions of the entries the rules write (pass, pushed back)
 
 
@@ -246,22 +247,19 @@ class _Reader:
                 )
             else:
                 headers[key] = value
-        if match_line is None:
-            ln, col = self.where(self.peek())
-            raise _fail(
-                ln,
-                col,
-                "expected a 'Match:' header line (Single Round, Standard, Long,"
-                f" Marathon or Series to N) before the rounds, found {self.found(self.peek())}",
-            )
-        if result_line is None:
-            ln, col = self.where(self.peek())
-            raise _fail(
-                ln,
-                col,
-                "expected a 'Result:' header line ('Black 3, Gold 1' or 'unfinished')"
-                f" before the rounds, found {self.found(self.peek())}",
-            )
+        for key, what, line_seen in (
+            ("Match", _MATCH_TYPES, match_line),
+            ("Result", "'Black 3, Gold 1' or 'unfinished'", result_line),
+        ):
+            if line_seen is None:
+                ln, col = self.where(self.peek())
+                raise _fail(
+                    ln,
+                    col,
+                    f"expected a '{key}:' header line ({what}) before the rounds,"
+                    f" found {self.found(self.peek())}",
+                )
+        assert match_line is not None and result_line is not None
         match = self.rounds(match_line[1], match_line[2])
         line, value = result_line
         wanted = result_text(match)
@@ -285,8 +283,7 @@ class _Reader:
         raise _fail(
             ln,
             col,
-            "expected a match type (Single Round, Standard, Long, Marathon or"
-            f" Series to N), found {value!r}",
+            f"expected a match type ({_MATCH_TYPES}), found {value!r}",
         )
 
     # -- rounds --------------------------------------------------------------------
