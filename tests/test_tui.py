@@ -29,6 +29,7 @@ from kamisado.tui.app import (
     SetupError,
     build_app,
 )
+from kamisado.tui.moves import move_list_lines
 
 SIZE = (130, 40)
 #: Figure 7(a) of the rulebook: Gold wins the round with f6-a1.
@@ -605,3 +606,41 @@ def test_a_failing_computer_is_reported_and_tried_again(
             assert len(calls) == 2 and app.match.position.turn == 1
 
     run(body)
+
+
+def test_spinner_runs_only_while_the_computer_thinks() -> None:
+    async def body() -> None:
+        # the computer (Black) thinks for at least 1 s (--delay)
+        app = app_for("--level", "beginner", "--colour", "gold", "--delay", "1")
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause(0.3)
+            assert app.thinking == "move" and app._spinner is not None
+            first = str(app.query_one("#status").render())
+            assert first.startswith(("|", "/", "-", "\\")) and "thinking" in first
+            await pilot.pause(0.3)
+            assert str(app.query_one("#status").render()) != first  # it turns
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1)
+            assert app.thinking is None and app._spinner is None
+            await type_move(pilot, str(next(iter(app.match.position.legal_moves))))
+            await wait_for(
+                pilot,
+                lambda: len(app.match.position.move_stack) >= 3 and app.thinking is None,
+            )
+            assert app._spinner is None
+
+    run(body)
+
+
+def test_move_list_is_the_records_rounds() -> None:
+    # the rounds as write() puts them, without the Start: lines
+    for seed in range(4):
+        m = Match(3, series=seed % 2 == 1)
+        pl = Player("beginner", seed)
+        while m.state != "over":
+            if m.state == "fill":
+                m.choose_fill("left" if seed % 2 else "right")
+            else:
+                m.push_move(pl.choose_move(m.position))
+            rounds = write(Record({}, m)).split("\n\n")[1:]
+            text = "\n\n".join(rounds).splitlines()
+            assert move_list_lines(m) == [ln for ln in text if not ln.startswith("Start:")]
