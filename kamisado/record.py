@@ -61,8 +61,11 @@ from kamisado.notation import (
 __all__ = [
     "TITLE",
     "Record",
+    "Ply",
     "ReplayStep",
+    "RoundEntries",
     "load",
+    "match_entries",
     "read",
     "replay",
     "result_text",
@@ -222,15 +225,77 @@ def _start_entries(rnd: Round) -> list[Entry]:
     return _start(rnd)[1]
 
 
+class Ply(NamedTuple):
+    """A move of a round and the entries it writes; ply 0 of a round is its
+    start (``move`` is ``None``), with the passes loading the start applied."""
+
+    move: Move | None
+    entries: list[Entry]
+    """The move, a pushed tower's ``Back 1`` entry, then the passes."""
+
+
+class RoundEntries(NamedTuple):
+    """One round of a match as a record lists it (see :func:`match_entries`)."""
+
+    number: int
+    """Round number, from 1."""
+    round: Round
+    start: str
+    """The KPN of the round's ``Start:`` line (:func:`start_kpn`)."""
+    filler: int | None
+    """The side that chose the fill setting this round up (``None``: no fill)."""
+    plies: list[Ply]
+    """The start (ply 0), then each move of the round with its entries."""
+    winner: str | None
+    """The text of the round's ``Winner:`` line (``None`` until it ends)."""
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry of the round in order, as the move lines list them."""
+        return [e for ply in self.plies for e in ply.entries]
+
+
+def _plies(rnd: Round, start: list[Entry]) -> list[Ply]:
+    pos = rnd.start.copy(stack=False)
+    plies = [Ply(None, start)]
+    for move in rnd.moves:
+        plies.append(Ply(move, move_entries(pos, move)))
+        pos.push(move)
+    return plies
+
+
+def match_entries(match: Match) -> Iterator[RoundEntries]:
+    """Walk a match's entries round by round: the one way to list its moves
+    (the writer, the terminal game and the web page all read them here).
+
+    >>> m = Match(1)
+    >>> for token in ["c1-c5", "b8-b3"]:
+    ...     _ = m.push_move(token)
+    >>> [(r.number, r.start, [e.short() for e in r.entries]) for r in match_entries(m)]
+    [(1, 'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0', ['rF4', 'bF5'])]
+    """
+    scores = _scores(match)
+    previous = [0, 0] if match.series else match.rounds[0].start.points[:]
+    for i, rnd in enumerate(match.rounds):
+        kpn, start = _start(rnd)
+        filler = None
+        if rnd.fill is not None:
+            prev = match.rounds[i - 1].outcome
+            assert prev is not None
+            filler = prev.winner
+        winner = None
+        if rnd.outcome is not None:
+            score = scores[i]
+            gained = score[rnd.outcome.winner] - previous[rnd.outcome.winner]
+            winner = winner_text(rnd.outcome, gained, score)
+            previous = score
+        yield RoundEntries(i + 1, rnd, kpn, filler, _plies(rnd, start), winner)
+
+
 def round_entries(rnd: Round) -> list[Entry]:
     """Every entry of a round in order: passes applied when its start was
     loaded, then each move's entries (move, pushed tower's ``Back 1``, passes)."""
-    pos = rnd.start.copy(stack=False)
-    out = _start_entries(rnd)
-    for move in rnd.moves:
-        out.extend(move_entries(pos, move))
-        pos.push(move)
-    return out
+    return [e for ply in _plies(rnd, _start_entries(rnd)) for e in ply.entries]
 
 
 def _points_word(n: int) -> str:
@@ -307,23 +372,16 @@ def write(record: Record) -> str:
     out = [TITLE, f"Match: {match.name}"]
     out.extend(_header_line(k, v) for k, v in record.headers.items())
     out.append(f"Result: {result_text(match)}")
-    scores = _scores(match)
-    previous = [0, 0] if match.series else match.rounds[0].start.points[:]
-    for i, rnd in enumerate(match.rounds):
+    for rnd in match_entries(match):
         out.append("")
-        head = f"Round {i + 1}"
-        if rnd.fill is not None:
-            prev = match.rounds[i - 1].outcome
-            assert prev is not None
-            head += f" ({SIDE_NAMES[prev.winner]} fills {rnd.fill})"
+        head = f"Round {rnd.number}"
+        if rnd.filler is not None:
+            head += f" ({SIDE_NAMES[rnd.filler]} fills {rnd.round.fill})"
         out.append(head)
-        out.append(f"Start: {start_kpn(rnd)}")
-        out.extend(_entry_lines(round_entries(rnd)))
-        if rnd.outcome is not None:
-            score = scores[i]
-            gained = score[rnd.outcome.winner] - previous[rnd.outcome.winner]
-            out.append(f"Winner: {winner_text(rnd.outcome, gained, score)}")
-            previous = score
+        out.append(f"Start: {rnd.start}")
+        out.extend(_entry_lines(rnd.entries))
+        if rnd.winner is not None:
+            out.append(f"Winner: {rnd.winner}")
     return "\n".join(out) + "\n"
 
 
@@ -410,12 +468,11 @@ def replay(record: Record | Match) -> Iterator[ReplayStep]:
     [(1, 0, []), (1, 1, ['Red Forward 4 Blue'])]
     """
     match = record.match if isinstance(record, Record) else record
-    for i, rnd in enumerate(match.rounds):
-        pos = rnd.start.copy(stack=False)
-        yield ReplayStep(
-            i + 1, 0, None, _start_entries(rnd), pos.copy(), rnd.fill, pos.outcome
-        )
-        for ply, move in enumerate(rnd.moves, 1):
-            entries = move_entries(pos, move)
-            pos.push(move)
-            yield ReplayStep(i + 1, ply, move, entries, pos.copy(), rnd.fill, pos.outcome)
+    for rnd in match_entries(match):
+        pos = rnd.round.start.copy(stack=False)
+        for ply, (move, entries) in enumerate(rnd.plies):
+            if move is not None:
+                pos.push(move)
+            yield ReplayStep(
+                rnd.number, ply, move, entries, pos.copy(), rnd.round.fill, pos.outcome
+            )

@@ -22,6 +22,7 @@ from kamisado.notation import parse_move
 from kamisado.record import (
     Record,
     load,
+    match_entries,
     read,
     replay,
     round_entries,
@@ -366,6 +367,23 @@ def test_resume_at_the_fill_choice() -> None:
 # ---------------------------------------------------------------------------
 # Replay and the API
 # ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target, series", KINDS)
+def test_match_entries_walks_what_the_writer_writes(target: int, series: bool) -> None:
+    match, _ = play_random(target, series, 13)
+    walked = list(match_entries(match))
+    assert [r.round for r in walked] == match.rounds
+    text = write(record_of(match))
+    for r in walked:
+        assert r.entries == round_entries(r.round)
+        assert r.plies[0].move is None and [p.move for p in r.plies[1:]] == r.round.moves
+        assert f"Start: {r.start}\n" in text and r.start == start_kpn(r.round)
+        assert (r.winner is None) == (r.round.outcome is None)
+        if r.winner is not None:
+            assert f"Winner: {r.winner}\n" in text
+        if r.filler is not None:
+            assert f"Round {r.number} ({('Black', 'Gold')[r.filler]} fills {r.round.fill})" in text
 
 
 def test_replay_lists_every_position() -> None:
