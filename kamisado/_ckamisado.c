@@ -2272,18 +2272,40 @@ static PyObject *mod_clear_tt(PyObject *module, PyObject *Py_UNUSED(ignored))
 
 /* -- search ----------------------------------------------------------------- */
 
+/* Whether a search is running (its table is in use): a search started from
+ * an on_iteration callback is refused. */
+static int se_running = 0;
+
+/* Report a finished iteration to on_iteration(depth, score, nodes, seconds,
+ * seldepth, pv): 1 to stop (the callback answered a true value), 0 to go on,
+ * -1 when it raised (the exception is set). */
+static int se_report(PyObject *cb, int d, int v, u64 nodes, double secs, int sel,
+                     const uint16_t *pv, int npv)
+{
+    PyObject *pvl = moves_to_list(pv, npv);
+    if (!pvl)
+        return -1;
+    PyObject *r = PyObject_CallFunction(cb, "iiKdiN", d, v, (unsigned long long)nodes, secs,
+                                        sel, pvl);
+    if (!r)
+        return -1;
+    int stop = PyObject_IsTrue(r);
+    Py_DECREF(r);
+    return stop;
+}
+
 static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "depth", "time_ms", "node_limit", "weights", "seed",
-                             "tt_log2", "keep_tt", NULL};
+                             "tt_log2", "keep_tt", "on_iteration", NULL};
     PyObject *pobj, *wobj = Py_None, *dobj = NULL, *tobj = NULL, *nobj = NULL, *sobj = NULL,
-                    *ttobj = NULL, *kobj = NULL;
+                    *ttobj = NULL, *kobj = NULL, *cb = Py_None;
     int tt_log2 = 20, keep_tt = 0;
     double time_ms = 0;
     u64 depth = 0, node_limit = 0, seed = 0;
     int w[NWEIGHTS];
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOOO", kwlist, &PositionType, &pobj,
-                                     &dobj, &tobj, &nobj, &wobj, &sobj, &ttobj, &kobj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOOOO", kwlist, &PositionType, &pobj,
+                                     &dobj, &tobj, &nobj, &wobj, &sobj, &ttobj, &kobj, &cb))
         return NULL;
     if ((dobj && get_int(dobj, "depth", 0, MAX_DEPTH,
                          "an integer in 0.." XSTR(MAX_DEPTH) " (0: no limit)", &depth) < 0) ||
@@ -2295,6 +2317,15 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
         (ttobj && get_tt_log2(ttobj, 0, &tt_log2) < 0) ||
         (kobj && get_bool(kobj, "keep_tt", &keep_tt) < 0))
         return NULL;
+    if (cb != Py_None && !PyCallable_Check(cb)) {
+        type_error("on_iteration", "a callable or None", cb);
+        return NULL;
+    }
+    if (se_running) {
+        PyErr_SetString(PyExc_RuntimeError, "search: a search is running (called from its"
+                                            " on_iteration callback)");
+        return NULL;
+    }
     int max_depth = (int)depth;
     Pos *src = &((PositionObject *)pobj)->pos;
     if (src->owinner >= 0) {
@@ -2349,6 +2380,7 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
             S->history[S->p.board[rootmv[i] & 63] & 15][rootmv[i] >> 6] = nroot - i;
     }
     int err = 0;
+    se_running = 1;
     for (int d = 1; d <= max_depth; d++) {
         int v;
         S->seldepth = 0;
@@ -2368,6 +2400,16 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
             break;
         }
         Py_DECREF(it);
+        if (cb != Py_None) {
+            int r = se_report(cb, d, v, S->nodes, (now_ms() - t0) / 1000.0, done_sel, done_pv,
+                              done_len);
+            if (r < 0) {
+                err = 1;
+                break;
+            }
+            if (r)
+                break;
+        }
         if (S->stop)
             break;
         /* A proven result within the horizon needs no deeper search, unless
@@ -2380,6 +2422,7 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
                 break;
         }
     }
+    se_running = 0;
     double secs = (now_ms() - t0) / 1000.0;
     u64 nodes = S->nodes;
     if (S->interrupted)
@@ -2490,12 +2533,15 @@ static PyMethodDef module_methods[] = {
      "type, ValueError for a value out of range."},
     {"search", (PyCFunction)(void (*)(void))mod_search, METH_VARARGS | METH_KEYWORDS,
      "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
-     " keep_tt=False) -> dict\n\n"
+     " keep_tt=False, on_iteration=None) -> dict\n\n"
      "depth in 0..MAX_DEPTH, time_ms finite >= 0, node_limit in 0..NODE_LIMIT_MAX\n"
      "(0: no limit of that kind, but one is needed); weights None or NWEIGHTS ints\n"
      "in -WEIGHT_MAX..WEIGHT_MAX; seed in 0..SEED_MAX; tt_log2 in\n"
      "TT_LOG2_MIN..TT_LOG2_MAX.  TypeError for a wrong type, ValueError for a\n"
-     "value out of range."},
+     "value out of range.  on_iteration (None or a callable) is called after each\n"
+     "finished iteration with (depth, score, nodes, seconds, seldepth, pv): a true\n"
+     "answer ends the search there, an exception ends it and propagates; a\n"
+     "search started from the callback raises RuntimeError."},
     {"evaluate", (PyCFunction)(void (*)(void))mod_evaluate, METH_VARARGS | METH_KEYWORDS,
      "evaluate(pos, weights=None) -> int: the static evaluation (side to move);\n"
      "weights as for search()"},

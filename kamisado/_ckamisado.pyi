@@ -5,8 +5,15 @@ Every entry point checks its arguments: a wrong type raises ``TypeError``
 int or a float; flags are ``bool``), a value out of range ``ValueError``
 saying what was expected and what was found, e.g. ``tt_log2 must be an
 integer in 10..28 (...), got 64``.  The ranges are the constants below.
+
+``search(on_iteration=f)`` calls ``f(depth, score, nodes, seconds, seldepth,
+pv)`` after each finished iteration (the ones listed in ``iterations``;
+``nodes`` and ``seconds`` count from the start, ``pv`` is move codes): a true
+answer ends the search there, an exception ends it and propagates, and a
+search started from inside ``f`` raises ``RuntimeError``.
 """
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 MATE: int
@@ -86,6 +93,7 @@ def search(
     seed: int = 0,
     tt_log2: int = 20,
     keep_tt: bool = False,
+    on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
 ) -> dict[str, Any]: ...
 def evaluate(pos: Position, weights: tuple[int, ...] | list[int] | None = None) -> int: ...
 def clear_tt() -> None: ...

@@ -354,6 +354,7 @@ def search(
     seed: int = 0,
     tt_log2: int = 20,
     keep_tt: bool = False,
+    on_iteration: _pysearch.OnIteration | None = None,
 ) -> dict[str, Any]:
     """Iterative deepening PVS, as the compiled ``search``: the same keys and values.
 
@@ -363,6 +364,10 @@ def search(
     in 0..SEED_MAX; ``tt_log2`` in TT_LOG2_MIN..TT_LOG2_MAX.  Answers
     ``depth``, ``score``, ``pv`` (codes), ``nodes``, ``seconds``,
     ``seldepth`` and ``iterations`` (``(depth, score, nodes, seconds)``).
+    ``on_iteration`` (None or a callable) is called after each finished
+    iteration with ``(depth, score, nodes, seconds, seldepth, pv)``: a true
+    answer ends the search there, an exception ends it and propagates; a
+    search started from the callback raises ``RuntimeError``.
 
     >>> r = search(Position(), depth=2)
     >>> r["depth"], len(r["iterations"])
@@ -376,11 +381,14 @@ def search(
     s = _int(seed, "seed", 0, SEED_MAX, "an integer in 0..2**64-1")
     log2 = _tt_log2(tt_log2, allow_zero=False)
     keep = _bool(keep_tt, "keep_tt")
+    if on_iteration is not None and not callable(on_iteration):
+        raise _type_error("on_iteration", "a callable or None", on_iteration)
     _in_progress(p)
     if d <= 0 and ms <= 0 and not nodes:
         raise ValueError("give a depth, a time or a node limit")
     return _pysearch.run(
-        p._p.copy(stack=False), p._hash, p._occ, d or MAX_DEPTH, ms, nodes, w, s, log2, keep
+        p._p.copy(stack=False), p._hash, p._occ, d or MAX_DEPTH, ms, nodes, w, s, log2, keep,
+        on_iteration,
     )
 
 

@@ -219,6 +219,13 @@ def evaluator(p: _core.Position, w: Sequence[int], seed: int) -> Callable[[int, 
 
 
 
+#: ``on_iteration(depth, score, nodes, seconds, seldepth, pv)``: true to stop.
+OnIteration = Callable[[int, int, int, float, int, list[int]], object]
+
+#: Whether a search is running (its table is in use): C's ``se_running``.
+_running = False
+
+
 def run(
     cp: _core.Position,
     h: int,
@@ -230,9 +237,34 @@ def run(
     seed: int,
     tt_log2: int,
     keep_tt: bool,
+    on_iteration: OnIteration | None = None,
 ) -> dict[str, Any]:
     """Iterative deepening from ``cp`` (a copy the search may use; key ``h``,
     occupancy ``occ``) with checked arguments: ``mod_search`` in C."""
+    global _running
+    if _running:
+        raise RuntimeError("search: a search is running (called from its on_iteration callback)")
+    _running = True
+    try:
+        return _run(cp, h, occ, max_depth, time_ms, node_limit, w, seed, tt_log2, keep_tt,
+                    on_iteration)
+    finally:
+        _running = False
+
+
+def _run(
+    cp: _core.Position,
+    h: int,
+    occ: int,
+    max_depth: int,
+    time_ms: float,
+    node_limit: int,
+    w: Sequence[int],
+    seed: int,
+    tt_log2: int,
+    keep_tt: bool,
+    on_iteration: OnIteration | None,
+) -> dict[str, Any]:
     global _tt, _tt_log2
     if _tt_log2 != tt_log2:
         _tt = {}
@@ -265,6 +297,10 @@ def run(
         done_pv = tree.pvs[0]
         done_sel = tree.seldepth
         iterations.append((d, v, lim.nodes, time.monotonic() - t0))
+        if on_iteration is not None and on_iteration(
+            d, v, lim.nodes, time.monotonic() - t0, done_sel, list(done_pv)
+        ):
+            break
         if lim.stop:
             break
         # a proven result within the horizon needs no deeper search, unless

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from kamisado import engine
 from kamisado.cli import Parser, _die, _take_kpn, int_between, positive_number
 from kamisado.core import KamisadoError, Position
+from kamisado.limits import Limit, Score
 from kamisado.players import LEVELS, player
 from kamisado.protocol import SEED_MAX
 
@@ -40,13 +41,12 @@ def _position(words: Sequence[str]) -> Position:
 def format_score(score: int) -> str:
     """A search score as people read it: ``+35``, ``win in 7`` or ``loss in 4``.
 
+    Sugar for ``Score.from_raw(score).describe()``.
+
     >>> format_score(35), format_score(engine.WIN_BASE + 256 - 7)
     ('+35', 'win in 7')
     """
-    kind, moves, _tier = engine.decode_score(score)
-    if kind == "eval":
-        return f"{score:+d}"
-    return f"{kind} in {moves}"
+    return Score.from_raw(score).describe()
 
 
 def _parser(name: str, description: str) -> Parser:
@@ -71,11 +71,12 @@ def main_analyse(argv: Sequence[str]) -> int:
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
-        r = engine.search(pos, depth=args.depth, time_ms=args.time, seed=args.seed)
+        limit = Limit(time=args.time / 1000, depth=args.depth)
+        r = engine.search(pos, limit=limit, seed=args.seed)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
     for it in r.iterations:
-        print(f"depth {it.depth} score {format_score(it.score)} nodes {it.nodes}"
+        print(f"depth {it.depth} score {it.value.describe()} nodes {it.nodes}"
               f" time {it.seconds * 1000:.0f}")
     print(f"pv {' '.join(str(m) for m in r.pv)}")
     print(f"best {r.best_move}")
@@ -94,7 +95,7 @@ def main_solve(argv: Sequence[str]) -> int:
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
-        r = engine.solve(pos, time_limit=args.time, pv=False)
+        r = engine.solve(pos, limit=Limit(time=args.time), pv=False)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
     if r.winner is None:
@@ -119,7 +120,7 @@ def main_best(argv: Sequence[str]) -> int:
         if args.level is not None:
             move = player(args.level, seed=args.seed).choose_move(pos)
         else:
-            r = engine.search(pos, time_ms=args.time, seed=args.seed)
+            r = engine.search(pos, limit=Limit(time=args.time / 1000), seed=args.seed)
             assert r.best_move is not None
             move = r.best_move
     except (KamisadoError, ValueError) as e:

@@ -36,6 +36,7 @@ from types import TracebackType
 from typing import IO, Any, TypeVar
 
 from kamisado.core import KamisadoError, MalformedError, Move, Position
+from kamisado.limits import SCORE_KINDS, Limit, Score
 from kamisado.match import FILLS, Match
 
 __all__ = [
@@ -74,69 +75,6 @@ class EngineTerminatedError(EngineError):
 
 class EngineTimeoutError(EngineError, TimeoutError):
     """The engine did not answer in time; it has been killed."""
-
-
-@dataclass(frozen=True)
-class Limit:
-    """How long an engine may think: ``time`` (seconds per move), ``depth``, ``nodes``.
-
-    With no limit at all the engine plays at its own level (plain ``go``).
-    ``infinite`` searches until stopped (only for :meth:`KeiEngine.play`
-    with ``stop_after``).
-
-    >>> Limit(time=0.2, depth=6).go_command()
-    'go movetime 200 depth 6'
-    >>> Limit().go_command()
-    'go'
-    """
-
-    time: float | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    infinite: bool = False
-
-    def __post_init__(self) -> None:
-        if self.time is not None and not self.time > 0:
-            raise ValueError(f"Limit.time must be positive, found {self.time}")
-        for name in ("depth", "nodes"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or value < 1):
-                raise ValueError(
-                    f"Limit.{name} must be a whole number from 1, found {value!r}"
-                )
-
-    def go_command(self) -> str:
-        """The ``go`` line for these limits."""
-        words = ["go"]
-        if self.time is not None:
-            words += ["movetime", str(max(1, round(self.time * 1000)))]
-        if self.depth is not None:
-            words += ["depth", str(self.depth)]
-        if self.nodes is not None:
-            words += ["nodes", str(self.nodes)]
-        if self.infinite:
-            words.append("infinite")
-        return " ".join(words)
-
-
-@dataclass(frozen=True)
-class Score:
-    """A score for the side to move: ``cp`` (an evaluation), ``win``/``loss`` in N moves.
-
-    >>> Score("win", 3).is_proven, str(Score("cp", -40))
-    (True, 'cp -40')
-    """
-
-    kind: str
-    value: int
-
-    @property
-    def is_proven(self) -> bool:
-        """Whether the engine proved the round's result."""
-        return self.kind in ("win", "loss")
-
-    def __str__(self) -> str:
-        return f"{self.kind} {self.value}"
 
 
 @dataclass
@@ -178,7 +116,7 @@ def parse_info(line: str) -> Info:
                 i += 2
             elif key == "score":
                 kind, value = words[i + 1], int(words[i + 2])
-                if kind not in ("cp", "win", "loss"):
+                if kind not in SCORE_KINDS:
                     raise ValueError(kind)
                 info.score = Score(kind, value)
                 i += 3

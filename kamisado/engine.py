@@ -30,21 +30,39 @@ most, then the points the round carries, then the shortest win.
 >>> s = search("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0", depth=6)
 >>> s.depth, s.best_move in Position("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0").legal_moves
 (6, True)
+
+Limits are a :class:`Limit` (``limit=``; the keyword arguments ``depth``,
+``time_ms``, ``nodes`` and ``time_limit``, ``node_limit``, ``max_depth`` say
+the same), scores read as a :class:`Score` (``SearchResult.value``), both
+from :mod:`kamisado.limits`, shared with KEI and the tools.
+``search(on_iteration=f)`` calls ``f`` with each finished :class:`Iteration`;
+a true answer ends the search there, an exception ends it and propagates.
+
+>>> r = search(Position(), limit=Limit(depth=3), on_iteration=lambda it: print(it.depth))
+1
+2
+3
+>>> r.value.kind
+'cp'
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import astuple, dataclass
 
 from kamisado._backend import BACKEND
 from kamisado._backend import impl as _c
 from kamisado.core import SIDE_NAMES, Move, Position
+from kamisado.limits import Limit, Score
 
 __all__ = [
     "BACKEND",
     "DEFAULT_WEIGHTS",
     "Iteration",
+    "Limit",
     "MoveValue",
+    "Score",
     "SearchResult",
     "SolveResult",
     "Weights",
@@ -211,12 +229,23 @@ class SolveResult:
 
 @dataclass(frozen=True)
 class Iteration:
-    """One completed iteration of :func:`search`."""
+    """One completed iteration of :func:`search` (``nodes`` and ``seconds`` from the start).
+
+    ``seldepth`` and ``pv`` (the search's line, as found) are given to the
+    ``on_iteration`` callback; :attr:`SearchResult.iterations` leaves them out.
+    """
 
     depth: int
     score: int
     nodes: int
     seconds: float
+    seldepth: int = 0
+    pv: tuple[Move, ...] = ()
+
+    @property
+    def value(self) -> Score:
+        """:attr:`score` as a :class:`Score`."""
+        return Score.from_raw(self.score)
 
 
 @dataclass(frozen=True)
@@ -241,6 +270,11 @@ class SearchResult:
     seconds: float
     seldepth: int
     iterations: tuple[Iteration, ...]
+
+    @property
+    def value(self) -> Score:
+        """:attr:`score` as a :class:`Score` (with its tier)."""
+        return Score.from_raw(self.score)
 
     @property
     def nodes_per_second(self) -> float:
@@ -304,6 +338,17 @@ def _move(code: int) -> Move:
     return Move(code & 63, code >> 6)
 
 
+def _unpack(
+    limit: object, names: str, given: tuple[object, ...]
+) -> tuple[float | None, int | None, int | None]:
+    """``(time, nodes, depth)`` of ``limit``, given instead of the keywords ``names``."""
+    if not isinstance(limit, Limit):
+        raise TypeError(f"limit must be a Limit or None, got {type(limit).__name__}")
+    if any(v is not None for v in given):
+        raise TypeError(f"give either limit or {names}, not both")
+    return limit.time, limit.nodes, limit.depth
+
+
 
 def solve(
     pos: PositionLike,
@@ -311,6 +356,8 @@ def solve(
     node_limit: int | None = None,
     max_depth: int | None = None,
     pv: bool = True,
+    *,
+    limit: Limit | None = None,
 ) -> SolveResult:
     """Prove who wins the round from ``pos`` with best play.
 
@@ -319,7 +366,8 @@ def solve(
     ``max_depth`` (1 to ``SOLVE_MAX_DEPTH``) looks only for results within
     that many moves.  ``None`` means no limit of that kind.  A wrong type
     raises ``TypeError``, a value out of range ``ValueError``.  For a match
-    position the answer is who wins the round.
+    position the answer is who wins the round.  ``limit`` says the same
+    as a :class:`Limit` (``time``, ``nodes``, ``depth``), instead of the three.
 
     >>> r = solve("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
     >>> r.winner is not None
@@ -327,6 +375,10 @@ def solve(
     >>> solve(Position(), node_limit=1000).winner is None
     True
     """
+    if limit is not None:
+        time_limit, node_limit, max_depth = _unpack(
+            limit, "time_limit, node_limit, max_depth", (time_limit, node_limit, max_depth)
+        )
     seconds = _duration("time_limit", time_limit, "seconds")
     nodes = _limit("node_limit", node_limit, NODE_LIMIT_MAX)
     depth = _limit("max_depth", max_depth, SOLVE_MAX_DEPTH)
@@ -368,11 +420,16 @@ def solve(
 
 
 def solve_moves(
-    pos: PositionLike, time_limit: float | None = None, node_limit: int | None = None
+    pos: PositionLike,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    *,
+    limit: Limit | None = None,
 ) -> list[MoveValue]:
     """Solve every legal move of ``pos``: who wins after it, and when.
 
-    Limits apply to each move (as for :func:`solve`).  Best moves first:
+    Limits apply to each move (as for :func:`solve`; ``limit`` takes no
+    ``depth`` here).  Best moves first:
     proven wins for the side to move (shortest first), unknown, then losses
     (longest first).
 
@@ -380,6 +437,12 @@ def solve_moves(
     >>> all(v.winner == 0 for v in vals)
     True
     """
+    if limit is not None:
+        time_limit, node_limit, depth = _unpack(
+            limit, "time_limit, node_limit", (time_limit, node_limit)
+        )
+        if depth is not None:
+            raise ValueError("solve_moves: a Limit without depth (it solves every move)")
     _duration("time_limit", time_limit, "seconds")
     _limit("node_limit", node_limit, NODE_LIMIT_MAX)
     p = _position(pos)
@@ -408,14 +471,14 @@ def solve_moves(
 def decode_score(
     score: int, pos: PositionLike | None = None
 ) -> tuple[str, int | None, int | None]:
-    """Read a search score: ``(kind, moves, tier)``.
+    """Read a search score: ``(kind, moves, tier)`` (sugar for :meth:`Score.from_raw`).
 
     ``kind`` is ``'win'``, ``'loss'`` (for the side to move) or ``'eval'``;
     ``moves`` the moves to the end of the round for a proven result; ``tier``
     15 when the round wins the match, else the points it carries.
 
-    Scores are relative to the position searched; ``pos`` is accepted for
-    callers that pass it and not needed.
+    Scores are relative to the position searched; ``pos`` is ignored (kept
+    for old callers).
 
     >>> decode_score(WIN_BASE + 256 * 15 - 3)
     ('win', 3, 15)
@@ -423,13 +486,8 @@ def decode_score(
     ('eval', None, None)
     """
     del pos
-    a = abs(score)
-    if a <= WIN_BASE:
-        return ("eval", None, None)
-    over = a - WIN_BASE
-    tier = (over + 255) // 256
-    ply = 256 * tier - over
-    return ("win" if score > 0 else "loss", ply, tier)
+    s = Score.from_raw(score)
+    return ("eval", None, None) if not s.is_proven else (s.kind, s.value, s.tier)
 
 
 def _checked_pv(
@@ -473,6 +531,9 @@ def search(
     nodes: int | None = None,
     seed: int = 0,
     weights: Weights | None = None,
+    *,
+    limit: Limit | None = None,
+    on_iteration: Callable[[Iteration], object] | None = None,
 ) -> SearchResult:
     """Iterative deepening PVS from ``pos``, limited by depth, time and nodes.
 
@@ -483,10 +544,27 @@ def search(
     weight); the result is the last completed iteration.  A wrong type
     raises ``TypeError``, a value out of range ``ValueError``.
 
+    ``limit`` says the same as a :class:`Limit` instead of the three
+    keywords (``time`` in seconds; ``infinite`` alone searches to
+    ``MAX_DEPTH``).  ``on_iteration`` is called with each finished
+    :class:`Iteration` (its ``seldepth`` and ``pv`` included): a true answer
+    ends the search there, an exception ends it and propagates.  A search
+    stops by itself once it proves a result that ends the match within its
+    depth.
+
     >>> r = search(Position(), depth=4)
     >>> r.depth, len(r.pv) >= 1, r.proven_win_in
     (4, True, None)
     """
+    if limit is not None:
+        seconds, nodes, depth = _unpack(limit, "depth, time_ms, nodes", (depth, time_ms, nodes))
+        time_ms = None if seconds is None else seconds * 1000.0
+        if limit.infinite and depth is None:
+            depth = MAX_DEPTH
+    if on_iteration is not None and not callable(on_iteration):
+        raise TypeError(
+            f"on_iteration must be a callable or None, got {type(on_iteration).__name__}"
+        )
     depth = _limit("depth", depth, MAX_DEPTH)
     time_ms = _duration("time_ms", time_ms, "milliseconds")
     nodes = _limit("nodes", nodes, NODE_LIMIT_MAX)
@@ -498,6 +576,13 @@ def search(
     if depth is None and time_ms is None and nodes is None:
         raise ValueError("give a depth, a time or a node limit")
     cp = _c.Position(p.kpn())
+    report = None
+    if on_iteration is not None:
+        callback = on_iteration
+
+        def report(d: int, s: int, n: int, t: float, sel: int, line: list[int]) -> object:
+            return callback(Iteration(d, s, n, t, sel, tuple(_move(c) for c in line)))
+
     r = _c.search(
         cp,
         depth=depth or 0,
@@ -505,6 +590,7 @@ def search(
         node_limit=nodes or 0,
         weights=w,
         seed=seed,
+        on_iteration=report,
     )
     score = int(r["score"])
     kind, dist, tier = decode_score(score)

@@ -41,6 +41,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kamisado.core import Move, Position
+from kamisado.limits import Limit
 from kamisado.match import FILLS, Match
 
 __all__ = ["LEVELS", "Player", "choose_fill_by_search", "player", "winning_replies"]
@@ -123,6 +124,8 @@ def _searcher(
     depth: int | None = None, nodes: int | None = None, noise: int = 0,
     solve_nodes: int | None = None,
 ) -> Callable[[Player, Position], Move]:
+    limit = Limit(depth=depth, nodes=nodes)
+
     def policy(pl: Player, pos: Position) -> Move:
         from kamisado import engine
 
@@ -130,12 +133,11 @@ def _searcher(
         if len(moves) == 1:
             return moves[0]
         if solve_nodes and _round_decides_match(pos):
-            r = engine.solve(pos, node_limit=solve_nodes, pv=False)
+            r = engine.solve(pos, limit=Limit(nodes=solve_nodes), pv=False)
             if r.winner == pos.turn and r.best_move is not None:
                 return r.best_move
         weights = engine.Weights(noise=noise) if noise else None
-        res = engine.search(pos, depth=depth, nodes=nodes, seed=pl._search_seed(),
-                            weights=weights)
+        res = engine.search(pos, limit=limit, seed=pl._search_seed(), weights=weights)
         assert res.best_move is not None
         return res.best_move
 
@@ -165,21 +167,21 @@ def _perfect(pl: Player, pos: Position) -> Move:
         return hit
     if _round_decides_match(pos):
         # the round decides the match: winning the round is all that counts
-        r = engine.solve(pos, node_limit=PERFECT_SOLVE_NODES, pv=False)
+        r = engine.solve(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES), pv=False)
         if r.winner == pos.turn and r.best_move is not None:
             return r.best_move
         if r.winner is not None:
-            values = engine.solve_moves(pos, node_limit=PERFECT_SOLVE_NODES // 4)
+            values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
             return _longest_resistance(pl, pos, values)
-        res = engine.search(pos, nodes=PERFECT_SEARCH_NODES, seed=pl._search_seed())
+        res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
         assert res.best_move is not None
         return res.best_move
     # a round of a match that goes on: the search weighs the points a round
     # carries; where it sees no forced win, the solver looks further for one
-    res = engine.search(pos, nodes=PERFECT_SEARCH_NODES, seed=pl._search_seed())
+    res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
     assert res.best_move is not None
     if res.proven_win_in is None:
-        r = engine.solve(pos, node_limit=PERFECT_MATCH_SOLVE_NODES, pv=False)
+        r = engine.solve(pos, limit=Limit(nodes=PERFECT_MATCH_SOLVE_NODES), pv=False)
         if r.winner == pos.turn and r.best_move is not None:
             return r.best_move
     return res.best_move
@@ -245,7 +247,8 @@ def choose_fill_by_search(match: Match, depth: int, rng: random.Random) -> str:
     scores = {}
     for fill in FILLS:
         start = match.next_round_start(fill)
-        scores[fill] = engine.search(start, depth=depth, seed=rng.randrange(1 << 30)).score
+        r = engine.search(start, limit=Limit(depth=depth), seed=rng.randrange(1 << 30))
+        scores[fill] = r.score
     best = min(scores.values())
     return rng.choice([f for f in FILLS if scores[f] == best])
 

@@ -26,6 +26,9 @@ an error: ``info string error: ...`` then ``bestmove none`` or
 ``fillchoice none``.  Unknown or malformed commands get an ``info string
 error: ...`` line and change nothing.
 
+Limits and scores are :class:`kamisado.limits.Limit` and
+:class:`kamisado.limits.Score`, as in :mod:`kamisado.client`; the search is
+the engine's own iterative deepening, which reports each finished depth.
 Programs drive engines through :mod:`kamisado.client`.
 """
 
@@ -46,6 +49,7 @@ from typing import IO, Any
 from kamisado import __version__ as _version
 from kamisado._backend import BACKEND
 from kamisado.core import KamisadoError, Move, Position
+from kamisado.limits import Limit, Score
 from kamisado.match import FILLS, Match
 from kamisado.players import LEVELS
 
@@ -56,6 +60,7 @@ __all__ = [
     "PROTOCOL",
     "START_KPN",
     "Engine",
+    "Limit",
     "Limits",
     "format_info",
     "main",
@@ -78,28 +83,28 @@ SEED_MAX = 2**31 - 1
 _GO_NUMBER_MAX = 2**63 - 1
 
 
-@dataclass
-class Limits:
-    """The limits of one ``go``; none at all means "play at your level"."""
+def Limits(
+    movetime: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+    infinite: bool = False,
+) -> Limit:
+    """The :class:`Limit` of ``go`` arguments, ``movetime`` in milliseconds.
 
-    movetime: int | None = None
-    depth: int | None = None
-    nodes: int | None = None
-    infinite: bool = False
+    None at all means "play at your level".
 
-    @property
-    def any(self) -> bool:
-        """Whether any limit (or ``infinite``) was given."""
-        return self.infinite or any(
-            v is not None for v in (self.movetime, self.depth, self.nodes)
-        )
+    >>> Limits(movetime=200, nodes=5) == Limit(time=0.2, nodes=5)
+    True
+    """
+    time = None if movetime is None else movetime / 1000
+    return Limit(time=time, depth=depth, nodes=nodes, infinite=infinite)
 
 
-def parse_go(words: Sequence[str]) -> Limits:
+def parse_go(words: Sequence[str]) -> Limit:
     """Read the arguments of ``go``.
 
     >>> parse_go(["movetime", "200", "depth", "6"])
-    Limits(movetime=200, depth=6, nodes=None, infinite=False)
+    Limit(time=0.2, depth=6, nodes=None, infinite=False)
     >>> parse_go(["depth", "x"])
     Traceback (most recent call last):
     ...
@@ -109,12 +114,12 @@ def parse_go(words: Sequence[str]) -> Limits:
     ...
     ValueError: go nodes: at most 9223372036854775807, found 99999999999999999999
     """
-    limits = Limits()
+    given: dict[str, Any] = {}
     i = 0
     while i < len(words):
         word = words[i]
         if word == "infinite":
-            limits.infinite = True
+            given["infinite"] = True
             i += 1
             continue
         if word not in ("movetime", "depth", "nodes"):
@@ -131,9 +136,9 @@ def parse_go(words: Sequence[str]) -> Limits:
         most = MAX_DEPTH if word == "depth" else _GO_NUMBER_MAX
         if len(digits) > len(str(most)) or int(digits) > most:
             raise ValueError(f"go {word}: at most {most}, found {digits}")
-        setattr(limits, word, int(digits))
+        given[word] = int(digits)
         i += 2
-    return limits
+    return Limits(**given)
 
 
 def position_seed(seed: int, pos: Position) -> int:
@@ -158,16 +163,22 @@ def position_seed(seed: int, pos: Position) -> int:
 def format_info(info: dict[str, Any]) -> str:
     """An ``info`` line from a dict of depth, seldepth, score, nodes, nps, time, pv.
 
+    The score is a :class:`Score` (a ``(kind, value)`` pair is read as one).
+
     >>> format_info({"depth": 2, "score": ("cp", 14), "nodes": 30, "pv": ["c1-c5"]})
     'info depth 2 score cp 14 nodes 30 pv c1-c5'
+    >>> format_info({"depth": 9, "score": Score("win", 3)})
+    'info depth 9 score win 3'
     """
     parts = ["info"]
     for key in ("depth", "seldepth"):
         if key in info:
             parts += [key, str(info[key])]
     if "score" in info:
-        kind, value = info["score"]
-        parts += ["score", kind, str(value)]
+        score = info["score"]
+        if not isinstance(score, Score):
+            score = Score(*score)
+        parts += ["score", str(score)]
     for key in ("nodes", "nps", "time"):
         if key in info:
             parts += [key, str(info[key])]
@@ -187,73 +198,47 @@ def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
         q.push(m)
     if q.outcome is not None:
         return pv
-    rest = solve(q, time_limit=0.1)
+    rest = solve(q, limit=Limit(time=0.1))
     return pv + list(rest.pv) if rest.winner is not None else pv
 
 
-def _search_job(conn: Connection, pos: Position, limits: Limits, seed: int) -> str | None:
-    """Iterative deepening, one depth per call, an ``info`` after each."""
-    from kamisado._backend import impl as _c
-    from kamisado.engine import decode_score
+def _search_job(conn: Connection, pos: Position, limits: Limit, seed: int) -> str | None:
+    """One search of the engine, an ``info`` after each depth it finishes.
+
+    The search stops by itself at the limits, or once it proves a result
+    that ends the match within its depth (the engine's one rule).
+    """
+    from kamisado.engine import Iteration, search
 
     start = time.monotonic()
-    cp = _c.Position(pos.kpn())
-    max_depth = limits.depth or MAX_DEPTH
+    time_s = None
+    if limits.movetime is not None:
+        time_s = max(limits.movetime - MOVE_OVERHEAD_MS, 1.0) / 1000
+    limit = Limit(time=time_s, depth=limits.depth or MAX_DEPTH, nodes=limits.nodes)
     best: str | None = None
-    nodes_total = 0
-    for depth in range(1, max_depth + 1):
-        elapsed_ms = (time.monotonic() - start) * 1000.0
-        time_ms = 0.0
-        if limits.movetime is not None:
-            time_ms = limits.movetime - MOVE_OVERHEAD_MS - elapsed_ms
-            if time_ms <= 0 and best is not None:
-                break
-            time_ms = max(time_ms, 1.0)
-        node_limit = 0
-        if limits.nodes is not None:
-            node_limit = limits.nodes - nodes_total
-            if node_limit <= 0 and best is not None:
-                break
-            node_limit = max(node_limit, 1)
-        r = _c.search(
-            cp,
-            depth=depth,
-            time_ms=time_ms,
-            node_limit=node_limit,
-            seed=seed,
-            keep_tt=depth > 1,
-        )
-        nodes_total += int(r["nodes"])
-        if int(r["depth"]) < depth and best is not None:
-            break  # a limit cut this depth short: the last one stands
-        moves = [Move(c & 63, c >> 6) for c in r["pv"]]
-        score = int(r["score"])
-        kind, dist, tier = decode_score(score, pos)
-        if kind != "eval" and dist is not None and len(moves) < dist:
+
+    def report(it: Iteration) -> None:
+        nonlocal best
+        moves = list(it.pv)
+        score = it.value
+        if score.is_proven and len(moves) < score.value:
             moves = _complete_pv(pos, moves)
         pv = [str(m) for m in moves]
         secs = time.monotonic() - start
         info: dict[str, Any] = {
-            "depth": int(r["depth"]),
-            "seldepth": int(r["seldepth"]),
-            "score": ("cp", score) if kind == "eval" else (kind, dist),
-            "nodes": nodes_total,
-            "nps": int(nodes_total / secs) if secs > 0 else 0,
+            "depth": it.depth,
+            "seldepth": it.seldepth,
+            "score": score,
+            "nodes": it.nodes,
+            "nps": int(it.nodes / secs) if secs > 0 else 0,
             "time": int(secs * 1000),
             "pv": pv,
         }
         conn.send(("info", format_info(info)))
         if pv:
             best = pv[0]
-        if int(r["depth"]) < depth:
-            break
-        if (
-            kind != "eval"
-            and dist is not None
-            and dist <= depth
-            and (tier == 15 or pos.target == 1)
-        ):
-            break  # proven: deeper searches cannot change it
+
+    search(pos, limit=limit, seed=seed, on_iteration=report)
     return best
 
 
@@ -568,7 +553,7 @@ class Engine:
         if best is None:  # nothing searched yet: a one-ply search is instant
             from kamisado.engine import search
 
-            res = search(self.match.position, depth=1)
+            res = search(self.match.position, limit=Limit(depth=1))
             best = str(res.best_move) if res.best_move else None
         self._finish(best)
 

@@ -305,3 +305,21 @@ def test_option_lines() -> None:
     assert check.check(True) == "true"
     with pytest.raises(ValueError, match="expected true or false"):
         check.check("maybe")
+
+
+def test_limit_and_score_are_the_engines_and_need_no_core() -> None:
+    import subprocess
+    import sys
+
+    from kamisado import engine, limits
+
+    assert Limit is limits.Limit is engine.Limit and Score is limits.Score is engine.Score
+    code = (
+        "import sys, kamisado.client; "
+        "print(sorted(m for m in sys.modules if m.startswith('kamisado._')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    assert parse_info("info depth 3 score win 5").score == limits.Score.from_raw(
+        limits.WIN_BASE + 256 * 15 - 5
+    )

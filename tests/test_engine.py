@@ -174,6 +174,75 @@ def test_limits() -> None:
     assert engine.solve(Position(), node_limit=1000).winner is None
 
 
+def test_a_limit_says_what_the_keywords_say() -> None:
+    from kamisado.limits import WIN_BASE, Limit, Score
+
+    pos = _random_positions(30, seed=8)[-1]
+    a = engine.search(pos, depth=4, seed=3)
+    b = engine.search(pos, limit=Limit(depth=4), seed=3)
+    assert (a.score, a.pv, a.nodes, a.iterations[-1].depth) == (
+        b.score, b.pv, b.nodes, b.iterations[-1].depth
+    )
+    assert engine.search(pos, limit=Limit(nodes=3000)).nodes == engine.search(
+        pos, nodes=3000
+    ).nodes
+    assert engine.search(pos, limit=Limit(time=0.05)).depth >= 1
+    won = "1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0"
+    s = engine.solve(won, limit=Limit(depth=30))
+    assert (s.winner, s.distance) == (
+        engine.solve(won, max_depth=30).winner, engine.solve(won, max_depth=30).distance
+    )
+    assert engine.solve(Position(), limit=Limit(nodes=1000)).winner is None
+    assert engine.solve_moves(won, limit=Limit(nodes=10**6)) == engine.solve_moves(
+        won, node_limit=10**6
+    )
+    with pytest.raises(TypeError, match="either limit or depth, time_ms, nodes"):
+        engine.search(pos, depth=2, limit=Limit(depth=2))
+    with pytest.raises(TypeError, match="either limit or time_limit"):
+        engine.solve(pos, node_limit=5, limit=Limit(nodes=5))
+    with pytest.raises(TypeError, match="limit must be a Limit or None, got int"):
+        engine.search(pos, limit=5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="depth must be an integer in 1..120"):
+        engine.search(pos, limit=Limit(depth=500))
+    with pytest.raises(ValueError, match="a Limit without depth"):
+        engine.solve_moves(won, limit=Limit(depth=3))
+    # one Score: the engine's integers, decode_score and the engine's constant agree
+    assert WIN_BASE == engine.WIN_BASE
+    assert a.value == Score.from_raw(a.score) and a.iterations[0].value.kind == "cp"
+    for raw in (0, -25, 20000, 20001, -20001, 20255, 20256, 20257, WIN_BASE + 256 * 15 - 9):
+        kind, moves, tier = engine.decode_score(raw)
+        sc = Score.from_raw(raw)
+        assert (kind == "eval") == (not sc.is_proven)
+        assert (moves, tier) == (sc.moves, sc.tier)
+        if sc.is_proven:
+            assert sc.kind == kind and sc.match_won == (tier == 15)
+
+
+def test_on_iteration_sees_each_finished_depth() -> None:
+    pos = Position()
+    seen: list[engine.Iteration] = []
+    r = engine.search(pos, depth=5, seed=4, on_iteration=seen.append)
+    assert [(i.depth, i.score, i.nodes) for i in seen] == [
+        (i.depth, i.score, i.nodes) for i in r.iterations
+    ]
+    assert seen[-1].pv == r.pv and seen[-1].seldepth == r.seldepth >= 5
+    assert all(i.pv and i.pv[0] in pos.legal_moves for i in seen)
+    # a true answer ends the search there; an exception ends it and propagates
+    r = engine.search(pos, depth=8, on_iteration=lambda it: it.depth == 2)
+    assert r.depth == 2
+
+    def fail(it: engine.Iteration) -> None:
+        raise LookupError(f"at depth {it.depth}")
+
+    with pytest.raises(LookupError, match="at depth 1"):
+        engine.search(pos, depth=4, on_iteration=fail)
+    with pytest.raises(TypeError, match="on_iteration must be a callable or None, got str"):
+        engine.search(pos, depth=2, on_iteration="print")  # type: ignore[arg-type]
+    # a proven result that ends the match within the depth ends the search
+    won = engine.search("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0", depth=60)
+    assert won.value.match_won and won.depth < 60
+
+
 # --- the solver against exhaustive search -------------------------------
 
 

@@ -336,3 +336,43 @@ def test_parse_go() -> None:
         parse_go(["ponder"])
     with pytest.raises(ValueError, match="expected a number after it"):
         parse_go(["movetime"])
+
+
+def test_go_reports_the_engines_own_iterations(engine: Pipe) -> None:
+    """One iterative deepening loop: the info lines are the search's iterations."""
+    from kamisado.engine import search
+    from kamisado.limits import Score
+    from kamisado.protocol import position_seed
+
+    pos = Position(STANDARD)
+    pos.push_move("c1-c5")
+    lines = engine.ask("position kpn " + STANDARD + " moves c1-c5", "go depth 6")
+    seen: list[tuple[int, int, str, str]] = []
+    r = search(
+        pos,
+        depth=6,
+        seed=position_seed(0, pos),
+        on_iteration=lambda it: seen.append(
+            (it.depth, it.nodes, str(it.value), " ".join(str(m) for m in it.pv))
+        ),
+    )
+    found = [
+        (
+            int(field(w, "depth")),
+            int(field(w, "nodes")),
+            f"{field(w, 'score')} {w[w.index('score') + 2]}",
+            " ".join(w[w.index("pv") + 1 :]),
+        )
+        for w in infos(lines)
+    ]
+    assert found == seen and bestmove(lines) == str(r.best_move)
+    assert str(Score("cp", -3)) == "cp -3"
+
+
+def test_limits_is_the_one_limit() -> None:
+    from kamisado.client import Limit as ClientLimit
+    from kamisado.limits import Limit
+
+    assert parse_go(["movetime", "250", "depth", "7"]) == Limit(time=0.25, depth=7)
+    assert Limits(movetime=250).movetime == 250 and Limit is ClientLimit
+    assert parse_go(["movetime", "250"]).go_command() == "go movetime 250"

@@ -335,6 +335,57 @@ def test_search_agrees_under_a_node_limit_and_with_a_kept_table() -> None:
         assert _search_answers(a) == _search_answers(b), depth
 
 
+def _iterations(module: Any, kpn: str, stop_at: int = 0, **kw: Any) -> tuple[object, ...]:
+    """What ``on_iteration`` saw (the time left out) and the search's answer."""
+    seen: list[tuple[object, ...]] = []
+
+    def record(d: int, v: int, n: int, t: float, sel: int, pv: list[int]) -> bool:
+        assert isinstance(t, float) and t >= 0
+        seen.append((d, v, n, sel, pv))
+        return d == stop_at
+
+    r = module.search(module.Position(kpn), on_iteration=record, **kw)
+    return tuple(seen), _search_answers(r)
+
+
+@needs_c
+@pytest.mark.parametrize("kpn", [START_KPN, *SUMO_KPNS, *SOLVABLE])
+def test_both_cores_report_the_same_iterations(kpn: str) -> None:
+    """``on_iteration``: the same depths, scores, nodes, seldepths and lines."""
+    for kw in ({"depth": 5}, {"depth": 6, "seed": 7}, {"node_limit": 4000, "seed": 2}):
+        a = _iterations(C, kpn, **kw)
+        b = _iterations(P, kpn, **kw)
+        assert a == b, (kpn, kw)
+        seen, answer = a
+        depth, score, pv, _nodes, _sel, its = answer  # type: ignore[misc]
+        # the iterations the answer lists, each with its seldepth and line
+        assert [x[:3] for x in seen] == [x[:3] for x in its]  # type: ignore[index]
+        assert seen[-1][0] == depth and seen[-1][1] == score and seen[-1][4] == pv  # type: ignore[index]
+    # a true answer stops the search after that iteration, in both cores alike
+    a = _iterations(C, kpn, stop_at=3, depth=8)
+    assert a == _iterations(P, kpn, stop_at=3, depth=8)
+    done = len(a[0])  # type: ignore[arg-type]
+    assert done <= 3 and a[1][0] == done  # type: ignore[index]
+    assert a[0] == _iterations(C, kpn, depth=8)[0][:done]  # type: ignore[index]
+
+
+@needs_c
+def test_on_iteration_errors_stop_both_cores_alike() -> None:
+    def boom(d: int, *_: object) -> None:
+        if d == 2:
+            raise KeyError("stop here")
+
+    for module in (C, P):
+        with pytest.raises(KeyError, match="stop here"):
+            module.search(module.Position(), depth=5, on_iteration=boom)
+        p = module.Position()
+        with pytest.raises(RuntimeError, match="on_iteration callback"):
+            module.search(
+                p, depth=2, on_iteration=lambda *_, m=module, q=p: m.search(q, depth=1)
+            )
+        assert module.search(p, depth=2)["depth"] == 2  # the next search runs
+
+
 def test_pure_search_plays_legal_lines_and_proves_soundly() -> None:
     for i, pos in enumerate(match_positions(60, seed=5) + rulebook_positions()):
         r = P.search(P.Position(pos.kpn()), depth=1 + i % 4, seed=i)
@@ -446,6 +497,7 @@ BAD_CALLS: list[tuple[str, Call]] = [
     ("search seed -1", lambda M, p: M.search(p, depth=2, seed=-1)),
     ("search tt 0", lambda M, p: M.search(p, depth=2, tt_log2=0)),
     ("search keep_tt str", lambda M, p: M.search(p, depth=2, keep_tt="yes")),
+    ("search on_iteration int", lambda M, p: M.search(p, depth=2, on_iteration=3)),
     ("evaluate weights float", lambda M, p: M.evaluate(p, [0.5] * 7)),
 ]
 

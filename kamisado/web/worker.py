@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kamisado.core import SIDE_LETTERS, Position
+from kamisado.limits import Limit
 from kamisado.match import FILL, Match
 
 __all__ = ["analyse", "computer_action", "replay_match", "solver_reply"]
@@ -49,17 +50,18 @@ def analyse(kpn: str, time_ms: float = 400.0) -> dict[str, Any]:
     "solved": {"winner": "b"|"g", "distance": n} | None}`` (``kind`` and
     ``moves`` for the side to move).
     """
-    from kamisado.engine import decode_score, search, solve
+    from kamisado.engine import search, solve
 
     pos = Position(kpn)
     side = SIDE_LETTERS[pos.turn]
     if pos.outcome is not None:
         return {"over": True, "side": side}
-    r = search(pos, time_ms=time_ms)
-    kind, moves, _tier = decode_score(r.score, pos)
+    limit = Limit(time=time_ms / 1000.0)
+    r = search(pos, limit=limit)
+    score = r.value
     solved = None
-    if pos.target == 1 or kind != "eval":
-        s = solve(pos, time_limit=time_ms / 1000.0)
+    if pos.target == 1 or score.is_proven:
+        s = solve(pos, limit=limit)
         if s.winner is not None:
             solved = {
                 "winner": SIDE_LETTERS[s.winner],
@@ -73,8 +75,8 @@ def analyse(kpn: str, time_ms: float = 400.0) -> dict[str, Any]:
         "pv": [str(m) for m in r.pv],
         "depth": r.depth,
         "score": r.score,
-        "kind": kind,
-        "moves": moves,
+        "kind": score.kind if score.is_proven else "eval",
+        "moves": score.moves,
         "solved": solved,
     }
 
@@ -92,9 +94,9 @@ def solver_reply(kpn: str, time_limit: float = 2.0) -> str:
     from kamisado.engine import search, solve
 
     pos = Position(kpn)
-    s = solve(pos, time_limit=time_limit)
+    s = solve(pos, limit=Limit(time=time_limit))
     if s.best_move is not None:
         return str(s.best_move)
-    r = search(pos, time_ms=300)
+    r = search(pos, limit=Limit(time=0.3))
     assert r.best_move is not None
     return str(r.best_move)
