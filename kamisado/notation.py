@@ -253,9 +253,9 @@ def read_entry(words: Sequence[str], start: int = 0, *, complete: bool = False) 
             move = Move.from_str(word)
         except MalformedError as exc:
             raise WordError(str(exc), start) from None
-        return Written("square", 1, move=move)
+        return _rest(words, start, Written("square", 1, move=move), complete)
     if _DEST_RE.fullmatch(word):
-        return Written("dest", 1, to=SQUARE_NAMES.index(word))
+        return _rest(words, start, Written("dest", 1, to=SQUARE_NAMES.index(word)), complete)
     m = _SHORT_RE.fullmatch(word)
     if m:
         way = _DIR_WORDS[m["dir"].lower()] if m["dir"] else None
@@ -340,9 +340,10 @@ def _rest(words: Sequence[str], start: int, written: Written, complete: bool) ->
         written = written._replace(direction="")
     end = start + written.words
     if not complete and end < len(words):
+        wanted = "at most 'tower direction distance square'" if written.form == "long" else "one move"
         raise WordError(
-            f"expected at most 'tower direction distance square', found extra"
-            f" {' '.join(words[end:])!r} in {' '.join(words[start:])!r}",
+            f"expected {wanted}, found extra {' '.join(words[end:])!r}"
+            f" in {' '.join(words[start:])!r}",
             end,
         )
     return written

@@ -108,3 +108,15 @@ def test_parse_entry() -> None:
 def test_short_form_distance_over_seven_is_malformed() -> None:
     with pytest.raises(MalformedError):
         parse_move(Position(), "rF9")
+
+
+@pytest.mark.parametrize("text", ["c1-c5 rF4", "c5 extra", "rF4 bF5", "Red Forward 4 Blue rF4"])
+def test_one_move_per_text(text: str) -> None:
+    with pytest.raises(MalformedError, match="extra"):
+        parse_move(Position(), text)
+
+
+@pytest.mark.parametrize("text", ["Red Forward \u00b2", "Red \u0663", "rF\uff14"])
+def test_distances_are_ascii_digits(text: str) -> None:
+    with pytest.raises(MalformedError):
+        parse_move(Position(), text)
