@@ -19,6 +19,9 @@ in the position sent raises :class:`EngineError` naming the move and the
 position; an engine that exits raises :class:`EngineTerminatedError`; one
 that does not answer in time raises :class:`EngineTimeoutError` (and is
 killed, since its answers can no longer be matched to the questions).
+
+:class:`Limit` and :class:`Score` are those of :mod:`kamisado.limits`, which
+the engine API, the KEI engine and the tools share.
 """
 
 from __future__ import annotations

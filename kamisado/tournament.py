@@ -43,9 +43,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from kamisado.client import EngineError, KeiEngine, Limit
+from kamisado.client import EngineError, KeiEngine
 from kamisado.core import SIDE_NAMES, KamisadoError
 from kamisado.elo import format_table
+from kamisado.limits import Limit
 from kamisado.match import Match
 from kamisado.players import LEVELS
 from kamisado.record import Record, load, write
