@@ -610,18 +610,23 @@ def test_a_failing_computer_is_reported_and_tried_again(
 
 def test_spinner_runs_only_while_the_computer_thinks() -> None:
     async def body() -> None:
-        # the computer (Black) thinks for at least 1 s (--delay)
-        app = app_for("--level", "beginner", "--colour", "gold", "--delay", "1")
+        # the computer (Black) thinks for at least 2 s (--delay)
+        app = app_for(
+            "--level", "beginner", "--colour", "gold", "--delay", "2", "--seed", "1"
+        )
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.3)
             assert app.thinking == "move" and app._spinner is not None
-            first = str(app.query_one("#status").render())
+
+            def status() -> str:
+                return str(app.query_one("#status").render())
+
+            first = status()
             assert first.startswith(("|", "/", "-", "\\")) and "thinking" in first
-            await pilot.pause(0.3)
-            assert str(app.query_one("#status").render()) != first  # it turns
+            await wait_for(pilot, lambda: status() != first, 1.5)  # it turns
             await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1)
             assert app.thinking is None and app._spinner is None
             await type_move(pilot, str(next(iter(app.match.position.legal_moves))))
+            assert app.thinking == "move" and app._spinner is not None
             await wait_for(
                 pilot,
                 lambda: len(app.match.position.move_stack) >= 3 and app.thinking is None,

@@ -102,7 +102,7 @@ class KamisadoApp(App[int]):
     match: var[Match] = var(Match, init=False, always_update=True)
     """The match played; a move or fill on it is announced with ``mutate_reactive``."""
     selected: var[int] = var(-1, init=False)
-    """Square of the tower the person picked (its destinations are marked), or -1."""
+    """Square of the tower picked or that must move (its destinations are marked), or -1."""
     thinking: var[str | None] = var(None, init=False)
     """What the computer is working on (``'move'``/``'fill'``), or ``None``."""
     plain: var[bool] = var(False, init=False)
@@ -246,7 +246,8 @@ class KamisadoApp(App[int]):
         pos = m.position
         self.board.position = pos
         self.board.last_move = pos.move_stack[-1] if pos.move_stack else None
-        self._show_marks()
+        self._auto_select()
+        self.watch_selected()  # the same square may have other destinations now
         score = (
             f"Round {len(m.rounds)} · Black {m.points[0]} – Gold {m.points[1]}"
             f" · {m.name}{'' if m.series else f' (to {m.target})'}"
@@ -256,11 +257,7 @@ class KamisadoApp(App[int]):
         self.query_one(MoveList).show(m)
 
     def watch_selected(self) -> None:
-        self._show_marks()
-
-    def _show_marks(self) -> None:
-        """Mark the picked tower (or the one that must move) and its destinations."""
-        self._auto_select()
+        """Mark the selected tower and its destinations on the board."""
         self.board.selected = self.selected
         self.board.destinations = self._destinations()
 
@@ -310,7 +307,7 @@ class KamisadoApp(App[int]):
         elif self._spinner is not None:
             self._spinner.stop()
             self._spinner = None
-        self._show_marks()
+        self._auto_select()
 
     def _tick(self) -> None:
         """Draw the spinner and the seconds spent in the status line."""
