@@ -27,8 +27,9 @@ from kamisado.core import (
     Move,
     Outcome,
     Position,
+    start_kpn,
 )
-from kamisado.match import FILLS, MATCH_NAMES, Match, Round
+from kamisado.match import FILLS, MATCH_NAMES, OVER, Match, Round
 from kamisado.notation import (
     Entry,
     WordError,
@@ -265,7 +266,7 @@ class _Reader:
         wanted = result_text(match)
         if value != wanted:
             col = line.text.index(":") + 3 if value else line.text.index(":") + 2
-            now = "unfinished" if match.state != "over" else "over"
+            now = "unfinished" if match.state != OVER else "over"
             raise _fail(
                 line.number,
                 col,
@@ -344,9 +345,7 @@ class _Reader:
                     "expected 'Round 1' (the first round has no fill), found"
                     f" {text!r}",
                 )
-            kpn = start_text or (
-                f"obupyrgn/8/8/8/8/8/8/NGRYPUBO b - {1 if series else target} 0 0"
-            )
+            kpn = start_text or start_kpn(1 if series else target)
             ln = start_line.number if start_line else head.number
             try:
                 pos = Position(kpn)
@@ -381,7 +380,7 @@ class _Reader:
                 f"round {number - 1} has not ended ({_wanted(match.position)} is"
                 f" next), found {text!r}",
             )
-        if match.state == "over":
+        if match.state == OVER:
             raise _fail(
                 head.number,
                 indent + 1,

@@ -148,7 +148,7 @@ def cmd_moves(args: argparse.Namespace) -> int:
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
-    from kamisado.match import Match
+    from kamisado.match import FILLS, Match
 
     try:
         args.kpn, tokens = _take_kpn(args.kpn)
@@ -159,7 +159,7 @@ def cmd_apply(args: argparse.Namespace) -> int:
         return _die(f"{args.kpn!r}: {e}")
     for token in args.tokens:
         try:
-            if token in ("left", "right"):
+            if token in FILLS:
                 match.choose_fill(token)
             else:
                 if "-" not in token:

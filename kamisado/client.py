@@ -40,7 +40,7 @@ from typing import IO, Any, TypeVar
 
 from kamisado.core import KamisadoError, MalformedError, Move, Position
 from kamisado.limits import SCORE_KINDS, Limit, Score
-from kamisado.match import FILLS, Match
+from kamisado.match import FILL, FILLS, PLAYING, Match
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -216,7 +216,7 @@ class PlayResult:
 def _position_command(game: Match | Position | str) -> tuple[str, Position]:
     """The ``position`` line for a match, position or KPN, and the position it sets."""
     if isinstance(game, Match):
-        if game.state != "playing":
+        if game.state != PLAYING:
             raise ValueError(
                 f"the match is not in a round in progress (state {game.state!r})"
             )
@@ -549,7 +549,7 @@ class KeiEngine:
 
     async def fill(self, match: Match, *, timeout: float | None = None) -> str:
         """Ask the winner of the round just ended: ``'left'`` or ``'right'``."""
-        if match.state != "fill":
+        if match.state != FILL:
             raise ValueError(
                 f"a fill is asked only after a round of an unfinished match ends (state {match.state!r})"
             )

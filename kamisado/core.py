@@ -36,6 +36,7 @@ __all__ = [
     "GREEN",
     "IllegalMoveError",
     "KamisadoError",
+    "LEFT_STEP",
     "LegalMoves",
     "MalformedError",
     "Move",
@@ -89,15 +90,18 @@ TARGETS = (1, 3, 7, 15)
 START_KPN = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
 
 
-def start_kpn(target: int = 1) -> str:
-    """The KPN of a match's start: Black to move, points to win ``target``.
+def start_kpn(target: int = 1, turn: int = 0) -> str:
+    """The KPN of a match's start: points to win ``target``, ``turn`` to move
+    (Black, 0, unless a series gives Gold the first move).
 
     >>> start_kpn() == START_KPN
     True
     >>> start_kpn(3)
     'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0'
+    >>> start_kpn(1, GOLD)
+    'obupyrgn/8/8/8/8/8/8/NGRYPUBO g - 1 0 0'
     """
-    return f"{START_KPN[:-6]} {target} 0 0"
+    return f"{START_KPN[:-10]} {SIDE_LETTERS[turn]} - {target} 0 0"
 
 
 class Reason(StrEnum):
@@ -147,7 +151,9 @@ GOAL_RANK = (7, 0)
 FORWARD, LEFT, RIGHT = 0, 1, 2
 DIRECTION_NAMES = ("Forward", "Left", "Right")
 _DR = (1, -1)  # forward rank step by side
-_LEFT_DF = (-1, 1)  # a side's own left, as a file step
+#: A side's own left, as a file step (Black faces rank 8: its left is file a).
+LEFT_STEP = (-1, 1)
+_LEFT_DF = LEFT_STEP
 
 
 def _ray(sq: int, dr: int, df: int) -> tuple[int, ...]:

@@ -39,6 +39,7 @@ from kamisado.core import (
     Move,
     Outcome,
     Position,
+    start_kpn,
 )
 
 __all__ = [
@@ -163,7 +164,7 @@ class Match:
         self.target = target
         self.series = series
         if start is None:
-            pos = Position(f"obupyrgn/8/8/8/8/8/8/NGRYPUBO b - {1 if series else target} 0 0")
+            pos = Position(start_kpn(1 if series else target))
         elif isinstance(start, str):
             pos = Position(start)
         else:
@@ -247,7 +248,7 @@ class Match:
                 return
             # next round: standard start, the first move alternates
             first = GOLD if len(self.rounds) % 2 else BLACK
-            pos = Position(f"obupyrgn/8/8/8/8/8/8/NGRYPUBO {SIDE_LETTERS[first]} - 1 0 0")
+            pos = Position(start_kpn(1, first))
             self.position = pos
             self.rounds.append(Round(pos.copy(stack=False)))
             self.state = PLAYING

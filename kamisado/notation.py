@@ -30,10 +30,10 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from kamisado.core import (
-    _LEFT_DF,
     COLOUR_LETTERS,
     COLOUR_NAMES,
     FORWARD,
+    LEFT_STEP,
     RAYS,
     SIDE_NAMES,
     SQUARE_COLOUR,
@@ -125,7 +125,7 @@ def move_direction(side: int, move: Move) -> tuple[str, int]:
     df = (to & 7) - (frm & 7)
     if df == 0:
         return "Forward", dist
-    if (df > 0) == (_LEFT_DF[side] > 0):
+    if (df > 0) == (LEFT_STEP[side] > 0):
         return "Left", dist
     return "Right", dist
 
@@ -160,9 +160,9 @@ def move_entries(pos: Position, move: Move) -> list[Entry]:
 
 def _furthest_pushed(pos: Position, frm: int, side: int) -> int:
     """Square of the furthest tower pushed by the push just made from ``frm``."""
-    code, k = pos._stack[-1][0], pos._stack[-1][1]
-    assert code & 63 == frm and k > 0
-    return RAYS[side][FORWARD][frm][k]
+    undo = pos.peek()
+    assert undo.code & 63 == frm and undo.pushed > 0
+    return RAYS[side][FORWARD][frm][undo.pushed]
 
 
 def entries_after_load(pos: Position) -> list[Entry]:

@@ -48,9 +48,9 @@ from typing import IO, Any
 
 from kamisado import __version__ as _version
 from kamisado._backend import BACKEND
-from kamisado.core import KamisadoError, Move, Position
+from kamisado.core import START_KPN, KamisadoError, Move, Position
 from kamisado.limits import Limit, Score
-from kamisado.match import FILLS, Match
+from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.players import LEVELS
 
 __all__ = [
@@ -74,8 +74,6 @@ AUTHOR = "the kamisado project"
 DEFAULT_LEVEL = "club"
 #: The deepest iteration the search is asked for.
 MAX_DEPTH = 100
-#: The start of a single round (``position startpos``).
-START_KPN = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
 #: Milliseconds kept back from ``movetime`` for the answer to travel.
 MOVE_OVERHEAD_MS = 10.0
 SEED_MAX = 2**31 - 1
@@ -503,10 +501,10 @@ class Engine:
             self.write("bestmove none")
             return
         match = self.match
-        if match.state != "playing":
+        if match.state != PLAYING:
             what = (
                 "the match is over"
-                if match.state == "over"
+                if match.state == OVER
                 else "the round is over (ask fill)"
             )
             self.error(f"go: {what}")
@@ -525,7 +523,7 @@ class Engine:
             self.error(f"fill: takes no arguments, found {' '.join(args)!r}")
             self.write("fillchoice none")
             return
-        if self.match.state != "fill":
+        if self.match.state != FILL:
             self.error("fill: no round of an unfinished match has just ended")
             self.write("fillchoice none")
             return

@@ -51,7 +51,7 @@ from kamisado.core import (
     Outcome,
     Position,
 )
-from kamisado.match import Match, Round
+from kamisado.match import OVER, Match, Round
 from kamisado.notation import (
     Entry,
     entries_after_load,
@@ -333,7 +333,7 @@ def winner_text(outcome: Outcome, points: int, score: list[int]) -> str:
 
 def result_text(match: Match) -> str:
     """The text of the ``Result:`` line: ``Black 3, Gold 1`` or ``unfinished``."""
-    if match.state == "over":
+    if match.state == OVER:
         return _score(match.points)
     return "unfinished"
 

@@ -47,7 +47,7 @@ from kamisado.client import EngineError, KeiEngine
 from kamisado.core import SIDE_NAMES, KamisadoError
 from kamisado.elo import format_table
 from kamisado.limits import Limit
-from kamisado.match import Match
+from kamisado.match import FILL, OVER, Match
 from kamisado.players import LEVELS
 from kamisado.record import Record, load, write
 
@@ -287,7 +287,7 @@ def result_of_record(game: Game, rec: Record) -> GameResult:
     m = rec.match
     moves = sum(len(r.moves) for r in m.rounds)
     forfeit = rec.headers.get("Forfeit")
-    if m.state == "over" and m.winner is not None:
+    if m.state == OVER and m.winner is not None:
         score = 1.0 if m.winner == 0 else 0.0
     elif forfeit and forfeit.split(":", 1)[0] in SIDE_NAMES:
         score = 0.0 if forfeit.startswith(SIDE_NAMES[0]) else 1.0
@@ -422,8 +422,8 @@ class Tournament:
                 (1, game.gold, 2 * game.seed + 1),
             ):
                 engines[side] = await self._start(name, seed % (SEED_MAX + 1))
-            while match.state != "over":
-                if match.state == "fill":
+            while match.state != OVER:
+                if match.state == FILL:
                     side = match.current_winner()
                     engine = engines[side]
                     assert engine is not None

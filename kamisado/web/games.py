@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kamisado.core import SIDE_LETTERS, KamisadoError, Move
-from kamisado.match import FILL, PLAYING, Match
+from kamisado.match import FILL, FILLS, PLAYING, Match
 from kamisado.notation import entries_after_load, move_entries
 from kamisado.record import Record
 from kamisado.web import worker
@@ -148,7 +148,7 @@ class Game:
         """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
         match = self.match
         rounds_before = len(match.rounds)
-        if token in ("left", "right"):
+        if token in FILLS:
             side = match.current_winner()
             match.choose_fill(token)
             self.last = {"kind": "fill", "side": SIDE_LETTERS[side], "fill": token}

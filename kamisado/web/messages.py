@@ -27,7 +27,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, TypedDict
 
-from kamisado.core import COLOUR_NAMES, SIDE_LETTERS, SQUARE_NAMES, Move, Outcome, Position
+from kamisado.core import (
+    COLOUR_NAMES,
+    SIDE_LETTERS,
+    SQUARE_NAMES,
+    TARGETS,
+    Move,
+    Outcome,
+    Position,
+)
+from kamisado.match import FILLS
 from kamisado.notation import Entry
 from kamisado.players import LEVELS
 
@@ -175,7 +184,7 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
     if series:
         if not 1 <= target <= 99:
             raise ProtocolError(f"{what}: expected a series of 1 to 99 rounds, found {target}")
-    elif target not in (1, 3, 7, 15):
+    elif target not in TARGETS:
         raise ProtocolError(f"{what}: expected target 1, 3, 7 or 15, found {target}")
     online = _get(obj, "online", bool, what, False)
     if online and "human" not in (black, gold):
@@ -228,7 +237,7 @@ def parse(frame: str | bytes) -> Message:
         return MoveMsg(move, _seq(obj, kind))
     if kind == "fill":
         direction = _get(obj, "direction", str, kind)
-        if direction not in ("left", "right"):
+        if direction not in FILLS:
             raise ProtocolError(f"fill: expected direction 'left' or 'right', found {direction!r}")
         return FillMsg(direction, _seq(obj, kind))
     if kind == "ping":

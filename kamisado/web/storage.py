@@ -41,7 +41,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from kamisado.core import START_KPN
+from kamisado.core import START_KPN, start_kpn
+from kamisado.match import PLAYING
 
 __all__ = [
     "GameRow",
@@ -132,7 +133,7 @@ class GameRow:
     online: bool = False
     seed: int = 0
     delay: float = 0.0
-    state: str = "playing"
+    state: str = PLAYING
     black_points: int = 0
     gold_points: int = 0
     actions: int = 0
@@ -145,7 +146,7 @@ class GameRow:
         row = cls(id, **fields)
         if "start_kpn" not in fields:
             target = 1 if row.series else row.target
-            row.start_kpn = f"obupyrgn/8/8/8/8/8/8/NGRYPUBO b - {target} 0 0"
+            row.start_kpn = start_kpn(target)
         return row
 
 
