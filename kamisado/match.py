@@ -311,6 +311,31 @@ class Match:
         else:
             self.push_move(token)
 
+    def key(self) -> tuple[object, ...]:
+        """What makes this match what it is: two matches with equal keys are
+        of the same type, in the same state, with the same rounds (starts,
+        passes on loading, fills, moves, outcomes) and the same position.
+
+        >>> a, b = Match(3), Match(3)
+        >>> _ = a.push_move("c1-c5")
+        >>> a.key() == b.key(), (b.push_move("c1-c5"), a.key() == b.key())[1]
+        (False, True)
+        """
+        rounds = tuple(
+            (r.start.kpn(), r.start.initial_passes, r.fill, tuple(r.moves), r.outcome)
+            for r in self.rounds
+        )
+        return (
+            self.target,
+            self.series,
+            self.state,
+            self.winner,
+            tuple(self.points),
+            self.position,
+            tuple(self.position.move_stack),
+            rounds,
+        )
+
     def summary(self) -> str:
         """One line: the live KPN, ``round ...`` or ``match ...`` (the CLI's output).
 

@@ -138,26 +138,10 @@ class Record:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Record):
             return NotImplemented
-        return list(self.headers.items()) == list(other.headers.items()) and _match_key(
-            self.match
-        ) == _match_key(other.match)
-
-
-def _match_key(m: Match) -> tuple[object, ...]:
-    rounds = tuple(
-        (start_kpn(r), r.start.kpn(), r.fill, tuple(r.moves), r.outcome)
-        for r in m.rounds
-    )
-    return (
-        m.target,
-        m.series,
-        m.state,
-        m.winner,
-        tuple(m.points),
-        m.position,
-        tuple(m.position.move_stack),
-        rounds,
-    )
+        return (
+            list(self.headers.items()) == list(other.headers.items())
+            and self.match.key() == other.match.key()
+        )
 
 
 def _check_headers(headers: dict[str, str]) -> None:

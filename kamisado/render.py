@@ -10,6 +10,7 @@ from __future__ import annotations
 from kamisado.core import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
+    GOAL,
     SIDE_NAMES,
     SQUARE_COLOUR,
     Position,
@@ -49,7 +50,7 @@ def describe(pos: Position) -> str:
     score = f"{names[pos.target]}, Black {pos.points[0]}, Gold {pos.points[1]}."
     o = pos.outcome
     if o is not None:
-        how = "reached the home row" if o.reason == "goal" else "won by deadlock"
+        how = "reached the home row" if o.reason == GOAL else "won by deadlock"
         return (
             f"Round over: {SIDE_NAMES[o.winner]}'s {COLOUR_NAMES[o.colour]} tower"
             f" {how} (+{o.points}). {score}"
