@@ -42,7 +42,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from kamisado.core import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
-from kamisado.match import FILLS, MATCH_NAMES, Match
+from kamisado.match import FILLS, Match
 from kamisado.notation import move_entries
 from kamisado.players import LEVELS, Player
 from kamisado.record import Record, load, save
@@ -50,12 +50,15 @@ from kamisado.tui import Options, think_fill, think_move
 from kamisado.tui.board import BoardView
 from kamisado.tui.computer import THINK_TIMEOUT, THREAD_LEVELS, Thinker
 from kamisado.tui.moves import MoveList
-from kamisado.tui.screens import (
-    FillScreen,
-    HelpScreen,
-    ResultScreen,
+from kamisado.tui.screens import FillScreen, HelpScreen, ResultScreen
+from kamisado.tui.words import (
+    move_news,
+    result_text,
     round_over_text,
+    score_text,
     side_word,
+    title_text,
+    turn_text,
 )
 
 __all__ = [
@@ -166,7 +169,7 @@ class KamisadoApp(App[int]):
 
     def on_mount(self) -> None:
         self._fit(self.size.width)
-        self.sub_title = self._title()
+        self.sub_title = title_text(self.match, self.players)
         pos = self.match.position
         start = pos.tower_square[pos.mover()] if pos.mover() >= 0 else -1
         if start < 0:
@@ -198,23 +201,6 @@ class KamisadoApp(App[int]):
     def _pool(self) -> Pool | None:
         """The computer's process, while it runs."""
         return self._thinker.pool
-
-    def _title(self) -> str:
-        m = self.match
-        if m.series or m.target == 1:
-            what = m.name  # 'Series to 3', 'Single Round'
-        else:
-            what = f"{MATCH_NAMES[m.target]} match, {m.target} points to win"
-        names = [self._player_name(side) for side in (0, 1)]
-        return f"{what} · Black: {names[0]} · Gold: {names[1]}"
-
-    def _player_name(self, side: int) -> str:
-        pl = self.players[side]
-        return (
-            "you"
-            if pl is None and any(self.players)
-            else ("person" if pl is None else f"computer ({pl.level})")
-        )
 
     # -- drawing ----------------------------------------------------------------
 
@@ -248,12 +234,8 @@ class KamisadoApp(App[int]):
         self.board.last_move = pos.move_stack[-1] if pos.move_stack else None
         self._auto_select()
         self.watch_selected()  # the same square may have other destinations now
-        score = (
-            f"Round {len(m.rounds)} · Black {m.points[0]} – Gold {m.points[1]}"
-            f" · {m.name}{'' if m.series else f' (to {m.target})'}"
-        )
-        self.query_one("#score", Static).update(score)
-        self.query_one("#turn", Static).update(self._turn_text())
+        self.query_one("#score", Static).update(score_text(m))
+        self.query_one("#turn", Static).update(turn_text(m, self.players))
         self.query_one(MoveList).show(m)
 
     def watch_selected(self) -> None:
@@ -267,26 +249,6 @@ class KamisadoApp(App[int]):
 
     def watch_flipped(self, flipped: bool) -> None:
         self.board.flipped = flipped
-
-    def _turn_text(self) -> str:
-        m = self.match
-        pos = m.position
-        if m.state == "over":
-            assert m.winner is not None
-            return f"The match is over: {side_word(m.winner)} wins."
-        if m.state == "fill":
-            return f"Round over: {side_word(m.current_winner())} chooses the fill."
-        side = side_word(pos.turn)
-        who = (
-            side
-            if not any(self.players)
-            else (f"Your move ({side})" if self._human(pos.turn) else f"{side} (computer)")
-        )
-        if pos.must_move < 0:
-            what = "any tower (first move of the round): pick a tower, then its destination"
-        else:
-            what = f"the {COLOUR_NAMES[pos.must_move]} tower must move"
-        return f"{who} to move: {what}." if who == side else f"{who}: {what}."
 
     def status(self, text: str, kind: str = "") -> None:
         """Show a message in the status line (``kind``: ``''``, ``'error'``, ``'news'``)."""
@@ -405,7 +367,9 @@ class KamisadoApp(App[int]):
         if message.board.id != "board":
             return
         if self.match.state == "over":
-            self.push_screen(ResultScreen(self._result_text()), self._after_result)
+            self.push_screen(
+                ResultScreen(result_text(self.match, self.players)), self._after_result
+            )
             return
         why = self._refuse()
         if why:
@@ -473,18 +437,7 @@ class KamisadoApp(App[int]):
         rounds_before = len(m.rounds)
         m.push_move(move)
         self.selected = -1
-        news = [f"{side_word(entries[0].side)}: {entries[0].long()} ({move})."]
-        for e in entries[1:]:
-            if e.is_back:
-                news.append(
-                    f"Sumo push: {side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is"
-                    f" pushed back; {side_word(e.side ^ 1)} moves again."
-                )
-            else:
-                news.append(
-                    f"{side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is blocked on a"
-                    f" {COLOUR_NAMES[e.finish]} square: {side_word(e.side)} passes."
-                )
+        news = move_news(entries, move)
         passed = any(e.is_pass for e in entries)
         ended = m.state != "playing" or len(m.rounds) != rounds_before
         if ended:
@@ -506,7 +459,9 @@ class KamisadoApp(App[int]):
         if self.thinking:
             return
         if m.state == "over":
-            self.push_screen(ResultScreen(self._result_text()), self._after_result)
+            self.push_screen(
+                ResultScreen(result_text(self.match, self.players)), self._after_result
+            )
             return
         if m.state == "fill":
             winner = m.current_winner()
@@ -543,27 +498,6 @@ class KamisadoApp(App[int]):
         self.board.cursor = next((mv.from_square for mv in pos.legal_moves), 0)
         self.mutate_reactive(KamisadoApp.match)
         self._advance()
-
-    def _result_text(self) -> str:
-        m = self.match
-        assert m.winner is not None
-        if m.series:
-            what = f"series (first to {m.target} rounds)"
-        elif m.target == 1:
-            what = "Single Round"
-        else:
-            what = f"{MATCH_NAMES[m.target]} match"
-        lines = [
-            f"{side_word(m.winner)} wins the {what}: Black {m.points[0]}, Gold {m.points[1]}.",
-            "",
-        ]
-        lines += [
-            round_over_text(m, i + 1) for i in range(len(m.rounds)) if m.rounds[i].outcome
-        ]
-        if any(self.players):
-            human = 0 if self.players[0] is None else 1
-            lines += ["", "You win!" if m.winner == human else "The computer wins."]
-        return "\n".join(lines)
 
     def _after_result(self, what: str | None) -> None:
         if what == "quit":

@@ -2,12 +2,6 @@
 
 Each is a modal screen that returns what the person chose; the app decides
 what follows.  Their styles are in ``app.tcss``.
-
->>> from kamisado.match import Match
->>> m = Match(3, start="2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
->>> _ = m.push_move("f6-a1")
->>> round_over_text(m, 1)
-"Round 1: Gold's purple tower reached the home row, Gold +1 point."
 """
 
 from __future__ import annotations
@@ -21,23 +15,11 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from kamisado.core import COLOUR_NAMES, SIDE_NAMES
 from kamisado.match import FILLS, Match
 from kamisado.tui.board import BoardView
+from kamisado.tui.words import round_over_text, side_word
 
-__all__ = [
-    "HELP",
-    "FillScreen",
-    "HelpScreen",
-    "ResultScreen",
-    "round_over_text",
-    "side_word",
-]
-
-
-def side_word(side: int) -> str:
-    """``'Black'`` or ``'Gold'``."""
-    return SIDE_NAMES[side]
+__all__ = ["HELP", "FillScreen", "HelpScreen", "ResultScreen"]
 
 
 class FillScreen(ModalScreen[str]):
@@ -172,24 +154,3 @@ class HelpScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
-
-
-def round_over_text(match: Match, number: int) -> str:
-    """How round ``number`` ended, in one line.
-
-    ``Round 1: Gold's purple tower reached the home row, Gold +1 point.``
-    """
-    rnd = match.rounds[number - 1]
-    o = rnd.outcome
-    assert o is not None
-    side = side_word(o.winner)
-    if o.reason == "goal":
-        how = f"{side}'s {COLOUR_NAMES[o.colour]} tower reached the home row"
-    else:
-        how = (
-            f"deadlock: {side_word(o.winner ^ 1)}'s move blocked every tower and loses;"
-            f" the ring goes on {side}'s {COLOUR_NAMES[o.colour]} tower"
-        )
-    gained = 1 if match.series else o.points
-    unit = "point" if gained == 1 else "points"
-    return f"Round {number}: {how}, {side} +{gained} {unit}."

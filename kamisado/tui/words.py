@@ -1,0 +1,164 @@
+"""What ``kamisado play`` says: titles, whose turn, news of a move, results.
+
+Pure functions of a match and its players (``players[side]`` is ``None`` for
+a person, else the computer :class:`~kamisado.players.Player`), so the app
+and its screens only show them.
+
+>>> from kamisado.match import Match
+>>> from kamisado.players import Player
+>>> m, players = Match(3), (None, Player("casual", 1))
+>>> title_text(m, players)
+'Standard match, 3 points to win · Black: you · Gold: computer (casual)'
+>>> turn_text(m, players)
+'Your move (Black): any tower (first move of the round): pick a tower, then its destination.'
+>>> score_text(m)
+'Round 1 · Black 0 – Gold 0 · Standard (to 3)'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kamisado.core import COLOUR_NAMES, SIDE_NAMES, Move
+from kamisado.match import MATCH_NAMES, Match
+from kamisado.notation import Entry
+from kamisado.players import Player
+
+__all__ = [
+    "move_news",
+    "player_name",
+    "result_text",
+    "round_over_text",
+    "score_text",
+    "side_word",
+    "title_text",
+    "turn_text",
+]
+
+Players = Sequence[Player | None]
+
+
+def side_word(side: int) -> str:
+    """``'Black'`` or ``'Gold'``."""
+    return SIDE_NAMES[side]
+
+
+def player_name(players: Players, side: int) -> str:
+    """``'you'`` (against the computer), ``'person'`` (hotseat) or ``'computer (level)'``."""
+    pl = players[side]
+    if pl is not None:
+        return f"computer ({pl.level})"
+    return "you" if any(players) else "person"
+
+
+def title_text(match: Match, players: Players) -> str:
+    """The app's subtitle: the kind of match and who plays which side."""
+    if match.series or match.target == 1:
+        what = match.name  # 'Series to 3', 'Single Round'
+    else:
+        what = f"{MATCH_NAMES[match.target]} match, {match.target} points to win"
+    names = [player_name(players, side) for side in (0, 1)]
+    return f"{what} · Black: {names[0]} · Gold: {names[1]}"
+
+
+def score_text(match: Match) -> str:
+    """The round, the score and the match type."""
+    m = match
+    return (
+        f"Round {len(m.rounds)} · Black {m.points[0]} – Gold {m.points[1]}"
+        f" · {m.name}{'' if m.series else f' (to {m.target})'}"
+    )
+
+
+def turn_text(match: Match, players: Players) -> str:
+    """Whose turn it is and which tower must move (or what the match waits for)."""
+    m = match
+    pos = m.position
+    if m.state == "over":
+        assert m.winner is not None
+        return f"The match is over: {side_word(m.winner)} wins."
+    if m.state == "fill":
+        return f"Round over: {side_word(m.current_winner())} chooses the fill."
+    side = side_word(pos.turn)
+    if not any(players):
+        who = side
+    elif players[pos.turn] is None:
+        who = f"Your move ({side})"
+    else:
+        who = f"{side} (computer)"
+    if pos.must_move < 0:
+        what = "any tower (first move of the round): pick a tower, then its destination"
+    else:
+        what = f"the {COLOUR_NAMES[pos.must_move]} tower must move"
+    return f"{who} to move: {what}." if who == side else f"{who}: {what}."
+
+
+def round_over_text(match: Match, number: int) -> str:
+    """How round ``number`` ended, in one line.
+
+    >>> m = Match(3, start="2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
+    >>> _ = m.push_move("f6-a1")
+    >>> round_over_text(m, 1)
+    "Round 1: Gold's purple tower reached the home row, Gold +1 point."
+    """
+    rnd = match.rounds[number - 1]
+    o = rnd.outcome
+    assert o is not None
+    side = side_word(o.winner)
+    if o.reason == "goal":
+        how = f"{side}'s {COLOUR_NAMES[o.colour]} tower reached the home row"
+    else:
+        how = (
+            f"deadlock: {side_word(o.winner ^ 1)}'s move blocked every tower and loses;"
+            f" the ring goes on {side}'s {COLOUR_NAMES[o.colour]} tower"
+        )
+    gained = 1 if match.series else o.points
+    unit = "point" if gained == 1 else "points"
+    return f"Round {number}: {how}, {side} +{gained} {unit}."
+
+
+def move_news(entries: list[Entry], move: Move) -> list[str]:
+    """The move in words, then each push and pass the rules made after it.
+
+    >>> from kamisado.core import Position
+    >>> from kamisado.notation import move_entries
+    >>> move = Position().parse_move("c1-c5")
+    >>> move_news(move_entries(Position(), move), move)
+    ['Black: Red Forward 4 Blue (c1-c5).']
+    """
+    news = [f"{side_word(entries[0].side)}: {entries[0].long()} ({move})."]
+    for e in entries[1:]:
+        if e.is_back:
+            news.append(
+                f"Sumo push: {side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is"
+                f" pushed back; {side_word(e.side ^ 1)} moves again."
+            )
+        else:
+            news.append(
+                f"{side_word(e.side)}'s {COLOUR_NAMES[e.colour]} tower is blocked on a"
+                f" {COLOUR_NAMES[e.finish]} square: {side_word(e.side)} passes."
+            )
+    return news
+
+
+def result_text(match: Match, players: Players) -> str:
+    """The result window's text: who won what, every round, and who of you two."""
+    m = match
+    assert m.winner is not None
+    if m.series:
+        what = f"series (first to {m.target} rounds)"
+    elif m.target == 1:
+        what = "Single Round"
+    else:
+        what = f"{MATCH_NAMES[m.target]} match"
+    lines = [
+        f"{side_word(m.winner)} wins the {what}: Black {m.points[0]}, Gold {m.points[1]}.",
+        "",
+    ]
+    lines += [
+        round_over_text(m, i + 1) for i in range(len(m.rounds)) if m.rounds[i].outcome
+    ]
+    if any(players):
+        human = 0 if players[0] is None else 1
+        lines += ["", "You win!" if m.winner == human else "The computer wins."]
+    return "\n".join(lines)
