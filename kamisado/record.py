@@ -61,6 +61,7 @@ from kamisado.notation import (
 __all__ = [
     "TITLE",
     "Record",
+    "entry_lines",
     "Ply",
     "ReplayStep",
     "RoundEntries",
@@ -331,7 +332,19 @@ def _header_line(key: str, value: str) -> str:
     return f"{key}: {value}" if value else f"{key}:"
 
 
-def _entry_lines(entries: list[Entry]) -> list[str]:
+def entry_lines(entries: list[Entry]) -> list[str]:
+    """A round's move lines as a record writes them: numbered, Black's entry
+    in the first column (``...`` when Gold opens), Gold's in the second.
+
+    >>> from kamisado.core import Move, Position
+    >>> from kamisado.notation import move_entries
+    >>> pos, entries = Position(), []
+    >>> for text in ("c1-c5", "b8-b3"):
+    ...     entries += move_entries(pos, Move.from_str(text))
+    ...     pos.push(Move.from_str(text))
+    >>> entry_lines(entries)
+    ['  1. Red Forward 4 Blue       Blue Forward 5 Yellow']
+    """
     cells: list[str] = []
     if entries and entries[0].side == GOLD:
         cells.append("...")
@@ -363,7 +376,7 @@ def write(record: Record) -> str:
             head += f" ({SIDE_NAMES[rnd.filler]} fills {rnd.round.fill})"
         out.append(head)
         out.append(f"Start: {rnd.start}")
-        out.extend(_entry_lines(rnd.entries))
+        out.extend(entry_lines(rnd.entries))
         if rnd.winner is not None:
             out.append(f"Winner: {rnd.winner}")
     return "\n".join(out) + "\n"

@@ -42,7 +42,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 
 from kamisado.core import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
-from kamisado.match import FILLS, Match
+from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.notation import move_entries
 from kamisado.players import LEVELS, Player
 from kamisado.record import Record, load, save
@@ -208,7 +208,7 @@ class KamisadoApp(App[int]):
         return self.players[side] is None
 
     def _destinations(self) -> frozenset[int]:
-        if self.selected < 0 or self.match.state != "playing":
+        if self.selected < 0 or self.match.state != PLAYING:
             return frozenset()
         return frozenset(
             m.to_square
@@ -219,7 +219,7 @@ class KamisadoApp(App[int]):
     def _auto_select(self) -> None:
         """Select the tower that must move (none on a round's first move)."""
         pos = self.match.position
-        if self.match.state != "playing" or not self._human(pos.turn) or self.thinking:
+        if self.match.state != PLAYING or not self._human(pos.turn) or self.thinking:
             self.selected = -1
         elif pos.mover() >= 0:
             self.selected = pos.tower_square[pos.mover()]
@@ -344,9 +344,9 @@ class KamisadoApp(App[int]):
     def _refuse(self) -> str | None:
         """Why a person cannot move now (``None`` when they can)."""
         m = self.match
-        if m.state == "over":
+        if m.state == OVER:
             return "The match is over: Enter on the board shows the result again."
-        if m.state == "fill":
+        if m.state == FILL:
             winner = m.current_winner()
             if not self.thinking and not self._human(winner):  # the computer failed
                 self.call_later(self._advance)
@@ -366,7 +366,7 @@ class KamisadoApp(App[int]):
     def on_board_view_picked(self, message: BoardView.Picked) -> None:
         if message.board.id != "board":
             return
-        if self.match.state == "over":
+        if self.match.state == OVER:
             self.push_screen(
                 ResultScreen(result_text(self.match, self.players)), self._after_result
             )
@@ -439,10 +439,10 @@ class KamisadoApp(App[int]):
         self.selected = -1
         news = move_news(entries, move)
         passed = any(e.is_pass for e in entries)
-        ended = m.state != "playing" or len(m.rounds) != rounds_before
+        ended = m.state != PLAYING or len(m.rounds) != rounds_before
         if ended:
             news.append(round_over_text(m, rounds_before))
-            if m.series and m.state == "playing":
+            if m.series and m.state == PLAYING:
                 news.append(
                     f"Round {len(m.rounds)} begins: {side_word(m.position.turn)} moves first."
                 )
@@ -458,12 +458,12 @@ class KamisadoApp(App[int]):
         m = self.match
         if self.thinking:
             return
-        if m.state == "over":
+        if m.state == OVER:
             self.push_screen(
                 ResultScreen(result_text(self.match, self.players)), self._after_result
             )
             return
-        if m.state == "fill":
+        if m.state == FILL:
             winner = m.current_winner()
             pl = self.players[winner]
             if pl is None:
@@ -484,7 +484,7 @@ class KamisadoApp(App[int]):
             self.board.cursor = next((mv.from_square for mv in pos.legal_moves), 0)
 
     def _choose_fill(self, fill: str | None) -> None:
-        if fill not in FILLS or self.match.state != "fill":
+        if fill not in FILLS or self.match.state != FILL:
             return
         winner = self.match.current_winner()
         self.match.choose_fill(fill)

@@ -21,7 +21,7 @@ from textual.widgets import Static
 
 from kamisado.core import SIDE_NAMES
 from kamisado.match import Match
-from kamisado.record import _entry_lines, match_entries
+from kamisado.record import entry_lines, match_entries
 
 __all__ = ["MoveList", "move_list_lines"]
 
@@ -36,7 +36,7 @@ def move_list_lines(match: Match) -> list[str]:
         if rnd.filler is not None:
             head += f" ({SIDE_NAMES[rnd.filler]} fills {rnd.round.fill})"
         out.append(head)
-        out += _entry_lines(rnd.entries)
+        out += entry_lines(rnd.entries)
         if rnd.winner is not None:
             out.append(f"Winner: {rnd.winner}")
     return out

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kamisado.core import COLOUR_NAMES, SIDE_NAMES, Move
-from kamisado.match import MATCH_NAMES, Match
+from kamisado.core import COLOUR_NAMES, GOAL, SIDE_NAMES, Move
+from kamisado.match import FILL, MATCH_NAMES, OVER, Match
 from kamisado.notation import Entry
 from kamisado.players import Player
 
@@ -74,10 +74,10 @@ def turn_text(match: Match, players: Players) -> str:
     """Whose turn it is and which tower must move (or what the match waits for)."""
     m = match
     pos = m.position
-    if m.state == "over":
+    if m.state == OVER:
         assert m.winner is not None
         return f"The match is over: {side_word(m.winner)} wins."
-    if m.state == "fill":
+    if m.state == FILL:
         return f"Round over: {side_word(m.current_winner())} chooses the fill."
     side = side_word(pos.turn)
     if not any(players):
@@ -105,7 +105,7 @@ def round_over_text(match: Match, number: int) -> str:
     o = rnd.outcome
     assert o is not None
     side = side_word(o.winner)
-    if o.reason == "goal":
+    if o.reason == GOAL:
         how = f"{side}'s {COLOUR_NAMES[o.colour]} tower reached the home row"
     else:
         how = (
