@@ -55,6 +55,7 @@ __all__ = [
     "SQUARE_NAMES",
     "START_KPN",
     "TARGETS",
+    "TextEnum",
     "Undo",
     "YELLOW",
     "parse_colour",
@@ -104,7 +105,15 @@ def start_kpn(target: int = 1, turn: int = 0) -> str:
     return f"{START_KPN[:-10]} {SIDE_LETTERS[turn]} - {target} 0 0"
 
 
-class Reason(StrEnum):
+class TextEnum(StrEnum):
+    """Named text: a ``StrEnum`` whose members read, print and compare as their
+    text, ``repr`` included, so names in code never change a byte written."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+class Reason(TextEnum):
     """How a round ended: the text is what KPN tools, records and the wire say.
 
     >>> Reason.GOAL == "goal", f"{Reason.DEADLOCK}", Reason("goal")
@@ -115,9 +124,6 @@ class Reason(StrEnum):
     """A tower reached the opponent's home row."""
     DEADLOCK = "deadlock"
     """Neither side could move (rule M8)."""
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 GOAL = Reason.GOAL

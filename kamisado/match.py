@@ -22,7 +22,6 @@ from the colour-matching start, one point a round, first move alternating.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from kamisado.core import (
     BLACK,
@@ -39,6 +38,7 @@ from kamisado.core import (
     Move,
     Outcome,
     Position,
+    TextEnum,
     start_kpn,
 )
 
@@ -65,7 +65,7 @@ FILLS = (LEFT, RIGHT)
 MATCH_NAMES = {1: "Single Round", 3: "Standard", 7: "Long", 15: "Marathon"}
 
 
-class MatchState(StrEnum):
+class MatchState(TextEnum):
     """Where a match stands; the text is what records, KEI and the web say.
 
     >>> Match(3).state, Match(3).state == "playing"
@@ -78,9 +78,6 @@ class MatchState(StrEnum):
     """A round is over and its winner chooses how to fill (``left``/``right``)."""
     OVER = "over"
     """The match is over."""
-
-    def __repr__(self) -> str:
-        return repr(self.value)
 
 
 PLAYING = MatchState.PLAYING
