@@ -160,7 +160,8 @@ def test_the_engine_protocol_names_the_backend() -> None:
 
 def test_the_web_app_names_the_backend() -> None:
     # the test client needs the test extra's httpx2 (not in .ci/no-compiler's venv)
-    TestClient = pytest.importorskip("starlette.testclient").TestClient
+    pytest.importorskip("httpx2")
+    from starlette.testclient import TestClient
 
     from kamisado import __version__
     from kamisado.web.server import create_app
