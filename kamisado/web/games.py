@@ -28,7 +28,6 @@ from typing import Any
 
 from kamisado.core import SIDE_LETTERS, KamisadoError, Move
 from kamisado.match import FILL, FILLS, PLAYING, Match
-from kamisado.notation import entries_after_load, move_entries
 from kamisado.record import Record
 from kamisado.web import worker
 from kamisado.web.messages import (
@@ -43,10 +42,10 @@ from kamisado.web.messages import (
     RoundView,
     SeatView,
     StateFrame,
-    entry_view,
     outcome_view,
     passes_view,
     position_view,
+    rounds_view,
 )
 from kamisado.web.storage import GameRow, Store, new_id
 
@@ -91,18 +90,17 @@ class Game:
     row: GameRow
     match: Match
     tokens: list[str] = field(default_factory=list)
-    rounds: list[RoundView] = field(default_factory=list)
     last: LastView | None = None
     conns: set[Conn] = field(default_factory=set, repr=False)
     thinking: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
     failures: int = 0  # writes refused by the store in a row
+    _rounds: tuple[int, list[RoundView]] | None = field(default=None, repr=False)
 
     @classmethod
     def build(cls, row: GameRow, tokens: list[str]) -> Game:
         """Rebuild a game by replaying its stored actions through the rules."""
         game = cls(row, Match(row.target, series=row.series, start=row.start_kpn))
-        game._new_round()
         for token in tokens:
             game.apply(token)
         return game
@@ -111,7 +109,7 @@ class Game:
         """Take the stored state of ``other`` (the same game, rebuilt), keeping
         this game's connections."""
         self.row, self.match, self.tokens = other.row, other.match, other.tokens
-        self.rounds, self.last = other.rounds, other.last
+        self.last, self._rounds = other.last, None
 
     # -- the rules ----------------------------------------------------------
 
@@ -132,17 +130,13 @@ class Game:
             return self.match.current_winner()
         return None
 
-    def _new_round(self) -> None:
-        rnd = self.match.current
-        self.rounds.append(
-            {
-                "number": len(self.match.rounds),
-                "start": rnd.start.kpn(),
-                "fill": rnd.fill,
-                "entries": [entry_view(e) for e in entries_after_load(rnd.start)],
-                "result": None,
-            }
-        )
+    @property
+    def rounds(self) -> list[RoundView]:
+        """The move list, round by round, from the record's walker
+        (:func:`kamisado.record.match_entries`); worked out once per action."""
+        if self._rounds is None or self._rounds[0] != self.seq:
+            self._rounds = (self.seq, rounds_view(self.match))
+        return self._rounds[1]
 
     def apply(self, token: str) -> None:
         """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
@@ -156,15 +150,9 @@ class Game:
             pos = match.position
             move = pos.parse_move(token) if match.state == PLAYING else Move.from_str(token)
             side = pos.turn
-            legal = match.state == PLAYING and pos.is_legal(move)
-            push = legal and pos.is_push(move)
-            entries = move_entries(pos, move) if legal else []
+            push = match.state == PLAYING and pos.is_legal(move) and pos.is_push(move)
             match.push_move(move)  # checked: an illegal move raises before any change
-            rnd = self.rounds[-1]
-            rnd["entries"].extend(entry_view(e, move) for e in entries)
             outcome = match.rounds[rounds_before - 1].outcome
-            if outcome is not None:
-                rnd["result"] = outcome_view(outcome)
             self.last = {
                 "kind": "move",
                 "side": SIDE_LETTERS[side],
@@ -174,8 +162,6 @@ class Game:
                 "outcome": outcome_view(outcome),
             }
         self.tokens.append(token)
-        if len(match.rounds) > rounds_before:
-            self._new_round()
 
     def _passes_after(self, rounds_before: int) -> list[PassView]:
         if len(self.match.rounds) > rounds_before:

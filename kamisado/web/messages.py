@@ -36,9 +36,10 @@ from kamisado.core import (
     Outcome,
     Position,
 )
-from kamisado.match import FILLS
+from kamisado.match import FILLS, Match
 from kamisado.notation import Entry
 from kamisado.players import LEVELS
+from kamisado.record import match_entries
 
 __all__ = [
     "CreateMsg",
@@ -399,6 +400,27 @@ def entry_view(e: Entry, move: Move | None = None) -> EntryView:
         "kind": "pass" if e.is_pass else "back" if e.is_back else "move",
         "move": str(move) if move is not None and not (e.is_pass or e.is_back) else None,
     }
+
+
+def rounds_view(match: Match) -> list[RoundView]:
+    """The move list of a match, round by round, as the page shows it: walked
+    with :func:`kamisado.record.match_entries`, as the record writer does.
+
+    >>> m = Match(3)
+    >>> _ = m.push_move("c1-c5")
+    >>> [(r["number"], [e["long"] for e in r["entries"]]) for r in rounds_view(m)]
+    [(1, ['Red Forward 4 Blue'])]
+    """
+    return [
+        {
+            "number": rnd.number,
+            "start": rnd.round.start.kpn(),
+            "fill": rnd.round.fill,
+            "entries": [entry_view(e, ply.move) for ply in rnd.plies for e in ply.entries],
+            "result": outcome_view(rnd.round.outcome),
+        }
+        for rnd in match_entries(match)
+    ]
 
 
 # -- frames the server sends: one type each, one ``to_json`` each ----------------
