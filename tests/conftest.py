@@ -1,4 +1,5 @@
-"""Shared fixtures: the real browser and the real PostgreSQL server.
+"""Shared fixtures: the real browser and the real PostgreSQL server; random
+positions for the engine tests.
 
 Outside CI a missing Chromium or PostgreSQL skips the tests that need them;
 ``.ci/run`` sets ``KAMISADO_REQUIRE_BROWSER`` and ``KAMISADO_REQUIRE_PG`` so
@@ -8,9 +9,31 @@ that in CI a missing one is a failure, not a skip.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 
 import pytest
+
+from kamisado.core import Position
+from kamisado.match import FILL, FILLS, OVER, Match
+
+
+def random_positions(count: int, seed: int) -> list[Position]:
+    """Positions in progress from random play of random matches of every type
+    (the same ``seed`` gives the same positions)."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        m = Match(rng.choice([1, 3, 7, 15]))
+        while m.state != OVER and len(out) < count:
+            if m.state == FILL:
+                m.choose_fill(rng.choice(FILLS))
+                continue
+            pos = m.position
+            out.append(pos.copy(stack=False))
+            m.push_move(rng.choice(list(pos.legal_moves)))
+    return out
+
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

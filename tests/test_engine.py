@@ -14,7 +14,7 @@ import pytest
 
 from kamisado import engine
 from kamisado.core import BLACK, GOLD, MalformedError, Move, Position
-from kamisado.match import Match
+from tests.conftest import random_positions
 
 DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())
 
@@ -108,21 +108,7 @@ def test_takes_the_immediate_win_when_all_finishes_are_equal() -> None:
     assert engine.search(pos, depth=8).best_move == Move.from_str("a2-g8")
 
 
-def _random_positions(count: int, seed: int) -> list[Position]:
-    """Positions from random play of random matches of every type."""
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        target = rng.choice([1, 3, 7, 15])
-        m = Match(target)
-        while m.state != "over" and len(out) < count:
-            if m.state == "fill":
-                m.choose_fill(rng.choice(["left", "right"]))
-                continue
-            pos = m.position
-            out.append(pos.copy(stack=False))
-            m.push_move(rng.choice(list(pos.legal_moves)))
-    return out
+_random_positions = random_positions
 
 
 def test_never_an_illegal_move_or_pv_in_thousands_of_positions() -> None:

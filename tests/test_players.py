@@ -9,20 +9,9 @@ import pytest
 from kamisado.core import BLACK, GOLD, START_KPN, Position
 from kamisado.match import FILLS, Match
 from kamisado.players import LEVELS, choose_fill_by_search, player
+from tests.conftest import random_positions
 
-
-def _positions(count: int, seed: int) -> list[Position]:
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        m = Match(rng.choice([1, 3, 7, 15]))
-        while m.state != "over" and len(out) < count:
-            if m.state == "fill":
-                m.choose_fill(rng.choice(FILLS))
-                continue
-            out.append(m.position.copy(stack=False))
-            m.push_move(rng.choice(list(m.position.legal_moves)))
-    return out
+_positions = random_positions
 
 
 @pytest.mark.parametrize(

@@ -29,7 +29,7 @@ import pytest
 from kamisado import _backend, engine
 from kamisado import _pyengine as P
 from kamisado.core import GOAL_RANK, START_KPN, Position
-from kamisado.match import Match
+from tests.conftest import random_positions
 
 try:
     from kamisado import _ckamisado as C
@@ -55,20 +55,7 @@ SOLVABLE = [
 ]
 
 
-def match_positions(count: int, seed: int) -> list[Position]:
-    """Positions in progress from random play of random matches of every type."""
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        m = Match(rng.choice([1, 3, 7, 15]))
-        while m.state != "over" and len(out) < count:
-            if m.state == "fill":
-                m.choose_fill(rng.choice(["left", "right"]))
-                continue
-            pos = m.position
-            out.append(pos.copy(stack=False))
-            m.push_move(rng.choice(list(pos.legal_moves)))
-    return out
+match_positions = random_positions
 
 
 def rulebook_positions() -> list[Position]:
