@@ -196,7 +196,7 @@ def test_positions_agree_move_by_move() -> None:
 def test_positions_agree_along_playouts_full_of_pushes() -> None:
     """Random playouts that push whenever they can, from random setups with
     opponents stacked in front of Sumos, Doubles and Triples."""
-    from test_ckamisado import random_kpn  # the compiled core's own generator
+    from tests.test_ckamisado import random_kpn  # the compiled core's own generator
 
     rng = random.Random(8)
     pushes = 0
@@ -275,7 +275,7 @@ def test_search_agrees_on_random_match_positions() -> None:
 @needs_c
 def test_search_agrees_on_crowded_sumo_setups() -> None:
     """Pushes, passes and deadlocks inside the tree, and the solver's values."""
-    from test_ckamisado import random_kpn
+    from tests.test_ckamisado import random_kpn
 
     rng = random.Random(9)
     kpns: list[str] = []

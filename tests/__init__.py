@@ -1,0 +1,1 @@
+"""The test suite (a package, so its modules import tests.conftest from any folder)."""
