@@ -173,7 +173,13 @@ def lifespan(
             n = workers or max(1, os.cpu_count() or 1)
 
             def factory() -> Executor:
-                return ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("spawn"))
+                # the workers end when the server does, even on kill -9 (issue 10)
+                return ProcessPoolExecutor(
+                    n,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=worker.die_with_parent,
+                    initargs=(os.getpid(),),
+                )
 
         hub = app.state.hub = Hub(store, factory)
         gc_task = asyncio.get_running_loop().create_task(tame_gc())

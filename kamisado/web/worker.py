@@ -12,13 +12,57 @@ True
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+import time
 from typing import Any
 
 from kamisado.core import SIDE_LETTERS, Position
 from kamisado.limits import Limit
 from kamisado.match import FILL, Match
 
-__all__ = ["analyse", "computer_action", "replay_match", "solver_reply"]
+__all__ = ["analyse", "computer_action", "die_with_parent", "replay_match", "solver_reply"]
+
+
+#: Linux prctl(2) option: the signal this process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+#: How often the watcher thread checks that the server is still the parent.
+PARENT_POLL_S = 0.5
+
+
+def die_with_parent(parent: int) -> None:
+    """The pool's initializer: end this worker when the server ``parent`` dies.
+
+    A ``kill -9`` of the server gives its workers no notice and they would
+    live on, parented to init (issue 10).  On Linux the kernel sends this
+    process SIGKILL when its parent dies (``PR_SET_PDEATHSIG``, set with
+    ``prctl`` through ctypes); the server may have died before that was
+    set, so the parent is checked right after.  Everywhere but Windows
+    (where the parent pid does not change) a daemon thread also checks every
+    :data:`PARENT_POLL_S` seconds that the parent is still ``parent`` and
+    ends the process at once if not (the fallback where prctl is missing).
+    """
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if sys.platform == "win32":
+        return
+    if os.getppid() != parent:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="kamisado-parent-watch", daemon=True).start()
 
 
 def replay_match(target: int, series: bool, start_kpn: str, tokens: list[str]) -> Match:
