@@ -262,3 +262,108 @@ def test_footer_names_the_engine_core(browser: Browser, server: str) -> None:
     english = {"compiled": "compiled C engine", "python": "pure-Python engine (slower)"}
     expect(footer).to_have_text(english[BACKEND])
     assert not pg.errors  # type: ignore[attr-defined]
+
+
+def move_rows(pg: Page) -> list[list[str]]:
+    """The live move list's rows below the last round heading: [black, gold]."""
+    return pg.evaluate(
+        """() => {
+            const rows = [...document.querySelectorAll("#moves tr")];
+            const last = rows.map((r) => !!r.querySelector(".round-head")).lastIndexOf(true);
+            return rows.slice(last + 1).map((r) => [r.cells[1].textContent, r.cells[2].textContent]);
+        }"""
+    )
+
+
+def test_move_list_rows_when_gold_opens_a_round(browser: Browser, server: str) -> None:
+    """Issue 10: Black won round 1, so Gold opens round 2; the rows follow the record."""
+    from kamisado.match import Match
+    from kamisado.record import entry_lines, match_entries
+
+    round2 = [("h8", "h7"), ("e1", "e2"), ("g8", "a2"), ("e2", "c4")]  # Gold then passes
+    m = Match(3)
+    for frm, to in QUICK_WIN:
+        m.push_move(f"{frm}-{to}")
+    m.choose_fill("left")
+    for frm, to in round2:
+        m.push_move(f"{frm}-{to}")
+    rnd = list(match_entries(m))[-1]
+    lines = entry_lines([e for ply in rnd.plies for e in ply.entries])
+    expected = [re.split(r"\s{2,}", line.split(". ", 1)[1]) for line in lines]
+    expected = [[b if b != "..." else "", g[0] if g else ""] for b, *g in expected]
+    assert expected[0] == ["", "Brown Forward 1 Purple"] and expected[-1][1] == "Green 0 Purple"
+
+    pg = page(browser, server + "/")
+    start(pg, "hotseat", target="3")
+    for frm, to in QUICK_WIN:
+        move(pg, frm, to)
+    pg.click("#fill-left")
+    expect(pg.locator("#match-info")).to_contain_text("Round 2")
+    for frm, to in round2:
+        move(pg, frm, to)
+    expect(pg.locator("#moves td.pass")).to_have_count(1)
+    rows = move_rows(pg)
+    assert [[b if b != "..." else "", g] for b, g in rows] == expected
+    assert rows[0][0] == "..."  # the empty Black cell of a round Gold opens
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
+def _luminance(rgb: str) -> float:
+    vals = [int(v) / 255 for v in re.findall(r"\d+", rgb)[:3]]
+    lin = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in vals]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    la, lb = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def test_keyboard_cursor_is_visible_on_every_square(browser: Browser, server: str) -> None:
+    """Issue 10: the cursor was a blue that vanished on blue squares."""
+    pg = page(browser, server + "/")
+    start(pg, "hotseat")
+    pg.locator("#board").focus()
+    pg.keyboard.press("ArrowUp")  # the cursor appears on d1
+    for _ in range(3):
+        pg.keyboard.press("ArrowRight")  # onto g1, a blue square
+    blue = pg.locator('#board .square[data-square="g1"] > rect')
+    expect(blue).to_have_attribute("fill", "#1f6fbf")
+    cursor = pg.locator("#board .cursor")
+    expect(cursor.first).to_be_visible()
+    # the cursor stands on g1: its box lies within the square's
+    sq, cur = blue.bounding_box(), cursor.first.bounding_box()
+    assert sq and cur and abs((sq["x"] + sq["width"] / 2) - (cur["x"] + cur["width"] / 2)) < 2
+    strokes = cursor.evaluate_all(
+        "els => els.map((e) => getComputedStyle(e))"
+        ".filter((s) => s.stroke !== 'none' && parseFloat(s.strokeWidth) > 0).map((s) => s.stroke)"
+    )
+    assert strokes
+    fills = set(pg.locator("#board .square > rect").evaluate_all(
+        "els => els.map((e) => getComputedStyle(e).fill)"
+    ))
+    assert len(fills) == 8
+    for fill in fills:  # WCAG's 3:1 for graphics, against every square colour
+        best = max(_contrast(s, fill) for s in strokes)
+        assert best >= 3, f"cursor {strokes} lost on a {fill} square (contrast {best:.2f})"
+    pg.screenshot(path=str(SHOTS / "kamisado-e2e-cursor.png"))
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
+def test_series_is_named_in_the_page_language(browser: Browser, server: str) -> None:
+    """Issue 10: "Series N" in the saved-games list was English whatever the language."""
+    pg = page(browser, server + "/")
+    start(pg, "hotseat", target="s3")
+    move(pg, "c1", "c5")
+    game_id = pg.url.split("/")[-1]
+    pg.goto(server + "/#/games")
+    row = pg.locator(f'#games-table tr[data-game="{game_id}"]')
+    expect(row.locator("td").nth(1)).to_have_text("Series 3")
+    for lang, text in (("de", "Serie bis 3"), ("hu", "Sorozat 3 győzelemig")):
+        pg.select_option("#lang", lang)
+        expect(row.locator("td").nth(1)).to_have_text(text)
+    pg.select_option("#lang", "en")
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()

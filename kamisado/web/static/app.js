@@ -187,7 +187,9 @@ class Board {
       this.gTop.querySelectorAll(".cursor").forEach((e) => e.remove());
       if (this.keyboard) {
         const [x, y] = this.xy(this.cursor);
-        el("rect", { class: "cursor", x: x + 3, y: y + 3, width: 94, height: 94 }, this.gTop);
+        // a double ring, dark outside and white inside: seen on every square colour
+        el("rect", { class: "cursor cursor-outer", x: x + 5, y: y + 5, width: 90, height: 90 }, this.gTop);
+        el("rect", { class: "cursor cursor-inner", x: x + 5, y: y + 5, width: 90, height: 90 }, this.gTop);
       }
     }
     if (!this.selected) return;
@@ -444,13 +446,16 @@ function renderMoves(rounds, current) {
       const tr = table.insertRow(); const td = tr.insertCell(); td.colSpan = 3; td.className = "round-head";
       td.textContent = t("game.round", { n: rnd.number }) + (rnd.fill ? ` (${t(rnd.fill === "left" ? "game.fill_left" : "game.fill_right")})` : "");
     }
+    // laid out as the record writes it (kamisado.record.entry_lines): row N holds
+    // Black's entry then Gold's; a round Gold opens starts with "..." for Black
     let row = null, n = 0;
     rnd.entries.forEach((e, i) => {
       const col = e.side === "b" ? 1 : 2;
-      if (!row || (col === 1 && row.cells[1].textContent) || row.cells[col].textContent) {
+      if (!row || col === 1 || row.cells[2].textContent) {
         row = table.insertRow(); n++;
         const c0 = row.insertCell(); c0.className = "n"; c0.textContent = `${n}.`;
         row.insertCell(); row.insertCell();
+        if (col === 2) { row.cells[1].textContent = "..."; row.cells[1].className = "gap"; }
       }
       const cell = row.cells[col];
       cell.textContent = entryText(e.long);
@@ -541,7 +546,7 @@ async function showGames() {
     tr.dataset.game = g.id;
     const who = (kind, name, s) => name || (kind === "human" ? sideName(s) : t("game.computer", { level: t(`level.${kind}`) }));
     tr.insertCell().textContent = `${who(g.black, g.black_name, "b")} – ${who(g.gold, g.gold_name, "g")}`;
-    tr.insertCell().textContent = g.series ? `Series ${g.target}` : t(`match.${g.target}`);
+    tr.insertCell().textContent = g.series ? t("games.series", { n: g.target }) : t(`match.${g.target}`);
     tr.insertCell().textContent = `${g.points[0]}–${g.points[1]}`;
     tr.insertCell().textContent = t(`state.${g.state}`);
     tr.insertCell().textContent = new Date(g.updated * 1000).toLocaleString(LANG);
