@@ -31,6 +31,7 @@ import contextlib
 import logging
 import os
 import shlex
+import signal
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import Future
@@ -279,7 +280,9 @@ class KeiEngine:
         subprocess (``asyncio.subprocess.DEVNULL`` to silence it).
         ``setpgrp=True`` starts the engine in a session of its own, so that a
         Ctrl-C in the terminal reaches only the client (which then ends the
-        engine itself).
+        engine itself).  Either way the engine gets a process group of its
+        own, and ending it (a timeout, :meth:`quit`) kills that whole group:
+        an engine started through a wrapper script leaves nothing behind.
         """
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -293,7 +296,7 @@ class KeiEngine:
                 cwd=cwd,
                 env=dict(env) if env is not None else None,
                 limit=1 << 20,
-                start_new_session=setpgrp,
+                **({"start_new_session": True} if setpgrp else {"process_group": 0}),
             )
         except OSError as e:
             raise EngineTerminatedError(
@@ -327,11 +330,31 @@ class KeiEngine:
                 pass
         await self._kill()
 
-    async def _kill(self) -> None:
+    def kill_group(self) -> None:
+        """Kill the engine's whole process group at once (without waiting).
+
+        The group is the engine's own (see :meth:`popen`), so a wrapper
+        script's children go with it.
+        """
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # all gone
+            os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):  # raced with its exit
                 self.process.kill()
-        await self.process.wait()
+
+    async def _kill(self) -> None:
+        self.kill_group()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+        except TimeoutError:
+            # a process outside the group still holds the pipes: abandon them
+            transport = getattr(self.process, "_transport", None)
+            if transport is not None:
+                transport.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+        # whatever the group started and left behind after the leader exited
+        self.kill_group()
         if self.process.stdin is not None:
             self.process.stdin.close()
 

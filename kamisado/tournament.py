@@ -53,6 +53,7 @@ from kamisado.record import Record, load, write
 
 __all__ = [
     "MATCH_TYPES",
+    "BrokenPlayerError",
     "Config",
     "Game",
     "GameResult",
@@ -83,7 +84,9 @@ class PlayerSpec:
         """The engine's command line."""
         kind, _, rest = self.spec.partition(":")
         if kind == "level":
-            return [sys.executable, "-m", "kamisado.protocol", "--level", rest]
+            # -P: the current folder cannot shadow the package (one holding a
+            # ``kamisado`` folder, like the home folder of a clone)
+            return [sys.executable, "-P", "-m", "kamisado.protocol", "--level", rest]
         return shlex.split(rest)
 
 
@@ -216,6 +219,18 @@ class Config:
             raise ValueError(f"--seed: expected 0..{SEED_MAX}, found {self.seed}")
 
 
+#: In a forfeit's reason: the player could not start (or finish the handshake).
+NOT_STARTED = "could not start: "
+
+
+class BrokenPlayerError(RuntimeError):
+    """A player's engine could not start or finish the handshake (the run stops)."""
+
+    def __init__(self, player: str, reason: str) -> None:
+        super().__init__(f"player {player!r} {NOT_STARTED}{reason}")
+        self.player = player
+
+
 @dataclass(frozen=True)
 class Game:
     """One scheduled game: its number (from 1), the two players and its seed."""
@@ -318,6 +333,7 @@ class Tournament:
         concurrency: int = 1,
         log: Callable[[str], None] = print,
         engine_stderr: TextIO | None = None,
+        forfeit_broken: bool = False,
     ) -> None:
         config.check()
         self.config = config
@@ -328,6 +344,9 @@ class Tournament:
         self.games = schedule(config)
         self.results: dict[int, GameResult] = {}
         self.engine_stderr = engine_stderr
+        #: A player that cannot start forfeits its games (and is not rated)
+        #: instead of stopping the run with :class:`BrokenPlayerError`.
+        self.forfeit_broken = forfeit_broken
 
     # -- state ------------------------------------------------------------
 
@@ -421,7 +440,12 @@ class Tournament:
                 (0, game.black, 2 * game.seed),
                 (1, game.gold, 2 * game.seed + 1),
             ):
-                engines[side] = await self._start(name, seed % (SEED_MAX + 1))
+                try:
+                    engines[side] = await self._start(name, seed % (SEED_MAX + 1))
+                except EngineError as e:
+                    if not self.forfeit_broken:
+                        raise BrokenPlayerError(name, _one_line(str(e))) from e
+                    raise EngineError(NOT_STARTED + str(e)) from e
             while match.state != OVER:
                 if match.state == FILL:
                     side = match.current_winner()
@@ -494,25 +518,47 @@ class Tournament:
                 self.save_state()
                 self.log(result.summary(total))
 
-        await asyncio.gather(
-            *(worker() for _ in range(min(self.concurrency, len(pending)) or 1))
-        )
+        tasks = [
+            asyncio.ensure_future(worker())
+            for _ in range(min(self.concurrency, len(pending)) or 1)
+        ]
+        try:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in tasks:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
 
     # -- ratings -------------------------------------------------------------------
 
+    def broken(self) -> set[str]:
+        """The players whose engine could not start in some game (never rated)."""
+        names = set()
+        for r in self.results.values():
+            side, _, reason = (r.forfeit or "").partition(": ")
+            if reason.startswith(NOT_STARTED) and side in SIDE_NAMES:
+                names.add(r.game.black if side == SIDE_NAMES[0] else r.game.gold)
+        return names
+
     def results_list(self) -> list[tuple[str, str, float]]:
-        """``(black, gold, score of black)`` for every finished game."""
+        """``(black, gold, score of black)`` for every finished game between rated players."""
+        broken = self.broken()
         return [
             (r.game.black, r.game.gold, r.black_score)
             for _, r in sorted(self.results.items())
+            if r.game.black not in broken and r.game.gold not in broken
         ]
 
     def table(self, anchor: str | None = None) -> str:
         """The cross table with Elo ratings and 95% error bars."""
+        broken = self.broken()
         return format_table(
             self.results_list(),
             anchor=anchor,
-            players=[p.name for p in self.config.players],
+            players=[p.name for p in self.config.players if p.name not in broken],
         )
 
 
@@ -524,8 +570,7 @@ async def _close(engine: KeiEngine) -> None:
     try:
         await engine.quit(timeout=2.0)
     except asyncio.CancelledError:
-        if engine.process.returncode is None:
-            engine.process.kill()
+        engine.kill_group()
         raise
 
 
@@ -580,6 +625,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--concurrency", "-j", type=int, default=1, help="games at once")
     p.add_argument("--anchor", help="rate relative to this player (default: mean 0)")
     p.add_argument("--engine-log", help="append the engines' standard error to this file")
+    p.add_argument(
+        "--forfeit-broken",
+        action="store_true",
+        help="a player that cannot start forfeits its games (unrated) instead of"
+        " stopping the run",
+    )
     args = p.parse_args(argv)
     out = Path(args.out)
     try:
@@ -590,7 +641,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.players or args.gauntlet or given:
                 raise ValueError(
                     "--resume goes on with the saved players and settings; give only --out,"
-                    f" --concurrency, --anchor or --engine-log (found: "
+                    f" --concurrency, --anchor, --engine-log or --forfeit-broken (found: "
                     f"{' '.join([*args.players, *(['--gauntlet'] if args.gauntlet else []), *given])})"
                 )
         else:
@@ -623,7 +674,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kamisado tournament: {e}", file=sys.stderr)
         return 2
     log_file = open(args.engine_log, "a", encoding="utf-8") if args.engine_log else None  # noqa: SIM115
-    tournament = Tournament(config, out, args.concurrency, _print, log_file)
+    tournament = Tournament(
+        config, out, args.concurrency, _print, log_file, args.forfeit_broken
+    )
     tournament.load_finished(finished)
     done = len(tournament.results)
     _print(
@@ -636,6 +689,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     status = 0
     try:
         asyncio.run(_run_cancellable(tournament))
+    except BrokenPlayerError as e:
+        print(
+            f"kamisado tournament: {e}\nstopped after {len(tournament.results)} of"
+            f" {len(tournament.games)} games; fix the player (or add --forfeit-broken"
+            " to go on without it), then: kamisado tournament --resume --out"
+            f" {shlex.quote(str(out))}",
+            file=sys.stderr,
+            flush=True,
+        )
+        status = 1
     except (KeyboardInterrupt, asyncio.CancelledError):
         status = 130
         _print(
@@ -649,6 +712,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     spent = time.monotonic() - started
     if played:
         _print(f"{played} game(s) played in {spent:.1f} s")
+    broken = tournament.broken()
+    if broken:
+        _print(f"not rated (could not start): {', '.join(sorted(broken))}")
     _print("")
     _print(tournament.table(args.anchor))
     return status

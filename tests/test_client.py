@@ -138,6 +138,47 @@ def test_a_hang_raises_engine_timeout_and_the_engine_is_killed() -> None:
     asyncio.run(main())
 
 
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_hang_behind_a_wrapper_script_kills_the_whole_process_group() -> None:
+    # ``#!/bin/sh`` then ``python3 hanging.py`` without exec: the engine is a
+    # grandchild that holds the pipes
+    async def main() -> None:
+        wrapper = [str(ENGINES / "wrapper.sh"), *mock("hanging")]
+        engine = await KeiEngine.popen(wrapper)
+        grandchildren = _children(engine.process.pid)
+        assert grandchildren
+        t = time.monotonic()
+        with pytest.raises(EngineTimeoutError, match="did not answer 'bestmove' in time"):
+            await engine.play(Position(), timeout=0.5)
+        assert time.monotonic() - t < 5
+        assert engine.returncode is not None
+        time.sleep(0.1)
+        assert not [pid for pid in grandchildren if _alive(pid)]
+
+    asyncio.run(asyncio.wait_for(main(), 20))
+
+
 def test_a_hang_in_the_handshake_times_out() -> None:
     t = time.monotonic()
     with pytest.raises(EngineTimeoutError, match="'keiok'"):

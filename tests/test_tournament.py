@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -215,6 +216,58 @@ def test_crashing_hanging_and_cheating_engines_forfeit(
     assert rows[0][1] == "beginner" and rows[0][5] == "3.0"
 
 
+def _engine_processes_during(
+    run: Callable[[], object],
+) -> tuple[object, dict[int, str]]:
+    """Run ``run``; the processes started below this one meanwhile, with their command lines."""
+    before = _descendants(os.getpid())
+    seen: dict[int, str] = {}
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for pid in _descendants(os.getpid()) - before:
+                seen[pid] = seen.get(pid) or _cmdline(pid)
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    try:
+        result = run()
+    finally:
+        done.set()
+        watcher.join()
+    return result, seen
+
+
+def test_a_hanging_engine_behind_a_wrapper_script_is_killed_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ``#!/bin/sh`` then ``python3 hanging.py`` without exec: the shell is the
+    # client's child, the engine its grandchild, holding the pipes
+    out = tmp_path / "t"
+    wrapped = f"hang=cmd:{ENGINES / 'wrapper.sh'} {sys.executable} {ENGINES / 'hanging.py'}"
+    argv = ["level:beginner", wrapped, "--games", "1", "--timeout", "1", "--seed", "1"]
+    t = time.monotonic()
+    status, seen = _engine_processes_during(lambda: main([*argv, "--out", str(out)]))
+    assert status == 0
+    assert time.monotonic() - t < 30
+    rec = record.load(out / "game-0001.txt")
+    assert rec.headers["Gold"] == "hang"
+    assert "did not answer 'bestmove' in time" in rec.headers["Forfeit"]
+    hanging = [pid for pid, cmd in seen.items() if "hanging.py" in cmd]
+    assert hanging, "the wrapped engine never started"
+    time.sleep(0.2)
+    assert not [pid for pid in seen if _alive(pid)]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""
+
+
 def _as_in_a_terminal() -> None:
     # a terminal's foreground job gets Ctrl-C; a suite started with ``&`` from a
     # script (or under nohup) ignores SIGINT, and children inherit that
@@ -342,3 +395,84 @@ def test_stop_with_ctrl_c_then_resume(
     assert main(["--resume", "--games", "9", "level:club", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "saved players and settings" in err and "(found: level:club --games)" in err
+
+
+def test_ctrl_c_kills_an_engine_behind_a_wrapper_script(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    wrapped = f"hang=cmd:{ENGINES / 'wrapper.sh'} {sys.executable} {ENGINES / 'hanging.py'}"
+    proc = _start(out, "level:beginner", wrapped, "--games", "1", "--timeout", "60")
+    engines: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            engines |= _descendants(proc.pid)
+            if any("hanging.py" in _cmdline(pid) for pid in engines):
+                break
+            time.sleep(0.05)
+        assert any("hanging.py" in _cmdline(pid) for pid in engines)
+        time.sleep(0.5)  # it is waiting for the move now
+        engines |= _descendants(proc.pid)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130
+    assert "go on with: kamisado tournament --resume --out" in stdout
+    time.sleep(0.2)
+    assert not [pid for pid in engines if _alive(pid)]
+
+
+def test_built_in_engines_start_from_a_folder_holding_a_kamisado_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the home folder after cloning the project there: ``kamisado/`` is not the package
+    (tmp_path / "kamisado").mkdir()
+    (tmp_path / "kamisado" / "__init__.py").write_text(
+        "raise ImportError('the folder shadowed the installed package')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "t"
+    argv = ["level:beginner", "level:novice", "--games", "1", "--seed", "2"]
+    assert main([*argv, "--out", str(out)]) == 0
+    rec = record.load(out / "game-0001.txt")
+    assert "Forfeit" not in rec.headers
+    assert rec.match.state == "over"
+
+
+def test_a_player_that_cannot_start_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    missing = f"ghost=cmd:{tmp_path / 'no-such-engine'}"
+    argv = ["level:beginner", missing, "level:novice", "--games", "1", "--seed", "3"]
+    assert main([*argv, "--out", str(out)]) == 1
+    captured = capsys.readouterr()
+    assert "player 'ghost' could not start" in captured.err
+    assert "--forfeit-broken" in captured.err
+    assert not [r for r in finished(out).values() if "ghost" in (r["black"], r["gold"])]
+    # a handshake that never ends stops it too
+    out2 = tmp_path / "t2"
+    mute = "mute=" + mock("scripted", "--hang-at", "handshake")
+    assert main(["level:beginner", mute, "--timeout", "1", "--out", str(out2)]) == 1
+    assert "player 'mute' could not start" in capsys.readouterr().err
+    assert finished(out2) == {}
+
+
+def test_forfeit_broken_goes_on_without_rating_the_player(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    missing = f"ghost=cmd:{tmp_path / 'no-such-engine'}"
+    argv = ["level:beginner", missing, "level:novice", "--games", "1", "--seed", "3"]
+    assert main([*argv, "--forfeit-broken", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    games = finished(out)
+    assert len(games) == 3
+    ghost = [r for r in games.values() if "ghost" in (r["black"], r["gold"])]
+    assert len(ghost) == 2 and all("could not start" in str(r["forfeit"]) for r in ghost)
+    assert "not rated (could not start): ghost" in text
+    rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
+    assert sorted(r[1] for r in rows) == ["beginner", "novice"]
+    assert all(r[4] == "1" for r in rows)
