@@ -20,8 +20,7 @@ from kamisado import engine
 from kamisado.cli import Parser, _die, _take_kpn, int_between, positive_number
 from kamisado.core import KamisadoError, Position
 from kamisado.limits import Limit, Score
-from kamisado.players import LEVELS, player
-from kamisado.protocol import SEED_MAX
+from kamisado.players import LEVELS, SEED_MAX, player
 
 __all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
 

@@ -44,7 +44,17 @@ from kamisado.core import Move, Position
 from kamisado.limits import Limit
 from kamisado.match import FILLS, Match
 
-__all__ = ["LEVELS", "Player", "choose_fill_by_search", "player", "winning_replies"]
+__all__ = [
+    "LEVELS",
+    "SEED_MAX",
+    "Player",
+    "choose_fill_by_search",
+    "player",
+    "winning_replies",
+]
+
+#: The largest seed a player, the engine protocol's Seed option and a tournament take.
+SEED_MAX = 2**31 - 1
 
 
 def _wins_now(pos: Position, move: Move) -> bool:

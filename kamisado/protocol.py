@@ -51,7 +51,7 @@ from kamisado._backend import BACKEND
 from kamisado.core import START_KPN, KamisadoError, Move, Position
 from kamisado.limits import Limit, Score
 from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
-from kamisado.players import LEVELS
+from kamisado.players import LEVELS, SEED_MAX
 
 __all__ = [
     "AUTHOR",
@@ -76,7 +76,6 @@ DEFAULT_LEVEL = "club"
 MAX_DEPTH = 100
 #: Milliseconds kept back from ``movetime`` for the answer to travel.
 MOVE_OVERHEAD_MS = 10.0
-SEED_MAX = 2**31 - 1
 #: The largest movetime or nodes of a ``go`` (the search's node limit).
 _GO_NUMBER_MAX = 2**63 - 1
 

@@ -48,7 +48,7 @@ from kamisado.core import SIDE_NAMES, KamisadoError
 from kamisado.elo import format_table
 from kamisado.limits import Limit
 from kamisado.match import FILL, OVER, Match
-from kamisado.players import LEVELS
+from kamisado.players import LEVELS, SEED_MAX
 from kamisado.record import Record, load, write
 
 __all__ = [
@@ -67,7 +67,6 @@ __all__ = [
 
 STATE_FILE = "state.json"
 STATE_VERSION = 1
-SEED_MAX = 2**31 - 1
 #: Match types by name; ``series:N`` is a series of single rounds to N wins.
 MATCH_TYPES = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from kamisado.cli import Parser, int_between
 from kamisado.core import Move, Position
 from kamisado.match import Match
-from kamisado.players import LEVELS, Player
+from kamisado.players import LEVELS, SEED_MAX, Player
 
 __all__ = ["MATCH_TARGETS", "Options", "main", "parse_args", "think_fill", "think_move"]
 
@@ -90,7 +90,7 @@ def _build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="a series of single rounds: the first to win N rounds wins",
     )
-    p.add_argument("--seed", type=int_between(0, 2**31 - 1),
+    p.add_argument("--seed", type=int_between(0, SEED_MAX),
                    help="the computer's seed (default: random)")
     p.add_argument(
         "--save",
