@@ -265,22 +265,29 @@ def choose_fill_by_search(match: Match, depth: int, rng: random.Random) -> str:
 
 @dataclass(frozen=True)
 class Level:
-    """How a level plays: a move policy and how deep it searches its fill choice."""
+    """How a level plays: a move policy, how deep it searches its fill
+    choice, a short description and its measured Elo (``beginner`` = 0; the
+    README's levels table, from ``bench/ladder.py``).
+
+    >>> [(n, lv.elo) for n, lv in LEVELS.items()][:3]
+    [('beginner', 0), ('novice', 471), ('casual', 663)]
+    """
 
     policy: Callable[[Player, Position], Move]
     fill_depth: int
     description: str
+    elo: int
 
 
 LEVELS: dict[str, Level] = {
-    "beginner": Level(_beginner, 0, "one move ahead, often careless"),
-    "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy"),
-    "casual": Level(_searcher(depth=3, noise=40), 3, "3-move search, some noise"),
-    "club": Level(_searcher(depth=5), 4, "5-move search"),
-    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (about 0.02 s)"),
+    "beginner": Level(_beginner, 0, "one move ahead, often careless", 0),
+    "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy", 471),
+    "casual": Level(_searcher(depth=3, noise=40), 3, "3-move search, some noise", 663),
+    "club": Level(_searcher(depth=5), 4, "5-move search", 904),
+    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (about 0.02 s)", 1165),
     "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
-                    "600k nodes of search (about 0.2 s) and the solver"),
-    "perfect": Level(_perfect, 10, "opening book and solver"),
+                    "600k nodes of search (about 0.2 s) and the solver", 1327),
+    "perfect": Level(_perfect, 10, "opening book and solver", 1323),
 }
 
 

@@ -119,3 +119,16 @@ def test_unknown_level_and_finished_round_are_refused() -> None:
     with pytest.raises(ValueError, match="round is over"):
         player("club").choose_move(done)
     assert list(LEVELS)[0] == "beginner" and list(LEVELS)[-1] == "perfect"
+
+
+def test_every_level_carries_the_readme_elo() -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    table = {
+        name: int(elo)
+        for name, elo in re.findall(r"^\| `(\w+)` \|[^|]*\| \+?(\d+) \|", readme, re.MULTILINE)
+    }
+    assert {name: lv.elo for name, lv in LEVELS.items()} == table
+    assert LEVELS["beginner"].elo == 0 and LEVELS["perfect"].elo == 1323

@@ -242,10 +242,14 @@ def test_game_list_and_steps(client: TestClient) -> None:
     games = client.get("/api/games").json()
     assert games[0]["id"] == g["id"] and games[0]["target"] == 7
     assert games[0]["black_name"] == "Ann" and games[0]["state"] == "playing"
-    steps = client.get(f"/api/games/{g['id']}/steps").json()["steps"]
+    data = client.get(f"/api/games/{g['id']}/steps").json()
+    steps = data["steps"]
     assert len(steps) == 1 and steps[0]["kpn"] == Position(
         "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 7 0 0"
     ).kpn()
+    assert steps[0]["entries"] == [] and steps[0]["mover"] is None and steps[0]["pushed"] == []
+    assert data["seats"] == {"b": "Ann", "g": "Gold"} and data["rounds"][0]["entries"] == []
+    assert (data["target"], data["series"], data["points"]) == (7, False, [0, 0])
 
 
 def test_lessons_endpoints_answer_lists(client: TestClient) -> None:
@@ -309,6 +313,10 @@ def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:
         a = client.get("/api/analyse", params={"kpn": fig3, "ms": 300}).json()
         assert a["solved"] == {"winner": "b", "distance": 3, "pv": ["a1-a3", "h5-h4", "b5-b8"]}
         assert a["best"] == "a1-a3" and a["side"] == "b"
+        assert a["best_entries"] == [
+            {"side": "b", "long": "Brown Forward 2 Blue", "short": "nF2", "kind": "move",
+             "move": "a1-a3"},
+        ]
 
 
 def test_command_line_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:

@@ -42,6 +42,7 @@ from kamisado.web.messages import (
     RoundView,
     SeatView,
     StateFrame,
+    move_view,
     outcome_view,
     passes_view,
     position_view,
@@ -150,14 +151,20 @@ class Game:
             pos = match.position
             move = pos.parse_move(token) if match.state == PLAYING else Move.from_str(token)
             side = pos.turn
-            push = match.state == PLAYING and pos.is_legal(move) and pos.is_push(move)
-            match.push_move(move)  # checked: an illegal move raises before any change
+            # worked out on the position before the move; an illegal move
+            # raises here or in push_move, before any change
+            view = move_view(pos, move) if match.state == PLAYING else None
+            match.push_move(move)
+            assert view is not None
             outcome = match.rounds[rounds_before - 1].outcome
             self.last = {
                 "kind": "move",
                 "side": SIDE_LETTERS[side],
                 "move": str(move),
-                "push": push,
+                "push": view["push"],
+                "mover": view["mover"],
+                "pushed": view["pushed"],
+                "entries": view["entries"],
                 "passes": self._passes_after(rounds_before),
                 "outcome": outcome_view(outcome),
             }

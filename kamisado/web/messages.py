@@ -29,6 +29,8 @@ from typing import Any, TypedDict
 
 from kamisado.core import (
     COLOUR_NAMES,
+    FORWARD,
+    RAYS,
     SIDE_LETTERS,
     SQUARE_NAMES,
     TARGETS,
@@ -37,7 +39,7 @@ from kamisado.core import (
     Position,
 )
 from kamisado.match import FILLS, Match
-from kamisado.notation import Entry
+from kamisado.notation import Entry, move_entries
 from kamisado.players import LEVELS
 from kamisado.record import match_entries
 
@@ -53,16 +55,20 @@ __all__ = [
     "LastView",
     "Message",
     "MoveMsg",
+    "MoveView",
     "OutcomeView",
     "PassView",
     "PingMsg",
     "PongFrame",
     "PositionView",
     "ProtocolError",
+    "PushedView",
     "RoundView",
     "SeatView",
     "StateFrame",
+    "TowerView",
     "entry_view",
+    "move_view",
     "outcome_view",
     "parse",
     "parse_create",
@@ -301,14 +307,46 @@ class RoundView(TypedDict):
     result: OutcomeView | None
 
 
+class TowerView(TypedDict):
+    """A tower: its side, its colour and its rings (0 ordinary, 1 Sumo, ...)."""
+
+    side: str
+    colour: str
+    rings: int
+
+
+PushedView = TypedDict(
+    "PushedView",
+    {"side": str, "colour": str, "rings": int, "from": str, "to": str},
+)
+"""A tower pushed back by a Sumo: the tower, the square it stood on and the
+square it was pushed to."""
+
+
+class MoveView(TypedDict):
+    """A move as the page shows it, worked out on the position before it: the
+    square form, the tower that moves, the towers it pushes back (nearest
+    first) and the move-list entries it writes."""
+
+    move: str
+    mover: TowerView
+    push: bool
+    pushed: list[PushedView]
+    entries: list[EntryView]
+
+
 class LastView(TypedDict, total=False):
-    """The last action: a move (``move``, ``push``, ``passes``, ``outcome``)
-    or a fill (``fill``)."""
+    """The last action: a move (``move``, ``push``, ``passes``, ``outcome``
+    and the :class:`MoveView` fields ``mover``, ``pushed``, ``entries``) or a
+    fill (``fill``)."""
 
     kind: str
     side: str
     move: str
     push: bool
+    mover: TowerView
+    pushed: list[PushedView]
+    entries: list[EntryView]
     passes: list[PassView]
     outcome: OutcomeView | None
     fill: str
@@ -399,6 +437,57 @@ def entry_view(e: Entry, move: Move | None = None) -> EntryView:
         "short": e.short(),
         "kind": "pass" if e.is_pass else "back" if e.is_back else "move",
         "move": str(move) if move is not None and not (e.is_pass or e.is_back) else None,
+    }
+
+
+def move_view(pos: Position, move: Move) -> MoveView:
+    """A legal ``move`` in ``pos`` as the page shows it, worked out on the
+    position before the move (``pos`` is left as it was): the tower that
+    moves (its rings before the move), whether it pushes, each tower it
+    pushes back (nearest first, ``from`` the square it stood on, ``to`` the
+    square it went to) and every entry the move writes in the move list
+    (:func:`kamisado.notation.move_entries`; the move's own entry carries
+    ``move``).  An illegal move raises ``IllegalMoveError``.
+
+    >>> v = move_view(Position(), Move.from_str("c1-c5"))
+    >>> v["mover"], v["push"], v["pushed"], [e["long"] for e in v["entries"]]
+    ({'side': 'b', 'colour': 'red', 'rings': 0}, False, [], ['Red Forward 4 Blue'])
+    >>> fig9 = Position("1ng1r+o+1u/8/3y+4/3b2P+1/3G++4/7p/8/N+RY1UB1O b g 7 5 3")
+    >>> v = move_view(fig9, Move.from_str("d4-d5"))
+    >>> v["mover"], v["push"]
+    ({'side': 'b', 'colour': 'green', 'rings': 2}, True)
+    >>> [(p["colour"], p["rings"], p["from"], p["to"]) for p in v["pushed"]]
+    [('blue', 0, 'd5', 'd6'), ('yellow', 1, 'd6', 'd7')]
+    >>> [(e["short"], e["kind"], e["move"]) for e in v["entries"]]
+    [('gF1', 'move', 'd4-d5'), ('yB1', 'back', None)]
+    """
+    pos.check_move(move)
+    frm, to = move
+    t = pos.board[frm]
+    side = t >> 3
+    pushed: list[PushedView] = []
+    if pos.board[to] >= 0:
+        # the run of towers from the destination straight on, each one square back
+        ray = RAYS[side][FORWARD][frm]
+        k = 0
+        while pos.board[ray[k]] >= 0:
+            p = pos.board[ray[k]]
+            pushed.append(
+                {
+                    "side": SIDE_LETTERS[p >> 3],
+                    "colour": COLOUR_NAMES[p & 7],
+                    "rings": pos.rings[p],
+                    "from": SQUARE_NAMES[ray[k]],
+                    "to": SQUARE_NAMES[ray[k + 1]],
+                }
+            )
+            k += 1
+    return {
+        "move": str(move),
+        "mover": {"side": SIDE_LETTERS[side], "colour": COLOUR_NAMES[t & 7], "rings": pos.rings[t]},
+        "push": bool(pushed),
+        "pushed": pushed,
+        "entries": [entry_view(e, move) for e in move_entries(pos, move)],
     }
 
 

@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kamisado import record as records
-from kamisado.core import KamisadoError, Position
+from kamisado.core import KamisadoError, Move, Position
 from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
 from kamisado.web.messages import (
@@ -48,9 +48,12 @@ from kamisado.web.messages import (
     PingMsg,
     PongFrame,
     ProtocolError,
+    entry_view,
+    move_view,
     parse,
     parse_create,
     position_view,
+    rounds_view,
 )
 from kamisado.web.storage import Store
 
@@ -223,7 +226,13 @@ async def board(request: Request) -> Response:
 async def levels(request: Request) -> Response:
     from kamisado.players import LEVELS
 
-    return JSONResponse([{"name": n, "description": LEVELS[n].description} for n in LEVEL_NAMES])
+    # elo: the measured strength, beginner = 0 (the README's levels table)
+    return JSONResponse(
+        [
+            {"name": n, "description": LEVELS[n].description, "elo": LEVELS[n].elo}
+            for n in LEVEL_NAMES
+        ]
+    )
 
 
 async def engine_info(request: Request) -> Response:
@@ -306,21 +315,45 @@ async def game_record(request: Request) -> Response:
 
 
 async def game_steps(request: Request) -> Response:
+    # every step: its entries as the move list shows them, and for a step
+    # with a move the tower that moved and the towers it pushed back, worked
+    # out on the step before (the same fields as a live frame's ``last``)
     game = game_or_404(request)
     if isinstance(game, Response):
         return game
-    steps = [
+    steps: list[dict[str, Any]] = []
+    before: Position | None = None
+    for s in records.replay(game.match):
+        moved: dict[str, Any] = {"mover": None, "push": False, "pushed": []}
+        if s.move is not None and before is not None and s.ply > 0:
+            view = move_view(before, s.move)
+            moved = {"mover": view["mover"], "push": view["push"], "pushed": view["pushed"]}
+        steps.append(
+            {
+                "round": s.round,
+                "ply": s.ply,
+                "move": None if s.move is None else str(s.move),
+                "entries": [entry_view(e, s.move) for e in s.entries],
+                **moved,
+                "fill": s.fill,
+                **position_view(s.position),
+            }
+        )
+        before = s.position
+    black, gold = game.seat_names()
+    match = game.match
+    return JSONResponse(
         {
-            "round": s.round,
-            "ply": s.ply,
-            "move": None if s.move is None else str(s.move),
-            "entries": [e.long() for e in s.entries],
-            "fill": s.fill,
-            **position_view(s.position),
+            "game": game.row.id,
+            "name": match.name,
+            "target": match.target,
+            "series": match.series,
+            "points": list(match.points),
+            "seats": {"b": black, "g": gold},
+            "rounds": rounds_view(match),
+            "steps": steps,
         }
-        for s in records.replay(game.match)
-    ]
-    return JSONResponse({"game": game.row.id, "name": game.match.name, "steps": steps})
+    )
 
 
 async def upload_record(request: Request) -> Response:
@@ -354,13 +387,18 @@ async def position(request: Request) -> Response:
     pos = kpn_arg(request)
     if isinstance(pos, Response):
         return pos
-    move = request.query_params.get("move")
-    if move:
-        try:
-            pos.push_move(move)
-        except KamisadoError as exc:
-            return _bad(str(exc))
-    return JSONResponse({**position_view(pos), "push": False})
+    # with ``move``: the position after it, the real push flag and the
+    # move's view (``last``: mover, pushed towers, entries) for the lesson page
+    text = request.query_params.get("move")
+    if not text:
+        return JSONResponse({**position_view(pos), "push": False})
+    try:
+        move = pos.parse_move(text)
+        last = move_view(pos, move)
+        pos.push_move(move)
+    except KamisadoError as exc:
+        return _bad(str(exc))
+    return JSONResponse({**position_view(pos), "push": last["push"], "last": last})
 
 
 async def analyse(request: Request) -> Response:
@@ -374,7 +412,11 @@ async def analyse(request: Request) -> Response:
         ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
     except ValueError:
         return _bad("expected ms to be a number")
-    return JSONResponse(await hub.run_in_pool(worker.analyse, pos.kpn(), ms))
+    result = await hub.run_in_pool(worker.analyse, pos.kpn(), ms)
+    if result.get("best"):
+        # the best move's move-list entries, as the page words them
+        result["best_entries"] = move_view(pos, Move.from_str(result["best"]))["entries"]
+    return JSONResponse(result)
 
 
 async def reply(request: Request) -> Response:
