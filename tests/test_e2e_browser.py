@@ -81,12 +81,30 @@ def tower_at(pg: Page, tower: str, square: str) -> None:
 
 
 def start(pg: Page, mode: str, target: str = "1", **selects: str) -> None:
-    pg.locator(f'input[name="mode"][value="{mode}"]').check()
+    """Start a game from the new-game form of ``mode`` (``level`` picks a level card)."""
+    base = pg.url.split("#")[0]
+    pg.goto(f"{base}#/new/{mode}")
+    expect(pg.locator(f'input[name="mode"][value="{mode}"]')).to_be_checked()
     pg.select_option('select[name="target"]', target)
     for name, value in selects.items():
-        pg.select_option(f'select[name="{name}"]', value)
+        if name == "level":
+            pg.locator(f'input[name="level"][value="{value}"]').check()
+        else:
+            pg.select_option(f'select[name="{name}"]', value)
     pg.click("#start")
     expect(pg.locator("#view-play")).to_be_visible()
+
+
+def settings(pg: Page, lang: str | None = None, **checks: bool) -> None:
+    """Change settings as a person would: open the settings menu, choose, close it."""
+    menu = pg.locator("details.prefs")
+    if menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+    if lang:
+        pg.select_option("#lang", lang)
+    for box, on in checks.items():
+        pg.locator(f"#{box}").set_checked(on)
+    menu.locator("summary").click()
 
 
 def test_online_round_with_a_spectator(browser: Browser, server: str) -> None:
@@ -359,11 +377,11 @@ def test_series_is_named_in_the_page_language(browser: Browser, server: str) -> 
     move(pg, "c1", "c5")
     game_id = pg.url.split("/")[-1]
     pg.goto(server + "/#/games")
-    row = pg.locator(f'#games-table tr[data-game="{game_id}"]')
-    expect(row.locator("td").nth(1)).to_have_text("Series 3")
+    card = pg.locator(f'#games-list [data-game="{game_id}"]')
+    expect(card.locator(".match")).to_have_text("Series 3")
     for lang, text in (("de", "Serie bis 3"), ("hu", "Sorozat 3 győzelemig")):
-        pg.select_option("#lang", lang)
-        expect(row.locator("td").nth(1)).to_have_text(text)
-    pg.select_option("#lang", "en")
+        settings(pg, lang=lang)
+        expect(card.locator(".match")).to_have_text(text)
+    settings(pg, lang="en")
     assert not pg.errors  # type: ignore[attr-defined]
     pg.context.close()

@@ -262,19 +262,34 @@ def test_lessons_endpoints_answer_lists(client: TestClient) -> None:
 
 
 def test_page_and_static_files(client: TestClient) -> None:
-    page = client.get("/")
-    assert page.status_code == 200 and "app.js" in page.text
-    en = client.get("/static/i18n/en.json").json()
-    assert en["side.b"] == "Black"
-    assert client.get("/static/app.js").status_code == 200
-    # every key the page names exists in en.json
+    """The page loads its ES modules natively; every module it imports is
+    served, and every text key the page and the modules name is in en.json."""
+    import posixpath
     import re
 
-    html = page.text + client.get("/static/app.js").text
-    keys = set(re.findall(r'data-i18n="([\w.]+)"', html)) | set(
-        re.findall(r'\bt\("([\w]+\.[\w]+)"', html)
+    page = client.get("/")
+    assert page.status_code == 200 and 'type="module" src="/static/js/main.js"' in page.text
+    en = client.get("/static/i18n/en.json").json()
+    assert en["side.b"] == "Black"
+    texts, todo = [page.text], ["/static/js/main.js"]
+    seen: set[str] = set()
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        r = client.get(url)
+        assert r.status_code == 200, url
+        assert "javascript" in r.headers["content-type"], (url, r.headers["content-type"])
+        texts.append(r.text)
+        for rel in re.findall(r'^import .* from "(\.[^"]+)";$', r.text, re.M):
+            todo.append(posixpath.normpath(posixpath.join(posixpath.dirname(url), rel)))
+    assert {"/static/js/board.js", "/static/js/socket.js", "/static/js/views/game.js"} <= seen
+    text = "\n".join(texts)
+    keys = set(re.findall(r'data-i18n="([\w.]+)"', text)) | set(
+        re.findall(r'\bt[n]?\("([\w]+\.[\w]+)"', text)
     )
-    assert keys and not (keys - set(en)), keys - set(en)
+    assert len(keys) > 100 and not (keys - set(en)), keys - set(en)
 
 
 def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:

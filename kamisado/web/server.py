@@ -210,7 +210,7 @@ def hub_of(conn: Request | WebSocket) -> Hub:
 
 async def index(request: Request) -> Response:
     # the board's colours come from the rules core, written into the page
-    # for app.js to read before it draws: the page keeps no copy of them
+    # for the page (static/js/board.js) to read before it draws: the page keeps no copy of them
     html = (STATIC / "index.html").read_text("utf-8").replace(
         "<!--board-->",
         '<script id="board-data" type="application/json">'

@@ -1,0 +1,115 @@
+/* Kamisado in the browser.  The server applies every rule: the page draws
+   what it is sent (positions, legal destinations) and sends chosen moves.
+   This module starts the page and routes: #/ (the landing page),
+   #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>, #/lessons,
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>. */
+import { $, $$ } from "./dom.js";
+import { loadLang, t, translatePage } from "./i18n.js";
+import { prefs, setPref } from "./prefs.js";
+import { board } from "./views/play.js";
+import { currentGame, gameKey, gameStep, inGame, leaveGame, openGame, rerenderGame, saveToken, tokenFor } from "./views/game.js";
+import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
+import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
+import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
+import { showGames } from "./views/games.js";
+
+/** @param {string} name */
+function showView(name) {
+  $$(".view").forEach((v) => v.classList.toggle("active", v.id === `view-${name}`));
+  const tab = { home: "home", new: "home", games: "games", lessons: "lessons", puzzles: "puzzles" }[name] || "";
+  $$("[data-nav]").forEach((a) => {
+    if (a.dataset.nav === tab) a.setAttribute("aria-current", "page");
+    else a.removeAttribute("aria-current");
+  });
+}
+
+let routed = false;
+function route() {
+  const hash = location.hash || "#/";
+  const [path, query] = hash.slice(1).split("?");
+  const params = new URLSearchParams(query || "");
+  const parts = path.split("/").filter(Boolean);
+  const [where, id] = parts;
+  if (where !== "game") leaveGame();
+  if (where !== "review") leaveReview();
+  if (where !== "lesson" && where !== "puzzle") leaveLesson();
+  if (where === "game" && id) {
+    const tok = params.get("t");
+    if (tok) { saveToken(id, tok); history.replaceState(null, "", `#/game/${id}`); }
+    showView("play");
+    openGame(id, tok || tokenFor(id));
+  } else if (where === "review" && id) { showView("play"); openReview(id); }
+  else if (where === "games") { showView("games"); showGames(); }
+  else if (where === "lessons") { showView("lessons"); showList("lessons"); }
+  else if (where === "puzzles") { showView("puzzles"); showList("puzzles"); }
+  else if ((where === "lesson" || where === "puzzle") && id) { showView("play"); openLesson(where, id); }
+  else if (where === "new") { showView("new"); showNew(id || "computer", params); }
+  else showView("home");
+  // a new view: the focus goes to its content (not on the first load)
+  if (routed && !(where === "game" || where === "review" || where === "lesson" || where === "puzzle")) $("#main").focus({ preventScroll: true });
+  routed = true;
+  window.scrollTo(0, 0);
+}
+window.addEventListener("hashchange", route);
+
+board.onMove = ((live) => (/** @type {string} */ from, /** @type {string} */ to) => {
+  if (inLesson()) lessonMove(`${from}-${to}`);
+  else if (live) live(from, to);
+})(board.onMove);
+
+// keys: the board's own while it has the focus; stepping through positions anywhere
+document.addEventListener("keydown", (ev) => {
+  const target = /** @type {HTMLElement} */ (ev.target);
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (target.closest("input, select, textarea, button, a, summary, dialog")) return;
+  const onBoard = target.id === "board";
+  if (inGame()) gameKey(ev, onBoard);
+  else if (inReview()) reviewKey(ev);
+  else if (inLesson() && onBoard) board.key(ev);
+});
+for (const which of ["first", "prev", "next", "last"]) {
+  $(`#rv-${which}`).addEventListener("click", () => (inReview() ? reviewStep(which) : gameStep(which)));
+}
+
+const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
+$("#result-close").addEventListener("click", () => dialog.close());
+$("#result-review").addEventListener("click", () => {
+  const g = currentGame();
+  dialog.close();
+  if (g) location.hash = `#/review/${g.game}`;
+});
+dialog.querySelector("a")?.addEventListener("click", () => dialog.close());
+$$(".copy").forEach((b) => b.addEventListener("click", async () => {
+  const input = /** @type {HTMLInputElement} */ ($(`#${b.dataset.for}`));
+  input.select();
+  try { await navigator.clipboard.writeText(input.value); } catch (e) { document.execCommand("copy"); }
+  b.textContent = t("game.copied");
+  setTimeout(() => { b.textContent = t("game.copy"); }, 1200);
+}));
+
+// settings
+const chars = /** @type {HTMLInputElement} */ ($("#characters"));
+const squares = /** @type {HTMLInputElement} */ ($("#squares"));
+const lang = /** @type {HTMLSelectElement} */ ($("#lang"));
+chars.checked = prefs.characters;
+squares.checked = prefs.squares;
+lang.value = prefs.lang;
+function redraw() {
+  renderLevels();
+  updateForm();
+  if (inGame()) rerenderGame();
+  else if (inReview()) rerenderReview();
+  else if (inLesson()) rerenderLesson();
+  else route();
+}
+chars.addEventListener("change", () => { setPref("characters", chars.checked); redraw(); });
+squares.addEventListener("change", () => { setPref("squares", squares.checked); redraw(); });
+lang.addEventListener("change", async () => { await loadLang(lang.value); translatePage(); redraw(); });
+
+(async () => {
+  setPref("characters", prefs.characters);
+  await loadLang(prefs.lang);
+  await loadLevels();
+  route();
+  document.body.dataset.ready = "1";
+})();

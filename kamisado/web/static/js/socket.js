@@ -1,0 +1,134 @@
+/* The connection to a game: joins it, reconnects after a loss and joins
+   again (the server then sends the whole state: the page resyncs), and says
+   at once when the connection is lost, so no move is ever sent into a dead
+   socket.  A move is "pending" until the server answers; no answer within
+   ACK_MS also counts as a lost connection. */
+
+/** @typedef {"connecting"|"open"|"lost"} Status */
+
+const PING_MS = 10_000;   // a ping this often while nothing else is heard
+const SILENCE_MS = 25_000; // nothing heard this long: the connection is dead
+const ACK_MS = 5_000;     // a move unanswered this long: the connection is dead
+
+export class GameSocket {
+  /**
+   * @param {{onFrame: (msg: any) => void, onStatus: (s: Status) => void}} handlers
+   */
+  constructor(handlers) {
+    this.handlers = handlers;
+    /** @type {WebSocket|null} */
+    this.ws = null;
+    /** @type {string|null} */
+    this.game = null;
+    /** @type {string|null} */
+    this.token = null;
+    /** @type {Status} */
+    this.status = "connecting";
+    this.retry = 0;
+    this.lastHeard = 0;
+    /** @type {number|undefined} */
+    this.timer = undefined;
+    /** @type {number|undefined} */
+    this.ackTimer = undefined;
+    this.onOffline = () => this.lost();
+    this.onOnline = () => { if (this.status === "lost") this.open(); };
+  }
+
+  /** Join a game (as the holder of `token`'s seats, or as a spectator). @param {string} game @param {string|null} token */
+  join(game, token) {
+    this.close();
+    this.game = game;
+    this.token = token;
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
+    this.timer = window.setInterval(() => this.tick(), 1000);
+    this.open();
+  }
+
+  open() {
+    if (!this.game) return;
+    const proto = location.protocol === "https:" ? "wss" : "ws";
+    const sock = new WebSocket(`${proto}://${location.host}/ws`);
+    this.ws = sock;
+    this.setStatus(this.status === "open" ? "connecting" : this.status);
+    sock.onopen = () => {
+      if (this.ws !== sock) return;
+      this.retry = 0;
+      this.lastHeard = Date.now();
+      sock.send(JSON.stringify({ type: "join", game: this.game, token: this.token || undefined }));
+    };
+    sock.onmessage = (ev) => {
+      if (this.ws !== sock) return;
+      this.lastHeard = Date.now();
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "state" || msg.type === "error") window.clearTimeout(this.ackTimer);
+      if (msg.type === "state" && this.status !== "open") this.setStatus("open");
+      if (msg.type !== "pong") this.handlers.onFrame(msg);
+    };
+    sock.onclose = () => {
+      if (this.ws !== sock) return;
+      this.lost();
+    };
+  }
+
+  /** The connection is gone (or silent): say so, then try again, waiting longer each time. */
+  lost() {
+    const sock = this.ws;
+    window.clearTimeout(this.ackTimer);
+    if (sock) {
+      this.ws = null;
+      sock.onclose = null;
+      try { sock.close(); } catch (e) { /* already closed */ }
+    }
+    if (!this.game) return;
+    this.setStatus("lost");
+    this.retry = Math.min(this.retry + 1, 5);
+    const game = this.game;
+    window.setTimeout(() => {
+      if (this.game === game && !this.ws && navigator.onLine !== false) this.open();
+    }, 250 * 2 ** this.retry);
+  }
+
+  tick() {
+    const sock = this.ws;
+    if (!sock || sock.readyState !== WebSocket.OPEN) return;
+    const quiet = Date.now() - this.lastHeard;
+    if (quiet > SILENCE_MS) this.lost();
+    else if (quiet > PING_MS) sock.send('{"type":"ping"}');
+  }
+
+  /** @param {Status} s */
+  setStatus(s) {
+    if (s === this.status) return;
+    this.status = s;
+    this.handlers.onStatus(s);
+  }
+
+  /**
+   * Send an action; false (and nothing sent) unless the connection is up.
+   * @param {object} msg
+   * @returns {boolean}
+   */
+  send(msg) {
+    const sock = this.ws;
+    if (this.status !== "open" || !sock || sock.readyState !== WebSocket.OPEN) return false;
+    sock.send(JSON.stringify(msg));
+    window.clearTimeout(this.ackTimer);
+    this.ackTimer = window.setTimeout(() => { if (this.ws === sock) this.lost(); }, ACK_MS);
+    return true;
+  }
+
+  /** Leave the game. */
+  close() {
+    this.game = null;
+    window.clearInterval(this.timer);
+    window.clearTimeout(this.ackTimer);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
+    const sock = this.ws;
+    this.ws = null;
+    this.status = "connecting";
+    if (sock) { sock.onclose = null; sock.close(); }
+  }
+}

@@ -1,0 +1,27 @@
+/* The shapes the server sends (docs/web.md), for the type checker only. */
+
+/**
+ * A tower on the wire: [square, side letter, colour name, rings].
+ * @typedef {[string, string, string, number]} TowerRow
+ */
+/**
+ * @typedef {{side: string, long: string, short: string, kind: string, move: string|null}} Entry
+ * @typedef {{side: string, colour: string, rings: number}} TowerView
+ * @typedef {{side: string, colour: string, rings: number, from: string, to: string}} Pushed
+ * @typedef {{side: string, colour: string, square: string}} Pass
+ * @typedef {{winner: string, colour: string, reason: string, rings: number, points: number}} Outcome
+ * @typedef {{number: number, start: string, fill: string|null, entries: Entry[], result: Outcome|null}} Round
+ * @typedef {{kind?: string, side?: string, move?: string, push?: boolean, pushed?: Pushed[],
+ *   mover?: TowerView, entries?: Entry[], passes?: Pass[], outcome?: Outcome|null, fill?: string}} Last
+ * @typedef {{kpn: string, towers: TowerRow[], turn: string, must: string|null,
+ *   legal: Record<string, string[]>, outcome: Outcome|null, passes: Pass[]}} PositionView
+ * @typedef {{kind: string, name: string, online: boolean}} Seat
+ * @typedef {PositionView & {type: string, game: string, seq: number, name: string, target: number,
+ *   series: boolean, online_game: boolean, points: number[], state: string, winner: string|null,
+ *   round: number, to_act: string|null, seats: Record<string, Seat>, thinking: boolean,
+ *   last: Last|null, rounds: Round[], fill: {chooser: string, left: PositionView, right: PositionView}|null,
+ *   you: string[]}} StateFrame
+ * @typedef {PositionView & {round: number, ply: number, move: string|null, entries: Entry[],
+ *   fill: string|null, mover?: TowerView|null, push?: boolean, pushed?: Pushed[]}} Step
+ */
+export {};

@@ -1,0 +1,295 @@
+/* A live game: the board for the seats this browser holds, the seats, the
+   status line, what just happened in words, the fill choice, invite links,
+   the move list, and a look back through the game's positions. */
+import { $, h } from "../dom.js";
+import { SIDE_FILL } from "../board.js";
+import { colourNode, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
+import { renderMoves } from "../movelist.js";
+import { GameSocket } from "../socket.js";
+import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
+
+/** @typedef {import("../types.js").StateFrame} StateFrame */
+/** @typedef {import("../types.js").Step} Step */
+
+/** The seat tokens this browser holds, by game. @param {string} id */
+export const tokenFor = (id) => localStorage.getItem(`kamisado.token.${id}`);
+/** @param {string} id @param {string|null|undefined} token */
+export function saveToken(id, token) { if (token) localStorage.setItem(`kamisado.token.${id}`, token); }
+
+/** @type {StateFrame|null} */
+let game = null;
+let lastAnnounced = -1;
+/** @type {string|null} */
+let gameId = null;
+let looking = false;   // stepping through earlier positions
+let lookedAtSeq = -1;
+
+const socket = new GameSocket({
+  onFrame(msg) {
+    if (msg.type === "state") {
+      // never go back to an older position (a reconnect may race an old socket)
+      if (game && game.game === msg.game && msg.seq < game.seq) return;
+      render(msg);
+    } else if (msg.type === "error") {
+      if (msg.code === "no_game") setStatus(t("game.not_found"));
+      else announce(t("game.error", { message: msg.message }));
+      if (game) render(game);  // the board offers the position's moves again
+    }
+  },
+  onStatus(s) {
+    const conn = $("#conn");
+    conn.hidden = s === "open";
+    conn.textContent = s === "lost" ? t("conn.lost") : t("game.connecting");
+    conn.className = "conn " + s;
+    if (game) render(game);
+  },
+});
+
+const stepper = new Stepper((s) => {
+  const where = s.ply ? t("history.where", { round: s.round, n: s.ply }) : t("review.start", { n: s.round });
+  $("#history-where").textContent = `${t("history.looking")} ${where}`;
+});
+
+/** Whether the page is showing a live game. */
+export const inGame = () => gameId !== null;
+
+/**
+ * Open a game: join it over the websocket with the seat token this browser
+ * holds for it (a spectator without one).
+ * @param {string} id
+ * @param {string|null} token
+ */
+export function openGame(id, token) {
+  if (gameId === id && socket.game === id) return;
+  gameId = id;
+  game = null;
+  lastAnnounced = -1;
+  looking = false;
+  panelParts("game");
+  setStatus(t("game.connecting"));
+  $("#moves").innerHTML = "";
+  $("#download").setAttribute("href", `/api/games/${id}/record`);
+  socket.join(id, token);
+}
+
+/** Leave the game (another view opens). */
+export function leaveGame() {
+  gameId = null;
+  game = null;
+  looking = false;
+  socket.close();
+}
+
+board.onMove = (from, to) => {
+  if (!gameId || !game || looking) return;
+  if (!socket.send({ type: "move", move: `${from}-${to}`, seq: game.seq })) {
+    announce(t("conn.not_sent"));
+    render(game);
+  }
+};
+/** @param {string} direction */
+function fill(direction) {
+  if (!game) return;
+  if (!socket.send({ type: "fill", direction, seq: game.seq })) announce(t("conn.not_sent"));
+}
+$("#fill-left").addEventListener("click", () => fill("left"));
+$("#fill-right").addEventListener("click", () => fill("right"));
+
+/** @param {string} s @param {StateFrame} st */
+function seatLabel(s, st) {
+  const seat = st.seats[s];
+  const name = seat.kind === "human" ? seat.name
+    : seat.name.startsWith("Computer (") ? t("game.computer", { level: t(`level.${seat.kind}`) }) : seat.name;
+  return name === "Black" || name === "Gold" ? sideName(s) : name;
+}
+
+/** Draw a state frame (or redraw the last one). @param {StateFrame} st */
+function render(st) {
+  const prev = game;
+  game = st;
+  const connected = socket.status === "open";
+  $("#board").dataset.seq = String(st.seq);
+  $("#board").dataset.conn = socket.status;
+  const you = st.you || [];
+  const playing = st.state === "playing" && !st.outcome;
+  const canAct = Boolean(st.to_act && you.includes(st.to_act)) && connected;
+  board.setFlip(you.length === 1 && you[0] === "g");
+  $("#play-title").textContent = `${seatLabel("b", st)} – ${seatLabel("g", st)}`;
+  if (!looking) {
+    board.setTowers(st.towers);
+    const last = st.last && st.last.kind === "move" && !(st.last.outcome && st.state === "playing") ? st.last : null;
+    board.marks({ legal: canAct && playing ? st.legal : {}, must: playing ? st.must : null, turn: st.turn,
+      last: last ? { move: last.move, pushed: last.pushed || [] } : null });
+    renderMoves($("#moves"), st.rounds, { follow: true, onPick: (round, index) => lookBack(round, index) });
+  } else if (st.seq !== lookedAtSeq) {
+    $("#history-where").textContent = t("history.new_move");
+  }
+  renderSeats(st, connected);
+  const mt = st.series ? ([3, 5].includes(st.target) ? t(`match.s${st.target}`) : st.name) : t(`match.${st.target}`);
+  $("#match-info").textContent = `${mt} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
+  // the status line
+  const status = document.createDocumentFragment();
+  const actor = st.to_act;
+  if (st.state === "over" && st.winner) status.append(t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` }));
+  else if (st.thinking && actor) status.append(t("game.thinking", { side: sideName(actor) }));
+  else if (st.state === "playing" && actor) {
+    const mine = you.includes(actor) && you.length === 1;
+    status.append(toMoveNodes(actor, st.must, ringsOf(st.towers, actor, st.must), mine));
+  } else if (st.state === "fill" && st.fill) status.append(t("game.fill_wait", { side: sideName(st.fill.chooser) }));
+  if (st.state !== "over" && actor && st.seats[actor].kind === "human" && st.online_game && !st.seats[actor].online && !you.includes(actor)) {
+    status.append(" ", st.seq === 0 ? t("game.waiting_opponent") : t("game.waiting_for", { side: sideName(actor) }));
+  }
+  if (!you.length) status.append(" ", t("game.spectating"));
+  setStatus(status);
+  if (prev === null || st.seq !== lastAnnounced) {
+    announceLast(st, prev === null);
+    lastAnnounced = st.seq;
+  }
+  renderFill(st, you);
+  renderLinks(st, you);
+  // the result, after the last move has been seen
+  const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
+  if (st.state === "over" && st.winner && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
+    $("#result-text").textContent = t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` });
+    setTimeout(() => {
+      if (game && game.game === st.game && game.state === "over" && !dialog.open) dialog.showModal();
+    }, prev === null ? 0 : 700);
+  }
+  if (st.state !== "over" && dialog.open) dialog.close();
+}
+
+/** @param {StateFrame} st @param {boolean} connected */
+function renderSeats(st, connected) {
+  const you = st.you || [];
+  const top = board.flip ? "b" : "g", bottom = board.flip ? "g" : "b";
+  for (const [cls, s] of [["seat-top", top], ["seat-bottom", bottom]]) {
+    const div = $(`.${cls}`);
+    const seat = st.seats[s];
+    div.className = `seat ${cls}` + (st.to_act === s ? " to-act" : "");
+    const dot = h("span", { class: "dot", "aria-hidden": "true" });
+    dot.style.background = SIDE_FILL[s];
+    const name = h("span", { class: "name" }, seatLabel(s, st) + (you.includes(s) && you.length === 1 ? ` (${t("game.you")})` : ""));
+    const pts = h("span", { class: "pts", title: t("game.score") }, String(st.points["bg".indexOf(s)]));
+    div.replaceChildren(dot, name, pts);
+    if (st.to_act === s && st.state !== "over") div.append(h("span", { class: "turn-flag" }, t("game.to_act")));
+    if (st.online_game && seat.kind === "human") {
+      const p = h("span", { class: "presence" }, !connected ? "?" : seat.online ? t("game.online") : t("game.offline"));
+      div.append(p);
+    }
+  }
+}
+
+/** What just happened, in words: a push, passes, a round's end.
+ * @param {StateFrame} st @param {boolean} first */
+function announceLast(st, first) {
+  const out = document.createDocumentFragment();
+  const last = st.last;
+  if (last && last.kind === "move" && !first) {
+    if (last.push && last.mover && last.pushed && last.pushed.length) {
+      const again = st.state === "playing" && !last.outcome && st.turn === last.mover.side ? st.must : null;
+      out.append(pushNodes(last.mover, last.pushed, again), " ");
+    }
+    for (const p of last.passes || []) out.append(tn("game.pass", { side: sideName(p.side), colour: colourNode(p.colour) }), " ");
+    if (last.passes && last.passes.length) board.pulse(last.passes.map((p) => p.square));
+  }
+  const o = last && last.outcome;
+  if (o) {
+    if (o.reason === "deadlock") out.append(t("game.deadlock", { side: sideName(o.winner), loser: sideName(otherSide(o.winner)) }));
+    else out.append(tn("game.round_won", { side: sideName(o.winner), colour: colourNode(o.colour), points: pointsText(o.points) }));
+    if (st.target > 1 && !st.series) out.append(" ", tn("game.ring", { colour: colourNode(o.colour) }));
+  }
+  announce(out);
+}
+
+/** @param {StateFrame} st @param {string[]} you */
+function renderFill(st, you) {
+  const fp = $("#fill-panel");
+  if (st.state === "fill" && st.fill) {
+    fp.hidden = false;
+    const mine = you.includes(st.fill.chooser);
+    $("#fill-text").textContent = t(mine ? "game.fill_choose" : "game.fill_wait", { side: sideName(st.fill.chooser) });
+    for (const d of /** @type {const} */ (["left", "right"])) {
+      fillBoards[d].setFlip(board.flip);
+      fillBoards[d].setTowers(st.fill[d].towers);
+      fillBoards[d].marks({});
+      /** @type {HTMLButtonElement} */ ($(`#fill-${d}`)).disabled = !mine || socket.status !== "open";
+    }
+  } else fp.hidden = true;
+}
+
+/** @param {StateFrame} st @param {string[]} you */
+function renderLinks(st, you) {
+  const links = $("#links");
+  if (st.online_game && you.length === 1) {
+    const other = otherSide(you[0]);
+    const inv = sessionStorage.getItem(`kamisado.invite.${st.game}`);
+    links.hidden = false;
+    /** @type {HTMLInputElement} */ ($("#invite-link")).value = inv ? `${location.origin}/#/game/${st.game}?t=${inv}` : "";
+    const showInvite = Boolean(inv) && st.seats[other].kind === "human";
+    for (const e of [$('label[for="invite-link"]'), $("#invite-link").parentElement]) if (e) e.hidden = !showInvite;
+    /** @type {HTMLInputElement} */ ($("#watch-link")).value = `${location.origin}/#/game/${st.game}`;
+  } else links.hidden = true;
+}
+
+// -- looking back through the game ------------------------------------------
+
+/** Step back one position (or to the entry picked in the move list).
+ * @param {number} [round] @param {number} [index] */
+async function lookBack(round, index) {
+  if (!gameId || !game) return;
+  if (!looking || lookedAtSeq !== game.seq) {
+    lookedAtSeq = game.seq;
+    await stepper.load(gameId);
+  }
+  looking = true;
+  $("#history-bar").hidden = false;
+  board.marks({});
+  const k = round !== undefined && index !== undefined ? stepper.stepOf.get(`${round}:${index}`) : undefined;
+  stepper.show(k !== undefined ? k : looking && stepper.i < stepper.last ? stepper.i - 1 : stepper.last - 1);
+}
+
+/** Back to the game as it stands. */
+export function present() {
+  if (!looking) return;
+  looking = false;
+  $("#history-bar").hidden = true;
+  if (game) render(game);
+  $("#board").focus();
+}
+$("#history-present").addEventListener("click", present);
+
+/**
+ * The live game's keys: the board's own (arrows, Enter, Escape when it has
+ * the focus), then stepping: PageUp (or Left away from the board) back,
+ * PageDown/Right forward, Home to the start, End back to the present.
+ * @param {KeyboardEvent} ev
+ * @param {boolean} onBoard
+ */
+export function gameKey(ev, onBoard) {
+  if (onBoard && !looking && board.key(ev)) return;
+  const back = ev.key === "PageUp" || (ev.key === "ArrowLeft" && (!onBoard || looking));
+  const fwd = ev.key === "PageDown" || (ev.key === "ArrowRight" && (!onBoard || looking));
+  if (ev.key === "End" || (ev.key === "Escape" && looking)) { ev.preventDefault(); present(); }
+  else if (back) { ev.preventDefault(); lookBack(); }
+  else if (ev.key === "Home") { ev.preventDefault(); lookBack(0, 0).then(() => { if (looking) stepper.show(0); }); }
+  else if (fwd && looking) {
+    ev.preventDefault();
+    if (stepper.i >= stepper.last) present();
+    else stepper.show(stepper.i + 1);
+  }
+}
+
+/** The step buttons in a live game. @param {string} which */
+export function gameStep(which) {
+  if (which === "last") present();
+  else if (which === "prev") lookBack();
+  else if (which === "first") lookBack().then(() => stepper.show(0));
+  else if (which === "next" && looking) {
+    if (stepper.i >= stepper.last) present(); else stepper.show(stepper.i + 1);
+  }
+}
+
+/** Redraw in a new language. */
+export function rerenderGame() { if (game) render(game); }
+/** The game shown. */
+export const currentGame = () => game;

@@ -1,0 +1,83 @@
+/* Review: a finished or saved game, position by position, with the
+   engine's view of each. */
+import { $, getJSON } from "../dom.js";
+import { entryNodes, otherSide, sideName, t, tn } from "../i18n.js";
+import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
+
+/** @typedef {import("../types.js").Step} Step */
+
+/** @type {string|null} */
+let reviewId = null;
+
+const stepper = new Stepper((s, i) => {
+  const where = $("#rv-where");
+  where.replaceChildren(s.ply ? t("history.where", { round: s.round, n: s.ply }) : t("review.start", { n: s.round }));
+  const own = s.entries.find((e) => e.kind === "move");
+  if (own) where.append(": ", sideName(own.side), " ", entryNodes(own));
+  if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
+  else setStatus(toMoveNodes(s.turn, s.must, ringsOf(s.towers, s.turn, s.must), false));
+  announce("");
+  analyse(s, i);
+});
+
+/** Open a game's review. @param {string} id */
+export async function openReview(id) {
+  reviewId = id;
+  panelParts("review");
+  $("#download").setAttribute("href", `/api/games/${id}/record`);
+  $(".seat-top").textContent = "";
+  $(".seat-bottom").textContent = "";
+  board.setFlip(false);
+  let data;
+  try { data = await stepper.load(id); } catch (e) { setStatus(t("game.not_found")); return; }
+  if (reviewId !== id) return;
+  $("#match-info").textContent = data.name;
+  $("#play-title").textContent = `${t("review.title")}: ${data.seats ? `${data.seats.b} – ${data.seats.g}` : data.name}`;
+  stepper.show(stepper.last);
+}
+
+/** Leave review. */
+export function leaveReview() { reviewId = null; }
+/** Whether review is showing. */
+export const inReview = () => reviewId !== null;
+
+/** @type {number|undefined} */
+let analyseTimer;
+/** @param {Step} s @param {number} i */
+function analyse(s, i) {
+  window.clearTimeout(analyseTimer);
+  const box = $("#analysis");
+  box.textContent = t("review.analysing");
+  analyseTimer = window.setTimeout(async () => {
+    let a;
+    try { a = await getJSON(`/api/analyse?kpn=${encodeURIComponent(s.kpn)}&ms=400`); }
+    catch (e) { if (stepper.i === i) box.textContent = t("review.unavailable"); return; }
+    if (!reviewId || stepper.i !== i) return;
+    if (a.over) { box.textContent = t("review.over"); return; }
+    const out = document.createDocumentFragment();
+    const best = (a.best_entries || [])[0];
+    if (best) {
+      const words = entryNodes(best);
+      const span = document.createElement("span");
+      span.title = a.best;
+      span.append(words);
+      out.append(tn("review.best", { move: span }));
+    }
+    if (a.solved) out.append(" · ", t("review.wins_in", { side: sideName(a.solved.winner), n: a.solved.distance }));
+    else if (a.kind !== "eval") out.append(" · ", t("review.wins_in", { side: sideName(a.kind === "win" ? a.side : otherSide(a.side)), n: a.moves }));
+    else out.append(" · ", t("review.eval", { side: sideName(a.side), score: a.score }));
+    box.replaceChildren(out);
+    board.marks({ must: s.outcome ? null : s.must, turn: s.turn, last: s.move ? { move: s.move, pushed: s.pushed || [] } : null,
+      highlight: a.best ? a.best.split("-") : [] });
+  }, 200);
+}
+
+/** Review's keys: the arrows step too (the board takes no moves here). @param {KeyboardEvent} ev */
+export function reviewKey(ev) { stepper.key(ev, true); }
+/** The step buttons. @param {string} which */
+export function reviewStep(which) {
+  const to = { first: 0, prev: stepper.i - 1, next: stepper.i + 1, last: stepper.last }[which];
+  if (to !== undefined) stepper.show(to);
+}
+/** Redraw in a new language. */
+export function rerenderReview() { if (reviewId && stepper.steps.length) stepper.show(stepper.i); }
