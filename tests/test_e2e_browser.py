@@ -6,105 +6,25 @@ Screenshots go to /tmp/kamisado-e2e-*.png.
 from __future__ import annotations
 
 import re
-import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
-from kamisado.web.server import create_app
-from tests.conftest import CHROMIUM_ARGS
+from tests import browser_kit
+from tests.browser_kit import (
+    QUICK_WIN,
+    SHOTS,
+    click_square,
+    move,
+    page,
+    settings,
+    start,
+    tower_at,
+)
 
-SHOTS = Path("/tmp")
-# a three-move single round: Black's brown tower reaches e8
-QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    db = tmp_path_factory.mktemp("web") / "games.sqlite3"
-    config = uvicorn.Config(
-        create_app(str(db), workers=1), host="127.0.0.1", port=0, log_level="warning",
-        ws="websockets-sansio",
-    )
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
-        time.sleep(0.05)
-    port = srv.servers[0].sockets[0].getsockname()[1]
-    yield f"http://127.0.0.1:{port}"
-    srv.should_exit = True
-    thread.join(timeout=20)
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path: str) -> Iterator[Browser]:
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def page(browser: Browser, url: str) -> Page:
-    pg = browser.new_context(viewport={"width": 1100, "height": 850}).new_page()
-    pg.set_default_timeout(10_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors  # type: ignore[attr-defined]
-    pg.goto(url)
-    return pg
-
-
-def click_square(pg: Page, square: str) -> None:
-    """Click a square as a person would."""
-    pg.locator(f'#board .square[data-square="{square}"]').click()
-
-
-def move(pg: Page, frm: str, to: str) -> None:
-    """Select a tower, see its destinations light up, move; wait for the answer."""
-    expect(pg.locator("#board")).to_have_attribute("data-seq", re.compile(r"\d"))
-    seq = int(pg.locator("#board").get_attribute("data-seq") or 0)
-    click_square(pg, frm)
-    expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
-    click_square(pg, to)
-    expect(pg.locator("#board")).to_have_attribute("data-seq", str(seq + 1))
-
-
-def tower_at(pg: Page, tower: str, square: str) -> None:
-    expect(pg.locator(f'#board [data-tower="{tower}"]')).to_have_attribute("data-at", square)
-
-
-def start(pg: Page, mode: str, target: str = "1", **selects: str) -> None:
-    """Start a game from the new-game form of ``mode`` (``level`` picks a level card)."""
-    base = pg.url.split("#")[0]
-    pg.goto(f"{base}#/new/{mode}")
-    expect(pg.locator(f'input[name="mode"][value="{mode}"]')).to_be_checked()
-    pg.select_option('select[name="target"]', target)
-    for name, value in selects.items():
-        if name == "level":
-            pg.locator(f'input[name="level"][value="{value}"]').check()
-        else:
-            pg.select_option(f'select[name="{name}"]', value)
-    pg.click("#start")
-    expect(pg.locator("#view-play")).to_be_visible()
-
-
-def settings(pg: Page, lang: str | None = None, **checks: bool) -> None:
-    """Change settings as a person would: open the settings menu, choose, close it."""
-    menu = pg.locator("details.prefs")
-    if menu.get_attribute("open") is None:
-        menu.locator("summary").click()
-    if lang:
-        pg.select_option("#lang", lang)
-    for box, on in checks.items():
-        pg.locator(f"#{box}").set_checked(on)
-    menu.locator("summary").click()
+# the fixtures: a live server for this module, and Chromium
+server = browser_kit.server
+browser = browser_kit.browser
 
 
 def test_online_round_with_a_spectator(browser: Browser, server: str) -> None:

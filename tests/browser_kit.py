@@ -1,0 +1,140 @@
+"""The browser tests' kit: a real server on a real port (stopped and started
+again on the same port when a test needs the connection to drop), Debian's
+Chromium, and a person's actions on the page.  Test files import the
+fixtures (``server``, ``browser``) and helpers from here."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from kamisado.web.server import create_app
+from tests.conftest import CHROMIUM_ARGS
+
+SHOTS = Path("/tmp")
+# a three-move single round: Black's brown tower reaches e8
+QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
+#: The viewports every view is checked at: two phones and a desktop.
+VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "desktop": (1280, 800)}
+
+
+class LiveServer:
+    """``kamisado web`` in a thread, on a port that stays the same across
+    :meth:`stop` and :meth:`start` (the same database too)."""
+
+    def __init__(self, db: Path, port: int = 0) -> None:
+        self.db, self.port = db, port
+        self.srv: uvicorn.Server | None = None
+        self.thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> str:
+        config = uvicorn.Config(
+            create_app(str(self.db), workers=1), host="127.0.0.1", port=self.port,
+            log_level="warning", ws="websockets-sansio",
+        )
+        srv = uvicorn.Server(config)
+        thread = threading.Thread(target=srv.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not srv.started:
+            assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
+            time.sleep(0.05)
+        self.port = srv.servers[0].sockets[0].getsockname()[1]
+        self.srv, self.thread = srv, thread
+        return self.url
+
+    def stop(self) -> None:
+        if self.srv and self.thread:
+            self.srv.should_exit = True
+            self.thread.join(timeout=20)
+        self.srv = self.thread = None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    live = LiveServer(tmp_path_factory.mktemp("web") / "games.sqlite3")
+    yield live.start()
+    live.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path: str) -> Iterator[Browser]:
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def page(browser: Browser, url: str, size: tuple[int, int] = (1100, 850)) -> Page:
+    """A fresh browser context (no stored seats) on ``url``; JavaScript errors
+    are collected in ``page.errors``."""
+    pg = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
+    pg.set_default_timeout(10_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.errors = errors  # type: ignore[attr-defined]
+    pg.goto(url)
+    expect(pg.locator("body")).to_have_attribute("data-ready", "1")
+    return pg
+
+
+def click_square(pg: Page, square: str) -> None:
+    """Click a square as a person would."""
+    pg.locator(f'#board .square[data-square="{square}"]').click()
+
+
+def seq(pg: Page) -> int:
+    """The number of actions in the game the page shows."""
+    expect(pg.locator("#board")).to_have_attribute("data-seq", re.compile(r"\d"))
+    return int(pg.locator("#board").get_attribute("data-seq") or 0)
+
+
+def move(pg: Page, frm: str, to: str) -> None:
+    """Select a tower, see its destinations light up, move; wait for the answer."""
+    n = seq(pg)
+    click_square(pg, frm)
+    expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
+    click_square(pg, to)
+    expect(pg.locator("#board")).to_have_attribute("data-seq", str(n + 1))
+
+
+def tower_at(pg: Page, tower: str, square: str) -> None:
+    expect(pg.locator(f'#board [data-tower="{tower}"]')).to_have_attribute("data-at", square)
+
+
+def start(pg: Page, mode: str, target: str = "1", **selects: str) -> None:
+    """Start a game from the new-game form of ``mode`` (``level`` picks a level card)."""
+    base = pg.url.split("#")[0]
+    pg.goto(f"{base}#/new/{mode}")
+    expect(pg.locator(f'input[name="mode"][value="{mode}"]')).to_be_checked()
+    pg.select_option('select[name="target"]', target)
+    for name, value in selects.items():
+        if name == "level":
+            pg.locator(f'input[name="level"][value="{value}"]').check()
+        else:
+            pg.select_option(f'select[name="{name}"]', value)
+    pg.click("#start")
+    expect(pg.locator("#view-play")).to_be_visible()
+
+
+def settings(pg: Page, lang: str | None = None, **checks: bool) -> None:
+    """Change settings as a person would: open the settings menu, choose, close it."""
+    menu = pg.locator("details.prefs")
+    if menu.get_attribute("open") is None:
+        menu.locator("summary").click()
+    if lang:
+        pg.select_option("#lang", lang)
+    for box, on in checks.items():
+        pg.locator(f"#{box}").set_checked(on)
+    menu.locator("summary").click()
