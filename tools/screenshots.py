@@ -1,0 +1,237 @@
+"""Screenshots of the web app's main views, at a phone's size and a desktop's.
+
+    python tools/screenshots.py [--out docs/screenshots] [--port 0] [--chromium PATH]
+
+Starts the real app (:func:`kamisado.web.server.create_app` under uvicorn, in a
+thread) on a throwaway SQLite database, drives Debian's Chromium with
+Playwright as a person would, and writes one PNG per view and size:
+
+    home          the landing page
+    new-computer  the new-game form against the computer
+    game          a live hotseat Standard match (target 3), five moves in,
+                  with the last move marked
+    review        the review of a finished single round (Black wins in three)
+    lesson        the first lesson (figure 2 of the rules)
+    games         the my-games list (the two games above)
+
+named ``<view>-phone.png`` (390x844) and ``<view>-desktop.png`` (1280x800),
+each the viewport only.  The moves are fixed and the games list is shown
+with a fixed date and time (the only clock on those pages), so a rerun gives
+the same pictures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+from playwright.sync_api import Page, Route, expect, sync_playwright
+
+from kamisado.web.server import create_app
+
+#: The sizes every view is taken at.
+SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+#: A single round that Black wins in three moves (the brown tower reaches e8).
+QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
+#: Five moves of a Standard match; the round goes on.
+OPENING = [("d1", "d5"), ("a8", "a6"), ("b1", "b7"), ("a6", "b5"), ("f1", "f4")]
+#: The date and time the games list shows (2026-01-15 14:30 UTC).
+FIXED_TIME = 1768487400.0
+#: The same arguments as the browser tests give Chromium.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+#: Longer than the towers' slide (0.35 s) and the page's own settling.
+SETTLE_MS = 600
+_DIGITS = re.compile(r"\d")
+
+
+class LiveServer:
+    """``kamisado web`` in a daemon thread on ``127.0.0.1``."""
+
+    def __init__(self, db: Path, port: int = 0) -> None:
+        self.db, self.port = db, port
+        self.srv: uvicorn.Server | None = None
+        self.thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> str:
+        config = uvicorn.Config(
+            create_app(str(self.db), workers=1), host="127.0.0.1", port=self.port,
+            log_level="warning", ws="websockets-sansio",
+        )
+        srv = uvicorn.Server(config)
+        thread = threading.Thread(target=srv.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not srv.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError("the server did not start")
+            time.sleep(0.05)
+        self.port = srv.servers[0].sockets[0].getsockname()[1]
+        self.srv, self.thread = srv, thread
+        return self.url
+
+    def stop(self) -> None:
+        if self.srv and self.thread:
+            self.srv.should_exit = True
+            self.thread.join(timeout=20)
+        self.srv = self.thread = None
+
+
+def goto(pg: Page, base: str, route: str) -> None:
+    """Open a route of the page (a hash change once the page is loaded)."""
+    pg.goto(f"{base}/#{route}")
+    expect(pg.locator("body")).to_have_attribute("data-ready", "1")
+
+
+def seq(pg: Page) -> int:
+    """The number of actions in the game the page shows."""
+    board = pg.locator("#board")
+    expect(board).to_have_attribute("data-seq", _DIGITS)
+    return int(board.get_attribute("data-seq") or 0)
+
+
+def move(pg: Page, frm: str, to: str) -> None:
+    """Click a tower, then its destination; wait for the server's answer."""
+    n = seq(pg)
+    pg.locator(f'#board .square[data-square="{frm}"]').click()
+    expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
+    pg.locator(f'#board .square[data-square="{to}"]').click()
+    expect(pg.locator("#board")).to_have_attribute("data-seq", str(n + 1))
+
+
+def new_game(pg: Page, base: str, mode: str, target: str) -> str:
+    """Start a game from the new-game form; return its id."""
+    goto(pg, base, f"/new/{mode}")
+    expect(pg.locator(f'input[name="mode"][value="{mode}"]')).to_be_checked()
+    pg.select_option('select[name="target"]', target)
+    pg.click("#start")
+    expect(pg.locator("#view-play")).to_be_visible()
+    pg.wait_for_url("**/#/game/*")
+    seq(pg)
+    return pg.url.rsplit("/", 1)[1].split("?")[0]
+
+
+def fixed_times(route: Route) -> None:
+    """The games list with every game's date and time set to :data:`FIXED_TIME`."""
+    if route.request.method != "GET":
+        route.fallback()
+        return
+    response = route.fetch()
+    rows = response.json()
+    for i, row in enumerate(rows):
+        row["created"] = FIXED_TIME + 60 * i
+        row["updated"] = FIXED_TIME + 60 * i
+    route.fulfill(response=response, body=json.dumps(rows))
+
+
+def shoot(pg: Page, out: Path, name: str, written: list[Path]) -> None:
+    """Take the view at every size: ``<name>-<size>.png`` (the viewport only)."""
+    for size, (w, h) in SIZES.items():
+        pg.set_viewport_size({"width": w, "height": h})
+        pg.evaluate("window.scrollTo(0, 0)")
+        pg.wait_for_timeout(SETTLE_MS)
+        path = out / f"{name}-{size}.png"
+        pg.screenshot(path=str(path), animations="disabled", caret="hide")
+        written.append(path)
+
+
+def take(base: str, out: Path, chromium: str) -> list[Path]:
+    """Play the games and take every view; return the files written."""
+    written: list[Path] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        context = browser.new_context(
+            viewport={"width": SIZES["phone"][0], "height": SIZES["phone"][1]},
+            locale="en-GB", timezone_id="UTC", device_scale_factor=1,
+        )
+        pg = context.new_page()
+        pg.set_default_timeout(15_000)
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.route("**/api/games", fixed_times)
+
+        goto(pg, base, "/")
+        expect(pg.locator("#view-home")).to_be_visible()
+        shoot(pg, out, "home", written)
+
+        goto(pg, base, "/new/computer")
+        expect(pg.locator('input[name="mode"][value="computer"]')).to_be_checked()
+        shoot(pg, out, "new-computer", written)
+
+        # a finished single round, for the review
+        done = new_game(pg, base, "hotseat", "1")
+        for frm, to in QUICK_WIN:
+            move(pg, frm, to)
+        dialog = pg.locator("#result")
+        expect(dialog).to_be_visible()
+        pg.click("#result-close")
+        expect(dialog).to_be_hidden()
+
+        # a Standard match in progress
+        new_game(pg, base, "hotseat", "3")
+        for frm, to in OPENING:
+            move(pg, frm, to)
+        expect(pg.locator("#board .last-to")).not_to_have_count(0)
+        shoot(pg, out, "game", written)
+
+        goto(pg, base, f"/review/{done}")
+        expect(pg.locator("#rv-where")).not_to_be_empty()
+        shoot(pg, out, "review", written)
+
+        goto(pg, base, "/lesson/fig2")
+        expect(pg.locator("#lesson-text")).not_to_be_empty()
+        shoot(pg, out, "lesson", written)
+
+        goto(pg, base, "/games")
+        expect(pg.locator("#games-list .game-card")).to_have_count(2)
+        shoot(pg, out, "games", written)
+
+        context.close()
+        browser.close()
+    if errors:
+        raise RuntimeError("JavaScript errors on the page: " + "; ".join(errors))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("docs/screenshots"),
+                    help="the folder for the PNGs (default: docs/screenshots)")
+    ap.add_argument("--port", type=int, default=0, help="the server's port (default: any free one)")
+    ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium",
+                    help="the Chromium to drive (default: Debian's chromium)")
+    args = ap.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="kamisado-shots-") as tmp:
+        server = LiveServer(Path(tmp) / "games.sqlite3", args.port)
+        base = server.start()
+        try:
+            written = take(base, args.out, args.chromium)
+        finally:
+            server.stop()
+    for path in written:
+        print(f"{path}  {path.stat().st_size:,} bytes")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
