@@ -187,6 +187,15 @@ def test_lesson_ends_with_its_puzzle_solved(browser: Browser, server: str) -> No
     click_square(pg, "b8")
     expect(pg.locator("#status")).to_have_text("Solved!")
     pg.screenshot(path=str(SHOTS / "kamisado-e2e-lesson.png"))
+    # the way on: the next lesson, or a first game against the computer
+    expect(pg.locator("#lesson-feedback")).to_have_text("Lesson complete.")
+    expect(pg.locator("#lesson-next-lesson")).to_have_attribute("href", re.compile(r"#/lesson/\w+"))
+    pg.locator("#lesson-play").click()
+    expect(pg.locator("#view-new")).to_be_visible()
+    expect(pg.locator('input[name="mode"][value="computer"]')).to_be_checked()
+    expect(pg.locator('input[name="level"][value="beginner"]')).to_be_checked()
+    pg.click("#start")
+    expect(pg.locator("#status")).to_contain_text("Your move")
     assert not pg.errors  # type: ignore[attr-defined]
     pg.context.close()
 

@@ -23,6 +23,7 @@ let lastAnnounced = -1;
 let gameId = null;
 let looking = false;   // stepping through earlier positions
 let lookedAtSeq = -1;
+let loading = false;  // the steps are being fetched
 
 const socket = new GameSocket({
   onFrame(msg) {
@@ -237,15 +238,20 @@ function renderLinks(st, you) {
  * @param {number} [round] @param {number} [index] */
 async function lookBack(round, index) {
   if (!gameId || !game) return;
-  if (!looking || lookedAtSeq !== game.seq) {
+  const id = gameId;
+  const was = looking && lookedAtSeq === game.seq;
+  if (!was) {
     lookedAtSeq = game.seq;
-    await stepper.load(gameId);
+    if (loading) return;  // a step already on its way
+    loading = true;
+    try { await stepper.load(id); } finally { loading = false; }
+    if (gameId !== id) return;
   }
   looking = true;
   $("#history-bar").hidden = false;
   board.marks({});
   const k = round !== undefined && index !== undefined ? stepper.stepOf.get(`${round}:${index}`) : undefined;
-  stepper.show(k !== undefined ? k : looking && stepper.i < stepper.last ? stepper.i - 1 : stepper.last - 1);
+  stepper.show(k !== undefined ? k : was ? stepper.i - 1 : stepper.last - 1);
 }
 
 /** Back to the game as it stands. */

@@ -11,7 +11,8 @@ let reviewId = null;
 
 const stepper = new Stepper((s, i) => {
   const where = $("#rv-where");
-  where.replaceChildren(s.ply ? t("history.where", { round: s.round, n: s.ply }) : t("review.start", { n: s.round }));
+  const at = t("history.where", { round: s.round, n: s.ply });
+  where.replaceChildren(s.ply ? at.charAt(0).toUpperCase() + at.slice(1) : t("review.start", { n: s.round }));
   const own = s.entries.find((e) => e.kind === "move");
   if (own) where.append(": ", sideName(own.side), " ", entryNodes(own));
   if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
