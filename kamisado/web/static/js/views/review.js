@@ -1,6 +1,7 @@
 /* Review: a finished or saved game, position by position, with the
    engine's view of each. */
-import { $, getJSON } from "../dom.js";
+import { $, getJSON, h } from "../dom.js";
+import { SIDE_FILL } from "../board.js";
 import { entryNodes, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 
@@ -32,7 +33,14 @@ export async function openReview(id) {
   let data;
   try { data = await stepper.load(id); } catch (e) { setStatus(t("game.not_found")); return; }
   if (reviewId !== id) return;
-  $("#match-info").textContent = data.name;
+  $("#match-info").textContent = `${data.name} · ${t("game.score")} ${data.points[0]}–${data.points[1]}`;
+  for (const [cls, side] of [["seat-top", "g"], ["seat-bottom", "b"]]) {
+    const dot = h("span", { class: "dot", "aria-hidden": "true" });
+    dot.style.background = SIDE_FILL[side];
+    const name = data.seats && data.seats[side];
+    $(`.${cls}`).replaceChildren(dot, h("span", { class: "name" }, name && name !== (side === "b" ? "Black" : "Gold")
+      ? `${name} (${sideName(side)})` : sideName(side)));
+  }
   $("#play-title").textContent = `${t("review.title")}: ${data.seats ? `${data.seats.b} – ${data.seats.g}` : data.name}`;
   stepper.show(stepper.last);
 }
