@@ -1,7 +1,8 @@
 """Saved games: every action of every game, in SQLite or PostgreSQL.
 
-The schema (SQLAlchemy Core, the same tables on both databases; see
-``docs/web.md``):
+The schema (SQLAlchemy Core, the same tables on both databases; made and
+changed only by the Alembic migrations in :mod:`kamisado.web.migrations`,
+run when a store opens; see ``docs/web.md``):
 
 ``games``
     one row a game: id, creation and update times, the match (target,
@@ -43,6 +44,7 @@ from sqlalchemy.engine import Engine
 
 from kamisado.core import START_KPN, start_kpn
 from kamisado.match import PLAYING
+from kamisado.web.migrations import upgrade
 
 __all__ = [
     "GameRow",
@@ -227,7 +229,9 @@ class Store:
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
             self.engine = sa.create_engine(self.url, pool_pre_ping=True)
-        metadata.create_all(self.engine)
+        # the schema through its migrations: a database of an earlier version
+        # is brought up to date, every game kept (kamisado.web.migrations)
+        upgrade(self.engine)
         self._checkpointer: _Checkpointer | None = None
         database = self.engine.url.database
         if self.url.startswith("sqlite") and database and database != ":memory:":
