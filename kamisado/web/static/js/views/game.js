@@ -136,7 +136,9 @@ function render(st) {
   else if (st.state === "playing" && actor) {
     const mine = you.includes(actor) && you.length === 1;
     status.append(toMoveNodes(actor, st.must, ringsOf(st.towers, actor, st.must), mine));
-  } else if (st.state === "fill" && st.fill) status.append(t("game.fill_wait", { side: sideName(st.fill.chooser) }));
+  } else if (st.state === "fill" && st.fill) {
+    status.append(you.includes(st.fill.chooser) ? t("game.fill_title") : t("game.fill_wait", { side: sideName(st.fill.chooser) }));
+  }
   if (st.state !== "over" && actor && st.seats[actor].kind === "human" && st.online_game && !st.seats[actor].online && !you.includes(actor)) {
     status.append(" ", st.seq === 0 ? t("game.waiting_opponent") : t("game.waiting_for", { side: sideName(actor) }));
   }

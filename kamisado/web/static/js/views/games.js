@@ -26,7 +26,7 @@ export async function showGames() {
         h("span", { class: "match" }, match), " · ",
         h("span", { class: "score" }, `${g.points[0]}–${g.points[1]}`), " · ",
         h("span", { class: "state" }, t(`state.${g.state}`)), " · ",
-        h("time", { datetime: new Date(g.updated * 1000).toISOString() }, new Date(g.updated * 1000).toLocaleString(prefs.lang))),
+        h("time", { datetime: new Date(g.updated * 1000).toISOString() }, new Date(g.updated * 1000).toLocaleString(prefs.lang, { dateStyle: "medium", timeStyle: "short" }))),
       buttons);
     return li;
   }));
