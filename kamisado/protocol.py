@@ -49,7 +49,7 @@ from typing import IO, Any
 from kamisado import __version__ as _version
 from kamisado._backend import BACKEND
 from kamisado.core import START_KPN, KamisadoError, Move, Position
-from kamisado.limits import Limit, Score
+from kamisado.limits import MATCH_TIER, WIN_BASE, Limit, Score
 from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.players import LEVELS, SEED_MAX
 
@@ -64,7 +64,10 @@ __all__ = [
     "Limits",
     "format_info",
     "main",
+    "Go",
     "parse_go",
+    "parse_go_command",
+    "time_budget",
     "position_seed",
 ]
 
@@ -76,8 +79,18 @@ DEFAULT_LEVEL = "club"
 MAX_DEPTH = 100
 #: Milliseconds kept back from ``movetime`` for the answer to travel.
 MOVE_OVERHEAD_MS = 10.0
-#: The largest movetime or nodes of a ``go`` (the search's node limit).
+#: The largest number in a ``go`` (the search's node limit).
 _GO_NUMBER_MAX = 2**63 - 1
+#: The time manager shares the clock over this many moves when no ``movestogo`` is given.
+MOVES_HORIZON = 20
+#: The share of the increment the time manager spends on each move.
+INC_SHARE = 0.8
+#: Milliseconds a clock-managed move always leaves on the clock.
+SAFETY_MS = 50
+#: The most lines ``MultiPV`` may ask for.
+MULTIPV_MAX = 256
+#: Entries in the search's transposition table (``hashfull`` is estimated from it).
+TT_ENTRIES = 1 << 20
 
 
 def Limits(
@@ -97,8 +110,149 @@ def Limits(
     return Limit(time=time, depth=depth, nodes=nodes, infinite=infinite)
 
 
+def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None) -> int:
+    """Milliseconds to think on a move with ``time_left`` ms on the clock.
+
+    The time manager of ``go btime MS gtime MS binc MS ginc MS [movestogo N]``:
+    the remaining time shared over ``movestogo`` moves (else over
+    :data:`MOVES_HORIZON`), plus :data:`INC_SHARE` of the increment, never
+    more than the time left less :data:`SAFETY_MS` and the answer's
+    :data:`MOVE_OVERHEAD_MS`; at least 1 ms.
+
+    >>> time_budget(60000), time_budget(60000, 1000), time_budget(60000, movestogo=10)
+    (3000, 3800, 6000)
+    >>> time_budget(60000, movestogo=1), time_budget(100, 5000), time_budget(0)
+    (59940, 40, 1)
+    """
+    left = max(time_left, 0)
+    share = left / (movestogo or MOVES_HORIZON) + INC_SHARE * max(inc, 0)
+    cap = left - SAFETY_MS - MOVE_OVERHEAD_MS
+    return max(1, int(min(share, cap)))
+
+
+_CLOCKS = ("btime", "gtime", "binc", "ginc", "movestogo")
+_KEYWORDS = ("movetime", "depth", "nodes", "infinite", "ponder", "searchmoves", *_CLOCKS)
+
+
+@dataclass(frozen=True)
+class Go:
+    """A parsed ``go`` command: its :class:`Limit`, clocks, ``ponder`` and ``searchmoves``.
+
+    Clock times and increments are milliseconds (``b`` Black, ``g`` Gold).
+
+    >>> g = parse_go_command("btime 60000 gtime 1000 ginc 500".split())
+    >>> g.clocks, g.budget(0), g.budget(1), g.limit.any
+    (True, 3000, 450, False)
+    """
+
+    limit: Limit = field(default_factory=Limit)
+    btime: int | None = None
+    gtime: int | None = None
+    binc: int | None = None
+    ginc: int | None = None
+    movestogo: int | None = None
+    ponder: bool = False
+    searchmoves: tuple[str, ...] = ()
+
+    @property
+    def clocks(self) -> bool:
+        """Whether any clock field was given."""
+        return any(getattr(self, k) is not None for k in _CLOCKS)
+
+    @property
+    def bare(self) -> bool:
+        """A ``go`` with nothing at all after it."""
+        return self == Go()
+
+    def time_left(self, turn: int) -> int | None:
+        """The clock of side ``turn`` (0 Black, 1 Gold), or None when not given."""
+        return self.btime if turn == 0 else self.gtime
+
+    def budget(self, turn: int) -> int | None:
+        """:func:`time_budget` for side ``turn``; None without clocks.
+
+        Raises ``ValueError`` when clocks were given but not the mover's.
+        """
+        if not self.clocks:
+            return None
+        left = self.time_left(turn)
+        if left is None:
+            side, word = ("Black", "btime") if turn == 0 else ("Gold", "gtime")
+            raise ValueError(f"go: {side} is to move but no {word} was given")
+        inc = (self.binc if turn == 0 else self.ginc) or 0
+        return time_budget(left, inc, self.movestogo)
+
+    def hard_limit(self, turn: int) -> int | None:
+        """The most milliseconds the mover may take: its time left less :data:`SAFETY_MS`."""
+        left = self.time_left(turn)
+        return None if left is None else max(left - SAFETY_MS, 1)
+
+
+def _whole(word: str, text: str, low: int, most: int) -> int:
+    # ASCII digits only: str.isdigit() also takes '²' and '١'
+    if not (text.isascii() and text.isdigit()) or int(text) < low:
+        raise ValueError(f"go {word}: expected a whole number from {low}, found {text!r}")
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(most)) or int(digits) > most:
+        raise ValueError(f"go {word}: at most {most}, found {digits}")
+    return int(digits)
+
+
+def parse_go_command(words: Sequence[str]) -> Go:
+    """Read the arguments of ``go``: limits, clocks, ``ponder``, ``searchmoves``.
+
+    >>> parse_go_command("btime 500 gtime 400 movestogo 3".split()).movestogo
+    3
+    >>> parse_go_command("searchmoves c1-c5 d1-d4 depth 3".split()).searchmoves
+    ('c1-c5', 'd1-d4')
+    >>> parse_go_command(["btime", "-5"])
+    Traceback (most recent call last):
+    ...
+    ValueError: go btime: expected a whole number from 0, found '-5'
+    """
+    given: dict[str, Any] = {}
+    clocks: dict[str, Any] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("infinite", "ponder"):
+            (given if word == "infinite" else clocks)[word] = True
+            i += 1
+            continue
+        if word == "searchmoves":
+            j = i + 1
+            while j < len(words) and words[j] not in _KEYWORDS:
+                try:
+                    Move.from_str(words[j])
+                except (KamisadoError, ValueError):
+                    raise ValueError(
+                        f"go searchmoves: expected a move like c1-c5, found {words[j]!r}"
+                    ) from None
+                j += 1
+            if j == i + 1:
+                raise ValueError("go searchmoves: expected moves after it, found nothing")
+            clocks["searchmoves"] = tuple(words[i + 1 : j])
+            i = j
+            continue
+        if word not in _KEYWORDS:
+            raise ValueError(
+                f"go: unknown limit {word!r} (expected {', '.join(_KEYWORDS)})"
+            )
+        if i + 1 >= len(words):
+            raise ValueError(f"go {word}: expected a number after it, found nothing")
+        text = words[i + 1]
+        if word in ("btime", "gtime", "binc", "ginc"):
+            clocks[word] = _whole(word, text, 0, _GO_NUMBER_MAX)
+        elif word == "movestogo":
+            clocks[word] = _whole(word, text, 1, _GO_NUMBER_MAX)
+        else:
+            given[word] = _whole(word, text, 1, MAX_DEPTH if word == "depth" else _GO_NUMBER_MAX)
+        i += 2
+    return Go(Limits(**given), **clocks)
+
+
 def parse_go(words: Sequence[str]) -> Limit:
-    """Read the arguments of ``go``.
+    """Read the limits of ``go`` (see :func:`parse_go_command` for all of it).
 
     >>> parse_go(["movetime", "200", "depth", "6"])
     Limit(time=0.2, depth=6, nodes=None, infinite=False)
@@ -111,31 +265,7 @@ def parse_go(words: Sequence[str]) -> Limit:
     ...
     ValueError: go nodes: at most 9223372036854775807, found 99999999999999999999
     """
-    given: dict[str, Any] = {}
-    i = 0
-    while i < len(words):
-        word = words[i]
-        if word == "infinite":
-            given["infinite"] = True
-            i += 1
-            continue
-        if word not in ("movetime", "depth", "nodes"):
-            raise ValueError(
-                f"go: unknown limit {word!r} (expected movetime, depth, nodes or infinite)"
-            )
-        if i + 1 >= len(words):
-            raise ValueError(f"go {word}: expected a number after it, found nothing")
-        text = words[i + 1]
-        # ASCII digits only: str.isdigit() also takes '²' and '١'
-        if not (text.isascii() and text.isdigit()) or not text.strip("0"):
-            raise ValueError(f"go {word}: expected a whole number from 1, found {text!r}")
-        digits = text.lstrip("0")
-        most = MAX_DEPTH if word == "depth" else _GO_NUMBER_MAX
-        if len(digits) > len(str(most)) or int(digits) > most:
-            raise ValueError(f"go {word}: at most {most}, found {digits}")
-        given[word] = int(digits)
-        i += 2
-    return Limits(**given)
+    return parse_go_command(words).limit
 
 
 def position_seed(seed: int, pos: Position) -> int:
@@ -158,17 +288,21 @@ def position_seed(seed: int, pos: Position) -> int:
 
 
 def format_info(info: dict[str, Any]) -> str:
-    """An ``info`` line from a dict of depth, seldepth, score, nodes, nps, time, pv.
+    """An ``info`` line from a dict of KEI's fields (a subset, any order).
 
-    The score is a :class:`Score` (a ``(kind, value)`` pair is read as one).
+    The fields: depth, seldepth, multipv, score (a :class:`Score`; a
+    ``(kind, value)`` pair is read as one), bound (``"lower"`` or
+    ``"upper"``), nodes, nps, hashfull, time, currmove, currmovenumber, pv.
 
     >>> format_info({"depth": 2, "score": ("cp", 14), "nodes": 30, "pv": ["c1-c5"]})
     'info depth 2 score cp 14 nodes 30 pv c1-c5'
     >>> format_info({"depth": 9, "score": Score("win", 3)})
     'info depth 9 score win 3'
+    >>> format_info({"depth": 3, "multipv": 2, "score": ("cp", 5), "bound": "lower"})
+    'info depth 3 multipv 2 score cp 5 lowerbound'
     """
     parts = ["info"]
-    for key in ("depth", "seldepth"):
+    for key in ("depth", "seldepth", "multipv"):
         if key in info:
             parts += [key, str(info[key])]
     if "score" in info:
@@ -176,12 +310,19 @@ def format_info(info: dict[str, Any]) -> str:
         if not isinstance(score, Score):
             score = Score(*score)
         parts += ["score", str(score)]
-    for key in ("nodes", "nps", "time"):
+        if info.get("bound"):
+            parts.append(f"{info['bound']}bound")
+    for key in ("nodes", "nps", "hashfull", "time", "currmove", "currmovenumber"):
         if key in info:
             parts += [key, str(info[key])]
     if info.get("pv"):
         parts += ["pv", *info["pv"]]
     return " ".join(parts)
+
+
+def _hashfull(nodes: int) -> int:
+    """The table's fill in per mille, estimated: one entry per node searched at most."""
+    return min(1000, nodes * 1000 // TT_ENTRIES)
 
 
 def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
@@ -199,7 +340,21 @@ def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
     return pv + list(rest.pv) if rest.winner is not None else pv
 
 
-def _search_job(conn: Connection, pos: Position, limits: Limit, seed: int) -> str | None:
+@dataclass(frozen=True)
+class _Plan:
+    """What the worker does for a ``go``: play at the level, or search."""
+
+    level: bool = False
+    limit: Limit = field(default_factory=Limit)  # time: the search's own, in seconds
+    multipv: int = 1
+    searchmoves: tuple[str, ...] = ()
+
+    @property
+    def by_root_moves(self) -> bool:
+        return self.multipv > 1 or bool(self.searchmoves)
+
+
+def _search_job(conn: Connection, pos: Position, limit: Limit, seed: int) -> str | None:
     """One search of the engine, an ``info`` after each depth it finishes.
 
     The search stops by itself at the limits, or once it proves a result
@@ -208,10 +363,6 @@ def _search_job(conn: Connection, pos: Position, limits: Limit, seed: int) -> st
     from kamisado.engine import Iteration, search
 
     start = time.monotonic()
-    time_s = None
-    if limits.movetime is not None:
-        time_s = max(limits.movetime - MOVE_OVERHEAD_MS, 1.0) / 1000
-    limit = Limit(time=time_s, depth=limits.depth or MAX_DEPTH, nodes=limits.nodes)
     best: str | None = None
 
     def report(it: Iteration) -> None:
@@ -228,6 +379,7 @@ def _search_job(conn: Connection, pos: Position, limits: Limit, seed: int) -> st
             "score": score,
             "nodes": it.nodes,
             "nps": int(it.nodes / secs) if secs > 0 else 0,
+            "hashfull": _hashfull(it.nodes),
             "time": int(secs * 1000),
             "pv": pv,
         }
@@ -236,6 +388,117 @@ def _search_job(conn: Connection, pos: Position, limits: Limit, seed: int) -> st
             best = pv[0]
 
     search(pos, limit=limit, seed=seed, on_iteration=report)
+    return best
+
+
+def _from_child(raw: int, same_side: bool) -> int:
+    """A child's search score as the parent's: negated unless the opponent passed,
+    a proven result one move further away.
+
+    >>> _from_child(-30, False), _from_child(-30, True)
+    (30, -30)
+    >>> from kamisado.limits import WIN_BASE
+    >>> [str(Score.from_raw(_from_child(s * (WIN_BASE + 256 - 2), False))) for s in (1, -1)]
+    ['loss 3', 'win 3']
+    """
+    value = raw if same_side else -raw
+    if value > WIN_BASE:
+        return value - 1
+    if value < -WIN_BASE:
+        return value + 1
+    return value
+
+
+def _ended_score(pos: Position, q: Position) -> int:
+    """The search score of a root move that ended the round (``q`` is after it)."""
+    from kamisado.core import RING_POINTS
+
+    assert q.outcome is not None
+    side = q.outcome.winner
+    points = RING_POINTS[q.outcome.rings]
+    tier = MATCH_TIER if pos.points[side] + points >= pos.target else points
+    raw = WIN_BASE + 256 * tier - 1
+    return raw if side == pos.turn else -raw
+
+
+def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str | None:
+    """``MultiPV`` and ``searchmoves``: an iterative deepening over the root moves.
+
+    Depth ``d`` searches each (allowed) root move's position to ``d - 1``
+    with the engine's own search (depth 1: the static evaluation) and
+    reports the best ``multipv`` lines.  The moves are searched one by one,
+    each from scratch, so this costs about as many searches as there are
+    root moves, each a depth shallower.  A depth cut short by the limits is
+    not reported; the answer is the best move of the last finished depth.
+    """
+    from kamisado.engine import evaluate, search
+
+    start = time.monotonic()
+    limit = plan.limit
+    end = None if limit.time is None else start + limit.time
+    most = MAX_DEPTH if limit.depth is None else limit.depth
+    allowed = set(plan.searchmoves)
+    roots: list[tuple[Move, Position]] = []
+    for m in pos.legal_moves:
+        if allowed and str(m) not in allowed:
+            continue
+        q = pos.copy(stack=False)
+        q.push(m)
+        roots.append((m, q))
+    nodes = 0
+    best: str | None = None
+    for depth in range(1, most + 1):
+        found: list[tuple[int, int, list[Move], int]] = []  # score, index, pv, seldepth
+        biggest = 0
+        for k, (m, q) in enumerate(roots):
+            if q.outcome is not None:
+                found.append((_ended_score(pos, q), k, [m], 1))
+                continue
+            same = q.turn == pos.turn
+            if depth == 1:
+                value = evaluate(q)
+                found.append((value if same else -value, k, [m], 1))
+                continue
+            left_s = None if end is None else end - time.monotonic()
+            left_n = None if limit.nodes is None else limit.nodes - nodes
+            if (left_s is not None and left_s <= 0) or (left_n is not None and left_n <= 0):
+                break
+            conn.send(("info", format_info(
+                {"depth": depth, "currmove": str(m), "currmovenumber": k + 1}
+            )))
+            r = search(q, limit=Limit(time=left_s, depth=depth - 1, nodes=left_n), seed=seed)
+            nodes += r.nodes
+            biggest = max(biggest, r.nodes)
+            if r.depth < depth - 1 and not r.match_won:
+                break  # cut short by the time or node limit
+            found.append((_from_child(r.score, same), k, [m, *r.pv], r.seldepth + 1))
+        else:
+            found.sort(key=lambda f: (-f[0], f[1]))
+            secs = time.monotonic() - start
+            for n, (raw, _, moves, seldepth) in enumerate(found[: plan.multipv], 1):
+                score = Score.from_raw(raw)
+                if score.is_proven and len(moves) < score.value:
+                    moves = _complete_pv(pos, moves)
+                conn.send(("info", format_info({
+                    "depth": depth,
+                    "seldepth": seldepth,
+                    "multipv": n,
+                    "score": score,
+                    "nodes": nodes,
+                    "nps": int(nodes / secs) if secs > 0 else 0,
+                    "hashfull": _hashfull(biggest),
+                    "time": int(secs * 1000),
+                    "pv": [str(x) for x in moves],
+                })))
+            best = str(found[0][2][0]) if found else None
+            settled = all(
+                Score.from_raw(f[0]).is_proven and Score.from_raw(f[0]).tier == MATCH_TIER
+                for f in (found if plan.multipv > 1 else found[:1])
+            )
+            if settled and (plan.multipv > 1 or found[0][0] > 0):
+                break
+            continue
+        break  # a depth cut short
     return best
 
 
@@ -252,11 +515,13 @@ def _worker(conn: Connection) -> None:  # pragma: no cover - runs in the worker 
             return
         try:
             if job[0] == "go":
-                _, pos, limits, level, seed = job
-                if limits.any:
-                    move = _search_job(conn, pos, limits, seed)
+                _, pos, plan, level, seed = job
+                if plan.level:
+                    move: str | None = str(player(level, seed).choose_move(pos))
+                elif plan.by_root_moves:
+                    move = _lines_job(conn, pos, plan, seed)
                 else:
-                    move = str(player(level, seed).choose_move(pos))
+                    move = _search_job(conn, pos, plan.limit, seed)
                 conn.send(("bestmove", move or "none"))
             elif job[0] == "fill":
                 _, match, level, seed = job
@@ -278,6 +543,12 @@ class _Job:
     answer: str | None = None  # the worker's answer, held during an infinite go
     best: str | None = None  # the first move of the last pv seen
     started: float = field(default_factory=time.monotonic)
+    deadline: float | None = None  # answer with the best so far at this time
+    ponder: bool = False  # until ponderhit (or stop)
+    budget: float | None = None  # seconds to think after ponderhit
+    best_line: str | None = None  # the last info line of the best move (multipv 1)
+    after_best: bool = False  # other info lines came after best_line
+    fallback: str | None = None  # the move to play when stopped before any pv
 
 
 class Engine:
@@ -296,8 +567,11 @@ class Engine:
         self.write = write
         self.level = level
         self.seed = seed
+        self.multipv = 1
+        self.limit_strength = False
         self.match = Match(1)
         self.job: _Job | None = None
+        self._infinite_after_ponder = False
         self.proc: BaseProcess | None = None
         self.conn: Connection | None = None
         self.quit = False
@@ -309,6 +583,7 @@ class Engine:
             "position": self.cmd_position,
             "go": self.cmd_go,
             "stop": self.cmd_stop,
+            "ponderhit": self.cmd_ponderhit,
             "fill": self.cmd_fill,
             "show": self.cmd_show,
             "quit": self.cmd_quit,
@@ -378,8 +653,12 @@ class Engine:
         if kind == "info":
             self.write(text)
             words = text.split()
-            if "pv" in words and words.index("pv") + 1 < len(words):
+            first = "multipv" not in words or words[words.index("multipv") + 1] == "1"
+            if first and "pv" in words and words.index("pv") + 1 < len(words):
                 job.best = words[words.index("pv") + 1]
+                job.best_line, job.after_best = text, False
+            else:
+                job.after_best = True
         elif kind == "error":
             self.error(text)
             self._finish(None)
@@ -394,6 +673,9 @@ class Engine:
             return
         self.job = None
         if job.kind == "go":
+            if job.after_best and job.best_line is not None:
+                # the last info before bestmove is always the best move's line
+                self.write(job.best_line)
             self.write(f"bestmove {answer or 'none'}")
         else:
             self.write(f"fillchoice {answer or 'none'}")
@@ -414,6 +696,9 @@ class Engine:
         levels = " ".join(f"var {name}" for name in LEVELS)
         self.write(f"option name Level type combo default {self.level} {levels}")
         self.write(f"option name Seed type spin default {self.seed} min 0 max {SEED_MAX}")
+        self.write(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
+        self.write("option name LimitStrength type check default false")
+        self.write("option name Ponder type check default false")
         self.write("keiok")
 
     def cmd_isready(self, args: list[str]) -> None:
@@ -444,8 +729,25 @@ class Engine:
                 )
                 return
             self.seed = int(value)
+        elif name == "multipv":
+            if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MULTIPV_MAX:
+                self.error(
+                    f"setoption MultiPV: expected a whole number 1..{MULTIPV_MAX}, found {value!r}"
+                )
+                return
+            self.multipv = int(value)
+        elif name in ("limitstrength", "ponder"):
+            if value.lower() not in ("true", "false"):
+                self.error(f"setoption {name}: expected true or false, found {value!r}")
+                return
+            if name == "limitstrength":
+                self.limit_strength = value.lower() == "true"
+            # Ponder only tells the engine that the client may ponder: nothing to keep
         else:
-            self.error(f"setoption: unknown option {name!r} (options: Level, Seed)")
+            self.error(
+                f"setoption: unknown option {name!r}"
+                " (options: Level, Seed, MultiPV, LimitStrength, Ponder)"
+            )
 
     def cmd_newgame(self, args: list[str]) -> None:
         """``newgame``: forget the game; the position is the start of a single round."""
@@ -490,11 +792,13 @@ class Engine:
         self.match = match
 
     def cmd_go(self, args: list[str]) -> None:
-        """``go [movetime MS] [depth N] [nodes N] [infinite]``: answered by ``bestmove``."""
+        """``go [movetime MS] [depth N] [nodes N] [infinite] [btime MS] [gtime MS]
+        [binc MS] [ginc MS] [movestogo N] [ponder] [searchmoves MOVE...]``:
+        answered by ``bestmove``."""
         if self._busy("go"):
             return
         try:
-            limits = parse_go(args)
+            go = parse_go_command(args)
         except ValueError as e:
             self.error(str(e))
             self.write("bestmove none")
@@ -510,9 +814,75 @@ class Engine:
             self.write("bestmove none")
             return
         pos = match.position
-        self.job = _Job("go", infinite=limits.infinite)
+        try:
+            budget_ms = go.budget(pos.turn)
+        except ValueError as e:
+            self.error(str(e))
+            self.write("bestmove none")
+            return
+        legal = {str(m) for m in pos.legal_moves}
+        wrong = [m for m in go.searchmoves if m not in legal]
+        if wrong:
+            self.error(f"go searchmoves: {', '.join(wrong)}: not legal in this position")
+            self.write("bestmove none")
+            return
+        limit = go.limit
+        # the search's own time: movetime less the overhead, or the time manager's
+        times = []
+        if limit.movetime is not None:
+            times.append(max(limit.movetime - MOVE_OVERHEAD_MS, 1.0))
+        if budget_ms is not None:
+            times.append(float(budget_ms))
+        think = min(times) / 1000 if times else None
+        hard = go.hard_limit(pos.turn) if go.clocks else None
+        level = go.bare or (
+            self.limit_strength and go.clocks and not limit.any
+            and not go.ponder and not go.searchmoves
+        )
+        job = _Job("go", infinite=limit.infinite or go.ponder, ponder=go.ponder)
+        if go.searchmoves:
+            job.fallback = go.searchmoves[0]
+        if level:
+            plan = _Plan(level=True)
+            if think is not None:
+                job.deadline = job.started + think
+        elif go.ponder:
+            # ponder without a clock: the clock starts at ponderhit
+            job.budget = think
+            depth = limit.depth or (None if limit.nodes else MAX_DEPTH)
+            plan = _Plan(
+                limit=Limit(depth=depth, nodes=limit.nodes),
+                multipv=self.multipv,
+                searchmoves=go.searchmoves,
+            )
+        else:
+            depth = limit.depth or MAX_DEPTH
+            plan = _Plan(
+                limit=Limit(time=think, depth=depth, nodes=limit.nodes),
+                multipv=self.multipv,
+                searchmoves=go.searchmoves,
+            )
+            if hard is not None and not limit.infinite:
+                job.deadline = job.started + hard / 1000
+        self.job = job
         seed = position_seed(self.seed, pos)
-        self._worker_conn().send(("go", pos.copy(stack=False), limits, self.level, seed))
+        self._worker_conn().send(("go", pos.copy(stack=False), plan, self.level, seed))
+        self._infinite_after_ponder = limit.infinite
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        """``ponderhit``: the expected move was played; think on with the clock of ``go ponder``."""
+        job = self.job
+        if job is None or not job.ponder:
+            self.error("ponderhit: not pondering")
+            return
+        job.ponder = False
+        job.infinite = self._infinite_after_ponder
+        if job.infinite:
+            return
+        if job.answer is not None:
+            self._finish(job.answer)
+        elif job.budget is not None:
+            job.deadline = time.monotonic() + job.budget
 
     def cmd_fill(self, args: list[str]) -> None:
         """``fill``: the round's winner chooses; answered by ``fillchoice left|right``."""
@@ -546,7 +916,7 @@ class Engine:
         if job.kind == "fill":
             self._finish(FILLS[self.seed % 2])
             return
-        best = job.best
+        best = job.best or job.fallback
         if best is None:  # nothing searched yet: a one-ply search is instant
             from kamisado.engine import search
 
@@ -571,9 +941,16 @@ class Engine:
         buffer = b""
         try:
             while not self.quit:
-                ready = wait([fd] if self.conn is None else [fd, self.conn])
+                deadline = None if self.job is None else self.job.deadline
+                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                ready = wait([fd] if self.conn is None else [fd, self.conn], timeout)
                 if self.conn is not None and self.conn in ready:
                     self.on_worker()
+                job = self.job
+                if job is not None and job.deadline is not None and (
+                    time.monotonic() >= job.deadline
+                ):
+                    self.cmd_stop([])  # out of time: the best move so far
                 if fd not in ready:
                     continue
                 chunk = os.read(fd, 65536)

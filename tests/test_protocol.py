@@ -14,7 +14,14 @@ import pytest
 
 from kamisado.core import Move, Position
 from kamisado.players import LEVELS
-from kamisado.protocol import Limits, parse_go
+from kamisado.protocol import (
+    SAFETY_MS,
+    Go,
+    Limits,
+    parse_go,
+    parse_go_command,
+    time_budget,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -135,6 +142,9 @@ def test_handshake(engine: Pipe) -> None:
         w for i, w in enumerate(level.split()) if level.split()[i - 1] == "var"
     ] == list(LEVELS)
     assert "option name Seed type spin default 0 min 0 max 2147483647" in lines
+    assert "option name MultiPV type spin default 1 min 1 max 256" in lines
+    assert "option name LimitStrength type check default false" in lines
+    assert "option name Ponder type check default false" in lines
     assert lines[-1] == "keiok"
     assert engine.ask("isready", answer="readyok") == ["readyok"]
 
@@ -332,8 +342,8 @@ def test_parse_go() -> None:
     assert parse_go([]) == Limits() and not Limits().any
     assert parse_go(["infinite"]).any
     assert parse_go(["nodes", "5", "movetime", "9"]) == Limits(movetime=9, nodes=5)
-    with pytest.raises(ValueError, match="unknown limit 'ponder'"):
-        parse_go(["ponder"])
+    with pytest.raises(ValueError, match="unknown limit 'wtime'"):
+        parse_go(["wtime", "5"])
     with pytest.raises(ValueError, match="expected a number after it"):
         parse_go(["movetime"])
 
@@ -376,3 +386,159 @@ def test_limits_is_the_one_limit() -> None:
     assert parse_go(["movetime", "250", "depth", "7"]) == Limit(time=0.25, depth=7)
     assert Limits(movetime=250).movetime == 250 and Limit is ClientLimit
     assert parse_go(["movetime", "250"]).go_command() == "go movetime 250"
+
+
+# ---------------------------------------------------------------------------
+# Time controls, ponder, MultiPV, searchmoves
+# ---------------------------------------------------------------------------
+
+
+def split(text: str) -> list[str]:
+    return text.split()
+
+
+def test_time_budget_is_a_share_of_the_clock_plus_the_increment() -> None:
+    assert time_budget(60_000) == 3000  # a twentieth
+    assert time_budget(60_000, inc=1000) == 3800  # and most of the increment
+    assert time_budget(60_000, movestogo=10) == 6000
+    assert time_budget(60_000, movestogo=1) == 60_000 - SAFETY_MS - 10
+    # never more than the clock holds, however large the increment
+    assert time_budget(500, inc=10_000) == 500 - SAFETY_MS - 10
+    assert time_budget(0) == time_budget(5) == 1
+    budgets = [time_budget(30_000, movestogo=n) for n in (1, 2, 5, 40)]
+    assert budgets == sorted(budgets, reverse=True)
+    # the mover's clock counts: Black's btime/binc, Gold's gtime/ginc
+    go = parse_go_command(split("btime 20000 gtime 4000 binc 100 ginc 2000"))
+    assert go.budget(0) == time_budget(20_000, 100) == 1080
+    assert go.budget(1) == time_budget(4000, 2000) == 1800
+    assert go.hard_limit(1) == 4000 - SAFETY_MS
+    assert Go().budget(0) is None and Go().bare and not Go().clocks
+
+
+def test_parse_go_command_reads_clocks_ponder_and_searchmoves() -> None:
+    go = parse_go_command(
+        split("ponder btime 1 gtime 2 binc 3 ginc 4 movestogo 5 searchmoves c1-c5 d1-d4 depth 6")
+    )
+    assert (go.btime, go.gtime, go.binc, go.ginc, go.movestogo) == (1, 2, 3, 4, 5)
+    assert go.ponder and go.searchmoves == ("c1-c5", "d1-d4")
+    assert go.limit == Limits(depth=6) and not go.bare
+    assert parse_go_command(["btime", "0"]).btime == 0
+    for words, message in [
+        (["btime"], "go btime: expected a number after it, found nothing"),
+        (["gtime", "1.5"], "go gtime: expected a whole number from 0, found '1.5'"),
+        (["binc", "-3"], "go binc: expected a whole number from 0, found '-3'"),
+        (["movestogo", "0"], "go movestogo: expected a whole number from 1, found '0'"),
+        (["searchmoves"], "go searchmoves: expected moves after it, found nothing"),
+        (["searchmoves", "c1c5"], "go searchmoves: expected a move like c1-c5, found 'c1c5'"),
+    ]:
+        with pytest.raises(ValueError) as e:
+            parse_go_command(words)
+        assert str(e.value) == message, words
+
+
+def test_go_with_clocks_answers_within_the_budget(engine: Pipe) -> None:
+    engine.send("position kpn " + STANDARD + " moves c1-c5")
+    # a twentieth of 1000 ms: 50 ms of search
+    t = time.monotonic()
+    lines = engine.ask("go btime 1000 gtime 1000")
+    spent = time.monotonic() - t
+    assert spent < 0.5, spent
+    assert Move.from_str(bestmove(lines)) in Position("obupyrgn/8/8/2R5/8/8/8/NG1YPUBO g b 3 0 0").legal_moves
+    # one move to go: nearly all of it, yet never past the clock
+    t = time.monotonic()
+    engine.ask("go btime 1000 gtime 1000 movestogo 1")
+    spent_all = time.monotonic() - t
+    assert 0.5 < spent_all < 1.0, spent_all
+    # an increment adds to the budget
+    t = time.monotonic()
+    engine.ask("go btime 1000 gtime 1000 ginc 500")
+    spent_inc = time.monotonic() - t
+    assert spent < spent_inc < spent_all, (spent, spent_inc, spent_all)
+
+
+def test_malformed_clocks_get_an_error_and_bestmove_none(engine: Pipe) -> None:
+    engine.send("position startpos moves c1-c5")  # Gold to move
+    for command, message in [
+        ("go btime 1000", "go: Gold is to move but no gtime was given"),
+        ("go gtime soon", "go gtime: expected a whole number from 0, found 'soon'"),
+        ("go gtime 100 ginc", "go ginc: expected a number after it, found nothing"),
+        ("go gtime 100 movestogo 0", "go movestogo: expected a whole number from 1"),
+        ("go searchmoves c1-c6", "go searchmoves: c1-c6: not legal in this position"),
+    ]:
+        lines = engine.ask(command)
+        assert lines[0].startswith("info string error: " + message), (command, lines)
+        assert lines[1:] == ["bestmove none"]
+
+
+def test_ponderhit_switches_to_the_clock_and_stop_ends_a_ponder(engine: Pipe) -> None:
+    engine.send("position kpn " + STANDARD + " moves c1-c5", "go ponder btime 2000 gtime 2000")
+    early = engine.quiet(0.5)
+    assert not any(s.startswith("bestmove") for s in early)  # no answer while pondering
+    t = time.monotonic()
+    lines = engine.ask("ponderhit")  # 100 ms of the clock from now
+    assert time.monotonic() - t < 1.0
+    Move.from_str(bestmove(lines))
+    # stop during a ponder answers at once with the best move so far
+    engine.send("go ponder gtime 60000 btime 60000")
+    time.sleep(0.3)
+    t = time.monotonic()
+    lines = engine.ask("stop")
+    assert time.monotonic() - t < 1.0
+    assert infos(early + lines)
+    Move.from_str(bestmove(lines))
+    assert engine.ask("ponderhit", "isready", answer="readyok") == [
+        "info string error: ponderhit: not pondering",
+        "readyok",
+    ]
+
+
+def test_multipv_gives_n_lines_best_first(engine: Pipe) -> None:
+    engine.send("setoption name MultiPV value 3", "position startpos moves c1-c5")
+    lines = engine.ask("go depth 3")
+    full = [w for w in infos(lines) if "pv" in w]
+    assert [(int(field(w, "depth")), int(field(w, "multipv"))) for w in full] == [
+        (d, k) for d in (1, 2, 3) for k in (1, 2, 3)
+    ] + [(3, 1)]  # the best line again: the last info before bestmove
+    last = full[-4:-1]
+    values = [int(field(w, "cp")) for w in last]
+    assert values == sorted(values, reverse=True)
+    assert len({w[w.index("pv") + 1] for w in last}) == 3
+    assert bestmove(lines) == field(last[0], "pv")
+    for w in infos(lines):
+        if "currmove" in w:
+            assert int(field(w, "currmovenumber")) >= 1
+            Move.from_str(field(w, "currmove"))
+        else:
+            assert 0 <= int(field(w, "hashfull")) <= 1000
+    engine.send("setoption name MultiPV value 0")
+    assert engine.read().startswith("info string error: setoption MultiPV")
+
+
+def test_searchmoves_restricts_the_root(engine: Pipe) -> None:
+    engine.send("position startpos moves c1-c5")
+    lines = engine.ask("go depth 3 searchmoves b8-h2 b8-b5")
+    assert bestmove(lines) in ("b8-h2", "b8-b5")
+    assert {field(w, "pv") for w in infos(lines) if "pv" in w} <= {"b8-h2", "b8-b5"}
+    current = [field(w, "currmove") for w in infos(lines) if "currmove" in w]
+    assert sorted(current) == ["b8-b5", "b8-b5", "b8-h2", "b8-h2"]  # depths 2 and 3
+    lines = engine.ask("go depth 2 searchmoves b8-b7")
+    assert bestmove(lines) == "b8-b7"
+    # a move that ends the round is scored as the search scores it
+    engine.send(f"position kpn {FIG7}")
+    lines = engine.ask("go depth 2 searchmoves f6-b2 f6-a1")
+    assert bestmove(lines) == "f6-a1"
+    plain = engine.ask("go depth 1")
+
+    def score(words: list[str]) -> list[str]:
+        return words[words.index("score") : words.index("score") + 3]
+
+    assert score(infos(lines)[-1]) == score(infos(plain)[-1]) == ["score", "win", "1"]
+
+
+def test_limit_strength_plays_the_level_under_a_clock(engine: Pipe) -> None:
+    engine.send("setoption name Seed value 3", "position startpos")
+    level_move = bestmove(engine.ask("go"))
+    engine.send("setoption name LimitStrength value true")
+    assert bestmove(engine.ask("go btime 60000 gtime 60000")) == level_move
+    lines = engine.ask("go btime 60000 gtime 60000 depth 2")  # a limit: a search
+    assert [int(field(w, "depth")) for w in infos(lines)] == [1, 2]
