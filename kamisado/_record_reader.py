@@ -42,12 +42,17 @@ from kamisado.notation import (
 from kamisado.record import (
     _KEY_RE,
     _ROUND_RE,
+    EARLY_REASONS,
+    NATURAL_REASONS,
+    REASONS,
     TITLE,
+    GameEnd,
     Record,
     _fail,
     _score,
     _scores,
     _start_entries,
+    game_end,
     result_text,
     winner_text,
 )
@@ -66,9 +71,43 @@ _WINNER_RE = re.compile(
     r"(?P<side>\S+), (?P<colour>\S+) tower, (?P<reason>\S+),"
     r" (?P<points>\d+) points?(?P<score> \(.*\))"
 )
+_RESULT_RE = re.compile(
+    r"(?:(?P<side>Black|Gold) wins, )?(?P<score>Black \d+, Gold \d+)"
+    r"(?: \((?P<reason>[a-z]+(?: [a-z]+)*)(?:: (?P<detail>.*))?\))?"
+)
+_RESULT_FORMS = (
+    "'unfinished', 'Black 3, Gold 1 (goal)' or"
+    " 'Gold wins, Black 1, Gold 0 (time: Black's clock ran out)'"
+)
+#: Words of an old ``Forfeit:`` header's text and the reason they mean.
+_FORFEIT_WORDS = (
+    ("illegal", "illegal move"),
+    ("malformed", "illegal move"),
+    ("invalid", "illegal move"),
+    ("resign", "resignation"),
+    ("clock", "time"),
+    ("out of time", "time"),
+    ("terminated", "crash"),
+    ("exited", "crash"),
+    ("crash", "crash"),
+    ("could not start", "crash"),
+    ("no longer usable", "crash"),
+)
 _MATCH_TYPES = "Single Round, Standard, Long, Marathon or Series to N"
 _RULES = ("", "Back")  # directions of the entries the rules write (pass, pushed back)
 
+
+
+def _forfeit_end(text: str) -> GameEnd | None:
+    """The early end an old ``Forfeit: Gold: reason`` header states: the
+    other side wins; the reason from its words (else ``no answer``)."""
+    side, _, why = text.partition(":")
+    if side not in SIDE_NAMES:
+        return None
+    why = " ".join(why.split())
+    low = why.lower()
+    reason = next((r for word, r in _FORFEIT_WORDS if word in low), "no answer")
+    return GameEnd(1 - SIDE_NAMES.index(side), reason, why)
 
 
 class _Token(NamedTuple):
@@ -212,7 +251,7 @@ class _Reader:
         self.pos += 1
         headers: dict[str, str] = {}
         match_line: tuple[_Line, int, bool] | None = None
-        result_line: tuple[_Line, str] | None = None
+        result_line: tuple[_Line, str, int] | None = None
         while True:
             line = self.peek()
             if line is None or _ROUND_RE.match(line.text.strip()):
@@ -238,7 +277,7 @@ class _Reader:
                 target, series = self.match_type(value, line.number, vcol)
                 match_line = (line, target, series)
             elif key == "Result":
-                result_line = (line, value)
+                result_line = (line, value, vcol)
             elif not _KEY_RE.fullmatch(key):
                 raise _fail(
                     line.number,
@@ -250,7 +289,7 @@ class _Reader:
                 headers[key] = value
         for key, what, line_seen in (
             ("Match", _MATCH_TYPES, match_line),
-            ("Result", "'Black 3, Gold 1' or 'unfinished'", result_line),
+            ("Result", _RESULT_FORMS, result_line),
         ):
             if line_seen is None:
                 ln, col = self.where(self.peek())
@@ -262,18 +301,119 @@ class _Reader:
                 )
         assert match_line is not None and result_line is not None
         match = self.rounds(match_line[1], match_line[2])
-        line, value = result_line
-        wanted = result_text(match)
-        if value != wanted:
-            col = line.text.index(":") + 3 if value else line.text.index(":") + 2
-            now = "unfinished" if match.state != OVER else "over"
+        line, value, vcol = result_line
+        end = self.result(match, headers, line, value, vcol)
+        return Record(headers, match, end)
+
+    def result(
+        self, match: Match, headers: dict[str, str], line: _Line, value: str, col: int
+    ) -> GameEnd | None:
+        """Check the ``Result:`` line against the replayed match; the early
+        end it states (or an old ``Forfeit:`` header states), if any."""
+        over = match.state == OVER
+        now = (
+            f"the replayed match is over ({_score(match.points)},"
+            f" {(game_end(match) or GameEnd(0, 'goal')).reason})"
+            if over
+            else f"the replayed match is unfinished ({_score(match.points)})"
+        )
+        if value == "unfinished":
+            if over:
+                raise _fail(
+                    line.number,
+                    col,
+                    f"expected the result {result_text(match)!r} ({now}), found {value!r}",
+                )
+            forfeit = headers.get("Forfeit")
+            return None if forfeit is None else _forfeit_end(forfeit)
+        m = _RESULT_RE.fullmatch(value)
+        if not m:
+            wanted = result_text(match)
             raise _fail(
                 line.number,
                 col,
-                f"expected the result {wanted!r} (the replayed match is {now},"
-                f" {_score(match.points)}), found {value!r}",
+                f"expected a result ({_RESULT_FORMS}); here {wanted!r}"
+                + ("" if over else " or an early end")
+                + f" ({now}), found {value!r}",
             )
-        return Record(headers, match)
+
+        def at(group: str) -> int:
+            return col + m.start(group)
+
+        reason, side, detail = m["reason"], m["side"], m["detail"]
+        if reason is not None and reason not in REASONS:
+            raise _fail(
+                line.number,
+                at("reason"),
+                f"expected how the game ended ({', '.join(REASONS)}), found {reason!r}",
+            )
+        score_error = _fail(
+            line.number,
+            at("score"),
+            f"expected the score {_score(match.points)!r} ({now}), found {m['score']!r}",
+        )
+        if over:
+            natural = game_end(match)
+            assert natural is not None
+            if side is not None or (reason is not None and reason not in NATURAL_REASONS):
+                what = f"an early end ({reason})" if reason else "a winner before the score"
+                raise _fail(
+                    line.number,
+                    col,
+                    f"expected the result {result_text(match)!r} ({now}), found {what}:"
+                    f" {value!r}",
+                )
+            if m["score"] != _score(match.points):
+                raise score_error
+            if reason is not None and reason != natural.reason:
+                raise _fail(
+                    line.number,
+                    at("reason"),
+                    f"expected how the match ended {natural.reason!r} ({now}), found"
+                    f" {reason!r}",
+                )
+            if detail is not None:
+                raise _fail(
+                    line.number,
+                    at("detail") - 2,
+                    f"expected ')' after {natural.reason!r}: a match over by the rules"
+                    f" has no detail; found {value[m.start('detail') - 2 :]!r}",
+                )
+            return None
+        if side is None and reason is None:
+            raise _fail(
+                line.number,
+                col,
+                f"expected the result 'unfinished' ({now}) or an early end such as"
+                f" 'Gold wins, {_score(match.points)} (time)', found {value!r}",
+            )
+        if reason in NATURAL_REASONS:
+            raise _fail(
+                line.number,
+                at("reason"),
+                f"expected 'unfinished' or an early end ({', '.join(EARLY_REASONS)}):"
+                f" {now}, so it did not end by {reason}; found {value!r}",
+            )
+        if side is None:
+            raise _fail(
+                line.number,
+                col,
+                f"expected the winner of an early end ('Black wins, ' or 'Gold wins, ')"
+                f" before the score, found {value!r}",
+            )
+        if reason is None:
+            raise _fail(
+                line.number,
+                col + len(value),
+                f"expected how the game ended after the score, e.g. ' (time)' (one of"
+                f" {', '.join(EARLY_REASONS)}), found end of line",
+            )
+        if m["score"] != _score(match.points):
+            raise score_error
+        try:
+            return GameEnd(SIDE_NAMES.index(side), reason, detail or "")
+        except KamisadoError as exc:
+            raise _fail(line.number, at("detail"), str(exc)) from None
 
     def match_type(self, value: str, ln: int, col: int) -> tuple[int, bool]:
         if value in _TARGETS_BY_NAME:

@@ -235,10 +235,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
             title = f"Round {step.round}, move {step.ply}: {step.move}"
         done = "; ".join(e.long() for e in step.entries)
         print(title + (f"  [{done}]" if done else ""))
-        print(render(step.position, colour=colour))
+        shown = step.position
+        if step.outcome is not None:
+            # The round's points are the match's once it ends: show the score
+            # after them (the KPN below stays the position's own).
+            shown = shown.copy()
+            shown.points[step.outcome.winner] += step.outcome.points
+        print(render(shown, colour=colour))
         print(step.position.kpn())
         print()
-    print(f"Result: {record.result_text(rec.match)}")
+    print(f"Result: {record.result_text(rec)}")
     return 0
 
 

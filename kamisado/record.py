@@ -37,12 +37,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 from kamisado.core import (
     BLACK,
     COLOUR_LETTERS,
     COLOUR_NAMES,
+    DEADLOCK,
+    GOAL,
     GOLD,
     SIDE_NAMES,
     KamisadoError,
@@ -59,9 +61,12 @@ from kamisado.notation import (
 )
 
 __all__ = [
+    "REASONS",
     "TITLE",
+    "GameEnd",
     "Record",
     "entry_lines",
+    "game_end",
     "Ply",
     "ReplayStep",
     "RoundEntries",
@@ -85,6 +90,17 @@ COLUMN = 25
 #: Header keys that ``write`` computes from the match (never in ``headers``).
 COMPUTED_HEADERS = ("Match", "Result")
 
+#: How a game can end, as the ``Result:`` line names it: ``goal`` and
+#: ``deadlock`` end the last round of a match by the rules; the others stop a
+#: match early (a player's clock ran out, an illegal move, a crashed or silent
+#: engine, a resignation).
+REASONS = ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation")
+#: The reasons that end a match by the rules (read from the moves).
+NATURAL_REASONS = (str(GOAL), str(DEADLOCK))
+#: The reasons that stop a match before its natural end (stated, not replayed).
+EARLY_REASONS = tuple(r for r in REASONS if r not in NATURAL_REASONS)
+_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
 _KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*(?: [A-Za-z0-9_.\-]+)*")
 _ROUND_RE = re.compile(r"Round\b")
 
@@ -100,20 +116,123 @@ def _fail(
 # ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game ended: the winner (0 Black, 1 Gold), the reason (one of
+    :data:`REASONS`) and an optional one-line ``detail`` in words.
+
+    >>> GameEnd(1, "time", "Black's clock ran out")
+    GameEnd(winner=1, reason='time', detail="Black's clock ran out")
+    >>> GameEnd(1, "time").early, GameEnd(0, "goal").early
+    (True, False)
+    >>> GameEnd(2, "time")
+    Traceback (most recent call last):
+    ...
+    kamisado.core.MalformedError: a game's winner is 0 (Black) or 1 (Gold), found 2
+    >>> GameEnd(0, "forfeit")
+    Traceback (most recent call last):
+    ...
+    kamisado.core.MalformedError: a game ends by goal, deadlock, time, illegal move, \
+crash, no answer or resignation, found 'forfeit'
+    """
+
+    winner: int
+    reason: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if type(self.winner) is not int or self.winner not in (BLACK, GOLD):
+            raise MalformedError(
+                f"a game's winner is 0 (Black) or 1 (Gold), found {self.winner!r}"
+            )
+        if self.reason not in REASONS:
+            raise MalformedError(
+                f"a game ends by {', '.join(REASONS[:-1])} or {REASONS[-1]},"
+                f" found {self.reason!r}"
+            )
+        d = self.detail
+        if not isinstance(d, str) or d != d.strip() or any(ch in d for ch in _LINE_BREAKS):
+            raise MalformedError(
+                "a game end's detail is one line without leading or trailing spaces,"
+                f" found {d!r}"
+            )
+
+    @property
+    def early(self) -> bool:
+        """Whether the game stopped before its natural end (not goal or deadlock)."""
+        return self.reason in EARLY_REASONS
+
+    def describe(self) -> str:
+        """In words: ``'Gold wins (time: Black's clock ran out)'``.
+
+        >>> GameEnd(0, "goal").describe()
+        'Black wins (goal)'
+        """
+        how = f"{self.reason}: {self.detail}" if self.detail else self.reason
+        return f"{SIDE_NAMES[self.winner]} wins ({how})"
+
+
+def game_end(match: Match) -> GameEnd | None:
+    """How a match ended by the rules: ``goal`` or ``deadlock`` (the last
+    round's outcome) and the match's winner; ``None`` while it is not over.
+
+    >>> game_end(Match(1)) is None
+    True
+    >>> m = Match(1, start=Position("u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g"))
+    >>> _ = m.push_move("d2-e3")
+    >>> game_end(m)
+    GameEnd(winner=1, reason='deadlock', detail='')
+    """
+    if match.state != OVER or match.winner is None:
+        return None
+    outcome = match.rounds[-1].outcome
+    assert outcome is not None
+    return GameEnd(match.winner, str(outcome.reason))
+
+
+def _check_early_end(match: Match, end: GameEnd | None) -> None:
+    if end is None:
+        return
+    if not isinstance(end, GameEnd):
+        raise MalformedError(f"an early end is a GameEnd, found {end!r}")
+    if not end.early:
+        raise MalformedError(
+            f"a game ends by {end.reason} only by the rules, as the moves show; an early"
+            f" end is one of {', '.join(EARLY_REASONS)}"
+        )
+    if match.state == OVER:
+        natural = game_end(match)
+        assert natural is not None
+        raise MalformedError(
+            f"an early end ({end.reason}) is for a match that stopped before its end;"
+            f" this match is over ({_score(match.points)}, {natural.reason})"
+        )
+
+
 @dataclass(eq=False)
 class Record:
     """A match with its header lines (players, date, anything else).
 
     ``headers`` keeps the ``Key: value`` lines in order; the ``Match`` and
     ``Result`` lines are computed from ``match`` and never stored there.
-    Two records are equal when their headers (in order) and their matches
-    (type, every round's start, fill, moves and outcome, the live position,
-    points and state) are equal.
+    ``early_end`` says how a match stopped before its natural end (see
+    :attr:`end`).  Two records are equal when their headers (in order), their
+    matches (type, every round's start, fill, moves and outcome, the live
+    position, points and state) and their early ends are equal.
     """
 
     headers: dict[str, str]
     match: Match
+    early_end: GameEnd | None = None
+    """How the match stopped before its natural end (time, illegal move,
+    crash, no answer, resignation); ``None`` when it did not."""
 
+    def __post_init__(self) -> None:
+        _check_early_end(self.match, self.early_end)
+
+    # Two signatures so that ``**headers`` (a ``dict[str, str]``) type-checks
+    # whether or not ``end`` is given.
+    @overload
     @classmethod
     def new(
         cls,
@@ -122,19 +241,66 @@ class Record:
         gold: str = "",
         date: str | None = None,
         **extra: str,
+    ) -> Record: ...
+
+    @overload
+    @classmethod
+    def new(
+        cls,
+        match: Match,
+        black: str = "",
+        gold: str = "",
+        date: str | None = None,
+        *,
+        end: GameEnd | None,
+        **extra: str,
+    ) -> Record: ...
+
+    @classmethod
+    def new(
+        cls,
+        match: Match,
+        black: str = "",
+        gold: str = "",
+        date: str | None = None,
+        *,
+        end: object = None,
+        **extra: str,
     ) -> Record:
         """A record of ``match`` with ``Black``, ``Gold``, ``Date`` and extra headers.
 
         ``date=None`` means today's date (ISO ``YYYY-MM-DD``).  Extra keyword
         arguments become further header lines, in order (``Event="Club"``).
+        ``end`` records an early end of a match that is not over (a goal or a
+        deadlock ending the match is read from the moves instead):
+
+        >>> rec = Record.new(Match(3), "Ann", "Bob", "2026-11-22",
+        ...                  end=GameEnd(1, "time", "Black's clock ran out"))
+        >>> rec.end, result_text(rec)
+        (GameEnd(winner=1, reason='time', detail="Black's clock ran out"), \
+"Gold wins, Black 0, Gold 0 (time: Black's clock ran out)")
+        >>> Record.new(Match(3), end=GameEnd(0, "goal"))
+        Traceback (most recent call last):
+        ...
+        kamisado.core.MalformedError: a game ends by goal only by the rules, as the moves \
+show; an early end is one of time, illegal move, crash, no answer, resignation
         """
         if date is None:
             date = datetime.date.today().isoformat()
         headers = {"Black": black, "Gold": gold, "Date": date}
         headers.update(extra)
-        rec = cls(headers, match)
+        if end is not None and not isinstance(end, GameEnd):
+            raise MalformedError(f"an early end is a GameEnd, found {end!r}")
+        rec = cls(headers, match, end)
         _check_headers(rec.headers)
         return rec
+
+    @property
+    def end(self) -> GameEnd | None:
+        """How the game ended: the early end, else (for a match that is over)
+        the last round's ``goal`` or ``deadlock`` and the match's winner, else
+        ``None`` (unfinished)."""
+        return self.early_end if self.early_end is not None else game_end(self.match)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Record):
@@ -142,6 +308,7 @@ class Record:
         return (
             list(self.headers.items()) == list(other.headers.items())
             and self.match.key() == other.match.key()
+            and self.early_end == other.early_end
         )
 
 
@@ -160,7 +327,7 @@ def _check_headers(headers: dict[str, str]) -> None:
         if (
             not isinstance(value, str)
             or value != value.strip()
-            or any(ch in value for ch in "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+            or any(ch in value for ch in _LINE_BREAKS)
         ):
             raise MalformedError(
                 f"header {key!r}: a value is one line without leading or trailing"
@@ -316,11 +483,33 @@ def winner_text(outcome: Outcome, points: int, score: list[int]) -> str:
     )
 
 
-def result_text(match: Match) -> str:
-    """The text of the ``Result:`` line: ``Black 3, Gold 1`` or ``unfinished``."""
-    if match.state == OVER:
-        return _score(match.points)
-    return "unfinished"
+def result_text(record: Record | Match) -> str:
+    """The text of the ``Result:`` line (see ``docs/records.md``).
+
+    A match over by the rules: the score and how its last round ended; an
+    early end: the winner, the score when the match stopped and the reason,
+    with the detail after ``:``; else ``unfinished``.
+
+    >>> result_text(Match(3))
+    'unfinished'
+    >>> m = Match(1, start=Position("u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g"))
+    >>> _ = m.push_move("d2-e3")
+    >>> result_text(m)
+    'Black 0, Gold 1 (deadlock)'
+    >>> result_text(Record(
+    ...     {}, Match(3), GameEnd(0, "illegal move", "Gold played c8-c1")))
+    'Black wins, Black 0, Gold 0 (illegal move: Gold played c8-c1)'
+    """
+    if isinstance(record, Record):
+        match, end = record.match, record.end
+    else:
+        match, end = record, game_end(record)
+    if end is None:
+        return "unfinished"
+    how = f"{end.reason}: {end.detail}" if end.detail else end.reason
+    if not end.early:
+        return f"{_score(match.points)} ({how})"
+    return f"{SIDE_NAMES[end.winner]} wins, {_score(match.points)} ({how})"
 
 
 # ---------------------------------------------------------------------------
@@ -366,9 +555,10 @@ def write(record: Record) -> str:
     """The canonical text of a record (ends with a newline)."""
     _check_headers(record.headers)
     match = record.match
+    _check_early_end(match, record.early_end)
     out = [TITLE, f"Match: {match.name}"]
     out.extend(_header_line(k, v) for k, v in record.headers.items())
-    out.append(f"Result: {result_text(match)}")
+    out.append(f"Result: {result_text(record)}")
     for rnd in match_entries(match):
         out.append("")
         head = f"Round {rnd.number}"

@@ -220,3 +220,44 @@ def test_replay_of_a_file_that_is_not_utf8(tmp_path, capsys: pytest.CaptureFixtu
     code, out, err = run(capsys, "replay", str(path))
     assert (code, out) == (2, "")
     assert err == f"kamisado: {path}: line 2, column 11: expected UTF-8 text, found the byte 0xe9\n"
+
+
+FIG6 = "u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g 3 0 0"
+
+
+def test_replay_shows_a_deadlock_rounds_score_after_its_point(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from kamisado import record
+    from kamisado.match import Match
+
+    match = Match(3, start=FIG6)
+    match.push_move("d2-e3")  # Figure 6: both towers blocked, Gold wins by deadlock
+    path = tmp_path / "fig6.kmr"
+    record.save(record.Record.new(match, black="Ralf", gold="Wolfgang"), path)
+    code, out, _ = run(capsys, "replay", "--plain", str(path))
+    assert code == 0
+    over = [line for line in out.splitlines() if line.startswith("Round over")]
+    assert over == [
+        "Round over: Gold's red tower won by deadlock (+1). Standard Match, Black 0, Gold 1."
+    ]
+    # the KPN stays the position's own (points before the round's)
+    assert "u5pg/3b4/8/8/2rRyo2/1PnUG3/8/N4OBY g r 3 0 0" in out.splitlines()
+    assert out.rstrip().endswith("Result: unfinished")
+
+
+def test_replay_prints_how_the_game_ended(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from kamisado import record
+    from kamisado.match import Match
+
+    match = Match(1, start=FIG6.replace(" 3 0 0", " 1 0 0"))
+    match.push_move("d2-e3")
+    path = tmp_path / "over.kmr"
+    record.save(record.Record.new(match), path)
+    code, out, _ = run(capsys, "replay", "--plain", str(path))
+    assert code == 0 and out.rstrip().endswith("Result: Black 0, Gold 1 (deadlock)")
+    assert "Single Round, Black 0, Gold 1." in out
+    end = record.GameEnd(0, "no answer", "Gold's engine did not answer in time")
+    record.save(record.Record.new(Match(3), end=end), path)
+    code, out, _ = run(capsys, "replay", "--plain", str(path))
+    assert code == 0 and out.rstrip().endswith(
+        "Result: Black wins, Black 0, Gold 0 (no answer: Gold's engine did not answer in time)"
+    )

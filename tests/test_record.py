@@ -20,6 +20,8 @@ from kamisado.core import (
 from kamisado.match import Match
 from kamisado.notation import parse_move
 from kamisado.record import (
+    REASONS,
+    GameEnd,
     Record,
     load,
     match_entries,
@@ -240,7 +242,7 @@ def test_figure9_double_push() -> None:
     assert match.state == "over" and match.points == [7, 3]
     rec = record_of(match)
     text = write(rec)
-    assert text == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+    assert text == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3 (goal)")
     assert read(text) == rec
     # Figure 9(e): after the first push the Double Sumo itself reaches the home row.
     match = Match(7, start=FIG9)
@@ -273,7 +275,7 @@ def test_figure9_double_push() -> None:
 def test_short_and_square_forms(lines: str) -> None:
     winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
     rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3"))
-    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3 (goal)")
 
 
 @pytest.mark.parametrize(
@@ -286,7 +288,7 @@ def test_short_and_square_forms(lines: str) -> None:
 def test_short_forms_in_any_case(lines: str) -> None:
     winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
     rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3"))
-    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3")
+    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3 (goal)")
 
 
 def test_reader_and_notation_read_the_same_moves() -> None:
@@ -414,6 +416,151 @@ def test_record_new_and_headers() -> None:
             write(Record(bad, Match(1)))
 
 
+# ---------------------------------------------------------------------------
+# How a game ended: GameEnd, Record.end and the Result line
+# ---------------------------------------------------------------------------
+
+
+def test_game_end_is_validated() -> None:
+    assert REASONS == ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation")
+    end = GameEnd(1, "time", "Black's clock ran out")
+    assert (end.winner, end.reason, end.detail, end.early) == (1, "time", "Black's clock ran out", True)
+    assert GameEnd(0, "deadlock") == GameEnd(0, "deadlock", "") and not GameEnd(0, "goal").early
+    with pytest.raises(AttributeError):
+        end.winner = 0  # type: ignore[misc]
+    bad: list[tuple[object, object, object]] = [
+        (2, "time", ""), (-1, "time", ""), (True, "time", ""), ("0", "time", ""),
+        (0, "forfeit", ""), (0, "Time", ""), (0, "time", " late"), (0, "time", "two\nlines"),
+        (0, "time", 5),
+    ]
+    for winner, reason, detail in bad:
+        with pytest.raises(MalformedError) as info:
+            GameEnd(winner, reason, detail)  # type: ignore[arg-type]
+        assert isinstance(info.value, ValueError) and str(info.value).startswith("a game")
+
+
+def _finished_fig6() -> Match:
+    """Figure 6 as a Single Round: Gold wins the match by deadlock."""
+    match = Match(1, start=FIG6.replace(" 3 0 0", " 1 0 0"))
+    match.push_move("d2-e3")
+    return match
+
+
+def test_record_end_for_every_decided_game() -> None:
+    assert record_of(Match(3)).end is None
+    match = Match(7, start=FIG9)
+    for token in ["d4-d5", "d5-d6", "g5-g8"]:
+        match.push_move(token)
+    assert record_of(match).end == GameEnd(0, "goal")
+    assert record_of(_finished_fig6()).end == GameEnd(1, "deadlock")
+    early = GameEnd(1, "resignation", "Black resigned")
+    rec = Record.new(Match(3), "A", "B", "2026-11-22", end=early)
+    assert rec.end == rec.early_end == early
+    # Fig 6 in a Standard Match: the round is over, the match is not (fill choice)
+    fill = Match(3, start=FIG6)
+    fill.push_move("d2-e3")
+    assert Record.new(fill, end=GameEnd(0, "no answer")).end == GameEnd(0, "no answer")
+
+
+def test_early_end_errors() -> None:
+    with pytest.raises(MalformedError, match="this match is over \\(Black 0, Gold 1, deadlock\\)"):
+        Record.new(_finished_fig6(), end=GameEnd(0, "time"))
+    for reason in ("goal", "deadlock"):
+        with pytest.raises(MalformedError, match=f"a game ends by {reason} only by the rules"):
+            Record.new(Match(3), end=GameEnd(0, reason))
+    with pytest.raises(MalformedError, match="an early end is a GameEnd"):
+        Record({}, Match(3), "time")  # type: ignore[arg-type]
+    # the match played on to its end after the early end was recorded
+    match = Match(1, start=FIG6.replace(" 3 0 0", " 1 0 0"))
+    rec = Record.new(match, end=GameEnd(0, "crash"))
+    match.push_move("d2-e3")
+    with pytest.raises(MalformedError, match="this match is over"):
+        write(rec)
+
+
+@pytest.mark.parametrize(
+    "end, line",
+    [
+        (GameEnd(1, "time", "Black's clock ran out"), "Gold wins, Black 0, Gold 0 (time: Black's clock ran out)"),
+        (GameEnd(0, "illegal move", "Gold played c8-c1 (blocked)"), "Black wins, Black 0, Gold 0 (illegal move: Gold played c8-c1 (blocked))"),
+        (GameEnd(0, "crash", "engine: exit status 3 (signal: none)"), "Black wins, Black 0, Gold 0 (crash: engine: exit status 3 (signal: none))"),
+        (GameEnd(1, "no answer"), "Gold wins, Black 0, Gold 0 (no answer)"),
+        (GameEnd(0, "resignation", "Gold resigned"), "Black wins, Black 0, Gold 0 (resignation: Gold resigned)"),
+    ],
+)
+def test_early_end_result_lines_round_trip(end: GameEnd, line: str) -> None:
+    match = Match(3)
+    for token in ["c1-c5", "b8-b3"]:
+        match.push_move(token)
+    rec = Record.new(match, "A", "B", "2026-11-22", end=end)
+    text = write(rec)
+    assert f"\nResult: {line}\n" in text
+    again = read(text)
+    assert again == rec and again.end == end and write(again) == text
+    assert again != Record.new(match, "A", "B", "2026-11-22")
+
+
+def test_early_end_after_rounds_states_the_score() -> None:
+    match = Match(3, start=FIG6)
+    match.push_move("d2-e3")  # Gold leads 1-0 and must choose the fill
+    rec = Record.new(match, "A", "B", "2026-11-22", end=GameEnd(0, "no answer", "Gold did not choose a fill"))
+    text = write(rec)
+    assert "\nResult: Black wins, Black 0, Gold 1 (no answer: Gold did not choose a fill)\n" in text
+    assert read(text) == rec
+
+
+def test_natural_result_lines() -> None:
+    text = write(record_of(_finished_fig6()))
+    assert "\nResult: Black 0, Gold 1 (deadlock)\n" in text
+    assert read(text).end == GameEnd(1, "deadlock")
+    # the older line without the reason still reads, and is written anew
+    old = text.replace("Result: Black 0, Gold 1 (deadlock)", "Result: Black 0, Gold 1")
+    assert read(old) == read(text) and write(read(old)) == text
+
+
+
+@pytest.mark.parametrize(
+    "forfeit, end",
+    [
+        ("Gold: engine 'Mock' terminated (exit status 3)", GameEnd(0, "crash", "engine 'Mock' terminated (exit status 3)")),
+        ("Black: engine 'x' did not answer 'bestmove' in time; it has been killed", GameEnd(1, "no answer", "engine 'x' did not answer 'bestmove' in time; it has been killed")),
+        ("Gold: engine 'c' sent an illegal move c8-c1 in position 'x': blocked", GameEnd(0, "illegal move", "engine 'c' sent an illegal move c8-c1 in position 'x': blocked")),
+        ("Black: could not start: no such file", GameEnd(1, "crash", "could not start: no such file")),
+        ("Gold: ran out of time", GameEnd(0, "time", "ran out of time")),
+        ("Black: resigned", GameEnd(1, "resignation", "resigned")),
+        ("Gold: gone", GameEnd(0, "no answer", "gone")),
+        ("Gold:", GameEnd(0, "no answer")),
+        ("Nobody: strange", None),
+    ],
+)
+def test_old_forfeit_header_reads_as_an_early_end(forfeit: str, end: GameEnd | None) -> None:
+    text = OPENING.replace("Date: 2026-11-22\n", f"Date: 2026-11-22\nForfeit: {forfeit}\n")
+    rec = read(text)
+    assert rec.end == end and rec.headers["Forfeit"] == forfeit
+    again = write(rec)
+    assert ("Result: unfinished" in again) == (end is None)
+    assert read(again) == rec and write(read(again)) == again
+
+
+def test_documented_result_examples_read() -> None:
+    doc = DOCS.read_text(encoding="utf-8")
+    section = doc[doc.index("### The result line") : doc.index("### Move lines")]
+    lines = [ln[len("Result: "):] for ln in section.splitlines() if ln.startswith("Result: ")]
+    assert len(lines) >= 5
+    fig6 = write(record_of(_finished_fig6()))
+    for value in lines:
+        if "wins" in value or value == "unfinished":
+            score = re.search(r"Black \d+, Gold \d+", value)
+            text = OPENING.replace("Result: unfinished", f"Result: {value}")
+            text = text.replace(score[0], "Black 0, Gold 0", 1) if score else text
+            rec = read(text)
+            assert (rec.end is None) == (value == "unfinished")
+            assert rec.end is None or rec.end.early
+        else:
+            rec = read(re.sub(r"Result: .*", f"Result: {value}", fig6)) if "deadlock" in value else None
+            assert rec is None or rec.end == GameEnd(1, "deadlock")
+
+
 def test_series_rounds_alternate_the_first_move() -> None:
     match = Match(3, series=True)
     while len(match.rounds) < 2:
@@ -520,6 +667,20 @@ ERRORS = [
     (TWO_ROUNDS, "Round 2 (Gold fills left)", "Round 2 (Black fills left)", MalformedError, 14, 10, "expected 'Gold' (Gold won round 1 and chooses the fill)"),
     (TWO_ROUNDS, "Round 2 (Gold fills left)", "Round 2", MalformedError, 14, 8, "expected '(Gold fills left)' or '(Gold fills right)'"),
     (TWO_ROUNDS, "Round 2 (Gold fills left)", "Round 3 (Gold fills left)", MalformedError, 14, 7, "expected round number 2, found 3"),
+    # The Result line (how the game ended) against the replayed moves
+    (FIG9_TEXT, "Result: Black 7, Gold 3", "Result: Black 7, Gold 3 (deadlock)", MalformedError, 6, 26, "expected how the match ended 'goal' (the replayed match is over (Black 7, Gold 3, goal)), found 'deadlock'"),
+    (FIG9_TEXT, "Result: Black 7, Gold 3", "Result: Gold wins, Black 7, Gold 3 (time)", MalformedError, 6, 9, "expected the result 'Black 7, Gold 3 (goal)' (the replayed match is over (Black 7, Gold 3, goal)), found an early end (time)"),
+    (FIG9_TEXT, "Result: Black 7, Gold 3", "Result: Black 7, Gold 3 (goal: x)", MalformedError, 6, 30, "a match over by the rules has no detail"),
+    (FIG9_TEXT, "Result: Black 7, Gold 3", "Result: Black 7, Gold 2 (goal)", MalformedError, 6, 9, "expected the score 'Black 7, Gold 3'"),
+    (FIG9_TEXT, "Result: Black 7, Gold 3", "Result: unfinished", MalformedError, 6, 9, "expected the result 'Black 7, Gold 3 (goal)'"),
+    (OPENING, "Result: unfinished", "Result: Black 0, Gold 0 (goal)", MalformedError, 6, 26, "the replayed match is unfinished (Black 0, Gold 0), so it did not end by goal"),
+    (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0 (deadlock)", MalformedError, 6, 37, "so it did not end by deadlock"),
+    (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0 (forfeit)", MalformedError, 6, 37, "expected how the game ended (goal, deadlock, time, illegal move, crash, no answer, resignation), found 'forfeit'"),
+    (OPENING, "Result: unfinished", "Result: Black 0, Gold 0 (time)", MalformedError, 6, 9, "expected the winner of an early end ('Black wins, ' or 'Gold wins, ')"),
+    (OPENING, "Result: unfinished", "Result: Gold wins, Black 1, Gold 0 (time)", MalformedError, 6, 20, "expected the score 'Black 0, Gold 0'"),
+    (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0", MalformedError, 6, 35, "expected how the game ended after the score"),
+    (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0 (time:  x)", MalformedError, 6, 43, "detail is one line without leading or trailing spaces"),
+    (OPENING, "Result: unfinished", "Result: Gold 0, Black 0 (time)", MalformedError, 6, 9, "expected a result ('unfinished', 'Black 3, Gold 1 (goal)' or"),
 ]
 
 
@@ -600,3 +761,11 @@ def test_documented_records() -> None:
         rec = read(block)
         if info == "text":  # canonical examples round-trip exactly
             assert write(rec) == block
+
+
+def test_record_new_end_is_a_keyword_and_a_game_end() -> None:
+    headers = {"Event": "Club"}
+    rec = Record.new(Match(3), "A", "B", "2026-11-22", end=GameEnd(0, "crash"), **headers)
+    assert list(rec.headers) == ["Black", "Gold", "Date", "Event"]
+    with pytest.raises(MalformedError, match="an early end is a GameEnd, found 'time'"):
+        Record.new(Match(3), end="time")
