@@ -29,16 +29,19 @@ import datetime
 import os
 import re
 import time
+from collections.abc import Callable
 from multiprocessing.pool import Pool
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
+from textual.screen import Screen
 from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Static
 
 from kamisado.core import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
@@ -50,7 +53,13 @@ from kamisado.tui import Options, think_fill, think_move
 from kamisado.tui.board import BoardView
 from kamisado.tui.computer import THINK_TIMEOUT, THREAD_LEVELS, Thinker
 from kamisado.tui.moves import MoveList
-from kamisado.tui.screens import FillScreen, HelpScreen, ResultScreen
+from kamisado.tui.screens import (
+    MIN_SIZE,
+    FillScreen,
+    HelpScreen,
+    ResultScreen,
+    TooSmallScreen,
+)
 from kamisado.tui.words import (
     move_news,
     result_text,
@@ -68,10 +77,18 @@ __all__ = [
     "FillScreen",
     "HelpScreen",
     "KamisadoApp",
+    "MIN_SIZE",
     "ResultScreen",
     "SetupError",
+    "TooSmallScreen",
     "build_app",
 ]
+
+#: Columns the side panel needs beside the board (else it goes below it):
+#: a move on two lines, ``12. Yellow Forward 7 Yellow``, and the scroll bar.
+SIDE_MIN = 28
+
+_W = TypeVar("_W", bound=Widget)
 
 #: Record header value naming a computer player: ``kamisado <level>``.
 _COMPUTER_RE = re.compile(r"kamisado (\w+)")
@@ -92,12 +109,13 @@ class KamisadoApp(App[int]):
     CSS_PATH = "app.tcss"
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "fill", "Fill"),
         Binding("s", "save", "Save"),
         Binding("ctrl+s", "save", "Save", show=False, priority=True),
         Binding("l", "letters", "Letters"),
-        Binding("v", "flip", "Turn board"),
+        Binding("v", "flip", "Turn"),
         Binding("escape", "cancel", "Back to board", show=False),
-        Binding("slash,colon", "type_move", "Type a move"),
+        Binding("slash,colon", "type_move", "Type"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -155,20 +173,24 @@ class KamisadoApp(App[int]):
                 yield Static(id="turn")
                 yield MoveList(id="moves-box")
         yield Input(
-            placeholder="Type a move: c1-c5, Red Forward 4, rF4, c5 (Enter plays it)",
+            placeholder="A move: c1-c5, Red Forward 4, rF4, c5; Enter",
             id="entry",
             select_on_focus=False,
         )
         yield Static(id="status")
-        yield Footer()
+        yield Footer(show_command_palette=False)
+
+    def _main(self, selector: str, kind: type[_W]) -> _W:
+        """A widget of the main screen (whatever window is over it)."""
+        return self.screen_stack[0].query_one(selector, kind)
 
     @property
     def board(self) -> BoardView:
         """The main board."""
-        return self.query_one("#board", BoardView)
+        return self._main("#board", BoardView)
 
     def on_mount(self) -> None:
-        self._fit(self.size.width)
+        self._fit(self.size.width, self.size.height)
         self.sub_title = title_text(self.match, self.players)
         pos = self.match.position
         start = pos.tower_square[pos.mover()] if pos.mover() >= 0 else -1
@@ -176,7 +198,6 @@ class KamisadoApp(App[int]):
             mine = [m.from_square for m in pos.legal_moves]
             start = mine[0] if mine else 0
         self.board.cursor = start
-        self.board.on_type = self._typed
         if any(p is not None and p.level not in THREAD_LEVELS for p in self.players):
             self._thinker.start()  # it takes a moment: start it while the person thinks
         self.board.focus()
@@ -184,15 +205,55 @@ class KamisadoApp(App[int]):
         self._advance()
 
     def on_resize(self, event: events.Resize) -> None:
-        self._fit(event.size.width)
+        self._fit(event.size.width, event.size.height)
 
-    def _fit(self, width: int) -> None:
-        """Share the width: the board up to 76 columns, the move list the rest."""
-        board = max(self._board_min(), min(76, width - 58))
-        self.board.styles.width = board
+    def _fit(self, width: int, height: int) -> None:
+        """Lay the main screen out for the terminal's size.
+
+        Beside the board (up to 76 columns) the side panel takes the rest when
+        it gets at least ``SIDE_MIN`` columns; otherwise it goes below the
+        board, which then takes the lines the panel can spare.  Below 24 lines
+        the header goes and the entry and status line take one line each.
+        Below ``MIN_SIZE`` a notice says so instead of a cropped board.
+        """
+        self.set_class(height < 24, "-compact")
+        board_min = self._board_min()
+        narrow = width - board_min < SIDE_MIN
+        self.set_class(narrow, "-narrow")
+        board = self.board
+        if narrow:
+            board.styles.width = min(3 + 8 * 9, max(board_min, width))
+            chrome = 3 if height < 24 else 7  # entry, status, footer (and header)
+            panel = 8  # score, whose turn, four or more rows of moves
+            cell = 1 if self.plain else max(1, min(3, (height - chrome - panel - 1) // 8))
+            board.styles.height = 8 * cell + 1
+        else:
+            board.styles.width = max(board_min, min(76, width - 58))
+            board.styles.height = "1fr"
+        self._check_size(width, height)
 
     def _board_min(self) -> int:
         return 3 + 8 * (6 if self.plain else 5)
+
+    def _too_small(self) -> bool:
+        return isinstance(self.screen, TooSmallScreen)
+
+    def _check_size(self, width: int, height: int) -> None:
+        """Show the notice below the smallest size; take it away above."""
+        small = width < MIN_SIZE[0] or height < MIN_SIZE[1]
+        if small and not self._too_small():
+            self.push_screen(TooSmallScreen())
+        elif not small and self._too_small():
+            self.pop_screen()
+
+    def _push(self, screen: Screen[str], callback: Callable[[str | None], None]) -> None:
+        """Open a window (the too-small notice, if shown, stays on top)."""
+        small = self._too_small()
+        if small:
+            self.pop_screen()
+        self.push_screen(screen, callback)
+        if small:
+            self.push_screen(TooSmallScreen())
 
     def on_unmount(self) -> None:
         self._thinker.close()
@@ -232,11 +293,14 @@ class KamisadoApp(App[int]):
         pos = m.position
         self.board.position = pos
         self.board.last_move = pos.move_stack[-1] if pos.move_stack else None
+        # no move to type between rounds: there the keys are the app's (f: the fill)
+        self.board.on_type = self._typed if m.state == PLAYING else None
         self._auto_select()
         self.watch_selected()  # the same square may have other destinations now
-        self.query_one("#score", Static).update(score_text(m))
-        self.query_one("#turn", Static).update(turn_text(m, self.players))
-        self.query_one(MoveList).show(m)
+        self._main("#score", Static).update(score_text(m))
+        self._main("#turn", Static).update(turn_text(m, self.players))
+        self._main("#moves-box", MoveList).show(m)
+        self.refresh_bindings()
 
     def watch_selected(self) -> None:
         """Mark the selected tower and its destinations on the board."""
@@ -245,14 +309,14 @@ class KamisadoApp(App[int]):
 
     def watch_plain(self, plain: bool) -> None:
         self.board.plain = plain
-        self._fit(self.size.width)
+        self._fit(self.size.width, self.size.height)
 
     def watch_flipped(self, flipped: bool) -> None:
         self.board.flipped = flipped
 
     def status(self, text: str, kind: str = "") -> None:
         """Show a message in the status line (``kind``: ``''``, ``'error'``, ``'news'``)."""
-        widget = self.query_one("#status", Static)
+        widget = self._main("#status", Static)
         widget.update(text)
         widget.set_classes(kind)
         self.messages.append(text)
@@ -285,7 +349,7 @@ class KamisadoApp(App[int]):
         spinner = "|/-\\"[int(time.monotonic() * 5) % 4]
         took = time.monotonic() - self._think_started
         what = "thinking about its move" if self.thinking == "move" else "choosing the fill"
-        widget = self.query_one("#status", Static)
+        widget = self._main("#status", Static)
         widget.update(f"{spinner} {side_word(side)} ({level}) is {what}… {took:.1f} s")
         widget.set_classes("")
 
@@ -306,13 +370,28 @@ class KamisadoApp(App[int]):
             self.selected = -1
         self.board.focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The fill key only while a person chooses the fill (hidden otherwise)."""
+        if action == "fill":
+            return self._fill_is_mine() and not isinstance(self.screen, FillScreen)
+        return True
+
+    def _fill_is_mine(self) -> bool:
+        m = self.match
+        return m.state == FILL and not self.thinking and self._human(m.current_winner())
+
+    def action_fill(self) -> None:
+        """Open the fill window again (after looking at the board)."""
+        if self._fill_is_mine() and not isinstance(self.screen, FillScreen):
+            self._push(FillScreen(self.match, self.plain, self.flipped), self._choose_fill)
+
     def action_help(self) -> None:
         """Show the keys and the written forms of a move."""
         self.push_screen(HelpScreen())
 
     def action_type_move(self) -> None:
         """Go to the move entry."""
-        self.query_one("#entry", Input).focus()
+        self._main("#entry", Input).focus()
 
     def action_save(self) -> None:
         """Save the record (to ``--save FILE``, the resumed file, or a new file)."""
@@ -348,7 +427,7 @@ class KamisadoApp(App[int]):
             return "The match is over: Enter on the board shows the result again."
         if m.state == FILL:
             winner = m.current_winner()
-            if not self.thinking and not self._human(winner):  # the computer failed
+            if not self.thinking:  # the computer failed, or the person looked
                 self.call_later(self._advance)
             return f"The round is over: {side_word(winner)} chooses the fill."
         if self.thinking:
@@ -358,18 +437,25 @@ class KamisadoApp(App[int]):
             return f"It is {side_word(m.position.turn)}'s (the computer's) move: it tries again."
         return None
 
-    def _typed(self, character: str) -> None:
-        entry = self.query_one("#entry", Input)
+    def _typed(self, text: str) -> None:
+        """Text typed or pasted on the board: into the move entry, spaces and all."""
+        entry = self._main("#entry", Input)
         entry.focus()
-        entry.insert_text_at_cursor(character)
+        if text == "\r":
+            entry.post_message(Input.Submitted(entry, entry.value))
+        elif text == "\b":
+            entry.action_delete_left()
+        else:
+            entry.insert_text_at_cursor(text)
 
     def on_board_view_picked(self, message: BoardView.Picked) -> None:
         if message.board.id != "board":
             return
         if self.match.state == OVER:
-            self.push_screen(
-                ResultScreen(result_text(self.match, self.players)), self._after_result
-            )
+            self._push(ResultScreen(result_text(self.match, self.players)), self._after_result)
+            return
+        if self._fill_is_mine():  # back from looking at the round's final board
+            self.action_fill()
             return
         why = self._refuse()
         if why:
@@ -459,15 +545,13 @@ class KamisadoApp(App[int]):
         if self.thinking:
             return
         if m.state == OVER:
-            self.push_screen(
-                ResultScreen(result_text(self.match, self.players)), self._after_result
-            )
+            self._push(ResultScreen(result_text(self.match, self.players)), self._after_result)
             return
         if m.state == FILL:
             winner = m.current_winner()
             pl = self.players[winner]
             if pl is None:
-                self.push_screen(FillScreen(m, self.plain, self.flipped), self._choose_fill)
+                self._push(FillScreen(m, self.plain, self.flipped), self._choose_fill)
             else:
                 self._think("fill", pl)
             return
@@ -485,6 +569,11 @@ class KamisadoApp(App[int]):
 
     def _choose_fill(self, fill: str | None) -> None:
         if fill not in FILLS or self.match.state != FILL:
+            if self.match.state == FILL:
+                self.status(
+                    "The round's final board. f (or Enter) chooses the fill.", "news"
+                )
+                self.refresh_bindings()
             return
         winner = self.match.current_winner()
         self.match.choose_fill(fill)

@@ -59,6 +59,13 @@ class BoardView(Widget, can_focus=True):
     widget.  In letters mode (``plain``) each cell reads ``square:tower`` as in
     ``kamisado show --plain``.  Marks: ``>`` before the tower that must move
     (or is picked), ``*`` on a legal destination, ``[ ]`` around the cursor.
+
+    The last move is marked on the square it left and on every square its
+    towers reached (its destination, and the new squares of the towers a
+    Sumo pushed, when the position's move stack tells them): in colour a
+    ``·`` in the middle of the square left and ``•`` either side of each
+    tower moved; in letters ``~`` before both (after the tower where ``>`` or
+    ``*`` has the place before it).
     """
 
     DEFAULT_CSS = """
@@ -80,7 +87,7 @@ class BoardView(Widget, can_focus=True):
     destinations: reactive[frozenset[int]] = reactive(frozenset)
     """Squares marked as legal destinations."""
     last_move: reactive[Move | None] = reactive(None)
-    """The last move, whose from-square gets a dot."""
+    """The last move: its origin and the squares its towers reached are marked."""
     cursor: reactive[int] = reactive(0)
     plain: reactive[bool] = reactive(False)
     """Letters mode: each square as its colour letter and the tower."""
@@ -113,8 +120,10 @@ class BoardView(Widget, can_focus=True):
         self.interactive = interactive
         self.can_focus = interactive
         self.on_type: Callable[[str], None] | None = None
-        """Called with a character that starts a written move (typed on the board)."""
+        """Called with text typed or pasted on the board for the move entry
+        (``"\\r"``: Enter, ``"\\b"``: Backspace, typed before the entry had the focus)."""
         self._typing = False
+        self._last: tuple[int, frozenset[int]] = (-1, frozenset())
 
     # -- geometry -----------------------------------------------------------
 
@@ -144,6 +153,23 @@ class BoardView(Widget, can_focus=True):
             return None
         return rows[row] * 8 + self._files()[col]
 
+    def last_squares(self) -> tuple[int, frozenset[int]]:
+        """The last move's origin (-1: none) and the squares its towers reached.
+
+        The towers a Sumo pushed are known when the position drawn is the one
+        the move was made on (its move stack ends with it).
+        """
+        move = self.last_move
+        if move is None:
+            return -1, frozenset()
+        landed = {move.to_square}
+        stack = self.position.move_stack
+        if stack and stack[-1] == move:
+            pushed = self.position.peek().pushed
+            step = move.to_square - move.from_square  # a push is one step forward
+            landed.update(move.to_square + step * i for i in range(1, pushed + 1))
+        return move.from_square, frozenset(sq for sq in landed if 0 <= sq < 64)
+
     # -- drawing -------------------------------------------------------------
 
     def board_text(self) -> Text:
@@ -156,6 +182,7 @@ class BoardView(Widget, can_focus=True):
             mover_sq = self.selected
         elif pos.mover() >= 0:
             mover_sq = pos.tower_square[pos.mover()]
+        self._last = self.last_squares()
         for rank in self._rows():
             for line in range(h):
                 label = f"{rank + 1}  " if line == h // 2 else "   "
@@ -174,8 +201,17 @@ class BoardView(Widget, can_focus=True):
         pos = self.position
         t = pos.board[sq]
         cursor = self.interactive and sq == self.cursor
-        mark = ">" if sq == mover_sq else "*" if sq in self.destinations else " "
+        origin, landed = self._last
+        last = sq == origin or sq in landed
+        mark = (
+            ">" if sq == mover_sq
+            else "*" if sq in self.destinations
+            else "~" if last
+            else " "
+        )
         tower = _tower_text(pos, t) if t >= 0 else "."
+        if last and mark != "~" and len(tower) < 4:
+            tower += "~"  # the mark's place is taken: after the tower
         letter = COLOUR_LETTERS[SQUARE_COLOUR[sq]]
         if w >= 9:  # [>o:R+++]
             left, right = ("[", "]") if cursor else (" ", " ")
@@ -199,7 +235,8 @@ class BoardView(Widget, can_focus=True):
         middle = line == middle_line
         t = pos.board[sq]
         chars = [" "] * w
-        if self.last_move is not None and sq == self.last_move.from_square and middle:
+        origin, landed = self._last
+        if sq == origin and middle and t < 0:
             chars[w // 2] = "·"
         if h >= 3 and cursor and line in (0, h - 1):
             chars[0], chars[-1] = ("┏", "┓") if line == 0 else ("┗", "┛")
@@ -226,6 +263,8 @@ class BoardView(Widget, can_focus=True):
                 chars[0], chars[-1] = "▶", "◀"
             elif sq in self.destinations:
                 chars[0], chars[-1] = "»", "«"
+            elif sq in landed:
+                chars[0], chars[-1] = "•", "•"
         owner = _BLACK if t < 8 else _WHITE
         block = Style(bgcolor=_rgb(RGB[t & 7]), color=_rgb(owner), bold=True)
         out.append(chars[0], square)
@@ -277,15 +316,35 @@ class BoardView(Widget, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         ch = event.character
-        if self.on_type is None or ch is None or not event.is_printable:
+        if self.on_type is None:
             return
-        if ch in MOVE_START or (self._typing and ch not in " /:"):
+        if self._typing and event.key in ("enter", "backspace"):
+            # typed ahead of the entry's focus too: Enter plays, Backspace erases
+            event.stop()
+            event.prevent_default()
+            self.on_type("\r" if event.key == "enter" else "\b")
+            return
+        if ch is None or not event.is_printable:
+            return
+        if ch in MOVE_START or self._typing:
             # the move entry takes over; it gets the focus a moment later, so
-            # the characters typed until then are handed over here
+            # the characters typed until then (spaces too) are handed over here
             event.stop()
             event.prevent_default()
             self._typing = True
             self.on_type(ch)
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Pasted text goes to the move entry (its first line, spaces and all)."""
+        if self.on_type is None:
+            return
+        event.stop()
+        event.prevent_default()
+        line = next((ln.strip() for ln in event.text.splitlines() if ln.strip()), "")
+        text = "".join(ch for ch in line if ch.isprintable())
+        if text:
+            self._typing = True
+            self.on_type(text)
 
     def on_blur(self) -> None:
         self._typing = False

@@ -1,4 +1,5 @@
-"""The screens of ``kamisado play`` over the board: the fill, the result, the help.
+"""The screens of ``kamisado play`` over the board: the fill, the result, the help,
+and the notice that the terminal is too small.
 
 Each is a modal screen that returns what the person chose; the app decides
 what follows.  Their styles are in ``app.tcss``.
@@ -12,22 +13,66 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, SystemModalScreen
 from textual.widgets import Button, Static
 
 from kamisado.match import FILLS, Match
 from kamisado.tui.board import BoardView
 from kamisado.tui.words import round_over_text, side_word
 
-__all__ = ["HELP", "FillScreen", "HelpScreen", "ResultScreen"]
+__all__ = ["HELP", "MIN_SIZE", "FillScreen", "HelpScreen", "ResultScreen", "TooSmallScreen"]
+
+#: The smallest terminal the app draws in, (columns, lines); below it
+#: :class:`TooSmallScreen` says so.
+MIN_SIZE = (60, 20)
+
+
+def too_small_text(width: int, height: int) -> str:
+    """The notice shown below :data:`MIN_SIZE`.
+
+    >>> print(too_small_text(40, 15))
+    The terminal is too small for Kamisado: 40 x 15.
+    It needs at least 60 x 20 (columns x lines).
+    Make the window bigger (or the font smaller); q quits.
+    """
+    return (
+        f"The terminal is too small for Kamisado: {width} x {height}.\n"
+        f"It needs at least {MIN_SIZE[0]} x {MIN_SIZE[1]} (columns x lines).\n"
+        "Make the window bigger (or the font smaller); q quits."
+    )
+
+
+class TooSmallScreen(SystemModalScreen[str]):
+    """Covers everything while the terminal is below :data:`MIN_SIZE`.
+
+    The app pushes it on a resize below the smallest size and pops it when the
+    terminal is big enough again; the game underneath goes on unchanged.  (A
+    system modal screen: the app's queries still find the screen beneath.)
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "app.quit", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        yield Static(too_small_text(*self.app.size), id="too-small")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.query_one("#too-small", Static).update(too_small_text(*event.size))
 
 
 class FillScreen(ModalScreen[str]):
-    """The round's winner chooses to fill left or right; both line-ups are shown."""
+    """The round's winner chooses to fill left or right; both line-ups are shown.
+
+    Esc or ``b`` closes it (it returns ``None``) to look at the round's final
+    board; the app's ``f`` (or Enter on the board) opens it again.  ``?``
+    shows the help over it and ``q`` quits, as on the board.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left,l", "fill('left')", "Fill left"),
         Binding("right,r", "fill('right')", "Fill right"),
+        Binding("escape,b", "look", "Board"),
+        Binding("question_mark", "app.help", "Help"),
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self, match: Match, plain: bool, flipped: bool) -> None:
@@ -44,8 +89,7 @@ class FillScreen(ModalScreen[str]):
         with Vertical():
             yield Static(
                 f"{round_over_text(m, len(m.rounds))}\n"
-                f"{winner} chooses how both players refill their home rows"
-                " for the next round:",
+                f"{winner} chooses how both players refill their home rows:",
                 id="fill-title",
             )
             for fill in FILLS:
@@ -60,11 +104,17 @@ class FillScreen(ModalScreen[str]):
                         id=f"lineup-{fill}",
                     )
             with Horizontal():
-                yield Button("Fill left", id="left", variant="primary")
-                yield Button("Fill right", id="right", variant="primary")
+                yield Button("Fill left (l)", id="left", variant="primary", compact=True)
+                yield Button("Fill right (r)", id="right", variant="primary", compact=True)
+                yield Button("Board (b)", id="look", compact=True)
+            yield Static("b/Esc: see the board first · ? help · q quit", id="fill-keys")
 
     def action_fill(self, fill: str) -> None:
         self.dismiss(fill)
+
+    def action_look(self) -> None:
+        """Close the window to look at the round's final board (``f`` comes back)."""
+        self.dismiss(None)
 
     def on_click(self, event: events.Click) -> None:
         """A click on a line-up chooses it."""
@@ -77,6 +127,8 @@ class FillScreen(ModalScreen[str]):
         event.stop()
         if event.button.id in FILLS:
             self.dismiss(event.button.id)
+        else:
+            self.dismiss(None)
 
 
 class ResultScreen(ModalScreen[str]):
@@ -126,6 +178,10 @@ Keys on the board
   / or :        go to the move entry (Esc: back to the board)
   s  save the record     l  letters mode     v  turn the board
   ?  this help           q  quit
+  f  choose the fill again after looking at the round's final board
+
+Between rounds the winner's fill window: l or left, r or right choose;
+b or Esc closes it to look at the final board (f brings it back).
 
 Written moves (Enter plays them)
   c1-c5           from and to squares
@@ -137,7 +193,9 @@ Towers: colour letters n g r y p u b o (brown green red yellow pink
 purple blue orange), upper case Black's, lower case Gold's, + a ring.
 Letters mode writes each square's colour letter, then the tower.
 Marks: > or arrows: the tower that must move; * or dots: destinations;
-[ ], corners or reverse video: the cursor.
+[ ], corners or reverse video: the cursor; the last move: ~ in letters,
+· on the square it left and • beside the towers it moved in colour.
+Smallest terminal: 60 x 20.
 """
 
 
