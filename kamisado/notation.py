@@ -183,7 +183,13 @@ def short_form(pos: Position, move: Move) -> str:
     return move_entries(pos, move)[0].short()
 
 
-_DIR_WORDS = {d.lower(): d for d in DIRECTIONS} | {d[0].lower(): d for d in DIRECTIONS}
+_DIR_WORDS = (
+    {d.lower(): d for d in DIRECTIONS}
+    | {d[0].lower(): d for d in DIRECTIONS}
+    | {"forwards": "Forward", "backward": "Back", "backwards": "Back"}
+)
+#: A one-letter direction glued to its distance, as in ``Red F4 Blue``.
+_GLUED_RE = re.compile(r"(?P<dir>[flrb])(?P<dist>\d+)", re.IGNORECASE)
 _SHORT_RE = re.compile(r"(?P<tower>[ngrypubo])(?P<dir>[flrb])?(?P<dist>[0-7])?", re.IGNORECASE)
 _SQUARE_RE = re.compile(r"^\s*(\w\w+)\s*-\s*(\w\w+)\s*$")
 _SQUARE_WORD_RE = re.compile(r"\w\w+-\w\w+")
@@ -285,7 +291,16 @@ def read_entry(words: Sequence[str], start: int = 0, *, complete: bool = False) 
     def end(wanted: str) -> WordError:
         return WordError(f"expected {wanted} after {said()!r}, found end of line", i)
 
-    if i < len(words) and _distance(words[i]) is None:
+    glued = _GLUED_RE.fullmatch(words[i]) if i < len(words) else None
+    if glued:
+        direction = _DIR_WORDS[glued["dir"].lower()]
+        dist = int(glued["dist"])
+        i += 1
+        if dist > 7 or dist == 0:
+            raise WordError(
+                f"a move with a direction has a distance of 1-7: {said()!r}", i - 1
+            )
+    elif i < len(words) and _distance(words[i]) is None:
         if words[i].lower() not in _DIR_WORDS:
             zero = " or 0" if complete else ""
             raise WordError(
@@ -303,7 +318,9 @@ def read_entry(words: Sequence[str], start: int = 0, *, complete: bool = False) 
             f" found {words[i]!r}",
             i,
         )
-    if i < len(words):
+    if glued:
+        pass
+    elif i < len(words):
         dist = _distance(words[i])
         if dist is None:
             span = "1-7" if direction else "0-7"
@@ -315,7 +332,7 @@ def read_entry(words: Sequence[str], start: int = 0, *, complete: bool = False) 
         i += 1
     elif complete:
         raise end("a distance 1-7")
-    if i < len(words):
+    if i < len(words) and not (complete and dist != 0 and _starts_entry(words, i)):
         try:
             finish = parse_colour(words[i])
         except MalformedError:
@@ -326,12 +343,35 @@ def read_entry(words: Sequence[str], start: int = 0, *, complete: bool = False) 
             ) from None
         finish_word = i - start
         i += 1
-    elif complete:
+    elif complete and dist == 0:
         raise end("the colour of the square the tower finished on")
     if dist == 0:
         direction = ""
     written = Written("long", i - start, colour, direction, dist, finish, finish_word)
     return _rest(words, start, written, complete)
+
+
+def _starts_entry(words: Sequence[str], i: int) -> bool:
+    """Whether ``words[i]`` begins the next entry of a move line rather than
+    being a finish colour: ``...``, a square, a short form other than a lone
+    colour letter, or a colour word followed by a direction or distance
+    (``Blue Forward 5``, ``Blue F5``, ``Blue F 5``, ``Green 0``)."""
+    word = words[i]
+    low = word.lower()
+    if word == "..." or _SQUARE_WORD_RE.fullmatch(word) or _DEST_RE.fullmatch(word):
+        return True
+    if low not in COLOUR_NAMES:
+        return _SHORT_RE.fullmatch(word) is not None and len(word) > 1
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if _distance(after) is not None or _GLUED_RE.fullmatch(after):
+        return True
+    if after.lower() in _DIR_WORDS:
+        if len(after) > 1:
+            return True
+        # a direction letter: ``Blue F 5`` (a lone ``f``, ``l``, ``r``, ``b``
+        # after a finish colour would be a short form naming only a tower)
+        return i + 2 < len(words) and _distance(words[i + 2]) is not None
+    return False
 
 
 def _rest(words: Sequence[str], start: int, written: Written, complete: bool) -> Written:

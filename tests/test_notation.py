@@ -120,3 +120,34 @@ def test_one_move_per_text(text: str) -> None:
 def test_distances_are_ascii_digits(text: str) -> None:
     with pytest.raises(MalformedError):
         parse_move(Position(), text)
+
+
+def test_the_rulebooks_own_words() -> None:
+    pos = Position()
+    for text in ["Red Forwards 4 Blue", "red FORWARDS 4", "Red F4 Blue", "red f4", "RED F4 BLUE", "Red F 4"]:
+        assert str(parse_move(pos, text)) == "c1-c5", text
+    pos.push(Move.from_str("c1-c5"))
+    assert str(parse_move(pos, "Blue Forwards 5")) == "b8-b3"
+    assert str(parse_move(pos, "Blue L1 Pink")) == "b8-c7"
+    for text in ["Blue Backwards 1", "Blue backward 1", "Blue B1"]:
+        with pytest.raises(IllegalMoveError, match="a tower moves back only when it is pushed"):
+            parse_move(pos, text)
+
+
+def test_the_rulebooks_own_words_ambiguous_or_impossible() -> None:
+    pos = Position()
+    with pytest.raises(AmbiguousMoveError, match="'Red Forwards' fits 6 legal moves: c1-c2, c1-c3"):
+        parse_move(pos, "Red Forwards")
+    with pytest.raises(IllegalMoveError, match="the Black red tower has no such move"):
+        parse_move(pos, "Red L3 Blue")
+    with pytest.raises(IllegalMoveError, match="finishes on a blue square"):
+        parse_move(pos, "Red F4 Green")
+    for text, message in [
+        ("Red F8 Blue", "a move with a direction has a distance of 1-7: 'Red F8'"),
+        ("Red F0", "a move with a direction has a distance of 1-7: 'Red F0'"),
+        ("Red Onwards 4", "expected a direction (Forward, Left, Right or Back) after 'Red', found 'Onwards'"),
+        ("Red F4 Blue Blue", "expected at most 'tower direction distance square', found extra 'Blue'"),
+    ]:
+        with pytest.raises(MalformedError) as info:
+            parse_move(pos, text)
+        assert message in str(info.value), (text, str(info.value))

@@ -33,6 +33,7 @@ from kamisado.record import (
     write,
 )
 
+START_KPN_3 = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0"
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "records.md"
 
 # Rulebook Figure 6: Gold's blue tower has just moved to a green square; Black's
@@ -289,6 +290,35 @@ def test_short_forms_in_any_case(lines: str) -> None:
     winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
     rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3"))
     assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3 (goal)")
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # 'forwards' and 'backwards' (any case), as the rulebook words them
+        "  1. Green forwards 1 Orange   Yellow BACKWARDS 1 Green\n"
+        "  2. Green Forwards 1 Red      Yellow Backward 1 Pink\n  3. Pink Forwards 3 Green\n",
+        # short forms 'Green F1 Orange': a direction letter glued to the distance
+        "  1. Green F1 Orange  Yellow B1 Green\n  2. green f1 red  Yellow b1 Pink\n  3. Pink F3 Green\n",
+        # no finish colours: each fits one legal move
+        "  1. Green Forward 1   Yellow Back 1\n  2. Green F1 Yellow Back 1 Pink\n  3. Pink Forward 3\n",
+    ],
+)
+def test_the_rulebooks_own_words(lines: str) -> None:
+    winner = "Winner: Black, pink tower, goal, 2 points (Black 7, Gold 3)\n"
+    rec = read(body(FIG9, lines + winner, "Long", "Black 7, Gold 3 (goal)"))
+    assert write(rec) == body(FIG9, FIG9_PUSHES, "Long", "Black 7, Gold 3 (goal)")
+
+
+def test_long_forms_without_finish_colours_follow_each_other() -> None:
+    # a colour word followed by a direction or distance starts the next entry
+    for lines in [
+        "  1. Red Forward 4 Blue Forward 5\n  2. Yellow Right 3 Purple Left 1\n",
+        "  1. Red F4 Blue F 5\n  2. Yellow R3 Purple L1 Green\n",
+        "  1. Red Forward 4   Blue Forward 5 Yellow\n  2. Yellow Right 3 Purple Purple Left 1\n",
+        "  1. red f4 b8-b3\n  2. Yellow Right 3 d7\n",
+    ]:
+        assert write(read(body(START_KPN_3, lines))) == OPENING
 
 
 def test_reader_and_notation_read_the_same_moves() -> None:
@@ -639,7 +669,16 @@ ERRORS = [
     ),
     (OPENING, "Blue Forward 5 Yellow", "b8-b1", IllegalMoveError, 10, 31, "blocked by the tower on b1"),
     (OPENING, "Blue Forward 5 Yellow", "bF", AmbiguousMoveError, 10, 31, "'bF' fits 6 legal moves"),
-    (OPENING, "Blue Forward 5 Yellow", "Blue Forwards 5 Yellow", MalformedError, 10, 36, "expected a direction"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue Onwards 5 Yellow", MalformedError, 10, 36, "expected a direction"),
+    # the rulebook's own words, where they fit no move or several
+    (OPENING, "Blue Forward 5 Yellow", "Blue Backwards 5 Yellow", MalformedError, 10, 31, "expected a move of Gold's blue tower (Black finished on a blue square), found a pushed tower's entry 'Blue Backwards 5 Yellow': a tower moves back only"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue R5 Yellow", IllegalMoveError, 10, 31, "'Blue R5 Yellow' is not a legal move: Gold's blue tower can move only"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue Right 5", IllegalMoveError, 10, 31, "'Blue Right 5' is not a legal move: Gold's blue tower can move only"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue F5 Green", MalformedError, 10, 39, "expected the finish colour 'Yellow' (b8-b3 ends on a yellow square), found 'Green'"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue F8 Yellow", MalformedError, 10, 36, "a move with a direction has a distance of 1-7: 'Blue F8'"),
+    (OPENING, "Blue Forward 5 Yellow", "Blue F5 Bleu", MalformedError, 10, 39, "expected the colour of the square the tower finished on after 'Blue F5', found 'Bleu'"),
+    (OPENING, "  1. Red Forward 4 Blue", "  1. Red", MalformedError, 10, 16, "expected a direction (Forward, Left, Right or Back) or 0 after 'Red', found 'Blue'"),
+    (OPENING, "  1. Red Forward 4 Blue", "  1. rF", AmbiguousMoveError, 10, 6, "'rF' fits 6 legal moves (c1-c2, c1-c3, c1-c4, c1-c5, c1-c6, c1-c7); write more of it"),
     (OPENING, "Blue Forward 5 Yellow", "Blue Forward", MalformedError, 10, 43, "expected a distance 1-7 after 'Blue Forward', found end of line"),
     (OPENING, "  2. ", "  3. ", MalformedError, 11, 3, "expected move line 2., found 3."),
     (OPENING, "  1. Red Forward 4 Blue", "  1. ...", MalformedError, 10, 6, "Black moves first in this round"),
