@@ -45,6 +45,7 @@ from kamisado.match import FILL, FILLS, PLAYING, Match
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "Clock",
     "EngineError",
     "EngineTerminatedError",
     "EngineTimeoutError",
@@ -55,6 +56,7 @@ __all__ = [
     "PlayResult",
     "Score",
     "SimpleEngine",
+    "go_command",
     "parse_info",
     "popen_engine",
 ]
@@ -205,6 +207,64 @@ def _parse_option(line: str) -> Option | None:
         return None
 
 
+@dataclass(frozen=True)
+class Clock:
+    """Both players' clocks for one move, in milliseconds (UCI's way).
+
+    ``go`` then carries ``btime``/``gtime`` (time left on Black's and
+    Gold's clocks), ``binc``/``ginc`` (the increment each gets after a
+    move) and, with periods of moves, ``movestogo`` (moves the side to
+    move still has to make in its period).
+
+    >>> Clock(9500, 10000, 100, 100).go_words()
+    ['btime', '9500', 'gtime', '10000', 'binc', '100', 'ginc', '100']
+    >>> Clock(60000, 58000, movestogo=12).go_words()[-2:]
+    ['movestogo', '12']
+    >>> Clock(1500, 2000).time_left(1)
+    2.0
+    """
+
+    btime: int
+    gtime: int
+    binc: int = 0
+    ginc: int = 0
+    movestogo: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("btime", "gtime", "binc", "ginc"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"Clock.{name}: expected milliseconds from 0, found {value!r}")
+        if self.movestogo is not None and (
+            not isinstance(self.movestogo, int) or self.movestogo < 1
+        ):
+            raise ValueError(f"Clock.movestogo: expected at least 1, found {self.movestogo!r}")
+
+    def time_left(self, side: int) -> float:
+        """Seconds on ``side``'s clock (0 Black, 1 Gold)."""
+        return (self.gtime if side else self.btime) / 1000
+
+    def go_words(self) -> list[str]:
+        """The words of ``go`` that carry the clocks."""
+        words = ["btime", str(self.btime), "gtime", str(self.gtime)]
+        words += ["binc", str(self.binc), "ginc", str(self.ginc)]
+        if self.movestogo is not None:
+            words += ["movestogo", str(self.movestogo)]
+        return words
+
+
+def go_command(limit: Limit | None = None, clock: Clock | None = None) -> str:
+    """The ``go`` line for a limit and clocks (either may be absent).
+
+    >>> go_command(Limit(depth=6), Clock(1000, 900))
+    'go btime 1000 gtime 900 binc 0 ginc 0 depth 6'
+    >>> go_command()
+    'go'
+    """
+    words = (limit or Limit()).go_command().split()
+    return " ".join(words[:1] + (clock.go_words() if clock else []) + words[1:])
+
+
 @dataclass
 class PlayResult:
     """The engine's move, with the last ``info`` it sent and all of them."""
@@ -258,6 +318,8 @@ class KeiEngine:
         self.options: dict[str, Option] = {}
         self._lock = asyncio.Lock()
         self._dead: str | None = None
+        #: Sees every line sent (``'>'``) and read (``'<'``); see :meth:`popen`.
+        self.trace: Callable[[str, str], None] | None = None
 
     # -- start and stop ------------------------------------------------------
 
@@ -272,6 +334,7 @@ class KeiEngine:
         env: Mapping[str, str] | None = None,
         stderr: int | IO[Any] | None = None,
         setpgrp: bool = False,
+        trace: Callable[[str, str], None] | None = None,
     ) -> KeiEngine:
         """Start ``command`` (a list, or a string split like a shell) and shake hands.
 
@@ -283,6 +346,8 @@ class KeiEngine:
         engine itself).  Either way the engine gets a process group of its
         own, and ending it (a timeout, :meth:`quit`) kills that whole group:
         an engine started through a wrapper script leaves nothing behind.
+        ``trace(direction, line)`` sees every line on the wire, the
+        handshake included: ``'>'`` sent to the engine, ``'<'`` read from it.
         """
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
@@ -303,6 +368,7 @@ class KeiEngine:
                 f"engine {shlex.join(argv)!r} could not start: {e}"
             ) from e
         engine = cls(process, argv, timeout)
+        engine.trace = trace
         try:
             await engine._handshake(setup_timeout)
         except BaseException:
@@ -378,6 +444,8 @@ class KeiEngine:
                 f"engine {self.name!r} has exited (status {self.process.returncode})"
             )
         LOGGER.debug("%s << %s", self.name, line)
+        if self.trace is not None:
+            self.trace(">", line)
         stdin.write(line.encode() + b"\n")
 
     async def _readline(self, deadline: float, waiting_for: str) -> str:
@@ -412,6 +480,8 @@ class KeiEngine:
             )
         line = raw.decode("utf-8", "replace").strip()
         LOGGER.debug("%s >> %s", self.name, line)
+        if self.trace is not None:
+            self.trace("<", line)
         return line
 
     def _deadline(self, timeout: float | None) -> float:
@@ -491,11 +561,15 @@ class KeiEngine:
         timeout: float | None = None,
         on_info: Callable[[Info], None] | None = None,
         stop_after: float | None = None,
+        clock: Clock | None = None,
     ) -> PlayResult:
         """Ask for a move in ``game`` (a match, a position or a KPN); check it.
 
-        ``timeout`` (seconds) defaults to ``limit.time`` plus 5 s, else the
-        engine's default.  ``on_info`` sees each ``info`` line as it comes.
+        ``clock`` sends both clocks with the ``go`` (``go btime MS gtime MS
+        binc MS ginc MS [movestogo N]``, then any limits).  ``timeout``
+        (seconds) defaults to ``limit.time`` plus 5 s, else the time on the
+        mover's clock plus 5 s, else the engine's default; it counts from
+        just before the ``position`` line is sent.  ``on_info`` sees each ``info`` line as it comes.
         ``stop_after`` sends ``stop`` after that many seconds (needed with
         ``Limit(infinite=True)``).
         """
@@ -505,12 +579,14 @@ class KeiEngine:
         line, pos = _position_command(game)
         if timeout is None:
             timeout = self.timeout if limit.time is None else limit.time + TIME_GRACE
+            if clock is not None and limit.time is None:
+                timeout = clock.time_left(pos.turn) + TIME_GRACE
             if stop_after is not None:
                 timeout = min(timeout, stop_after + TIME_GRACE)
         async with self._lock:
             deadline = self._deadline(timeout)
             self._send(line)
-            self._send(limit.go_command())
+            self._send(go_command(limit, clock))
             stopper = None
             if stop_after is not None:
                 stopper = asyncio.get_running_loop().call_later(stop_after, self._stop)

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kamisado.client import (
+    Clock,
     EngineError,
     EngineTerminatedError,
     EngineTimeoutError,
@@ -19,6 +20,7 @@ from kamisado.client import (
     Limit,
     Score,
     SimpleEngine,
+    go_command,
     parse_info,
 )
 from kamisado.core import Move, Position
@@ -364,3 +366,49 @@ def test_limit_and_score_are_the_engines_and_need_no_core() -> None:
     assert parse_info("info depth 3 score win 5").score == limits.Score.from_raw(
         limits.WIN_BASE + 256 * 15 - 5
     )
+
+
+def test_a_clock_goes_with_go_and_trace_sees_every_line(tmp_path: Path) -> None:
+    log = tmp_path / "in.log"
+    seen: list[tuple[str, str]] = []
+
+    async def main() -> None:
+        engine = await KeiEngine.popen(
+            mock("clocked", "--delay", "0", "--log", str(log)),
+            trace=lambda d, line: seen.append((d, line)),
+        )
+        try:
+            clock = Clock(900, 1200, 50, 60, movestogo=7)
+            result = await engine.play(after_c1c5(), Limit(depth=3), clock=clock)
+            assert result.move in after_c1c5().legal_moves
+            await engine.play(Position(), clock=Clock(100, 100))
+        finally:
+            await engine.quit()
+
+    asyncio.run(main())
+    gos = [x for x in log.read_text().splitlines() if x.startswith("go")]
+    assert gos == [
+        "go btime 900 gtime 1200 binc 50 ginc 60 movestogo 7 depth 3",
+        "go btime 100 gtime 100 binc 0 ginc 0",
+    ]
+    assert seen[0] == (">", "kei") and ("<", "keiok") in seen
+    assert (">", gos[0]) in seen and any(d == "<" and x.startswith("bestmove") for d, x in seen)
+    assert go_command(Limit(time=0.25)) == "go movetime 250"
+    for bad in [{"btime": -1, "gtime": 0}, {"btime": 1, "gtime": 1, "movestogo": 0}]:
+        with pytest.raises(ValueError, match="Clock"):
+            Clock(**bad)  # type: ignore[arg-type]
+
+
+def test_a_clocked_play_still_takes_a_timeout() -> None:
+    async def main() -> None:
+        engine = await KeiEngine.popen(mock("clocked", "--delay", "3000"))
+        try:
+            t = time.monotonic()
+            with pytest.raises(EngineTimeoutError):
+                # without timeout= the wait would be the mover's clock plus 5 s
+                await engine.play(Position(), clock=Clock(200, 60000), timeout=0.5)
+            assert time.monotonic() - t < 3
+        finally:
+            await engine.quit()
+
+    asyncio.run(main())

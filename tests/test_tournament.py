@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -15,12 +16,21 @@ from pathlib import Path
 import pytest
 
 from kamisado import record
+from kamisado.match import Match
+from kamisado.players import SEED_MAX
 from kamisado.tournament import (
+    RESULTS_COLUMNS,
     Config,
+    Game,
     PlayerSpec,
+    TimeControl,
+    _Progress,
     main,
     parse_match_type,
     parse_player,
+    parse_players,
+    parse_tc,
+    result_of_record,
     schedule,
 )
 
@@ -33,10 +43,22 @@ def mock(name: str, *args: str) -> str:
     return f"cmd:{sys.executable} {ENGINES / name}.py {' '.join(args)}".rstrip()
 
 
+def clocked(*args: str) -> str:
+    return mock("clocked", *args)
+
+
 def finished(out: Path) -> dict[str, dict[str, object]]:
     state = json.loads((out / "state.json").read_text())
     result: dict[str, dict[str, object]] = state["finished"]
     return result
+
+
+def results(out: Path) -> list[dict[str, str]]:
+    """``results.tsv`` as rows by column name (its header checked)."""
+    lines = (out / "results.tsv").read_text().splitlines()
+    assert lines[0].split("\t") == list(RESULTS_COLUMNS)
+    rows = [dict(zip(RESULTS_COLUMNS, line.split("\t"), strict=True)) for line in lines[1:]]
+    return rows
 
 
 # -- pure parts --------------------------------------------------------------------
@@ -74,6 +96,26 @@ def test_players_and_match_types() -> None:
     for bad in ("series:0", "series:x", "blitz"):
         with pytest.raises(ValueError, match="expected a match type"):
             parse_match_type(bad)
+    # options follow their player
+    ps = parse_players(["A=cmd:./a", "option.Hash=64", "option.Style=wild", "level:club"])
+    assert ps[0].options == (("Hash", "64"), ("Style", "wild")) and ps[1].options == ()
+    assert ps[0].option_words() == ["option.Hash=64", "option.Style=wild"]
+    for bad_words, message in [
+        (["option.Hash=64"], "an option follows the player it is for"),
+        (["level:club", "option.Hash"], "expected option.NAME=VALUE"),
+        (["level:club", "option.=3"], "expected option.NAME=VALUE"),
+        (["level:club", "option.Seed=1", "option.seed=2"], "given twice"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            parse_players(bad_words)
+    # time controls
+    assert parse_tc("10+0.1") == TimeControl(10000, 100)
+    assert parse_tc("40/60+0.5") == TimeControl(60000, 500, 40)
+    assert parse_tc("5") == TimeControl(5000, 0) and str(parse_tc("2+0.05")) == "2+0.05"
+    assert [parse_tc("3/1").movestogo(n) for n in range(5)] == [3, 2, 1, 3, 2]
+    for bad in ("", "10+", "+1", "1m", "10+0.1+2", "a/10", "-1+0", "nan", "0/10+1", "0+0"):
+        with pytest.raises(ValueError, match="--tc"):
+            parse_tc(bad)
 
 
 def test_schedules() -> None:
@@ -114,6 +156,13 @@ def test_bad_configurations_exit_2(
         (["level:club", "level:novice", "--match", "blitz", "--out", out], "match type"),
         (["level:club", "level:novice", "--games", "0", "--out", out], "--games"),
         (["level:club", "level:novice", "--movetime", "0", "--out", out], "--movetime"),
+        (["level:club", "level:novice", "--tc", "10+x", "--out", out], "--tc: expected BASE+INC"),
+        (["level:club", "level:novice", "--tc", "1+0", "--movetime", "5", "--out", out],
+         "--tc and --movetime"),
+        (["level:club", "level:novice", "--margin", "-1", "--out", out], "--margin"),
+        (["option.Hash=1", "level:club", "level:novice", "--out", out], "option follows"),
+        (["level:club", "level:novice", "--openings", str(tmp_path / "none"), "--out", out],
+         "--openings"),
         (["level:club", "level:novice", "-j", "0", "--out", out], "--concurrency"),
         (["level:club", "level:novice", "--anchor", "x", "--out", out], "--anchor 'x'"),
         (["--resume", "--out", out], "nothing to resume"),
@@ -135,6 +184,8 @@ def test_a_small_tournament_runs_and_its_records_replay(
     argv = ["level:beginner", "level:novice", "--games", "4", "--seed", "11", "-j", "2"]
     assert main([*argv, "--out", str(out)]) == 0
     text = capsys.readouterr().out
+    assert "tc 60+1 (the default), margin 100 ms" in text
+    assert "\r" not in text  # no live progress line when not on a terminal
     games = schedule(
         Config(
             [parse_player("level:beginner"), parse_player("level:novice")], games=4, seed=11
@@ -154,6 +205,8 @@ def test_a_small_tournament_runs_and_its_records_replay(
         assert again == rec
         black_score = 1.0 if m.winner == 0 else 0.0
         assert state[str(g.number)]["black_score"] == black_score
+        assert rec.end is not None and rec.end.reason in ("goal", "deadlock")
+        assert rec.headers["Time control"] == "tc 60+1 (the default), margin 100 ms"
         scores[g.black] += black_score
         scores[g.gold] += 1 - black_score
         assert f"game {g.number}/4: {g.black} (Black) - {g.gold} (Gold)" in text
@@ -161,6 +214,16 @@ def test_a_small_tournament_runs_and_its_records_replay(
     rows = {line.split()[1]: line.split() for line in table[1:]}
     assert {name: float(rows[name][5]) for name in rows} == scores
     assert all(rows[name][4] == "4" for name in rows)
+    tsv = results(out)
+    assert [r["game"] for r in tsv] == ["1", "2", "3", "4"]
+    for r, g in zip(tsv, games, strict=True):
+        rec = record.load(out / r["file"])
+        assert (r["black"], r["gold"], r["seed"]) == (g.black, g.gold, str(g.seed))
+        assert rec.end is not None and r["reason"] == rec.end.reason and r["detail"] == ""
+        assert r["winner"] == (g.black if rec.end.winner == 0 else g.gold)
+        assert r["score"] == ("1-0" if rec.end.winner == 0 else "0-1")
+        assert int(r["moves"]) == sum(len(x.moves) for x in rec.match.rounds) > 0
+        assert r["points"] == "{}-{}".format(*rec.match.points) and r["opening"] == ""
     # the same seed plays the same games
     out2 = tmp_path / "again"
     assert main([*argv, "--out", str(out2)]) == 0
@@ -194,26 +257,52 @@ def test_crashing_hanging_and_cheating_engines_forfeit(
         mock("hanging"),
         "cheat=" + mock("cheating"),
     ]
-    argv = [*players, "--gauntlet", "--games", "1", "--timeout", "2", "-j", "3"]
+    argv = [*players, "--gauntlet", "--games", "1", "--tc", "1+0.1", "-j", "3"]
     t = time.monotonic()
     assert main([*argv, "--seed", "1", "--out", str(out)]) == 0
     assert time.monotonic() - t < 30
     text = capsys.readouterr().out
-    reasons = {}
+    ends = {}
     for n in (1, 2, 3):
         rec = record.load(out / f"game-000{n}.txt")
         assert rec.headers["Black"] == "beginner"
         assert rec.match.state != "over"
-        side, _, reason = rec.headers["Forfeit"].partition(": ")
-        assert side == "Gold"
-        reasons[rec.headers["Gold"]] = reason
+        assert rec.end is not None and rec.end.early and rec.end.winner == 0
+        ends[rec.headers["Gold"]] = rec.end
         assert finished(out)[str(n)]["black_score"] == 1.0
-    assert "terminated (exit status 3)" in reasons["crashing"]
-    assert "did not answer 'bestmove' in time" in reasons["hanging"]
-    assert "sent an illegal move" in reasons["cheat"]
-    assert "forfeit (Gold: engine 'Mock' terminated" in text
+        # the reason survives writing and reading the record
+        assert record.read(record.write(rec)).end == rec.end
+    assert ends["crashing"].reason == "crash"
+    assert "terminated (exit status 3)" in ends["crashing"].detail
+    assert ends["hanging"].reason == "time"
+    assert "did not answer within 1000 ms on its clock + margin 100 ms" in ends["hanging"].detail
+    assert ends["cheat"].reason == "illegal move"
+    assert "sent an illegal move" in ends["cheat"].detail
+    assert "Gold loses by crash (engine 'Mock' terminated" in text
+    assert {r["gold"]: r["reason"] for r in results(out)} == {
+        "crashing": "crash", "hanging": "time", "cheat": "illegal move"
+    }
     rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
     assert rows[0][1] == "beginner" and rows[0][5] == "3.0"
+
+
+def test_no_answer_without_a_clock_and_old_forfeit_records(tmp_path: Path) -> None:
+    # without a clock or movetime (depth only) --timeout decides: no answer
+    out = tmp_path / "t"
+    argv = ["level:beginner", mock("hanging"), "--depth", "1", "--timeout", "1"]
+    assert main([*argv, "--games", "1", "--seed", "1", "--out", str(out)]) == 0
+    rec = record.load(out / "game-0001.txt")
+    assert rec.end is not None and (rec.end.reason, rec.end.winner) == ("no answer", 0)
+    assert "did not answer 'bestmove' in time" in rec.end.detail
+    # a record from before reasons, with its Forfeit header, reads back as an early end
+    old = record.write(rec).replace(
+        "Result: Black wins, Black 0, Gold 0 (no answer: " + rec.end.detail + ")",
+        "Result: unfinished",
+    ).replace("Date:", "Forfeit: Gold: engine 'Mock' did not answer in time\nDate:")
+    assert "Forfeit:" in old and "unfinished" in old
+    game = Game(1, "beginner", "hanging", 0)
+    result = result_of_record(game, record.read(old))
+    assert result.black_score == 1.0 and result.end.early and result.end.winner == 0
 
 
 def _engine_processes_during(
@@ -247,14 +336,14 @@ def test_a_hanging_engine_behind_a_wrapper_script_is_killed_whole(
     # client's child, the engine its grandchild, holding the pipes
     out = tmp_path / "t"
     wrapped = f"hang=cmd:{ENGINES / 'wrapper.sh'} {sys.executable} {ENGINES / 'hanging.py'}"
-    argv = ["level:beginner", wrapped, "--games", "1", "--timeout", "1", "--seed", "1"]
+    argv = ["level:beginner", wrapped, "--games", "1", "--tc", "1+0", "--seed", "1"]
     t = time.monotonic()
     status, seen = _engine_processes_during(lambda: main([*argv, "--out", str(out)]))
     assert status == 0
     assert time.monotonic() - t < 30
     rec = record.load(out / "game-0001.txt")
     assert rec.headers["Gold"] == "hang"
-    assert "did not answer 'bestmove' in time" in rec.headers["Forfeit"]
+    assert rec.end is not None and rec.end.reason == "time" and rec.end.winner == 0
     hanging = [pid for pid, cmd in seen.items() if "hanging.py" in cmd]
     assert hanging, "the wrapped engine never started"
     time.sleep(0.2)
@@ -342,7 +431,8 @@ def _stop_after(
 def _no_forfeits(out: Path) -> None:
     for name in os.listdir(out):
         if name.endswith(".txt"):
-            assert "Forfeit" not in record.load(out / name).headers, name
+            end = record.load(out / name).end
+            assert end is not None and not end.early, (name, end)
 
 
 def test_stop_with_sigterm(tmp_path: Path) -> None:
@@ -387,9 +477,15 @@ def test_stop_with_ctrl_c_then_resume(
             assert f"game {n}/6:" not in text  # read back, not replayed
     rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
     assert sorted(int(r[4]) for r in rows) == [6, 6]
+    # results.tsv: one line per game, in order, the replayed one included once
+    tsv = results(out)
+    assert [r["game"] for r in tsv] == ["1", "2", "3", "4", "5", "6"]
+    assert all(r["reason"] in ("goal", "deadlock") for r in tsv)
+    kept_seconds = {r["game"]: r["seconds"] for r in tsv}
     # a finished tournament resumes to nothing new; starting again over it is refused
     assert main(["--resume", "--out", str(out)]) == 0
     assert "game(s) played" not in capsys.readouterr().out
+    assert {r["game"]: r["seconds"] for r in results(out)} == kept_seconds
     assert main(["level:beginner", "level:novice", "--out", str(out)]) == 2
     assert "add --resume" in capsys.readouterr().err
     assert main(["--resume", "--games", "9", "level:club", "--out", str(out)]) == 2
@@ -437,7 +533,7 @@ def test_built_in_engines_start_from_a_folder_holding_a_kamisado_folder(
     argv = ["level:beginner", "level:novice", "--games", "1", "--seed", "2"]
     assert main([*argv, "--out", str(out)]) == 0
     rec = record.load(out / "game-0001.txt")
-    assert "Forfeit" not in rec.headers
+    assert rec.end is not None and not rec.end.early
     assert rec.match.state == "over"
 
 
@@ -476,3 +572,216 @@ def test_forfeit_broken_goes_on_without_rating_the_player(
     rows = [line.split() for line in text[text.index("  # player") :].splitlines()[1:]]
     assert sorted(r[1] for r in rows) == ["beginner", "novice"]
     assert all(r[4] == "1" for r in rows)
+
+
+# -- clocks, options, seeds, openings, the debug log ---------------------------------
+
+
+def _go_lines(log: Path) -> list[str]:
+    return [line for line in log.read_text().splitlines() if line.split()[:1] == ["go"]]
+
+
+def test_clocks_are_sent_and_a_slow_engine_loses_on_time(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    fast_log, slow_log = tmp_path / "fast.log", tmp_path / "slow.log"
+    players = [
+        "fast=" + clocked("--delay", "0", "--log", str(fast_log)),
+        "slow=" + clocked("--delay", "1500", "--after", "2", "--log", str(slow_log)),
+    ]
+    argv = [*players, "--tc", "1+0.1", "--games", "1", "--seed", "4"]
+    t = time.monotonic()
+    assert main([*argv, "--out", str(out)]) == 0
+    assert time.monotonic() - t < 20
+    rec = record.load(out / "game-0001.txt")
+    assert rec.end is not None and (rec.end.winner, rec.end.reason) == (0, "time")
+    assert re.fullmatch(
+        r"slow did not answer within 1[01]\d\d ms on its clock \+ margin 100 ms;"
+        r" it was killed",
+        rec.end.detail,
+    ), rec.end.detail
+    assert rec.headers["Time control"] == "tc 1+0.1, margin 100 ms"
+    assert sum(len(r.moves) for r in rec.match.rounds) == 5  # three moves and two, then the flag
+    # every go carries both clocks and increments, never a bare go
+    lines = _go_lines(fast_log) + _go_lines(slow_log)
+    assert lines and all(
+        re.fullmatch(r"go btime \d+ gtime \d+ binc 100 ginc 100", line) for line in lines
+    ), lines
+    assert _go_lines(fast_log)[0] == "go btime 1000 gtime 1000 binc 100 ginc 100"
+    # Black's clock after its first (instant) move: its time plus the increment
+    btime = int(_go_lines(fast_log)[1].split()[2])
+    assert 1000 < btime <= 1100
+    [row] = results(out)
+    assert (row["winner"], row["score"], row["reason"]) == ("fast", "1-0", "time")
+
+
+def test_movetime_is_enforced_and_periods_send_movestogo(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    slow = "slow=" + clocked("--delay", "400", "--after", "1")
+    ok_log = tmp_path / "ok.log"
+    argv = ["ok=" + clocked("--log", str(ok_log)), slow, "--movetime", "100", "--margin", "50"]
+    assert main([*argv, "--games", "1", "--seed", "2", "--out", str(out)]) == 0
+    rec = record.load(out / "game-0001.txt")
+    assert rec.end is not None and (rec.end.winner, rec.end.reason) == (0, "time")
+    assert "within 100 ms of movetime + margin 50 ms" in rec.end.detail
+    assert set(_go_lines(ok_log)) == {"go movetime 100"}
+    # periods: MOVES/BASE+INC sends movestogo, and the base comes back each period
+    out2 = tmp_path / "p"
+    log = tmp_path / "p.log"
+    argv = [clocked("--log", str(log), "--share", "0.1"), "level:beginner", "--tc", "3/0.5+0",
+            "--match", "long"]
+    assert main([*argv, "--games", "1", "--seed", "2", "--out", str(out2)]) == 0
+    lines = _go_lines(log)
+    assert len(lines) >= 4, lines
+    togo = [int(line.split()[-1]) for line in lines]
+    assert togo[:4] == [3, 2, 1, 3]
+    assert all(line.split()[-2] == "movestogo" for line in lines)
+    before, after = (int(lines[i].split()[2]) for i in (2, 3))
+    assert after > before + 400  # a new period: half a second more
+
+
+def test_a_well_behaved_engine_finishes_under_a_clock(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    argv = [clocked("--share", "0.5"), "level:beginner", "--tc", "1+0.1", "--games", "2"]
+    assert main([*argv, "--seed", "6", "--out", str(out)]) == 0
+    for row in results(out):
+        assert row["reason"] in ("goal", "deadlock"), row
+
+
+def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log_a, log_b = tmp_path / "a.log", tmp_path / "b.log"
+    argv = [
+        "A=" + clocked("--delay", "0", "--log", str(log_a)), "option.Hash=64", "option.style=wild",
+        "B=" + clocked("--delay", "0", "--log", str(log_b)), "option.Seed=77",
+        "--tc", "5+0", "--games", "2", "--seed", "9",
+    ]
+    out = tmp_path / "t"
+    assert main([*argv, "--out", str(out)]) == 0
+    capsys.readouterr()
+    games = schedule(Config(parse_players(argv[:5]), games=2, seed=9))
+    a_sets = [line for line in log_a.read_text().splitlines() if line.startswith("setoption")]
+    # per game: the options given, then the game's seed (A is Black in game 1, Gold in 2)
+    assert a_sets == [
+        "setoption name Hash value 64",
+        "setoption name Style value wild",
+        f"setoption name Seed value {2 * games[0].seed % (SEED_MAX + 1)}",
+        "setoption name Hash value 64",
+        "setoption name Style value wild",
+        f"setoption name Seed value {(2 * games[1].seed + 1) % (SEED_MAX + 1)}",
+    ]
+    b_sets = [line for line in log_b.read_text().splitlines() if line.startswith("setoption")]
+    assert b_sets == ["setoption name Seed value 77"] * 2  # a Seed given is kept
+    rec = record.load(out / "game-0001.txt")
+    assert rec.headers["Black options"] == "option.Hash=64 option.style=wild"
+    # the same --seed sends the same seeds again
+    log_a.unlink()
+    assert main([*argv, "--out", str(tmp_path / "again")]) == 0
+    again = [line for line in log_a.read_text().splitlines() if line.startswith("setoption")]
+    assert again == a_sets
+    # an option the engine did not declare, or a bad value: refused before anything runs
+    for extra, message in [
+        ("option.Nope=1", "player 'A': its engine has no option 'Nope' (it has: Seed, Hash, Style)"),
+        ("option.Hash=5000", "player 'A': option Hash: expected 1..1024, found 5000"),
+    ]:
+        bad = tmp_path / f"bad-{extra}"
+        assert main([argv[0], extra, *argv[3:], "--out", str(bad)]) == 2
+        assert message in capsys.readouterr().err
+        assert not (bad / "state.json").exists()
+
+
+def test_openings_each_with_both_colours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
+    book = tmp_path / "book.txt"
+    book.write_text(f"# two openings\n{start} moves c1-c5 b8-b3\n\n{start} moves d1-d4\n")
+    log = tmp_path / "e.log"
+    out = tmp_path / "t"
+    argv = [clocked("--delay", "0", "--log", str(log)), "level:beginner", "--openings", str(book)]
+    assert main([*argv, "--match", "standard", "--tc", "5+0", "--seed", "1", "--out", str(out)]) == 0
+    rows = results(out)
+    assert len(rows) == 4  # two openings, each with both colours (the default --games)
+    assert [r["opening"] for r in rows] == [
+        f"{start} moves c1-c5 b8-b3", f"{start} moves c1-c5 b8-b3",
+        f"{start} moves d1-d4", f"{start} moves d1-d4",
+    ]
+    assert [r["black"] for r in rows] == ["clocked", "beginner", "clocked", "beginner"]
+    for r in rows:
+        rec = record.load(out / r["file"])
+        first = rec.match.rounds[0]
+        assert first.start.kpn() == start.replace(" 1 0 0", " 3 0 0")  # the match's target
+        opening_moves = r["opening"].split(" moves ")[1].split()
+        assert [str(m) for m in first.moves[: len(opening_moves)]] == opening_moves
+        assert rec.headers["Opening"] == r["opening"]
+    positions = [x for x in log.read_text().splitlines() if x.startswith("position")]
+    assert positions[0].startswith(f"position kpn {start.replace(' 1 0 0', ' 3 0 0')} moves c1-c5 b8-b3")
+    # a record (its first round so far) and a folder of records are openings too
+    rec = record.load(out / "game-0001.txt")
+    folder = tmp_path / "records"
+    folder.mkdir()
+    for n, moves in enumerate(["c1-c5", "c1-c5 b8-b3 d1-d4"]):
+        m = Match(1)
+        for mv in moves.split():
+            m.push_move(mv)
+        record.save(record.Record.new(m, "x", "y", "2026-01-01"), folder / f"o{n}.txt")
+    out2 = tmp_path / "t2"
+    argv2 = ["level:beginner", "level:novice", "--openings", str(folder), "--tc", "5+0"]
+    assert main([*argv2, "--seed", "1", "--out", str(out2)]) == 0
+    assert [r["opening"] for r in results(out2)] == [
+        f"{start} moves c1-c5", f"{start} moves c1-c5",
+        f"{start} moves c1-c5 b8-b3 d1-d4", f"{start} moves c1-c5 b8-b3 d1-d4",
+    ]
+    out3 = tmp_path / "t3"
+    argv3 = ["level:beginner", "level:novice", "--openings", str(folder / "o0.txt")]
+    assert main([*argv3, "--tc", "5+0", "--games", "2", "--out", str(out3)]) == 0
+    assert len(results(out3)) == 2
+    # a finished game's record is no opening; odd --games cannot give both colours
+    over = tmp_path / "over.txt"
+    over.write_text(record.write(rec))
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"{start} moves c1-c9\n")
+    for opening, extra, message in [
+        (over, [], "must stop during its first round"),
+        (bad, [], "opening 'obupyrgn"),
+        (book, ["--games", "3"], "expected an even number"),
+    ]:
+        args = ["level:beginner", "level:novice", "--openings", str(opening), *extra]
+        assert main([*args, "--out", str(tmp_path / "never")]) == 2
+        assert message in capsys.readouterr().err
+    assert not (tmp_path / "never").exists()
+
+
+def test_debug_log_and_progress_line(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    argv = [clocked("--delay", "0"), "level:beginner", "--tc", "5+0", "--games", "1", "--debug"]
+    assert main([*argv, "--seed", "3", "--out", str(out)]) == 0
+    lines = (out / "debug.log").read_text().splitlines()
+    pattern = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3} game 1 (Black|Gold) (clocked|beginner) [<>] .*"
+    assert all(re.fullmatch(pattern, line) for line in lines), lines[:3]
+    assert any(line.endswith("game 1 Black clocked > kei") for line in lines)
+    assert any(line.endswith("game 1 Gold beginner < keiok") for line in lines)
+    assert any(" > go btime 5000 gtime 5000 binc 0 ginc 0" in line for line in lines)
+    assert any(" < bestmove " in line for line in lines)
+    # the live line: redrawn in place, at most ten times a second, cleared at the end
+
+    class Terminal:
+        def __init__(self) -> None:
+            self.text = ""
+
+        def write(self, s: str) -> None:
+            self.text += s
+
+        def flush(self) -> None:
+            pass
+
+        def fileno(self) -> int:
+            raise OSError
+
+    term = Terminal()
+    p = _Progress(term)  # type: ignore[arg-type]
+    p.update(1, "game 1: 3 moves, 0-0, 0:04.1 0:04.9")
+    p.update(1, "game 1: 4 moves, 0-0, 0:04.0 0:04.9")  # too soon: not drawn
+    assert term.text.count("game 1: 3 moves") == 1 and "4 moves" not in term.text
+    p.update(1, None)  # a game that ends is taken off at once
+    assert term.text.endswith("\r" + " " * 35 + "\r") and p.shown == 0
+    p.clear()  # nothing left to clear
+    assert term.text.endswith("\r" + " " * 35 + "\r")
