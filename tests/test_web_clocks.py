@@ -4,9 +4,17 @@ message, and a restart in the middle of a move that keeps the time."""
 
 from __future__ import annotations
 
-import pytest
+import time as _time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
+import pytest
+from starlette.testclient import TestClient
+
+from kamisado.web import games as web_games
 from kamisado.web.clocks import DAY_MS, ClockState, TimeControl, parse_control
+from kamisado.web.server import create_app
 
 
 def test_increment_is_added_after_each_move_and_only_the_running_side_loses_time() -> None:
@@ -70,3 +78,164 @@ def test_the_frame_view_and_names() -> None:
     assert c.view(now=1_500) == {
         "b": 600_000, "g": 598_500, "running": "g", "control": {"initial": 600.0, "increment": 5.0}
     }
+
+
+# -- in the server: clocks stored with every action, flags, resign, abort --------------
+
+
+
+class FakeTime:
+    """The clocks' time source, moved by hand (ms)."""
+
+    def __init__(self) -> None:
+        self.ms = 1_700_000_000_000
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
+    fake = FakeTime()
+    monkeypatch.setattr(web_games, "now_ms", fake)
+    return fake
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "games.db")
+
+
+@pytest.fixture
+def client(db: str) -> Iterator[TestClient]:
+    with TestClient(create_app(db, workers=0)) as c:
+        yield c
+
+
+def hotseat(client: TestClient, **clock: Any) -> tuple[str, str]:
+    body: dict[str, Any] = {"target": 1, **({"clock": clock} if clock else {})}
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()["id"], r.json()["tokens"]["b"]
+
+
+def frame(ws: Any) -> dict[str, Any]:
+    msg: dict[str, Any] = ws.receive_json()
+    assert msg["type"] == "state", msg
+    return msg
+
+
+def test_clocks_run_for_the_side_awaited_with_increments(client: TestClient, clock: FakeTime) -> None:
+    gid, tok = hotseat(client, initial=60, increment=2)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": gid, "token": tok})
+        st = frame(ws)
+        assert st["clock"] == {"b": 60_000, "g": 60_000, "running": None,
+                               "control": {"initial": 60.0, "increment": 2.0}}
+        clock.ms += 7_000  # Black's first move is not timed (and earns no increment)
+        ws.send_json({"type": "move", "move": "c1-c5"})
+        st = frame(ws)
+        assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (60_000, 60_000, "g")
+        clock.ms += 10_000  # Gold's 10 s, then +2 s
+        ws.send_json({"type": "move", "move": "b8-b5"})
+        st = frame(ws)
+        assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (60_000, 52_000, "b")
+        clock.ms += 3_000
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json()["type"] == "pong"
+        ws.send_json({"type": "join", "game": gid, "token": tok})
+        assert frame(ws)["clock"]["b"] == 57_000  # the frame says the time left when it was made
+
+
+def test_a_flag_is_decided_by_the_server_with_no_message(client: TestClient, clock: FakeTime) -> None:
+    gid, tok = hotseat(client, initial=30, increment=0)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": gid, "token": tok})
+        frame(ws)
+        ws.send_json({"type": "move", "move": "c1-c5"})
+        assert frame(ws)["clock"]["running"] == "g"
+        clock.ms += 30_001  # Gold's 30 s are gone; nobody sends anything
+        st = frame(ws)  # the server's flag loop ends the game
+        assert st["state"] == "over" and st["winner"] == "b"
+        assert st["ended"] == {"reason": "time", "winner": "b"}
+        assert st["last"] == {"kind": "end", "side": "g", "reason": "time"}
+        assert st["clock"]["g"] == 0 and st["clock"]["running"] is None
+        ws.send_json({"type": "move", "move": "b8-b5"})
+        assert ws.receive_json()["code"] == "over"
+    text = client.get(f"/api/games/{gid}/record").text
+    assert "(time" in text and "Black" in text
+
+
+def test_a_move_after_the_flag_fell_is_refused_and_the_flag_stored(db: str, clock: FakeTime,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_games, "FLAG_TICK_S", 3600.0)  # the loop sleeps: the move comes first
+    with TestClient(create_app(db, workers=0)) as client:
+        gid, tok = hotseat(client, initial=30, increment=0)
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": gid, "token": tok})
+            frame(ws)
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            frame(ws)
+            clock.ms += 31_000
+            ws.send_json({"type": "move", "move": "b8-b5"})
+            st = frame(ws)  # everyone hears of the flag ...
+            assert st["ended"] == {"reason": "time", "winner": "b"}
+            err = ws.receive_json()  # ... and the late mover why the move was not taken
+            assert err["type"] == "error" and err["code"] == "time"
+
+
+def test_a_restart_keeps_the_time_and_flags_games_nobody_has_open(db: str, clock: FakeTime) -> None:
+    with TestClient(create_app(db, workers=0)) as client:
+        gid, tok = hotseat(client, initial=60, increment=0)
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": gid, "token": tok})
+            frame(ws)
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            frame(ws)
+            clock.ms += 5_000
+            ws.send_json({"type": "move", "move": "b8-b5"})
+            assert frame(ws)["clock"]["g"] == 55_000
+    clock.ms += 20_000  # the server is down for 20 s while Black's clock runs
+    with TestClient(create_app(db, workers=0)) as client, client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": gid})
+        st = frame(ws)
+        assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (40_000, 55_000, "b")
+    clock.ms += 40_001  # Black's time runs out with nobody connected
+    with TestClient(create_app(db, workers=0)) as client:
+        deadline = _time.monotonic() + 10
+        while client.get("/api/games").json()[0]["state"] != "over":
+            assert _time.monotonic() < deadline, "the overdue game was never flagged"
+            _time.sleep(0.1)
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": gid})
+            assert frame(ws)["ended"] == {"reason": "time", "winner": "g"}
+
+
+def test_resign_and_abort(client: TestClient, clock: FakeTime) -> None:
+    gid, tok = hotseat(client)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": gid, "token": tok})
+        frame(ws)
+        ws.send_json({"type": "move", "move": "c1-c5"})
+        frame(ws)
+        ws.send_json({"type": "move", "move": "b8-b5"})
+        frame(ws)
+        ws.send_json({"type": "abort"})  # both sides have moved: too late to abort
+        err = ws.receive_json()
+        assert err["code"] == "illegal" and "resign instead" in err["message"]
+        ws.send_json({"type": "resign", "seq": 2})  # hotseat: the side to move (Black) resigns
+        st = frame(ws)
+        assert st["state"] == "over" and st["ended"] == {"reason": "resignation", "winner": "g"}
+        assert st["to_act"] is None and st["legal"] == {}
+    assert "resign" in client.get(f"/api/games/{gid}/record").text
+    gid2, tok2 = hotseat(client)
+    with client.websocket_connect("/ws") as ws:
+        ws.send_json({"type": "join", "game": gid2})
+        frame(ws)
+        ws.send_json({"type": "abort"})
+        assert ws.receive_json()["code"] == "not_your_turn"  # a spectator cannot
+        ws.send_json({"type": "join", "game": gid2, "token": tok2})
+        frame(ws)
+        ws.send_json({"type": "abort"})
+        st = frame(ws)
+        assert st["state"] == "over" and st["ended"] == {"reason": "abort", "winner": None}

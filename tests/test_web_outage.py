@@ -66,7 +66,8 @@ class FlakyStore(Store):
         super().create(row, tokens)
 
     def append(
-        self, game_id: str, seq: int, token: str, *, state: str, points: tuple[int, int]
+        self, game_id: str, seq: int, token: str, *, state: str, points: tuple[int, int],
+        **more: Any,
     ) -> None:
         self._check()
         if self.writes_fail:
@@ -74,7 +75,7 @@ class FlakyStore(Store):
         if self.fail_seq.get(seq):
             self.fail_seq[seq] -= 1
             raise OSError("disk full, for a while")
-        super().append(game_id, seq, token, state=state, points=points)
+        super().append(game_id, seq, token, state=state, points=points, **more)
         if self.lost_answer:
             raise OSError("connection lost after the commit")
 

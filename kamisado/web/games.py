@@ -21,16 +21,20 @@ import datetime
 import logging
 import random
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from kamisado.core import SIDE_LETTERS, KamisadoError, Move
-from kamisado.match import FILL, FILLS, PLAYING, Match
-from kamisado.record import Record
+from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
+from kamisado.record import GameEnd, Record
 from kamisado.web import worker
+from kamisado.web.clocks import ClockState
 from kamisado.web.messages import (
+    AbortMsg,
+    ClockView,
     CreateMsg,
     ErrorFrame,
     FillMsg,
@@ -39,6 +43,7 @@ from kamisado.web.messages import (
     LastView,
     MoveMsg,
     PassView,
+    ResignMsg,
     RoundView,
     SeatView,
     StateFrame,
@@ -64,6 +69,19 @@ REJOIN = 1013
 #: (seconds), doubled at each failure up to :data:`RETRY_MAX_S`.
 RETRY_S = 1.0
 RETRY_MAX_S = 30.0
+#: How often the server looks for flags that fell (in memory; the store's
+#: overdue games are looked up every ``FLAG_SCAN_S``).
+FLAG_TICK_S = 0.2
+FLAG_SCAN_S = 1.0
+#: Actions that end a match before its points decide it (stored as actions,
+#: replayed like moves): ``resign-b`` Black resigns, ``time-g`` Gold's flag
+#: fell, ``abort`` the game is called off (before both sides have moved).
+ENDINGS = {"resign": "resignation", "time": "time"}
+
+
+def now_ms() -> int:
+    """Milliseconds since the epoch: the clocks' time source."""
+    return int(time.time() * 1000)
 
 
 class GameError(Exception):
@@ -96,6 +114,8 @@ class Game:
     thinking: bool = False
     task: asyncio.Task[None] | None = field(default=None, repr=False)
     failures: int = 0  # writes refused by the store in a row
+    ended: tuple[str, int | None] | None = None  # (reason, winning side) of an early end
+    clock: ClockState | None = None
     _rounds: tuple[int, list[RoundView]] | None = field(default=None, repr=False)
 
     @classmethod
@@ -104,6 +124,7 @@ class Game:
         game = cls(row, Match(row.target, series=row.series, start=row.start_kpn))
         for token in tokens:
             game.apply(token)
+        game.clock = row.clock  # as stored with the last action
         return game
 
     def adopt(self, other: Game) -> None:
@@ -111,6 +132,7 @@ class Game:
         this game's connections."""
         self.row, self.match, self.tokens = other.row, other.match, other.tokens
         self.last, self._rounds = other.last, None
+        self.ended, self.clock = other.ended, other.clock
 
     # -- the rules ----------------------------------------------------------
 
@@ -123,8 +145,25 @@ class Game:
         """Who plays each seat: ``human`` or a computer level."""
         return (self.row.black, self.row.gold)
 
+    @property
+    def state(self) -> str:
+        """``playing``, ``fill`` or ``over`` (an early end is over too)."""
+        return OVER if self.ended else self.match.state
+
+    def winner(self) -> int | None:
+        """The match's winner: by points, or by an early end."""
+        if self.ended:
+            return self.ended[1]
+        return self.match.winner
+
+    def moves_made(self) -> int:
+        """Moves made in the match so far (fills not counted)."""
+        return sum(len(r.moves) for r in self.match.rounds)
+
     def to_act(self) -> int | None:
         """The side whose action the game waits for (``None`` when over)."""
+        if self.ended:
+            return None
         if self.match.state == PLAYING:
             return self.match.position.turn
         if self.match.state == FILL:
@@ -143,7 +182,11 @@ class Game:
         """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
         match = self.match
         rounds_before = len(match.rounds)
-        if token in FILLS:
+        if self.ended:
+            raise KamisadoError(f"{token}: the match is over ({self.ended[0]})")
+        if token == "abort" or token.partition("-")[0] in ENDINGS:
+            self._end(token)
+        elif token in FILLS:
             side = match.current_winner()
             match.choose_fill(token)
             self.last = {"kind": "fill", "side": SIDE_LETTERS[side], "fill": token}
@@ -169,6 +212,23 @@ class Game:
                 "outcome": outcome_view(outcome),
             }
         self.tokens.append(token)
+
+    def _end(self, token: str) -> None:
+        """Apply an ending action: ``resign-b``/``resign-g``, ``time-b``/``time-g``, ``abort``."""
+        if self.match.state == OVER:
+            raise KamisadoError(f"{token}: the match is over")
+        if token == "abort":
+            if self.moves_made() >= 2:
+                raise KamisadoError("abort: both sides have moved; resign instead")
+            self.ended = ("abort", None)
+            self.last = {"kind": "end", "reason": "abort"}
+            return
+        kind, _, letter = token.partition("-")
+        if letter not in SIDE_LETTERS:
+            raise KamisadoError(f"{token}: expected {kind}-b or {kind}-g")
+        loser = SIDE_LETTERS.index(letter)
+        self.ended = (ENDINGS[kind], 1 - loser)
+        self.last = {"kind": "end", "side": letter, "reason": ENDINGS[kind]}
 
     def _passes_after(self, rounds_before: int) -> list[PassView]:
         if len(self.match.rounds) > rounds_before:
@@ -205,8 +265,9 @@ class Game:
             }
         position = position_view(match.position)
         fill: FillView | None = None
-        if match.state == FILL:
+        if match.state == FILL or self.ended:
             position["legal"] = {}
+        if match.state == FILL and not self.ended:
             fill = {
                 "chooser": SIDE_LETTERS[match.current_winner()],
                 "left": position_view(match.next_round_start("left")),
@@ -221,8 +282,8 @@ class Game:
             series=match.series,
             online_game=self.row.online,
             points=list(match.points),
-            state=match.state,
-            winner=None if match.winner is None else SIDE_LETTERS[match.winner],
+            state=self.state,
+            winner=None if self.winner() is None else SIDE_LETTERS[self.winner() or 0],
             round=len(match.rounds),
             to_act=None if act is None else SIDE_LETTERS[act],
             seats=seats,
@@ -231,13 +292,23 @@ class Game:
             rounds=self.rounds,
             fill=fill,
             position=position,
+            clock=None if self.clock is None else cast(ClockView, self.clock.view(now_ms())),
+            ended=None if self.ended is None else {
+                "reason": self.ended[0],
+                "winner": None if self.ended[1] is None else SIDE_LETTERS[self.ended[1]],
+            },
         )
 
     def record(self) -> Record:
         """The game as a match record (``kamisado.record``)."""
         date = datetime.datetime.fromtimestamp(self.row.created, datetime.UTC).date().isoformat()
         black, gold = self.seat_names()
-        return Record.new(self.match, black=black, gold=gold, date=date)
+        end = None
+        if self.ended is not None and self.ended[1] is not None:  # resignation or time
+            loser = ("Black", "Gold")[1 - self.ended[1]]
+            detail = f"{loser} resigned" if self.ended[0] == "resignation" else f"{loser}'s time ran out"
+            end = GameEnd(self.ended[1], self.ended[0], detail)
+        return Record.new(self.match, black=black, gold=gold, date=date, end=end)
 
 
 class Hub:
@@ -250,6 +321,7 @@ class Hub:
         self.games: dict[str, Game] = {}
         self.rng = random.SystemRandom()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._flag_task: asyncio.Task[None] | None = None
 
     # -- games -----------------------------------------------------------------
 
@@ -276,6 +348,11 @@ class Hub:
             seed=self.rng.randrange(1 << 30),
             delay=msg.delay,
         )
+        if msg.clock is not None:
+            row.clock_initial = None if msg.clock.days else msg.clock.initial
+            row.clock_increment = None if msg.clock.days else msg.clock.increment
+            row.clock_days = msg.clock.days or None
+            row.set_clock(ClockState.start(msg.clock))
         self._store_new(row)
         game = self._cache(Game.build(row, []))
         self._evict(game)  # kept in memory only while someone is there (or it thinks)
@@ -389,6 +466,28 @@ class Hub:
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
 
+    async def end(self, conn: Conn, msg: ResignMsg | AbortMsg) -> None:
+        """A resignation or an abort from a seat holder: stored, then broadcast."""
+        game = conn.game
+        what = "resign" if isinstance(msg, ResignMsg) else "abort"
+        if game is None:
+            raise GameError("not_joined", "join a game first")
+        if not conn.seats:
+            raise GameError("not_your_turn", f"{what}: a spectator holds no seat")
+        if msg.seq is not None and msg.seq != game.seq:
+            raise GameError("stale", f"{what}: the game is at action {game.seq}, not {msg.seq}")
+        if game.state == OVER:
+            raise GameError("over", f"{what}: the match is over")
+        if isinstance(msg, AbortMsg):
+            token = "abort"
+        else:
+            # holding both seats (hotseat): the side whose action the game awaits resigns
+            act = game.to_act()
+            side = conn.seats[0] if len(conn.seats) == 1 or act is None else act
+            token = f"resign-{SIDE_LETTERS[side]}"
+        await self.play(game, token)
+        await self.broadcast(game)
+
     async def act(self, conn: Conn, msg: MoveMsg | FillMsg) -> None:
         """A move or fill from a connection: checked, stored, then broadcast."""
         game = conn.game
@@ -421,14 +520,28 @@ class Hub:
         the store holds, or let go of (:meth:`_recover`), and ``storage`` (or
         ``stale``, when the store had moved on) is raised."""
         seq = game.seq
+        now = now_ms()
+        clock = game.clock
+        if clock is not None and not token.startswith("time-"):
+            flag = clock.flagged(now)
+            if flag is not None:  # too late: the flag fell first, and that is what is stored
+                await self.play(game, f"time-{flag}")
+                await self.broadcast(game)
+                raise GameError("time", f"{token}: {('Black', 'Gold')[SIDE_LETTERS.index(flag)]}'s time ran out")
         try:
             game.apply(token)  # the rules check it before anything changes
         except KamisadoError as exc:
             raise GameError("illegal", str(exc)) from None
+        if clock is not None:
+            act = game.to_act()
+            # the clocks start with the first move (Black's first move is not
+            # timed); then the clock of the side the game waits for runs
+            game.clock = clock.stop(now) if act is None else clock.switch(SIDE_LETTERS[act], now)
         try:
             self.store.append(
-                game.row.id, seq, token, state=game.match.state,
+                game.row.id, seq, token, state=game.state,
                 points=(game.match.points[0], game.match.points[1]),
+                clock=game.clock, ended=None if game.ended is None else game.ended[0],
             )
         except Exception:
             log.exception("could not store action %d of game %s", seq, game.row.id)
@@ -579,8 +692,59 @@ class Hub:
         await self.broadcast(game)
         self._evict(game)
 
+    # -- flags ----------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start watching the clocks (the server calls it once it runs)."""
+        task = asyncio.get_running_loop().create_task(self._flags())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        self._flag_task = task
+
+    async def _flags(self) -> None:
+        """End on time every game whose running clock ran out: the games in
+        memory every ``FLAG_TICK_S``, and every ``FLAG_SCAN_S`` the store's
+        overdue games that nobody has open (decided with no message from
+        anyone, and after a restart too)."""
+        last_scan = 0.0
+        while True:
+            await asyncio.sleep(FLAG_TICK_S)
+            try:
+                now = now_ms()
+                due = [g for g in list(self.games.values()) if g.clock is not None and g.clock.flagged(now)]
+                if time.monotonic() - last_scan >= FLAG_SCAN_S:
+                    last_scan = time.monotonic()
+                    for gid in self.store.overdue(now):
+                        if gid not in self.games:
+                            game = self.load(gid)
+                            if game is not None and game.clock is not None and game.clock.flagged(now):
+                                due.append(game)
+                for game in due:
+                    await self.flag(game)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("checking the clocks failed")
+
+    async def flag(self, game: Game) -> None:
+        """End a game on time if its running clock has run out."""
+        clock = game.clock
+        flagged = None if clock is None else clock.flagged(now_ms())
+        if flagged is None or game.state == OVER:
+            return
+        if game.task is not None and not game.task.done():
+            game.task.cancel()  # a computer still thinking has lost on time
+        try:
+            await self.play(game, f"time-{flagged}")
+        except GameError as exc:
+            log.warning("flag in game %s not stored: %s", game.row.id, exc)
+            return
+        await self.broadcast(game)
+
     async def close(self) -> None:
-        """Stop every computer that is thinking."""
+        """Stop watching the clocks and every computer that is thinking."""
+        if self._flag_task is not None:
+            self._flag_task.cancel()
         for game in self.games.values():
             if game.task is not None and not game.task.done():
                 game.task.cancel()

@@ -42,10 +42,14 @@ from kamisado.match import FILLS, Match
 from kamisado.notation import Entry, move_entries
 from kamisado.players import LEVELS
 from kamisado.record import match_entries
+from kamisado.web.clocks import TimeControl, parse_control
 
 __all__ = [
+    "AbortMsg",
+    "ClockView",
     "CreateMsg",
     "CreatedFrame",
+    "EndedView",
     "EntryView",
     "ErrorFrame",
     "FillMsg",
@@ -63,6 +67,7 @@ __all__ = [
     "PositionView",
     "ProtocolError",
     "PushedView",
+    "ResignMsg",
     "RoundView",
     "SeatView",
     "StateFrame",
@@ -143,9 +148,25 @@ class CreateMsg:
     black_name: str = ""
     gold_name: str = ""
     delay: float = 0.0
+    clock: TimeControl | None = None
 
 
-Message = JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg
+@dataclass(frozen=True)
+class ResignMsg:
+    """The sender's side gives up the match (in a hotseat game, holding
+    both seats: the side to act)."""
+
+    seq: int | None = None
+
+
+@dataclass(frozen=True)
+class AbortMsg:
+    """Call the game off before both sides have moved; never rated."""
+
+    seq: int | None = None
+
+
+Message = JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
 
 
 def _get(obj: dict[str, Any], key: str, kind: type, what: str, default: Any = ...) -> Any:
@@ -176,7 +197,7 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
     """Read the fields of a game-creation request (a JSON object).
 
     >>> parse_create({"black": "human", "gold": "club", "target": 3})
-    CreateMsg(black='human', gold='club', target=3, series=False, online=False, black_name='', gold_name='', delay=0.0)
+    CreateMsg(black='human', gold='club', target=3, series=False, online=False, black_name='', gold_name='', delay=0.0, clock=None)
     """
     what = "create"
     black = _get(obj, "black", str, what, "human")
@@ -205,7 +226,11 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
     delay = _get(obj, "delay", float, what, 0.0)
     if not 0.0 <= delay <= 10.0:
         raise ProtocolError(f"{what}: expected delay between 0 and 10 seconds, found {delay}")
-    return CreateMsg(black, gold, target, series, online, names[0], names[1], delay)
+    try:
+        clock = parse_control(obj.get("clock"))
+    except ValueError as exc:
+        raise ProtocolError(f"{what}: {exc}") from None
+    return CreateMsg(black, gold, target, series, online, names[0], names[1], delay, clock)
 
 
 def parse(frame: str | bytes) -> Message:
@@ -249,6 +274,10 @@ def parse(frame: str | bytes) -> Message:
         return FillMsg(direction, _seq(obj, kind))
     if kind == "ping":
         return PingMsg()
+    if kind == "resign":
+        return ResignMsg(_seq(obj, kind))
+    if kind == "abort":
+        return AbortMsg(_seq(obj, kind))
     if kind == "create":
         return parse_create(obj)
     raise ProtocolError(f"unknown message type {kind!r}", "unknown")
@@ -337,8 +366,9 @@ class MoveView(TypedDict):
 
 class LastView(TypedDict, total=False):
     """The last action: a move (``move``, ``push``, ``passes``, ``outcome``
-    and the :class:`MoveView` fields ``mover``, ``pushed``, ``entries``) or a
-    fill (``fill``)."""
+    and the :class:`MoveView` fields ``mover``, ``pushed``, ``entries``), a
+    fill (``fill``), or an early end (kind ``end``: ``reason`` resignation,
+    time or abort, ``side`` the side that resigned or ran out of time)."""
 
     kind: str
     side: str
@@ -350,6 +380,26 @@ class LastView(TypedDict, total=False):
     passes: list[PassView]
     outcome: OutcomeView | None
     fill: str
+    reason: str
+
+
+class ClockView(TypedDict):
+    """A timed game's clocks: each side's ms left when the frame was made,
+    whose clock runs, and the control (``{"initial", "increment"}`` or
+    ``{"days"}``)."""
+
+    b: int
+    g: int
+    running: str | None
+    control: dict[str, Any]
+
+
+class EndedView(TypedDict):
+    """How a match stopped before its points decided it: ``reason``
+    (``resignation``, ``time``, ``abort``) and the winner (none for an abort)."""
+
+    reason: str
+    winner: str | None
 
 
 class SeatView(TypedDict):
@@ -580,6 +630,8 @@ class StateFrame:
     rounds: list[RoundView]
     fill: FillView | None
     position: PositionView
+    clock: ClockView | None = None
+    ended: EndedView | None = None
 
     def fields(self) -> dict[str, Any]:
         """The frame as a JSON object, without ``you``."""
@@ -601,6 +653,8 @@ class StateFrame:
             "last": self.last,
             "rounds": self.rounds,
             "fill": self.fill,
+            "clock": self.clock,
+            "ended": self.ended,
             **self.position,
         }
 

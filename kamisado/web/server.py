@@ -40,6 +40,7 @@ from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
 from kamisado.web.messages import (
     LEVEL_NAMES,
+    AbortMsg,
     CreatedFrame,
     CreateMsg,
     FillMsg,
@@ -48,6 +49,7 @@ from kamisado.web.messages import (
     PingMsg,
     PongFrame,
     ProtocolError,
+    ResignMsg,
     entry_view,
     move_view,
     parse,
@@ -186,6 +188,7 @@ def lifespan(
 
         hub = app.state.hub = Hub(store, factory)
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
+        hub.start()  # the flags: games whose time ran out end, with or without anyone there
         try:
             yield
         finally:
@@ -468,6 +471,8 @@ async def ws_endpoint(ws: WebSocket) -> None:
                     await hub.join(conn, msg)
                 elif isinstance(msg, MoveMsg | FillMsg):
                     await hub.act(conn, msg)
+                elif isinstance(msg, ResignMsg | AbortMsg):
+                    await hub.end(conn, msg)
                 elif isinstance(msg, PingMsg):
                     await ws.send_text(PongFrame().to_json())
                 elif isinstance(msg, CreateMsg):

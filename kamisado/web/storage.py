@@ -44,6 +44,7 @@ from sqlalchemy.engine import Engine
 
 from kamisado.core import START_KPN, start_kpn
 from kamisado.match import PLAYING
+from kamisado.web.clocks import ClockState, TimeControl
 from kamisado.web.migrations import upgrade
 
 __all__ = [
@@ -79,7 +80,20 @@ games = sa.Table(
     sa.Column("black_points", sa.Integer, nullable=False),
     sa.Column("gold_points", sa.Integer, nullable=False),
     sa.Column("actions", sa.Integer, nullable=False),
+    # the clock (revision 0002): the control, each side's time left as of the
+    # last action (ms), whose clock runs since when, and when its flag falls
+    sa.Column("clock_initial", sa.Float, nullable=True),
+    sa.Column("clock_increment", sa.Float, nullable=True),
+    sa.Column("clock_days", sa.Integer, nullable=True),
+    sa.Column("black_ms", sa.BigInteger, nullable=True),
+    sa.Column("gold_ms", sa.BigInteger, nullable=True),
+    sa.Column("clock_running", sa.String(1), nullable=True),
+    sa.Column("clock_since", sa.BigInteger, nullable=True),
+    sa.Column("clock_deadline", sa.BigInteger, nullable=True),
+    # how a match ended before its points decided it: resignation, time, abort
+    sa.Column("ended", sa.String(20), nullable=True),
     sa.Index("games_updated", "updated"),
+    sa.Index("games_clock_deadline", "clock_deadline"),
 )
 
 actions = sa.Table(
@@ -105,6 +119,12 @@ _UPDATE_GAME = (
         black_points=sa.bindparam("black_points"),
         gold_points=sa.bindparam("gold_points"),
         actions=sa.bindparam("actions"),
+        black_ms=sa.bindparam("black_ms"),
+        gold_ms=sa.bindparam("gold_ms"),
+        clock_running=sa.bindparam("clock_running"),
+        clock_since=sa.bindparam("clock_since"),
+        clock_deadline=sa.bindparam("clock_deadline"),
+        ended=sa.bindparam("ended"),
     )
 )
 
@@ -141,6 +161,42 @@ class GameRow:
     actions: int = 0
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
+    clock_initial: float | None = None
+    clock_increment: float | None = None
+    clock_days: int | None = None
+    black_ms: int | None = None
+    gold_ms: int | None = None
+    clock_running: str | None = None
+    clock_since: int | None = None
+    clock_deadline: int | None = None
+    ended: str | None = None
+
+    @property
+    def control(self) -> TimeControl | None:
+        """The game's time control (``None``: untimed)."""
+        if self.clock_days:
+            return TimeControl(days=self.clock_days)
+        if self.clock_initial is None:
+            return None
+        return TimeControl(self.clock_initial, self.clock_increment or 0.0)
+
+    @property
+    def clock(self) -> ClockState | None:
+        """The clock as stored with the last action (``None``: untimed)."""
+        control = self.control
+        if control is None:
+            return None
+        if self.black_ms is None or self.gold_ms is None:
+            return ClockState.start(control)
+        return ClockState(control, self.black_ms, self.gold_ms, self.clock_running, self.clock_since or 0)
+
+    def set_clock(self, clock: ClockState | None) -> None:
+        """Keep a clock's state in the row (written with the next action)."""
+        if clock is None:
+            return
+        self.black_ms, self.gold_ms = clock.b, clock.g
+        self.clock_running, self.clock_since, self.clock_deadline = (
+            clock.running, clock.since, clock.deadline())
 
     @classmethod
     def new(cls, id: str, **fields: Any) -> GameRow:
@@ -259,7 +315,15 @@ class Store:
                 )
 
     def append(
-        self, game_id: str, seq: int, token: str, *, state: str, points: tuple[int, int]
+        self,
+        game_id: str,
+        seq: int,
+        token: str,
+        *,
+        state: str,
+        points: tuple[int, int],
+        clock: ClockState | None = None,
+        ended: str | None = None,
     ) -> None:
         """Store action ``seq`` of a game and the state it reached, in one
         committed transaction.  ``seq`` must be the game's next one (its
@@ -280,6 +344,12 @@ class Store:
                     "black_points": points[0],
                     "gold_points": points[1],
                     "actions": seq + 1,
+                    "black_ms": None if clock is None else clock.b,
+                    "gold_ms": None if clock is None else clock.g,
+                    "clock_running": None if clock is None else clock.running,
+                    "clock_since": None if clock is None else clock.since,
+                    "clock_deadline": None if clock is None else clock.deadline(),
+                    "ended": ended,
                 },
             )
             if updated.rowcount != 1:
@@ -307,6 +377,17 @@ class Store:
                 .order_by(actions.c.seq)
             ).scalars()
             return GameRow(**dict(row)), list(tokens)
+
+    def overdue(self, now_ms: int, limit: int = 100) -> list[str]:
+        """Games whose running clock's flag fell before ``now_ms`` (ms since
+        the epoch), most overdue first: the server ends them on time."""
+        with self.engine.connect() as conn:
+            return list(conn.execute(
+                sa.select(games.c.id)
+                .where(games.c.clock_deadline < now_ms, games.c.state != "over")
+                .order_by(games.c.clock_deadline)
+                .limit(limit)
+            ).scalars())
 
     def list(self, limit: int = 50) -> list[GameRow]:
         """The most recently updated games, newest first."""

@@ -5,9 +5,20 @@ from __future__ import annotations
 
 from alembic import context
 
-connection = context.config.attributes.get("connection")
-if connection is None:  # pragma: no cover - only ever run through kamisado.web.migrations
-    raise RuntimeError("run migrations through kamisado.web.migrations.upgrade(engine)")
-context.configure(connection=connection, render_as_batch=True)
-with context.begin_transaction():
-    context.run_migrations()
+
+def run() -> None:
+    """Run the migrations Alembic asked for, on the connection given."""
+    connection = context.config.attributes.get("connection")
+    if connection is None:
+        raise RuntimeError("run migrations through kamisado.web.migrations.upgrade(engine)")
+    context.configure(connection=connection, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+try:
+    context.config  # noqa: B018  (only there while Alembic runs this file)
+except AttributeError:  # imported by something else (a doctest run): nothing to do
+    pass
+else:
+    run()
