@@ -309,3 +309,41 @@ def test_the_landing_page_has_three_ways_in_and_the_levels(browser: Browser, ser
     pg.locator("#way-learn").click()
     expect(pg.locator("#view-lessons")).to_be_visible()
     pg.context.close()
+
+
+# -- clocks and game controls (issue 11) --------------------------------------------
+
+
+def test_clocks_tick_and_resigning_asks_twice(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat", target="3", clock="180+2")
+    black, gold = pg.locator('.seat .clock[data-side="b"]'), pg.locator('.seat .clock[data-side="g"]')
+    expect(black).to_have_text("3:00")
+    expect(gold).to_have_text("3:00")
+    move(pg, "c1", "c5")  # Black's first move is not timed: Gold's clock starts
+    expect(gold).to_have_class(re.compile(r"\brunning\b"))
+    expect(black).not_to_have_class(re.compile(r"\brunning\b"))
+    pg.wait_for_timeout(1200)
+    assert int(gold.get_attribute("data-ms") or 0) < 179_000  # it counts down
+    expect(pg.locator("#abort")).to_be_visible()  # before both sides have moved
+    move(pg, "b8", "b5")
+    expect(pg.locator("#abort")).to_be_hidden()
+    pg.locator("#resign").click()
+    expect(pg.locator("#resign")).to_have_text("Really resign?")
+    expect(pg.locator("#board")).to_have_attribute("data-seq", "2")  # nothing sent yet
+    pg.locator("#resign").click()
+    expect(pg.locator("#result")).to_be_visible()
+    expect(pg.locator("#result-text")).to_have_text("Gold wins: Black resigned.")
+    expect(pg.locator("#game-controls")).to_be_hidden()
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
+def test_an_untimed_game_shows_no_clock_and_can_be_aborted(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat")
+    expect(pg.locator(".seat .clock")).to_have_count(0)
+    move(pg, "c1", "c5")
+    pg.locator("#abort").click()
+    expect(pg.locator("#result-text")).to_have_text("The game was aborted.")
+    pg.context.close()

@@ -12,7 +12,8 @@
  * @typedef {{winner: string, colour: string, reason: string, rings: number, points: number}} Outcome
  * @typedef {{number: number, start: string, fill: string|null, entries: Entry[], result: Outcome|null}} Round
  * @typedef {{kind?: string, side?: string, move?: string, push?: boolean, pushed?: Pushed[],
- *   mover?: TowerView, entries?: Entry[], passes?: Pass[], outcome?: Outcome|null, fill?: string}} Last
+ *   mover?: TowerView, entries?: Entry[], passes?: Pass[], outcome?: Outcome|null, fill?: string,
+ *   reason?: string}} Last
  * @typedef {{kpn: string, towers: TowerRow[], turn: string, must: string|null,
  *   legal: Record<string, string[]>, outcome: Outcome|null, passes: Pass[]}} PositionView
  * @typedef {{kind: string, name: string, online: boolean}} Seat
@@ -20,7 +21,8 @@
  *   series: boolean, online_game: boolean, points: number[], state: string, winner: string|null,
  *   round: number, to_act: string|null, seats: Record<string, Seat>, thinking: boolean,
  *   last: Last|null, rounds: Round[], fill: {chooser: string, left: PositionView, right: PositionView}|null,
- *   you: string[]}} StateFrame
+ *   clock: Clock|null, ended: {reason: string, winner: string|null}|null, you: string[]}} StateFrame
+ * @typedef {{b: number, g: number, running: string|null, control: {initial?: number, increment?: number, days?: number}}} Clock
  * @typedef {PositionView & {round: number, ply: number, move: string|null, entries: Entry[],
  *   fill: string|null, mover?: TowerView|null, push?: boolean, pushed?: Pushed[]}} Step
  */

@@ -33,6 +33,7 @@ const socket = new GameSocket({
       render(msg);
     } else if (msg.type === "error") {
       if (msg.code === "no_game") setStatus(t("game.not_found"));
+      else if (msg.code === "time") announce(t("game.error_time"));
       else announce(t("game.error", { message: msg.message }));
       if (game) render(game);  // the board offers the position's moves again
     }
@@ -125,13 +126,17 @@ function render(st) {
   } else if (st.seq !== lookedAtSeq) {
     $("#history-where").textContent = t("history.new_move");
   }
+  clocks = st.clock ? { b: st.clock.b, g: st.clock.g, running: st.state === "over" ? null : st.clock.running,
+    at: performance.now(), days: Boolean(st.clock.control.days) } : null;
   renderSeats(st, connected);
+  tickClocks();
+  renderControls(st, you, connected);
   const mt = st.series ? ([3, 5].includes(st.target) ? t(`match.s${st.target}`) : st.name) : t(`match.${st.target}`);
   $("#match-info").textContent = `${mt} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
   // the status line
   const status = document.createDocumentFragment();
   const actor = st.to_act;
-  if (st.state === "over" && st.winner) status.append(t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` }));
+  if (st.state === "over") status.append(resultText(st));
   else if (st.thinking && actor) status.append(t("game.thinking", { side: sideName(actor) }));
   else if (st.state === "playing" && actor) {
     const mine = you.includes(actor) && you.length === 1;
@@ -152,14 +157,54 @@ function render(st) {
   renderLinks(st, you);
   // the result, after the last move has been seen
   const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
-  if (st.state === "over" && st.winner && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
-    $("#result-text").textContent = t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` });
+  if (st.state === "over" && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
+    $("#result-text").textContent = resultText(st);
     setTimeout(() => {
       if (game && game.game === st.game && game.state === "over" && !dialog.open) dialog.showModal();
     }, prev === null ? 0 : 700);
   }
   if (st.state !== "over" && dialog.open) dialog.close();
 }
+
+/** How the match ended, in words. @param {StateFrame} st */
+function resultText(st) {
+  const e = st.ended;
+  if (e && e.reason === "abort") return t("ended.abort");
+  if (e && e.winner) return t(`ended.${e.reason}`, { side: sideName(e.winner), loser: sideName(otherSide(e.winner)) });
+  return st.winner ? t("game.winner", { side: sideName(st.winner), score: `${st.points[0]}–${st.points[1]}` }) : "";
+}
+
+// -- clocks: drawn from the last frame's times, counting down locally -------------
+
+/** @type {{b: number, g: number, running: string|null, at: number, days: boolean}|null} */
+let clocks = null;
+
+/** "4:05", "0:09.3" under ten seconds, "2 d 03:10" for days. @param {number} ms @param {boolean} days */
+export function clockText(ms, days) {
+  const s = Math.max(0, ms) / 1000;
+  if (days && s >= 86400) {
+    const d = Math.floor(s / 86400), h = Math.floor((s % 86400) / 3600), m = Math.floor((s % 3600) / 60);
+    return `${t("clock.days", { n: d })} ${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}`;
+  }
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60), sec = s % 60;
+  if (h) return `${h}:${String(m).padStart(2, "0")}:${String(Math.floor(sec)).padStart(2, "0")}`;
+  return s < 10 ? `${m}:${sec.toFixed(1).padStart(4, "0")}` : `${m}:${String(Math.floor(sec)).padStart(2, "0")}`;
+}
+
+function tickClocks() {
+  if (!clocks) return;
+  for (const side of ["b", "g"]) {
+    const el = /** @type {HTMLElement|null} */ (document.querySelector(`.seat .clock[data-side="${side}"]`));
+    if (!el) continue;
+    const stored = side === "b" ? clocks.b : clocks.g;
+    const left = clocks.running === side ? stored - (performance.now() - clocks.at) : stored;
+    el.textContent = clockText(left, clocks.days);
+    el.classList.toggle("running", clocks.running === side);
+    el.classList.toggle("low", !clocks.days && left < 10_000);
+    el.dataset.ms = String(Math.max(0, Math.round(left)));
+  }
+}
+window.setInterval(tickClocks, 100);
 
 /** @param {StateFrame} st @param {boolean} connected */
 function renderSeats(st, connected) {
@@ -175,6 +220,7 @@ function renderSeats(st, connected) {
     const pts = h("span", { class: "pts", title: t("game.score") }, String(st.points["bg".indexOf(s)]));
     div.replaceChildren(dot, name, pts);
     if (st.to_act === s && st.state !== "over") div.append(h("span", { class: "turn-flag" }, t("game.to_act")));
+    if (st.clock) div.append(h("span", { class: "clock", "data-side": s, role: "timer", "aria-label": `${sideName(s)}` }));
     if (st.online_game && seat.kind === "human") {
       const p = h("span", { class: "presence" }, !connected ? "?" : seat.online ? t("game.online") : t("game.offline"));
       div.append(p);
@@ -203,6 +249,37 @@ function announceLast(st, first) {
   }
   announce(out);
 }
+
+/** Resign (asked twice) and abort (before both sides have moved), for a seat holder.
+ * @param {StateFrame} st @param {string[]} you @param {boolean} connected */
+function renderControls(st, you, connected) {
+  const box = $("#game-controls");
+  box.hidden = !you.length || st.state === "over";
+  const moves = st.rounds.reduce((n, r) => n + r.entries.filter((e) => e.kind === "move").length, 0);
+  $("#abort").hidden = moves >= 2;
+  for (const id of ["#resign", "#abort"]) /** @type {HTMLButtonElement} */ ($(id)).disabled = !connected;
+  if (st.seq !== resignArmedAt) disarmResign();
+}
+let resignArmedAt = -1;
+function disarmResign() {
+  resignArmedAt = -1;
+  $("#resign").textContent = t("control.resign");
+  $("#resign").classList.remove("primary");
+}
+$("#resign").addEventListener("click", () => {
+  if (!game) return;
+  if (resignArmedAt !== game.seq) {  // first click: ask
+    resignArmedAt = game.seq;
+    $("#resign").textContent = t("control.resign_sure");
+    $("#resign").classList.add("primary");
+    return;
+  }
+  disarmResign();
+  if (!socket.send({ type: "resign", seq: game.seq })) announce(t("conn.not_sent"));
+});
+$("#abort").addEventListener("click", () => {
+  if (game && !socket.send({ type: "abort", seq: game.seq })) announce(t("conn.not_sent"));
+});
 
 /** @param {StateFrame} st @param {string[]} you */
 function renderFill(st, you) {

@@ -94,6 +94,9 @@ $("#new-form").addEventListener("submit", async (ev) => {
   if (m === "computer") body[me === "b" ? "gold" : "black"] = f.get("level");
   if (m === "watch") { body.black = f.get("level"); body.gold = f.get("level2"); body.delay = 0.7; }
   if (m === "online") { body.online = true; body[me === "b" ? "black_name" : "gold_name"] = f.get("name") || ""; }
+  const clock = String(f.get("clock") || "");  // "180+2" (seconds + seconds) or "d3" (days a move)
+  if (clock.startsWith("d")) body.clock = { days: Number(clock.slice(1)) };
+  else if (clock) { const [initial, increment] = clock.split("+").map(Number); body.clock = { initial, increment }; }
   let res;
   try {
     res = await getJSON("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
