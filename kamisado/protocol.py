@@ -21,7 +21,8 @@ This module speaks it for the built-in engine::
 The searches run in a worker process, so the engine answers ``isready`` and
 ``stop`` at once whatever the search is doing (the compiled search holds the
 GIL); ``stop`` ends the worker and answers with the best move of the last
-completed depth.  Every command that asks a question gets its answer, even on
+completed depth (with ``MultiPV`` or ``searchmoves``: or the better move of
+the depth cut short, written as a ``lowerbound`` line).  Every command that asks a question gets its answer, even on
 an error: ``info string error: ...`` then ``bestmove none`` or
 ``fillchoice none``.  Unknown or malformed commands get an ``info string
 error: ...`` line and change nothing.
@@ -421,6 +422,47 @@ def _ended_score(pos: Position, q: Position) -> int:
     return raw if side == pos.turn else -raw
 
 
+def _leads(found: list[tuple[int, int, list[Move], int]], previous: int | None) -> bool:
+    """Whether the root move scored last (``found[-1]``) is a new lead of its
+    unfinished depth: better than the moves scored before it and than
+    ``previous``, the last finished depth's best.  The moves scored so far
+    have exact scores at the depth, so the depth's true best is at least it.
+
+    >>> m = Move.from_str("c1-c5")
+    >>> _leads([(9, 0, [m], 2)], 7), _leads([(9, 0, [m], 2)], 9), _leads([(9, 0, [m], 2)], None)
+    (True, False, False)
+    >>> _leads([(12, 0, [m], 2), (10, 1, [m], 2)], 9)  # not the best so far
+    False
+    """
+    raw = found[-1][0]
+    return previous is not None and raw > previous and all(f[0] < raw for f in found[:-1])
+
+
+def _lead_line(
+    lead: tuple[int, int, list[Move], int], depth: int, nodes: int, biggest: int, start: float
+) -> str:
+    """The ``lowerbound`` line of a lead (see :func:`_leads`).
+
+    >>> m = Move.from_str("c1-c5")
+    >>> print(_lead_line((9, 0, [m], 2), 3, 50, 40, time.monotonic() + 60))
+    info depth 3 seldepth 2 multipv 1 score cp 9 lowerbound nodes 50 nps 0 hashfull 0 time 0 pv c1-c5
+    """
+    raw, _, moves, seldepth = lead
+    secs = max(0.0, time.monotonic() - start)
+    return format_info({
+        "depth": depth,
+        "seldepth": seldepth,
+        "multipv": 1,
+        "score": Score.from_raw(raw),
+        "bound": "lower",
+        "nodes": nodes,
+        "nps": int(nodes / secs) if secs > 0 else 0,
+        "hashfull": _hashfull(biggest),
+        "time": int(secs * 1000),
+        "pv": [str(x) for x in moves],
+    })
+
+
 def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str | None:
     """``MultiPV`` and ``searchmoves``: an iterative deepening over the root moves.
 
@@ -428,8 +470,16 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
     with the engine's own search (depth 1: the static evaluation) and
     reports the best ``multipv`` lines.  The moves are searched one by one,
     each from scratch, so this costs about as many searches as there are
-    root moves, each a depth shallower.  A depth cut short by the limits is
-    not reported; the answer is the best move of the last finished depth.
+    root moves, each a depth shallower.
+
+    A depth cut short by the limits is not reported in full, but the root
+    moves it finished have exact scores at that depth: when the best of them
+    is better than the last finished depth's best, the true best at the cut
+    depth is at least that, so it is reported as ``multipv 1 ... lowerbound``
+    and played (as Stockfish does); otherwise the answer is the best move of
+    the last finished depth and nothing is claimed.  While a depth runs, each
+    such lead is also sent as a ``("bound", line)`` message, so that the
+    engine can do the same when it ends the worker (``stop``, its deadline).
     """
     from kamisado.engine import evaluate, search
 
@@ -447,12 +497,17 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
         roots.append((m, q))
     nodes = 0
     best: str | None = None
+    previous: int | None = None  # the best score of the last finished depth
     for depth in range(1, most + 1):
         found: list[tuple[int, int, list[Move], int]] = []  # score, index, pv, seldepth
         biggest = 0
+        lead: tuple[int, int, list[Move], int] | None = None  # beats the last depth
         for k, (m, q) in enumerate(roots):
             if q.outcome is not None:
                 found.append((_ended_score(pos, q), k, [m], 1))
+                if _leads(found, previous):
+                    lead = found[-1]
+                    conn.send(("bound", _lead_line(lead, depth, nodes, biggest, start)))
                 continue
             same = q.turn == pos.turn
             if depth == 1:
@@ -472,6 +527,9 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
             if r.depth < depth - 1 and not r.match_won:
                 break  # cut short by the time or node limit
             found.append((_from_child(r.score, same), k, [m, *r.pv], r.seldepth + 1))
+            if _leads(found, previous):
+                lead = found[-1]
+                conn.send(("bound", _lead_line(lead, depth, nodes, biggest, start)))
         else:
             found.sort(key=lambda f: (-f[0], f[1]))
             secs = time.monotonic() - start
@@ -491,6 +549,7 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
                     "pv": [str(x) for x in moves],
                 })))
             best = str(found[0][2][0]) if found else None
+            previous = found[0][0] if found else None
             settled = all(
                 Score.from_raw(f[0]).is_proven and Score.from_raw(f[0]).tier == MATCH_TIER
                 for f in (found if plan.multipv > 1 else found[:1])
@@ -498,7 +557,11 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
             if settled and (plan.multipv > 1 or found[0][0] > 0):
                 break
             continue
-        break  # a depth cut short
+        # a depth cut short: its lead, if any, is the best move now
+        if lead is not None:
+            conn.send(("info", _lead_line(lead, depth, nodes, biggest, start)))
+            best = str(lead[2][0])
+        break
     return best
 
 
@@ -549,6 +612,7 @@ class _Job:
     best_line: str | None = None  # the last info line of the best move (multipv 1)
     after_best: bool = False  # other info lines came after best_line
     fallback: str | None = None  # the move to play when stopped before any pv
+    bound: str | None = None  # a lowerbound line of the depth running (MultiPV/searchmoves)
 
 
 class Engine:
@@ -657,8 +721,11 @@ class Engine:
             if first and "pv" in words and words.index("pv") + 1 < len(words):
                 job.best = words[words.index("pv") + 1]
                 job.best_line, job.after_best = text, False
+                job.bound = None  # a finished depth, or the lead written by the worker
             else:
                 job.after_best = True
+        elif kind == "bound":
+            job.bound = text  # written only if the worker is stopped in this depth
         elif kind == "error":
             self.error(text)
             self._finish(None)
@@ -916,6 +983,11 @@ class Engine:
         if job.kind == "fill":
             self._finish(FILLS[self.seed % 2])
             return
+        if job.bound is not None:
+            # the depth stopped has a move proven better than the last depth's best
+            self.write(job.bound)
+            job.best = job.bound.split(" pv ", 1)[1].split()[0]
+            job.best_line, job.after_best = job.bound, False
         best = job.best or job.fallback
         if best is None:  # nothing searched yet: a one-ply search is instant
             from kamisado.engine import search

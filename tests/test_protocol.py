@@ -542,3 +542,82 @@ def test_limit_strength_plays_the_level_under_a_clock(engine: Pipe) -> None:
     assert bestmove(engine.ask("go btime 60000 gtime 60000")) == level_move
     lines = engine.ask("go btime 60000 gtime 60000 depth 2")  # a limit: a search
     assert [int(field(w, "depth")) for w in infos(lines)] == [1, 2]
+
+
+# ---------------------------------------------------------------------------
+# Bounds: a MultiPV/searchmoves depth cut short
+# ---------------------------------------------------------------------------
+
+
+def test_a_depth_cut_short_reports_its_lead_as_a_lowerbound(engine: Pipe) -> None:
+    from kamisado.client import parse_info
+    from kamisado.limits import Score
+
+    engine.send("setoption name MultiPV value 2", "position startpos moves c1-c5")
+    # 100 nodes end depth 2 after some root moves: b8-b5 (cp 112 there) beats
+    # depth 1's best (b8-b2, cp -20), so the depth's best is at least that
+    lines = engine.ask("go nodes 100")
+    bounds = [s for s in lines if "lowerbound" in s.split() or "upperbound" in s.split()]
+    assert len(bounds) == 1 and lines[-2] == bounds[0]  # the last info before bestmove
+    words = bounds[0].split()
+    assert words[words.index("score") + 3] == "lowerbound"
+    assert field(words, "depth") == "2" and field(words, "multipv") == "1"
+    info = parse_info(bounds[0])
+    assert info.score == Score("cp", 112) and info.depth == 2
+    assert [str(m) for m in info.pv] == ["b8-b5", "f1-f6"]
+    assert bestmove(lines) == "b8-b5"
+    finished = [w for w in infos(lines) if "pv" in w and "lowerbound" not in w]
+    assert [field(w, "depth") for w in finished] == ["1", "1"]
+    assert field(finished[0], "pv") == "b8-b2"
+
+    # 300 nodes finish depth 2 and cut depth 3 where no move searched beats
+    # depth 2's best: nothing is claimed, depth 2's move is played
+    lines = engine.ask("go nodes 300")
+    assert not any("bound" in s for s in lines)
+    last = [w for w in infos(lines) if "pv" in w]
+    assert field(last[-1], "depth") == "2" and lines[-2].split() == last[-1]
+    assert bestmove(lines) == field(last[-1], "pv") == "b8-b5"
+
+
+def test_a_finished_search_never_writes_bounds(engine: Pipe) -> None:
+    engine.send("position startpos moves c1-c5")
+    lines = engine.ask("go depth 3")  # the plain search
+    lines += engine.ask("go depth 3 searchmoves b8-b3 b8-b5 b8-h2")
+    engine.send("setoption name MultiPV value 3")
+    lines += engine.ask("go depth 3")
+    assert len(infos(lines)) > 10
+    assert not any("lowerbound" in s or "upperbound" in s for s in lines)
+
+
+def test_stop_between_root_moves_plays_the_lead() -> None:
+    """The engine's side: the worker's lead of the depth running, then a stop."""
+    from kamisado.protocol import Engine, _Job
+
+    out: list[str] = []
+    engine = Engine(out.append)
+    done = "info depth 1 seldepth 1 multipv 1 score cp -20 nodes 0 pv b8-b2"
+    lead = "info depth 2 seldepth 2 multipv 1 score cp 112 lowerbound nodes 60 pv b8-b5 f1-f6"
+
+    def stopped(*messages: tuple[str, str]) -> list[str]:
+        out.clear()
+        engine.job = _Job("go", infinite=True)
+        for kind, text in messages:
+            engine._message(kind, text)
+        engine.cmd_stop([])
+        assert engine.job is None
+        return out[:]
+
+    # a stop in the depth after the lead: the lead is written and played
+    current = "info depth 2 currmove b8-b2 currmovenumber 6"
+    assert stopped(("info", done), ("bound", lead), ("info", current)) == [
+        done, current, lead, "bestmove b8-b5",
+    ]
+    # the depth finished after the lead: its lines are the answer, no bound
+    full = "info depth 2 seldepth 2 multipv 1 score cp 112 nodes 138 pv b8-b5 f1-f6"
+    assert stopped(("info", done), ("bound", lead), ("info", full)) == [
+        done, full, "bestmove b8-b5",
+    ]
+    # no lead in the depth running: the last finished depth's move
+    assert stopped(("info", done), ("info", current)) == [
+        done, current, done, "bestmove b8-b2",
+    ]
