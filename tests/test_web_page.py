@@ -347,3 +347,16 @@ def test_an_untimed_game_shows_no_clock_and_can_be_aborted(browser: Browser, ser
     pg.locator("#abort").click()
     expect(pg.locator("#result-text")).to_have_text("The game was aborted.")
     pg.context.close()
+
+
+def test_the_tab_says_when_it_is_your_move(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "online", colour="b")
+    expect(pg).to_have_title("● Your move – Kamisado")
+    assert (pg.locator("#favicon").get_attribute("href") or "").startswith("data:image/svg+xml")
+    move(pg, "c1", "c5")  # now the game waits for Gold
+    expect(pg).to_have_title("Kamisado")
+    assert pg.locator("#favicon").get_attribute("href") == "data:,"
+    pg.goto(server + "/#/games")
+    expect(pg).to_have_title("Kamisado")
+    pg.context.close()

@@ -91,6 +91,9 @@ $$(".copy").forEach((b) => b.addEventListener("click", async () => {
 const chars = /** @type {HTMLInputElement} */ ($("#characters"));
 const squares = /** @type {HTMLInputElement} */ ($("#squares"));
 const lang = /** @type {HTMLSelectElement} */ ($("#lang"));
+const sound = /** @type {HTMLInputElement} */ ($("#sound"));
+sound.checked = prefs.sound;
+sound.addEventListener("change", () => setPref("sound", sound.checked));
 chars.checked = prefs.characters;
 squares.checked = prefs.squares;
 lang.value = prefs.lang;

@@ -8,11 +8,12 @@ export const prefs = {
   lang: load("lang", "en"),
   characters: load("characters", "0") === "1",
   squares: load("squares", "0") === "1",
+  sound: load("sound", "0") === "1",
 };
 
 /**
  * Change a setting and remember it.
- * @param {"lang"|"characters"|"squares"} key
+ * @param {"lang"|"characters"|"squares"|"sound"} key
  * @param {string|boolean} value
  */
 export function setPref(key, value) {

@@ -5,6 +5,7 @@ import { $, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { colourNode, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
 import { renderMoves } from "../movelist.js";
+import { prefs } from "../prefs.js";
 import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 
@@ -78,6 +79,8 @@ export function openGame(id, token) {
 export function leaveGame() {
   gameId = null;
   game = null;
+  clocks = null;
+  yourMove(null);
   looking = false;
   socket.close();
 }
@@ -131,6 +134,7 @@ function render(st) {
   renderSeats(st, connected);
   tickClocks();
   renderControls(st, you, connected);
+  yourMove(st);
   const mt = st.series ? ([3, 5].includes(st.target) ? t(`match.s${st.target}`) : st.name) : t(`match.${st.target}`);
   $("#match-info").textContent = `${mt} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
   // the status line
@@ -164,6 +168,41 @@ function render(st) {
     }, prev === null ? 0 : 700);
   }
   if (st.state !== "over" && dialog.open) dialog.close();
+}
+
+// -- your move: the tab's title and icon, and a sound if wished --------------------
+
+const TITLE = "Kamisado";
+let wasMine = false;
+/** @param {string} colour @returns {string} a favicon: a dot of the colour */
+const dotIcon = (colour) => "data:image/svg+xml," + encodeURIComponent(
+  `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7" fill="${colour}" stroke="#111"/></svg>`);
+
+/** Tell a player in another tab that the game waits for them. @param {StateFrame|null} st */
+function yourMove(st) {
+  const you = st ? st.you || [] : [];
+  const mine = Boolean(st && st.state !== "over" && you.length === 1 && st.to_act === you[0]);
+  document.title = mine ? `● ${t("title.your_move")} – ${TITLE}` : TITLE;
+  $("#favicon").setAttribute("href", mine ? dotIcon("#d3242b") : "data:,");
+  document.body.dataset.yourMove = mine ? "1" : "0";
+  if (mine && !wasMine && prefs.sound) beep();
+  wasMine = mine;
+}
+
+/** A short soft tone (no sound file: the page's own oscillator). */
+function beep() {
+  try {
+    const ctx = new AudioContext();
+    const osc = ctx.createOscillator(), gain = ctx.createGain();
+    osc.frequency.value = 660;
+    gain.gain.setValueAtTime(0.0001, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.2, ctx.currentTime + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, ctx.currentTime + 0.35);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start();
+    osc.stop(ctx.currentTime + 0.4);
+    osc.onended = () => ctx.close();
+  } catch (e) { /* no audio here */ }
 }
 
 /** How the match ended, in words. @param {StateFrame} st */
