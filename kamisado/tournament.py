@@ -717,7 +717,7 @@ class Tournament:
                     "reason": r.end.reason,
                     "detail": r.end.detail,
                     "forfeit": r.forfeit,
-                    "seconds": round(r.seconds, 3),
+                    "seconds": r.seconds,  # unrounded: results.tsv reads the same after --resume
                 }
                 for n, r in sorted(self.results.items())
             },
