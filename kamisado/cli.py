@@ -212,7 +212,52 @@ def cmd_show(args: argparse.Namespace) -> int:
         pos = Position(args.kpn)
     except KamisadoError as e:
         return _die(f"{args.kpn!r}: {e}")
-    print(render(pos, colour=args.colour if args.colour is not None else True))
+    if args.svg is None and args.png is None:
+        print(render(pos, colour=args.colour if args.colour is not None else True))
+        return 0
+    return _write_pictures(args, pos)
+
+
+def _write_pictures(args: argparse.Namespace, pos: Position) -> int:
+    """``show --svg FILE`` / ``--png FILE``: the position as a picture (with its
+    last move when the KPN has one; a KPN has none)."""
+    from kamisado import svg
+
+    options = {"size": args.size, "characters": args.characters, "flipped": args.flipped}
+    try:
+        if args.svg is not None:
+            with open(args.svg, "w", encoding="utf-8") as f:
+                f.write(svg.board(pos, **options) + "\n")
+        if args.png is not None:
+            try:
+                from kamisado import gif
+            except ImportError as e:  # pragma: no cover - Pillow missing
+                return _die(f"show --png needs Pillow (pip install pillow): {e}")
+            gif.png(pos, args.png, **options)
+    except OSError as e:
+        return _die(f"cannot write {e.filename}: {e.strerror}")
+    return 0
+
+
+def cmd_gif(args: argparse.Namespace) -> int:
+    from kamisado import record
+
+    try:
+        rec = record.load(args.record)
+    except OSError as e:
+        return _die(f"cannot read {args.record}: {e.strerror}")
+    except KamisadoError as e:
+        return _die(f"{args.record}: {e}")
+    try:
+        from kamisado import gif
+    except ImportError as e:  # pragma: no cover - Pillow missing
+        return _die(f"gif needs Pillow (pip install pillow): {e}")
+    try:
+        n = gif.save_gif(rec, args.out, size=args.size, delay=args.delay,
+                         characters=args.characters)
+    except OSError as e:
+        return _die(f"cannot write {args.out}: {e.strerror}")
+    print(f"{args.out}: {n} frames")
     return 0
 
 
@@ -255,6 +300,7 @@ COMMANDS: dict[str, str] = {
     "perft": f"count move sequences of exactly DEPTH moves (DEPTH 0..{PERFT_MAX_DEPTH})",
     "show": "draw a position in the terminal",
     "replay": "check a match record and print each position",
+    "gif": "draw a match record as an animated GIF, one frame per move",
 }
 
 
@@ -329,13 +375,35 @@ def build_parser() -> argparse.ArgumentParser:
                        help="24-bit ANSI colours")
         g.add_argument("--plain", dest="colour", action="store_false",
                        help="letters only, no colour codes")
+        if name == "show":
+            s.add_argument("--svg", metavar="FILE", help="write the position as an SVG picture")
+            s.add_argument("--png", metavar="FILE",
+                           help="write the position as a PNG picture (needs Pillow)")
+            _picture_options(s, 400)
         s.set_defaults(func=func)
+
+    s = sub.add_parser("gif", help=COMMANDS["gif"])
+    s.add_argument("record", metavar="RECORD", help="a match record")
+    s.add_argument("out", metavar="OUT.gif", help="the GIF to write")
+    s.add_argument("--delay", metavar="MS", type=int_between(20, 60000), default=700,
+                   help="milliseconds per move (default 700; a round's end stays 3 times as long)")
+    _picture_options(s, 360, flip=False)
+    s.set_defaults(func=cmd_gif)
 
     for name, (target, helptext) in PLUGINS.items():
         s = sub.add_parser(name, help=helptext, add_help=False)
         s.add_argument("rest", nargs=argparse.REMAINDER)
         s.set_defaults(func=_plugin(name, target))
     return p
+
+
+def _picture_options(s: argparse.ArgumentParser, size: int, flip: bool = True) -> None:
+    s.add_argument("--size", metavar="N", type=int_between(64, 4000), default=size,
+                   help=f"the board's width and height in pixels (default {size})")
+    s.add_argument("--characters", action="store_true",
+                   help="draw the Chinese characters on squares and towers")
+    if flip:
+        s.add_argument("--flipped", action="store_true", help="Gold's home row at the bottom")
 
 
 #: Commands that live in their own modules: ``name -> ("module:function", help)``.

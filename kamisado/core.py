@@ -685,6 +685,12 @@ class Position:
     def __str__(self) -> str:
         return self.ascii()
 
+    def _repr_svg_(self) -> str:
+        """The position as a picture, with its last move (Jupyter shows it)."""
+        from kamisado import svg  # only when asked: the rules need no pictures
+
+        return svg.board(self, **svg.marks(self))
+
     def ascii(self) -> str:
         """A plain-text diagram: towers as KPN letters, empty squares as '.'.
 

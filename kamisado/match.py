@@ -203,6 +203,12 @@ class Match:
             f" round {len(self.rounds)}: {self.position.kpn()}>"
         )
 
+    def _repr_svg_(self) -> str:
+        """The current position as a picture, with its last move (for Jupyter)."""
+        from kamisado import svg
+
+        return svg.board(self.position, **svg.marks(self.position))
+
     # -- play -----------------------------------------------------------------
 
     def legal_moves(self) -> list[Move]:

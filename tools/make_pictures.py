@@ -1,0 +1,88 @@
+"""Make the example pictures of docs/pictures.md (deterministic: the same files each run).
+
+- docs/pictures/board.svg: the rulebook's figure 9 after Gold's h7-f5 and
+  Black's green Double pushing two towers (d4-d5): Sumos, the last move's
+  frames and the pushed towers' dotted frames;
+- docs/pictures/match.gif: a quick single round, played by a simple rule
+  (win now if you can, else do not let the opponent win next move, else go
+  as far forward as possible).
+
+Run from the repository root::
+
+    python3 tools/make_pictures.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # this checkout's kamisado, whatever is installed
+
+from kamisado import svg  # noqa: E402
+from kamisado.core import Move, Position  # noqa: E402
+from kamisado.gif import save_gif  # noqa: E402
+from kamisado.match import Match  # noqa: E402
+
+OUT = ROOT / "docs" / "pictures"
+
+
+def rulebook_position() -> Position:
+    fig = json.loads((ROOT / "tests" / "data" / "rulebook.json").read_text())["fig9"]
+    pos = Position(fig["kpn"])
+    for move in ("h7-f5", "d4-d5"):
+        pos.push_move(move)
+    return pos
+
+
+def simple_move(pos: Position) -> Move:
+    """Win now; else keep the opponent from winning next; else go far forward."""
+    side = pos.turn
+    best: tuple[int, int, int, int] | None = None
+    choice: Move | None = None
+    for move in pos.legal_moves:
+        pos.push(move)
+        o = pos.outcome
+        if o is not None and o.winner == side:
+            pos.pop()
+            return move
+        loses = o is not None or any(
+            _wins(pos, reply, 1 - side) for reply in list(pos.legal_moves))
+        pos.pop()
+        forward = abs((move.to_square >> 3) - (move.from_square >> 3))
+        key = (0 if loses else 1, forward, -move.from_square, -move.to_square)
+        if best is None or key > best:
+            best, choice = key, move
+    assert choice is not None
+    return choice
+
+
+def _wins(pos: Position, move: Move, side: int) -> bool:
+    pos.push(move)
+    o = pos.outcome
+    pos.pop()
+    return o is not None and o.winner == side
+
+
+def quick_round() -> Match:
+    match = Match(1)
+    while match.state == "playing":
+        match.push_move(simple_move(match.position))
+    return match
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    pos = rulebook_position()
+    picture = svg.board(pos, size=480, **svg.marks(pos))
+    (OUT / "board.svg").write_text(picture + "\n", encoding="utf-8")
+    match = quick_round()
+    n = save_gif(match, OUT / "match.gif", size=320, delay=800)
+    print(f"docs/pictures/board.svg; docs/pictures/match.gif: {n} frames,"
+          f" {len(match.current.moves)} moves")
+
+
+if __name__ == "__main__":
+    main()
