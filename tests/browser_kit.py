@@ -6,59 +6,22 @@ fixtures (``server``, ``browser``) and helpers from here."""
 from __future__ import annotations
 
 import re
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
-from kamisado.web.server import create_app
+from kamisado.web.live import LiveServer
 from tests.conftest import CHROMIUM_ARGS
+
+__all__ = ["LiveServer"]  # re-exported: test files import it from here
 
 SHOTS = Path("/tmp")
 # a three-move single round: Black's brown tower reaches e8
 QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
 #: The viewports every view is checked at: two phones and a desktop.
 VIEWPORTS = {"phone-360": (360, 740), "phone-390": (390, 844), "desktop": (1280, 800)}
-
-
-class LiveServer:
-    """``kamisado web`` in a thread, on a port that stays the same across
-    :meth:`stop` and :meth:`start` (the same database too)."""
-
-    def __init__(self, db: Path, port: int = 0) -> None:
-        self.db, self.port = db, port
-        self.srv: uvicorn.Server | None = None
-        self.thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> str:
-        config = uvicorn.Config(
-            create_app(str(self.db), workers=1), host="127.0.0.1", port=self.port,
-            log_level="warning", ws="websockets-sansio",
-        )
-        srv = uvicorn.Server(config)
-        thread = threading.Thread(target=srv.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not srv.started:
-            assert time.monotonic() < deadline and thread.is_alive(), "server did not start"
-            time.sleep(0.05)
-        self.port = srv.servers[0].sockets[0].getsockname()[1]
-        self.srv, self.thread = srv, thread
-        return self.url
-
-    def stop(self) -> None:
-        if self.srv and self.thread:
-            self.srv.should_exit = True
-            self.thread.join(timeout=20)
-        self.srv = self.thread = None
 
 
 @pytest.fixture(scope="module")
@@ -79,8 +42,15 @@ def browser(chromium_path: str) -> Iterator[Browser]:
 def page(browser: Browser, url: str, size: tuple[int, int] = (1100, 850)) -> Page:
     """A fresh browser context (no stored seats) on ``url``; JavaScript errors
     are collected in ``page.errors``."""
-    pg = browser.new_context(viewport={"width": size[0], "height": size[1]}).new_page()
-    pg.set_default_timeout(10_000)
+    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
+    ctx.set_default_timeout(10_000)
+    return open_page(ctx, url)
+
+
+def open_page(ctx: BrowserContext, url: str) -> Page:
+    """A new page of ``ctx`` on ``url``, once the page is ready; JavaScript
+    errors are collected in ``page.errors``."""
+    pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
     pg.errors = errors  # type: ignore[attr-defined]

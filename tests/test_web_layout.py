@@ -27,7 +27,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import QUICK_WIN, VIEWPORTS, move, settings, start
+from tests.browser_kit import QUICK_WIN, VIEWPORTS, move, open_page, settings, start
 
 # the fixtures: a live server for this module, and Chromium
 server = browser_kit.server
@@ -170,16 +170,6 @@ def ctx(browser: Browser, server: str) -> Iterator[BrowserContext]:
     c.set_default_timeout(10_000)
     yield c
     c.close()
-
-
-def open_page(ctx: BrowserContext, url: str) -> Page:
-    pg = ctx.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors  # type: ignore[attr-defined]
-    pg.goto(url)
-    expect(pg.locator("body")).to_have_attribute("data-ready", "1")
-    return pg
 
 
 @pytest.fixture(scope="module")

@@ -28,14 +28,11 @@ import re
 import shutil
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
-import uvicorn
 from playwright.sync_api import Page, Route, expect, sync_playwright
 
-from kamisado.web.server import create_app
+from kamisado.web.live import LiveServer
 
 #: The sizes every view is taken at.
 SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
@@ -58,42 +55,6 @@ CHROMIUM_ARGS = [
 #: Longer than the towers' slide (0.35 s) and the page's own settling.
 SETTLE_MS = 600
 _DIGITS = re.compile(r"\d")
-
-
-class LiveServer:
-    """``kamisado web`` in a daemon thread on ``127.0.0.1``."""
-
-    def __init__(self, db: Path, port: int = 0) -> None:
-        self.db, self.port = db, port
-        self.srv: uvicorn.Server | None = None
-        self.thread: threading.Thread | None = None
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> str:
-        config = uvicorn.Config(
-            create_app(str(self.db), workers=1), host="127.0.0.1", port=self.port,
-            log_level="warning", ws="websockets-sansio",
-        )
-        srv = uvicorn.Server(config)
-        thread = threading.Thread(target=srv.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not srv.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                raise RuntimeError("the server did not start")
-            time.sleep(0.05)
-        self.port = srv.servers[0].sockets[0].getsockname()[1]
-        self.srv, self.thread = srv, thread
-        return self.url
-
-    def stop(self) -> None:
-        if self.srv and self.thread:
-            self.srv.should_exit = True
-            self.thread.join(timeout=20)
-        self.srv = self.thread = None
 
 
 def goto(pg: Page, base: str, route: str) -> None:
