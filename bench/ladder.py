@@ -14,6 +14,8 @@ level of Black in the first round, level of Gold, match type, seed, winner).
 
 Prints the Elo table (beginner fixed at 0) with 95% error bars, then
 the cross table; ``--jobs`` games run at once in separate processes.
+``--chart FILE`` also draws the ladder as an SVG chart (each level's Elo
+with its error bar, :func:`kamisado.graph.elo_svg`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from kamisado.elo import elo_table, format_table
+from kamisado.graph import elo_svg
 from kamisado.match import Match
 from kamisado.players import LEVELS, player
 
@@ -88,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path, default=Path("ladder.jsonl"))
     ap.add_argument("--resume", action="store_true", help="keep the games already in --out")
+    ap.add_argument("--chart", type=Path, default=None, metavar="FILE",
+                    help="also write the ladder as an SVG chart (Elo with error bars)")
     args = ap.parse_args(argv)
     levels = args.levels.split(",")
     types = args.types.split(",")
@@ -128,10 +133,15 @@ def main(argv: list[str] | None = None) -> int:
         by_type[str(d["type"])] = by_type.get(str(d["type"]), 0) + 1
     print(f"{len(results)} games ({', '.join(f'{k} {v}' for k, v in by_type.items())})")
     anchor = levels[0]
-    for r in elo_table(results, anchor=anchor):
+    ratings = elo_table(results, anchor=anchor)
+    for r in ratings:
         print(f"  {r.name:10} {r.elo:+7.0f} +/- {r.error:4.0f}   {r.score:5.1f}/{r.games}")
     print()
     print(format_table(results, anchor=anchor))
+    if args.chart is not None:
+        title = f"Level ladder: {len(results)} games, {anchor} at 0"
+        args.chart.write_text(elo_svg(ratings, title=title) + "\n", encoding="utf-8")
+        print(f"chart: {args.chart}", file=sys.stderr)
     return 0
 
 

@@ -14,6 +14,7 @@ f6-a1
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 from kamisado import engine
@@ -55,22 +56,36 @@ def _parser(name: str, description: str) -> Parser:
 
 
 def main_analyse(argv: Sequence[str]) -> int:
-    """``kamisado analyse KPN [--time MS] [--depth N] [--seed N]``.
+    """``kamisado analyse KPN [--time MS] [--depth N] [--nodes N] [--seed N]``,
+    or ``kamisado analyse --graph FILE RECORD [--nodes N] [--time MS] [--depth N]``.
 
     Prints one line per completed depth (depth, score, nodes, time), then the
     principal variation, and ``<side> wins in N`` when the result is proven.
+    With ``--graph`` the argument is a match record instead: every position
+    of it is searched (:func:`kamisado.graph.evaluations`, by default
+    ``DEFAULT_NODES`` nodes each, no clock) and the evaluation curve is
+    written to FILE as SVG; one line per position is printed.
     """
     p = _parser("analyse", "Search a position: depth, score, principal variation.")
-    p.add_argument("--time", type=positive_number("ms"), default=1000.0, metavar="MS",
-                   help="thinking time in milliseconds (default 1000)")
+    p.add_argument("--graph", metavar="FILE",
+                   help="the argument is a match record: write its evaluation curve"
+                   " (every position, Black's view) to FILE as SVG")
+    p.add_argument("--nodes", type=int_between(1, engine.NODE_LIMIT_MAX), default=None,
+                   metavar="N", help="stop after N nodes (each position's budget with"
+                   " --graph: default 20000, no clock, so the curve is reproducible)")
+    p.add_argument("--time", type=positive_number("ms"), default=None, metavar="MS",
+                   help="thinking time in milliseconds (default 1000; with --graph"
+                   " per position, and no default)")
     p.add_argument("--depth", type=int_between(1, engine.MAX_DEPTH), default=None,
                    metavar="N", help=f"stop at this depth (1..{engine.MAX_DEPTH})")
     p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
                    help=f"seed of the search's move shuffle (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)
+    if args.graph is not None:
+        return _graph(args)
     try:
         pos = _position(args.kpn)
-        limit = Limit(time=args.time / 1000, depth=args.depth)
+        limit = Limit(time=(args.time or 1000.0) / 1000, depth=args.depth, nodes=args.nodes)
         r = engine.search(pos, limit=limit, seed=args.seed)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
@@ -83,6 +98,34 @@ def main_analyse(argv: Sequence[str]) -> int:
         print(f"{SIDE_LETTERS[pos.turn]} wins in {r.proven_win_in}")
     elif r.proven_loss_in is not None:
         print(f"{SIDE_LETTERS[pos.turn ^ 1]} wins in {r.proven_loss_in}")
+    return 0
+
+
+def _graph(args: argparse.Namespace) -> int:
+    """``analyse --graph FILE RECORD``: the record's evaluation curve as SVG."""
+    from kamisado import graph, record
+
+    if len(args.kpn) != 1:
+        return _die(f"--graph takes one match record, found {' '.join(args.kpn)!r}")
+    path = args.kpn[0]
+    try:
+        rec = record.load(path)
+    except OSError as e:
+        return _die(f"cannot read {path}: {e.strerror}")
+    except KamisadoError as e:
+        return _die(f"{path}: {e}")
+    points = graph.evaluations(rec, nodes=args.nodes, ms=args.time, depth=args.depth,
+                               seed=args.seed,
+                               on_point=lambda pt: print(graph.format_point(pt), flush=True))
+    black, gold = rec.headers.get("Black", ""), rec.headers.get("Gold", "")
+    players = f"{black or 'Black'} - {gold or 'Gold'}: " if black or gold else ""
+    title = f"{players}{record.result_text(rec)}"
+    try:
+        with open(args.graph, "w", encoding="utf-8") as f:
+            f.write(graph.evaluation_svg(points, title=title) + "\n")
+    except OSError as e:
+        return _die(f"cannot write {args.graph}: {e.strerror}")
+    print(f"{args.graph}: {len(points)} positions")
     return 0
 
 

@@ -59,7 +59,7 @@ from kamisado.client import (
     KeiEngine,
 )
 from kamisado.core import SIDE_NAMES, KamisadoError, Position
-from kamisado.elo import format_table
+from kamisado.elo import elo_table, format_table
 from kamisado.limits import Limit
 from kamisado.match import FILL, OVER, PLAYING, Match
 from kamisado.players import LEVELS, SEED_MAX
@@ -91,6 +91,8 @@ __all__ = [
 STATE_FILE = "state.json"
 STATE_VERSION = 1
 RESULTS_FILE = "results.tsv"
+#: The Elo chart written at the end of a run (:func:`kamisado.graph.elo_svg`).
+ELO_CHART = "elo.svg"
 DEBUG_FILE = "debug.log"
 #: The columns of ``results.tsv`` (its first line), one line per finished game.
 RESULTS_COLUMNS = (
@@ -1173,7 +1175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument(
         "--out", "-o", required=True,
-        help="output directory (records, state.json, results.tsv)",
+        help="output directory (records, state.json, results.tsv, elo.svg)",
     )
     p.add_argument(
         "--resume", action="store_true", help="go on with the tournament in --out"
@@ -1353,6 +1355,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print(f"not rated (could not start): {', '.join(sorted(broken))}")
     _print("")
     _print(tournament.table(args.anchor))
+    if out.is_dir():  # the same ratings as a chart: OUT/elo.svg
+        from kamisado.graph import elo_svg
+
+        rated = [pl.name for pl in config.players if pl.name not in broken]
+        ratings = elo_table(tournament.results_list(), anchor=args.anchor, players=rated)
+        try:
+            _atomic_write(out / ELO_CHART, elo_svg(ratings, title=f"Elo: {out.name}") + "\n")
+        except OSError as e:
+            print(f"kamisado tournament: cannot write {out / ELO_CHART}: {e}", file=sys.stderr)
     return status
 
 

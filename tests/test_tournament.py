@@ -785,3 +785,20 @@ def test_debug_log_and_progress_line(tmp_path: Path) -> None:
     assert term.text.endswith("\r" + " " * 35 + "\r") and p.shown == 0
     p.clear()  # nothing left to clear
     assert term.text.endswith("\r" + " " * 35 + "\r")
+
+
+def test_the_elo_chart_is_written_at_the_end_and_on_resume(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "t"
+    argv = ["level:beginner", "level:novice", "--games", "2", "--nodes", "200", "--seed", "5"]
+    assert main([*argv, "--out", str(out)]) == 0
+    chart = out / "elo.svg"
+    root = ET.fromstring(chart.read_text())
+    rows = [g for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("class") == "player"]
+    assert sorted(g.get("data-player") or "" for g in rows) == ["beginner", "novice"]
+    elos = [float(g.get("data-elo") or 0) for g in rows]
+    assert elos == sorted(elos, reverse=True)
+    chart.unlink()
+    assert main(["--resume", "--out", str(out)]) == 0  # nothing left to play: drawn again
+    assert ET.fromstring(chart.read_text()).get("class") == "elo-chart"
