@@ -66,11 +66,52 @@ def test_migrations_on_postgresql(pg_url: str) -> None:
 
     engine = sa.create_engine(database_url(pg_url))
     with engine.begin() as conn:
-        conn.execute(sa.text("DROP TABLE IF EXISTS actions, games, alembic_version CASCADE"))
+        conn.execute(sa.text(
+            "DROP TABLE IF EXISTS actions, games, players, settings, alembic_version CASCADE"))
     engine.dispose()
     store = Store(pg_url)
     try:
         assert migrations.current(store.engine) == migrations.head()
         assert _schema_diff(store.engine) == []
+    finally:
+        store.close()
+
+
+def test_a_database_at_revision_0002_gets_players_with_its_games_kept(tmp_path: Path) -> None:
+    # revision 0003 adds players, the seats' players and to_act: the games of
+    # a database written at 0002 stay as they were, every seat unclaimed
+    from alembic import command
+
+    db = tmp_path / "at-0002.sqlite3"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        command.upgrade(migrations._config(conn), "0002")
+    with engine.begin() as conn:
+        conn.execute(sa.text(
+            "INSERT INTO games (id, created, updated, target, series, start_kpn, black, gold,"
+            " black_name, gold_name, black_token, gold_token, online, seed, delay, state,"
+            " black_points, gold_points, actions, clock_days, black_ms, gold_ms)"
+            " VALUES ('g0002', 1, 2, 3, 0, 'ignored', 'human', 'human', 'Ann', '', 'tb', 'tg',"
+            " 1, 7, 0, 'playing', 0, 0, 1, 3, 1000, 2000)"
+        ))
+        conn.execute(sa.text("INSERT INTO actions VALUES ('g0002', 0, 'c1-c5', 2)"))
+    assert migrations.current(engine) == "0002"
+    engine.dispose()
+    store = Store(str(db))
+    try:
+        assert migrations.current(store.engine) == migrations.head() == "0003"
+        assert _schema_diff(store.engine) == []
+        loaded = store.load("g0002")
+        assert loaded is not None
+        row, tokens = loaded
+        assert tokens == ["c1-c5"]
+        assert (row.black_name, row.black_token, row.gold_token, row.online) == ("Ann", "tb", "tg", True)
+        assert (row.clock_days, row.black_ms, row.gold_ms) == (3, 1000, 2000)
+        assert (row.black_player, row.gold_player, row.to_act) == (None, None, None)
+        # the invite still claims its seat, once
+        assert store.claim("g0002", 1, "p1", "Bo") == "p1"
+        assert store.claim("g0002", 1, "p2") == "p1"
+        again = store.load("g0002")
+        assert again is not None and (again[0].gold_player, again[0].gold_name) == ("p1", "Bo")
     finally:
         store.close()

@@ -100,6 +100,11 @@ class Conn:
     close: CloseFn | None = None
     game: Game | None = None
     seats: tuple[int, ...] = ()
+    #: the player the connection's browser is (its cookie); ``None`` for a
+    #: client without one, which holds only unclaimed seats by their tokens
+    player: str | None = None
+    #: the player's display name (an online seat it claims takes it when unnamed)
+    name: str = ""
 
 
 @dataclass(eq=False)
@@ -169,6 +174,11 @@ class Game:
         if self.match.state == FILL:
             return self.match.current_winner()
         return None
+
+    def to_act_letter(self) -> str | None:
+        """:meth:`to_act` as a side letter (``None`` when over)."""
+        act = self.to_act()
+        return None if act is None else SIDE_LETTERS[act]
 
     @property
     def rounds(self) -> list[RoundView]:
@@ -325,8 +335,13 @@ class Hub:
 
     # -- games -----------------------------------------------------------------
 
-    def create(self, msg: CreateMsg) -> tuple[Game, dict[str, str]]:
-        """Create and store a new game; returns it and the seats' secret tokens."""
+    def create(self, msg: CreateMsg, player: str | None = None) -> tuple[Game, dict[str, str]]:
+        """Create and store a new game; returns it and the seats' secret tokens.
+
+        A game created by a player gives it the seats it takes: both of a
+        hotseat game, its own against the computer, and in an online game
+        the seat ``msg.seat`` names (none when not named: the player claims
+        one by joining with its token, as the page of before players did)."""
         tokens: dict[str, str] = {}
         seat_tokens: list[str | None] = [None, None]
         shared = new_id(18)
@@ -347,7 +362,14 @@ class Hub:
             online=msg.online,
             seed=self.rng.randrange(1 << 30),
             delay=msg.delay,
+            to_act="b",
         )
+        if player is not None:
+            owners = [player if k == "human" else None for k in (msg.black, msg.gold)]
+            if msg.online:
+                mine = None if msg.seat is None else SIDE_LETTERS.index(msg.seat)
+                owners = [o if side == mine else None for side, o in enumerate(owners)]
+            row.black_player, row.gold_player = owners
         if msg.clock is not None:
             row.clock_initial = None if msg.clock.days else msg.clock.initial
             row.clock_increment = None if msg.clock.days else msg.clock.increment
@@ -358,8 +380,9 @@ class Hub:
         self._evict(game)  # kept in memory only while someone is there (or it thinks)
         return game, tokens
 
-    def create_from_record(self, rec: Record) -> tuple[Game, dict[str, str]]:
-        """Store an uploaded record as a local (hotseat) game that can go on."""
+    def create_from_record(self, rec: Record, player: str | None = None) -> tuple[Game, dict[str, str]]:
+        """Store an uploaded record as a local (hotseat) game that can go on
+        (both seats the uploading player's)."""
         match = rec.match
         tokens: list[str] = []
         for i, rnd in enumerate(match.rounds):
@@ -376,9 +399,13 @@ class Hub:
             gold_name=rec.headers.get("Gold", "")[:40],
             black_token=token,
             gold_token=token,
+            black_player=player,
+            gold_player=player,
         )
         game = Game.build(row, tokens)  # replays through the rules before storing
         row.state = game.match.state
+        act = game.to_act()
+        row.to_act = None if act is None else SIDE_LETTERS[act]
         row.black_points, row.gold_points = game.match.points
         row.actions = len(tokens)
         self._store_new(row, tokens)
@@ -415,10 +442,17 @@ class Hub:
     # -- connections --------------------------------------------------------------
 
     async def join(self, conn: Conn, msg: JoinMsg) -> None:
-        """Attach a connection to a game, as the seats its token holds.
+        """Attach a connection to a game, holding the seats its player holds
+        and, with a token, the seat(s) the token claims (:meth:`seats_for`).
 
-        When the store cannot be read the connection gets a ``storage`` error
-        and is closed (:data:`REJOIN`): the client tries again later."""
+        A token that gives the connection nothing of what it names is not an
+        error that loses anything: the connection gets the state (with the
+        seats its player holds, if any) and then an informational error
+        (``seat_taken``, ``seat_kept``, ``bad_token``).  A client without a
+        player that names no seat of the game gets ``bad_token`` alone, as
+        before players.  When the store cannot be read the connection gets a
+        ``storage`` error and is closed (:data:`REJOIN`): the client tries
+        again later."""
         try:
             game = self.load(msg.game)
         except GameError as exc:
@@ -427,15 +461,7 @@ class Hub:
             return
         if game is None:
             raise GameError("no_game", f"join: no game {msg.game!r}")
-        seats: tuple[int, ...] = ()
-        if msg.token is not None:
-            seats = tuple(
-                s
-                for s, t in enumerate((game.row.black_token, game.row.gold_token))
-                if t is not None and secrets.compare_digest(t, msg.token)
-            )
-            if not seats:
-                raise GameError("bad_token", "join: this token holds no seat of this game")
+        seats, note = self.seats_for(game, conn, msg.token)
         game = self._cache(game)  # no await since load: still the same game
         if conn.game is game:
             game.conns.discard(conn)  # joining again: the join's own frame says it all
@@ -447,6 +473,79 @@ class Hub:
             await self.broadcast(game)  # the others see the seat come online
         else:
             await self.send_state(game, conn)
+        if note is not None:
+            await self.error(conn, *note)
+
+    def seats_for(
+        self, game: Game, conn: Conn, token: str | None
+    ) -> tuple[tuple[int, ...], tuple[str, str] | None]:
+        """The seats a joining connection holds, and the informational error
+        to send after the state (``None``: all went as asked).
+
+        - The seats its player holds, in any browser.
+        - With a token: the token's seat(s) when unclaimed are claimed for
+          the player (once: :meth:`Store.claim`) and held; a client without
+          a player holds them unclaimed.  A seat already the player's is
+          held.  A seat another player holds is not (``seat_taken``).  In an
+          online game, a player holding one seat never claims the other one
+          with its invite token (``seat_kept``): a link to the game never
+          moves anyone off their seat.  A token of no seat: ``bad_token``.
+        """
+        row = game.row
+        player = conn.player
+        mine = {s for s, owner in enumerate(row.owners) if player is not None and owner == player}
+        if token is None:
+            return tuple(sorted(mine)), None
+        named = {
+            s
+            for s, t in enumerate((row.black_token, row.gold_token))
+            if t is not None and secrets.compare_digest(t, token)
+        }
+        if not named:
+            if player is None:
+                raise GameError("bad_token", "join: this token holds no seat of this game")
+            return tuple(sorted(mine)), ("bad_token", "join: this token holds no seat of this game")
+        free = {s for s in named if row.owners[s] is None}
+        held = set(mine)
+        note: tuple[str, str] | None = None
+        if free and row.online and mine and not (free & mine):
+            note = ("seat_kept", "join: you hold a seat of this game already; this invite is for your opponent")
+            free = set()
+        for side in sorted(free):
+            if player is None:
+                held.add(side)  # a client without a player: held while connected, not claimed
+                continue
+            try:
+                holder = self.store.claim(row.id, side, player, conn.name if row.online else "")
+            except Exception:
+                log.exception("could not claim a seat of game %s", row.id)
+                raise GameError("storage", "join: the seat could not be claimed; try again") from None
+            if holder == player:
+                held.add(side)
+                if conn.name and row.online and not (row.black_name, row.gold_name)[side]:
+                    if side == 0:
+                        row.black_name = conn.name
+                    else:
+                        row.gold_name = conn.name
+            if side == 0:
+                row.black_player = holder
+            else:
+                row.gold_player = holder
+        taken = {s for s in named if row.owners[s] not in (None, player)}
+        if taken and note is None and not (named & held):
+            seat = " and ".join(("Black", "Gold")[s] for s in sorted(taken))
+            note = ("seat_taken", f"join: {seat} is another player's seat; you are "
+                    + ("watching" if not held else "on your own seat"))
+        return tuple(sorted(held)), note
+
+    def moved_games(self, old: str, new: str) -> None:
+        """The store gave every seat of player ``old`` to ``new`` (a sign-in):
+        the games in memory follow."""
+        for game in self.games.values():
+            if game.row.black_player == old:
+                game.row.black_player = new
+            if game.row.gold_player == old:
+                game.row.gold_player = new
 
     async def send_state(self, game: Game, conn: Conn) -> None:
         """Send the game's state to one connection."""
@@ -542,6 +641,7 @@ class Hub:
                 game.row.id, seq, token, state=game.state,
                 points=(game.match.points[0], game.match.points[1]),
                 clock=game.clock, ended=None if game.ended is None else game.ended[0],
+                to_act=game.to_act_letter(),
             )
         except Exception:
             log.exception("could not store action %d of game %s", seq, game.row.id)

@@ -149,6 +149,9 @@ class CreateMsg:
     gold_name: str = ""
     delay: float = 0.0
     clock: TimeControl | None = None
+    #: in an online game, the creator's seat (``b``/``g``): it is bound to the
+    #: creating player at once, the other one waits for the invite's claim
+    seat: str | None = None
 
 
 @dataclass(frozen=True)
@@ -197,7 +200,7 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
     """Read the fields of a game-creation request (a JSON object).
 
     >>> parse_create({"black": "human", "gold": "club", "target": 3})
-    CreateMsg(black='human', gold='club', target=3, series=False, online=False, black_name='', gold_name='', delay=0.0, clock=None)
+    CreateMsg(black='human', gold='club', target=3, series=False, online=False, black_name='', gold_name='', delay=0.0, clock=None, seat=None)
     """
     what = "create"
     black = _get(obj, "black", str, what, "human")
@@ -230,7 +233,13 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
         clock = parse_control(obj.get("clock"))
     except ValueError as exc:
         raise ProtocolError(f"{what}: {exc}") from None
-    return CreateMsg(black, gold, target, series, online, names[0], names[1], delay, clock)
+    mine: str | None = _get(obj, "seat", str, what, None) if obj.get("seat") is not None else None
+    if mine is not None:
+        if mine not in SIDE_LETTERS:
+            raise ProtocolError(f"{what}: expected seat 'b' or 'g', found {mine!r}")
+        if (black, gold)[SIDE_LETTERS.index(mine)] != "human":
+            raise ProtocolError(f"{what}: the seat {mine!r} is the computer's")
+    return CreateMsg(black, gold, target, series, online, names[0], names[1], delay, clock, mine)
 
 
 def parse(frame: str | bytes) -> Message:

@@ -35,6 +35,7 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,8 +93,41 @@ games = sa.Table(
     sa.Column("clock_deadline", sa.BigInteger, nullable=True),
     # how a match ended before its points decided it: resignation, time, abort
     sa.Column("ended", sa.String(20), nullable=True),
+    # the players holding the seats (revision 0003): null while a seat is
+    # unclaimed (its token is then the one-time claim), and whose action the
+    # game waits for ("b"/"g"; null when over, or not known for a game
+    # stored before revision 0003)
+    sa.Column("black_player", sa.String(40), nullable=True),
+    sa.Column("gold_player", sa.String(40), nullable=True),
+    sa.Column("to_act", sa.String(1), nullable=True),
     sa.Index("games_updated", "updated"),
     sa.Index("games_clock_deadline", "clock_deadline"),
+    sa.Index("games_black_player", "black_player"),
+    sa.Index("games_gold_player", "gold_player"),
+)
+
+#: Players (revision 0003): anonymous (a browser's cookie names one) or with
+#: an account (``account``: the sign-in name in lower case, unique; an
+#: argon2id hash of the password).  See :mod:`kamisado.web.players`.
+players = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+    sa.Column("name", sa.String(40), nullable=False),
+    sa.Column("account", sa.String(30), nullable=True),
+    sa.Column("password_hash", sa.String(200), nullable=True),
+    sa.Index("players_account", "account", unique=True),
+)
+
+#: Server settings by name (revision 0003): ``session_secret``, the key
+#: that signs the players' cookies when none is given.
+settings = sa.Table(
+    "settings",
+    metadata,
+    sa.Column("name", sa.String(40), primary_key=True),
+    sa.Column("value", sa.String(200), nullable=False),
 )
 
 actions = sa.Table(
@@ -125,6 +159,7 @@ _UPDATE_GAME = (
         clock_since=sa.bindparam("clock_since"),
         clock_deadline=sa.bindparam("clock_deadline"),
         ended=sa.bindparam("ended"),
+        to_act=sa.bindparam("to_act"),
     )
 )
 
@@ -170,6 +205,14 @@ class GameRow:
     clock_since: int | None = None
     clock_deadline: int | None = None
     ended: str | None = None
+    black_player: str | None = None
+    gold_player: str | None = None
+    to_act: str | None = None
+
+    @property
+    def owners(self) -> tuple[str | None, str | None]:
+        """The players holding each seat (``None``: unclaimed, or a computer)."""
+        return (self.black_player, self.gold_player)
 
     @property
     def control(self) -> TimeControl | None:
@@ -324,6 +367,7 @@ class Store:
         points: tuple[int, int],
         clock: ClockState | None = None,
         ended: str | None = None,
+        to_act: str | None = None,
     ) -> None:
         """Store action ``seq`` of a game and the state it reached, in one
         committed transaction.  ``seq`` must be the game's next one (its
@@ -350,6 +394,7 @@ class Store:
                     "clock_since": None if clock is None else clock.since,
                     "clock_deadline": None if clock is None else clock.deadline(),
                     "ended": ended,
+                    "to_act": to_act,
                 },
             )
             if updated.rowcount != 1:
@@ -388,6 +433,72 @@ class Store:
                 .order_by(games.c.clock_deadline)
                 .limit(limit)
             ).scalars())
+
+    def claim(self, game_id: str, side: int, player: str, name: str = "") -> str | None:
+        """Bind an unclaimed seat (``side`` 0 Black, 1 Gold) to ``player``, at
+        most once: the row is updated only while the seat has no player, so
+        of two claims at once one wins.  ``name``, when given, becomes the
+        seat's name if it has none.  Returns the seat's player afterwards
+        (``player`` when the claim won, else whoever holds it)."""
+        column = ("black_player", "gold_player")[side]
+        seat_name = ("black_name", "gold_name")[side]
+        col = games.c[column]
+        values: dict[str, Any] = {column: player}
+        if name:
+            values[seat_name] = sa.case((games.c[seat_name] == "", name), else_=games.c[seat_name])
+        with self.engine.begin() as conn:
+            conn.execute(games.update().where(games.c.id == game_id, col.is_(None)).values(**values))
+            holder: str | None = conn.execute(
+                sa.select(col).where(games.c.id == game_id)
+            ).scalar()
+            return holder
+
+    def games_of(self, player: str, limit: int = 200) -> list[GameRow]:
+        """The games a player holds a seat of, most recently updated first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                games.select()
+                .where(sa.or_(games.c.black_player == player, games.c.gold_player == player))
+                .order_by(games.c.updated.desc())
+                .limit(limit)
+            ).mappings()
+            return [GameRow(**dict(r)) for r in rows]
+
+    def live(self, limit: int = 50) -> list[GameRow]:
+        """Ongoing games (not over), most recently updated first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                games.select()
+                .where(games.c.state != "over")
+                .order_by(games.c.updated.desc())
+                .limit(limit)
+            ).mappings()
+            return [GameRow(**dict(r)) for r in rows]
+
+    def move_games(self, old: str, new: str) -> int:
+        """Give every seat ``old`` holds to ``new`` (a player signing in
+        brings the games played anonymously); returns the seats moved."""
+        moved = 0
+        with self.engine.begin() as conn:
+            for col in (games.c.black_player, games.c.gold_player):
+                moved += conn.execute(
+                    games.update().where(col == old).values({col.name: new})
+                ).rowcount
+        return moved
+
+    def setting(self, name: str, make: Callable[[], str]) -> str:
+        """A stored setting; made by ``make`` and stored when missing (when
+        two servers make it at once, the first stored wins)."""
+        query = sa.select(settings.c.value).where(settings.c.name == name)
+        with self.engine.connect() as conn:
+            value: str | None = conn.execute(query).scalar()
+        if value is not None:
+            return value
+        with contextlib.suppress(sa.exc.IntegrityError), self.engine.begin() as conn:
+            conn.execute(settings.insert().values(name=name, value=make()))
+        with self.engine.connect() as conn:
+            stored: str = conn.execute(query).scalar_one()
+            return stored
 
     def list(self, limit: int = 50) -> list[GameRow]:
         """The most recently updated games, newest first."""
