@@ -11,9 +11,12 @@ import argparse
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from kamisado.core import KamisadoError, MalformedError, Move, Position
+
+if TYPE_CHECKING:
+    from kamisado.record import Record
 
 __all__ = ["PERFT_MAX_DEPTH", "Parser", "int_between", "main", "positive_number"]
 
@@ -239,15 +242,23 @@ def _write_pictures(args: argparse.Namespace, pos: Position) -> int:
     return 0
 
 
-def cmd_gif(args: argparse.Namespace) -> int:
+def _load_record(path: str) -> Record | int:
+    """The match record at ``path``, or the exit status after saying why it
+    cannot be read."""
     from kamisado import record
 
     try:
-        rec = record.load(args.record)
+        return record.load(path)
     except OSError as e:
-        return _die(f"cannot read {args.record}: {e.strerror}")
+        return _die(f"cannot read {path}: {e.strerror}")
     except KamisadoError as e:
-        return _die(f"{args.record}: {e}")
+        return _die(f"{path}: {e}")
+
+
+def cmd_gif(args: argparse.Namespace) -> int:
+    rec = _load_record(args.record)
+    if isinstance(rec, int):
+        return rec
     try:
         from kamisado import gif
     except ImportError as e:  # pragma: no cover - Pillow missing
@@ -265,12 +276,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     from kamisado import record
     from kamisado.render import render
 
-    try:
-        rec = record.load(args.record)
-    except OSError as e:
-        return _die(f"cannot read {args.record}: {e.strerror}")
-    except KamisadoError as e:
-        return _die(f"{args.record}: {e}")
+    rec = _load_record(args.record)
+    if isinstance(rec, int):
+        return rec
     colour = _use_colour(args.colour)
     for step in record.replay(rec):
         if step.ply == 0:
