@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -38,6 +39,14 @@ from kamisado import record as records
 from kamisado.core import KamisadoError, Move, Position
 from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
+from kamisado.web.guard import (
+    Guard,
+    Limit,
+    RateLimiter,
+    client_key,
+    limits_from_env,
+    refusal,
+)
 from kamisado.web.messages import (
     LEVEL_NAMES,
     AbortMsg,
@@ -72,6 +81,9 @@ LANGUAGES = ("en", "de", "hu")
 MAX_RECORD_BODY = 1 << 20
 MAX_JSON_BODY = 64 << 10
 GC_FREEZE_S = 5.0
+#: Analysis jobs waiting for a slot, per slot, before /api/analyse and
+#: /api/reply answer 503 (busy) instead of queueing more.
+ANALYSIS_QUEUE = 4
 GC_FULL_S = 600.0
 
 
@@ -174,8 +186,8 @@ def lifespan(
     async def run(app: Starlette) -> AsyncIterator[None]:
         store = db if isinstance(db, Store) else Store(db)
         factory: Callable[[], Executor] | None = None
-        if workers != 0:
-            n = workers or max(1, os.cpu_count() or 1)
+        n = 0 if workers == 0 else workers or max(1, os.cpu_count() or 1)
+        if n:
 
             def factory() -> Executor:
                 # the workers end when the server does, even on kill -9 (issue 10)
@@ -186,7 +198,9 @@ def lifespan(
                     initargs=(os.getpid(),),
                 )
 
-        hub = app.state.hub = Hub(store, factory)
+        hub = app.state.hub = ServerHub(store, factory)
+        # analysis never takes the last worker: computer moves always have one
+        app.state.analysis = AnalysisSlots(max(1, n - 1))
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
         try:
@@ -200,6 +214,41 @@ def lifespan(
             store.close()
 
     return run
+
+
+class ServerHub(Hub):
+    """The hub, with a computer that thinks only while someone is there: a
+    game's computer is started (:meth:`Hub._kick`) only while a connection
+    is on the game, or as a join puts the game in memory, so a
+    computer-against-computer game nobody watches pauses after the move it
+    is thinking about, and goes on when someone joins; a new game waits
+    for its first connection.
+
+    A hook until games.py does it itself (``Hub._kick`` returns early when
+    ``not game.conns``; ``Hub.join`` kicks after adding the connection, and
+    ``Hub._cache`` no longer kicks)."""
+
+    _caching: Game | None = None
+    _creating = False
+
+    def _kick(self, game: Game) -> None:
+        if game.conns or game is self._caching:
+            super()._kick(game)
+
+    def _cache(self, game: Game) -> Game:
+        # join's cache, synchronous: the computer starts before the join's frame
+        self._caching = None if self._creating else game
+        try:
+            return super()._cache(game)
+        finally:
+            self._caching = None
+
+    def create(self, msg: CreateMsg, *args: Any, **kwargs: Any) -> tuple[Game, dict[str, str]]:
+        self._creating = True
+        try:
+            return super().create(msg, *args, **kwargs)
+        finally:
+            self._creating = False
 
 
 def hub_of(conn: Request | WebSocket) -> Hub:
@@ -415,7 +464,9 @@ async def analyse(request: Request) -> Response:
         ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
     except ValueError:
         return _bad("expected ms to be a number")
-    result = await hub.run_in_pool(worker.analyse, pos.kpn(), ms)
+    result = await in_analysis_slot(request, worker.analyse, pos.kpn(), ms)
+    if isinstance(result, Response):
+        return result
     if result.get("best"):
         # the best move's move-list entries, as the page words them
         result["best_entries"] = move_view(pos, Move.from_str(result["best"]))["entries"]
@@ -431,7 +482,45 @@ async def reply(request: Request) -> Response:
     hub = hub_of(request)
     if hub.pool is None:
         return _bad("no engine in this server", 503)
-    return JSONResponse({"move": await hub.run_in_pool(worker.solver_reply, pos.kpn())})
+    move = await in_analysis_slot(request, worker.solver_reply, pos.kpn())
+    if isinstance(move, Response):
+        return move
+    return JSONResponse({"move": move})
+
+
+class AnalysisSlots:
+    """At most ``slots`` analysis jobs (/api/analyse, /api/reply) in the
+    process pool at once, one fewer than its workers, so a computer
+    opponent's move never waits behind them; at most ``ANALYSIS_QUEUE``
+    jobs a slot wait, more are refused (busy)."""
+
+    def __init__(self, slots: int) -> None:
+        self.slots = slots
+        self.semaphore = asyncio.Semaphore(slots)
+        self.waiting = 0
+
+    def busy(self) -> bool:
+        return self.semaphore.locked() and self.waiting >= ANALYSIS_QUEUE * self.slots
+
+
+async def in_analysis_slot(request: Request, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` in the pool once an analysis slot is free, or 503 when too many wait."""
+    slots: AnalysisSlots = request.app.state.analysis
+    if slots.busy():
+        return JSONResponse(
+            {"error": "the engine is busy with analysis; try again in a few seconds"},
+            status_code=503,
+            headers={"Retry-After": "5"},
+        )
+    slots.waiting += 1
+    try:
+        await slots.semaphore.acquire()
+    finally:
+        slots.waiting -= 1
+    try:
+        return await hub_of(request).run_in_pool(fn, *args)
+    finally:
+        slots.semaphore.release()
 
 
 def lang_arg(request: Request) -> str:
@@ -451,17 +540,38 @@ async def puzzles(request: Request) -> Response:
 # -- the websocket ---------------------------------------------------------------
 
 
+#: The close code for a connection that floods far past its frame limit.
+POLICY_VIOLATION = 1008
+
+
 async def ws_endpoint(ws: WebSocket) -> None:
     """One page's websocket: each frame read by :func:`parse` and handed to
-    the hub; a refused frame gets an error frame and the connection stays."""
+    the hub; a refused frame gets an error frame and the connection stays.
+
+    Frames are limited per connection (``frame``): one over the limit gets
+    a ``rate_limited`` error and is dropped; a connection that sends ten
+    times as many (``flood``) is closed (1008).  A create frame also takes
+    from the address's ``create`` limit, as POST /api/games does."""
     await ws.accept()
     hub = hub_of(ws)
+    limiter: RateLimiter = ws.app.state.limiter
+    frames, flood = limiter.bucket("frame"), limiter.bucket("flood")
     conn = Conn(ws.send_text, ws.close)
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            now = limiter.clock()
+            if flood is not None and flood.take(now):
+                log.warning("closing a websocket from %s: frame flood", client_key(ws.scope))
+                await hub.error(conn, "rate_limited", "too many websocket frames: the connection is closed")
+                await ws.close(POLICY_VIOLATION, "too many frames")
+                break
+            wait = 0.0 if frames is None else frames.take(now)
+            if frames is not None and wait:
+                await hub.error(conn, "rate_limited", refusal(frames.limit, wait)[0] + "; the frame was dropped")
+                continue
             frame = message.get("text")
             if frame is None:
                 frame = message.get("bytes") or b""
@@ -476,6 +586,10 @@ async def ws_endpoint(ws: WebSocket) -> None:
                 elif isinstance(msg, PingMsg):
                     await ws.send_text(PongFrame().to_json())
                 elif isinstance(msg, CreateMsg):
+                    wait = limiter.take("create", client_key(ws.scope))
+                    if wait:
+                        await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
+                        continue
                     game, tokens = hub.create(msg)
                     await ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
             except (ProtocolError, GameError) as exc:
@@ -509,12 +623,32 @@ ROUTES = [
 ]
 
 
-def create_app(db: str | Store, workers: int | None = None) -> Starlette:
+def create_app(
+    db: str | Store,
+    workers: int | None = None,
+    *,
+    limits: dict[str, Limit] | RateLimiter | None = None,
+    allow_origins: tuple[str, ...] = (),
+) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
 
     ``workers`` is the size of the process pool for computer moves and
     analysis (default: the number of CPUs; 0: no computer at all, for tests
     of the protocol alone).  The hub is in ``app.state.hub`` while it runs.
+
+    ``limits``: the rate limits (default :data:`kamisado.web.guard.LIMITS`,
+    none when ``KAMISADO_WEB_LIMITS=off``), or a :class:`RateLimiter` to
+    use (tests give one with their own clock); ``allow_origins``: origins
+    besides the site's own that may post and open the websocket.
     """
-    return Starlette(routes=ROUTES, lifespan=lifespan(db, workers))
+    limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
+        limits_from_env() if limits is None else limits
+    )
+    app = Starlette(
+        routes=ROUTES,
+        lifespan=lifespan(db, workers),
+        middleware=[Middleware(Guard, limiter=limiter, allow_origins=allow_origins)],
+    )
+    app.state.limiter = limiter
+    return app

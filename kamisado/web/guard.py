@@ -1,0 +1,404 @@
+"""Limits and security for ``kamisado web``: rate limits, the Origin rule
+and the security headers (docs/web.md, "Limits and security headers").
+
+The rate limiter is a set of token buckets, one for each (what, key): a
+bucket holds at most ``burst`` tokens, refills at ``rate`` tokens a second,
+and each request takes one.  It is pure: the clock is passed in.
+
+>>> now = [0.0]
+>>> limiter = RateLimiter({"create": Limit("create", 1 / 6, 2, "games created")}, lambda: now[0])
+>>> [limiter.take("create", "addr:1.2.3.4") for _ in range(3)]
+[0.0, 0.0, 6.0]
+>>> limiter.take("create", "addr:5.6.7.8")  # another address is not slowed
+0.0
+>>> now[0] = 6.0
+>>> limiter.take("create", "addr:1.2.3.4"), limiter.take("create", "addr:1.2.3.4")
+(0.0, 6.0)
+>>> limiter.take("unlimited", "addr:1.2.3.4")  # a name without a limit
+0.0
+
+The key says who is asking: today the client's address (an IPv6 address
+by its /64 network, what one host is usually given); once players sign
+in, their id (``client_key(scope, player=...)``), so a player is limited
+the same wherever they connect from.
+
+>>> client_key({"client": ("203.0.113.9", 5000)})
+'addr:203.0.113.9'
+>>> client_key({"client": ("2001:db8:1:2:3:4:5:6", 5000)})
+'addr:2001:db8:1:2::/64'
+>>> client_key({"client": ("203.0.113.9", 5000)}, player="p42")
+'player:p42'
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import os
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = [
+    "ENV_LIMITS",
+    "LIMITS",
+    "ROUTE_LIMITS",
+    "SECURITY_HEADERS",
+    "Bucket",
+    "Guard",
+    "Limit",
+    "RateLimiter",
+    "client_key",
+    "limits_from_env",
+    "refusal",
+    "same_origin",
+]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Limit:
+    """``burst`` requests at once, then ``rate`` a second; ``what`` names
+    what is limited in the error message ("games created")."""
+
+    name: str
+    rate: float
+    burst: int
+    what: str
+
+    def describe(self) -> str:
+        """The limit in words.
+
+        >>> Limit("create", 10 / 60, 20, "games created").describe()
+        'at most 20 at once, then 10 a minute'
+        >>> Limit("frame", 30, 60, "frames").describe()
+        'at most 60 at once, then 30 a second'
+        """
+        per_minute = self.rate * 60
+        if self.rate < 1:
+            return f"at most {self.burst} at once, then {per_minute:g} a minute"
+        return f"at most {self.burst} at once, then {self.rate:g} a second"
+
+
+#: The limits, by name (docs/web.md has the table).  ``create``: new games
+#: (POST /api/games and the websocket's create frame), per address;
+#: ``record``: record uploads (POST /api/records), per address;
+#: ``analysis``: /api/analyse and /api/reply (each runs the engine), per
+#: address; ``position``: /api/position (no search, cheap), per address;
+#: ``frame``: websocket frames, per connection (a refused frame gets a
+#: ``rate_limited`` error and is dropped); ``flood``: every frame, refused
+#: or not, per connection, ten times the frame limit: a connection that
+#: empties it is closed (1008).
+LIMITS: dict[str, Limit] = {
+    lim.name: lim
+    for lim in (
+        Limit("create", 10 / 60, 20, "games created"),
+        Limit("record", 10 / 60, 10, "records uploaded"),
+        Limit("analysis", 2.0, 10, "analysis requests"),
+        Limit("position", 20.0, 40, "position requests"),
+        Limit("frame", 30.0, 60, "websocket frames"),
+        Limit("flood", 300.0, 600, "websocket frames"),
+    )
+}
+
+#: Which HTTP requests take from which limit: (method, path) -> name.
+ROUTE_LIMITS: dict[tuple[str, str], str] = {
+    ("POST", "/api/games"): "create",
+    ("POST", "/api/records"): "record",
+    ("GET", "/api/analyse"): "analysis",
+    ("GET", "/api/reply"): "analysis",
+    ("GET", "/api/position"): "position",
+}
+
+#: Set to ``off`` to run without rate limits (a load test from one address).
+ENV_LIMITS = "KAMISADO_WEB_LIMITS"
+
+
+def limits_from_env(env: Mapping[str, str] | None = None) -> dict[str, Limit]:
+    """:data:`LIMITS`, or none at all when ``KAMISADO_WEB_LIMITS=off``.
+
+    >>> sorted(limits_from_env({})) == sorted(LIMITS)
+    True
+    >>> limits_from_env({"KAMISADO_WEB_LIMITS": "off"})
+    {}
+    """
+    env = os.environ if env is None else env
+    return {} if env.get(ENV_LIMITS, "").lower() in ("off", "0", "no") else dict(LIMITS)
+
+
+class Bucket:
+    """One token bucket: full at first, ``take`` returns 0.0 and takes a
+    token, or the seconds until one is there (and takes nothing).
+
+    >>> b = Bucket(Limit("frame", 2.0, 2, "frames"), 0.0)
+    >>> b.take(0.0), b.take(0.0), b.take(0.0), b.take(0.5), b.take(0.5)
+    (0.0, 0.0, 0.5, 0.0, 0.5)
+    """
+
+    __slots__ = ("limit", "stamp", "tokens")
+
+    def __init__(self, limit: Limit, now: float) -> None:
+        self.limit = limit
+        self.tokens = float(limit.burst)
+        self.stamp = now
+
+    def _refill(self, now: float) -> None:
+        if now > self.stamp:
+            self.tokens = min(float(self.limit.burst), self.tokens + (now - self.stamp) * self.limit.rate)
+            self.stamp = now
+
+    def take(self, now: float) -> float:
+        self._refill(now)
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.limit.rate
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket is full again (then it is as good as new)."""
+        return self.tokens + max(0.0, now - self.stamp) * self.limit.rate >= self.limit.burst
+
+
+class RateLimiter:
+    """Token buckets by (limit name, key); a name with no limit is never refused.
+
+    The state stays bounded: buckets that have filled up again (their key
+    has been idle) are forgotten, the least recently used first, and never
+    more than ``max_keys`` are kept (the oldest go; that key starts afresh).
+
+    >>> now = [0.0]
+    >>> rl = RateLimiter({"a": Limit("a", 1.0, 1, "a")}, lambda: now[0], max_keys=2)
+    >>> [rl.take("a", k) for k in "xyz"], len(rl)
+    ([0.0, 0.0, 0.0], 2)
+    >>> now[0] = 5.0
+    >>> rl.take("a", "w"), len(rl)  # the idle ones are forgotten
+    (0.0, 1)
+    """
+
+    def __init__(
+        self,
+        limits: Mapping[str, Limit],
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = 100_000,
+    ) -> None:
+        self.limits = dict(limits)
+        self.clock = clock
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[tuple[str, str], Bucket] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def take(self, name: str, key: str) -> float:
+        """0.0 when allowed (one token taken), else the seconds to wait."""
+        limit = self.limits.get(name)
+        if limit is None:
+            return 0.0
+        now = self.clock()
+        self._prune(now)
+        bucket = self._buckets.get((name, key))
+        if bucket is None:
+            bucket = self._buckets[(name, key)] = Bucket(limit, now)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end((name, key))
+        return bucket.take(now)
+
+    def bucket(self, name: str) -> Bucket | None:
+        """A fresh bucket for limit ``name`` (one connection's), or None."""
+        limit = self.limits.get(name)
+        return None if limit is None else Bucket(limit, self.clock())
+
+    def _prune(self, now: float, most: int = 8) -> None:
+        # the least recently used come first: forget those that are full again
+        for _ in range(most):
+            if not self._buckets:
+                return
+            key, oldest = next(iter(self._buckets.items()))
+            if not oldest.full(now):
+                return
+            del self._buckets[key]
+
+
+def client_key(scope: Mapping[str, Any], player: str | None = None) -> str:
+    """Who is asking, for the limits: ``player:ID`` once players exist,
+    else ``addr:ADDRESS`` (IPv6 by its /64 network)."""
+    if player:
+        return f"player:{player}"
+    client = scope.get("client")
+    host = str(client[0]) if client else "unknown"
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return f"addr:{host}"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return f"addr:{ip.ipv4_mapped}"
+        return f"addr:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
+    return f"addr:{ip}"
+
+
+def refusal(limit: Limit, wait: float) -> tuple[str, int]:
+    """The error message for a refused request, and the whole seconds to wait.
+
+    >>> refusal(LIMITS["create"], 4.2)
+    ('too many games created: at most 20 at once, then 10 a minute; try again in 5 s', 5)
+    """
+    seconds = max(1, math.ceil(wait))
+    return f"too many {limit.what}: {limit.describe()}; try again in {seconds} s", seconds
+
+
+_DEFAULT_PORTS = {"http": 80, "ws": 80, "https": 443, "wss": 443}
+
+
+def _host_port(netloc: str, scheme: str) -> tuple[str, int | None]:
+    parts = urlsplit(f"//{netloc}")
+    try:
+        port = parts.port
+    except ValueError:
+        return "", None
+    return (parts.hostname or "").lower(), port or _DEFAULT_PORTS.get(scheme)
+
+
+def same_origin(origin: str, host: str, scheme: str = "http", allow: Iterable[str] = ()) -> bool:
+    """Whether an ``Origin`` header names the site itself: its host and port
+    are the request's ``Host`` (the scheme may differ: a TLS proxy in front
+    speaks https to the browser and http to us), or it is in ``allow``.
+
+    >>> same_origin("http://localhost:8000", "localhost:8000")
+    True
+    >>> same_origin("https://kamisado.example", "kamisado.example", "https")
+    True
+    >>> same_origin("https://kamisado.example", "kamisado.example:443", "http")
+    True
+    >>> same_origin("http://evil.example", "localhost:8000")
+    False
+    >>> same_origin("null", "localhost:8000")
+    False
+    >>> same_origin("https://app.example", "localhost:8000", allow=["https://app.example"])
+    True
+    """
+    origin = origin.strip().lower()
+    if origin in (a.strip().lower().rstrip("/") for a in allow):
+        return True
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return False
+    o_host, o_port = _host_port(parts.netloc, parts.scheme)
+    h_host, h_port = _host_port(host.strip(), "https" if parts.scheme == "https" else scheme)
+    if h_port is None:
+        h_port = o_port
+    return bool(o_host) and (o_host, o_port) == (h_host, h_port)
+
+
+#: On every HTTP response.  The page's only inline script is a JSON data
+#: block (not run, so not blocked); it sets element styles from its modules
+#: (allowed: CSP's style-src covers style attributes and elements only).
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
+        b"form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+)
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _header(scope: Mapping[str, Any], name: bytes) -> str | None:
+    for k, v in scope.get("headers", ()):
+        if k.lower() == name:
+            return bytes(v).decode("latin-1")
+    return None
+
+
+async def _json(send: Send, status: int, body: dict[str, Any], extra: Iterable[tuple[bytes, bytes]] = ()) -> None:
+    data = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                *extra,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": data})
+
+
+class Guard:
+    """ASGI middleware: the security headers on every HTTP response, the
+    Origin rule for the websocket and every state-changing request, and
+    the per-address HTTP limits (:data:`ROUTE_LIMITS`).
+
+    A request with an ``Origin`` that is not the site's is refused: 403
+    (HTTP) or closed before it is accepted (websocket; the server answers
+    403).  One without ``Origin`` is not from a browser's page (browsers
+    send it on every POST and websocket) and is allowed, unless its
+    ``Sec-Fetch-Site`` says it comes from another site.
+    """
+
+    def __init__(self, app: ASGIApp, limiter: RateLimiter, allow_origins: Iterable[str] = ()) -> None:
+        self.app = app
+        self.limiter = limiter
+        self.allow_origins = tuple(allow_origins)
+
+    def origin_ok(self, scope: Scope) -> bool:
+        origin = _header(scope, b"origin")
+        if origin is None:
+            return _header(scope, b"sec-fetch-site") in (None, "same-origin", "none")
+        scheme = "https" if scope.get("scheme") in ("https", "wss") else "http"
+        return same_origin(origin, _header(scope, b"host") or "", scheme, self.allow_origins)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "websocket":
+            if not self.origin_ok(scope):
+                await receive()  # websocket.connect
+                await send({"type": "websocket.close", "code": 1008, "reason": "foreign origin"})
+                return
+            await self.app(scope, receive, send)
+            return
+        if kind != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {bytes(k).lower() for k, _ in headers}
+                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                message["headers"] = headers
+            await send(message)
+
+        method = scope.get("method", "GET")
+        if method not in _SAFE_METHODS and not self.origin_ok(scope):
+            await _json(send_with_headers, 403, {"error": "refused: the request comes from another site (Origin)"})
+            return
+        name = ROUTE_LIMITS.get((method, scope.get("path", "")))
+        if name is not None:
+            wait = self.limiter.take(name, client_key(scope))
+            if wait:
+                message, seconds = refusal(self.limiter.limits[name], wait)
+                await _json(
+                    send_with_headers, 429, {"error": message, "limit": name, "retry_after": seconds},
+                    [(b"retry-after", str(seconds).encode())],
+                )
+                return
+        await self.app(scope, receive, send_with_headers)
