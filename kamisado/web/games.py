@@ -439,6 +439,70 @@ class Hub:
             self._kick(game)
         return cached
 
+    # -- lists -----------------------------------------------------------------------
+
+    @staticmethod
+    def summary(row: GameRow) -> dict[str, Any]:
+        """A game as the lists show it: no token, no player id."""
+        return {
+            "id": row.id,
+            "created": row.created,
+            "updated": row.updated,
+            "target": row.target,
+            "series": row.series,
+            "black": row.black,
+            "gold": row.gold,
+            "black_name": row.black_name,
+            "gold_name": row.gold_name,
+            "online": row.online,
+            "state": row.state,
+            "points": [row.black_points, row.gold_points],
+            "actions": row.actions,
+            "to_act": row.to_act if row.state != OVER else None,
+            "ended": row.ended,
+            "watch": f"/#/game/{row.id}",
+        }
+
+    def my_games(self, player: str, limit: int = 200) -> list[dict[str, Any]]:
+        """A player's games (``GET /api/games``): the games waiting for the
+        player first, then the other ongoing ones, then the finished ones,
+        each group most recently played first.  Each says the seats the
+        player holds (``you``) and, for an online game whose other seat is
+        still unclaimed, its invite (``{"seat", "token", "link"}``): only its
+        players ever see it."""
+        out: list[tuple[int, dict[str, Any]]] = []
+        for row in self.store.games_of(player, limit):
+            cached = self.games.get(row.id)
+            if cached is not None:
+                row = cached.row if cached.row.updated >= row.updated else row
+            you = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player]
+            to_act = row.to_act
+            if row.state != OVER and to_act is None:  # stored before revision 0003: replay it
+                with contextlib.suppress(Exception):
+                    game = self.load(row.id)
+                    to_act = None if game is None else game.to_act_letter()
+            item = self.summary(row)
+            item["to_act"] = to_act if row.state != OVER else None
+            item["you"] = you
+            item["my_turn"] = row.state != OVER and to_act in you
+            item["invite"] = None
+            if row.online and len(you) == 1:
+                other = 1 - SIDE_LETTERS.index(you[0])
+                token = (row.black_token, row.gold_token)[other]
+                if token is not None and row.owners[other] is None and row.state != OVER:
+                    letter = SIDE_LETTERS[other]
+                    item["invite"] = {"seat": letter, "token": token,
+                                      "link": f"/#/game/{row.id}?t={token}"}
+            group = 0 if item["my_turn"] else 1 if row.state != OVER else 2
+            out.append((group, item))
+        out.sort(key=lambda gi: (gi[0], -gi[1]["updated"]))
+        return [item for _, item in out]
+
+    def live_games(self, limit: int = 50) -> list[dict[str, Any]]:
+        """Ongoing games anyone may watch (``GET /api/games/live``): no token,
+        no player id."""
+        return [self.summary(row) for row in self.store.live(limit)]
+
     # -- connections --------------------------------------------------------------
 
     async def join(self, conn: Conn, msg: JoinMsg) -> None:

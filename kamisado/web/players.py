@@ -210,6 +210,7 @@ class Players:
         """Give an anonymous player an account: it keeps its id, so it keeps
         its games.  Refused (409) when the name is taken or the player has
         an account already."""
+        typed = account
         account = check_account(account)
         password = check_password(password)
         display = None if name is None else check_name(name)
@@ -223,7 +224,7 @@ class Players:
                     raise PlayerError(f"already signed in as {player.account}; sign out first", 409)
                 values: dict[str, Any] = {"account": account, "password_hash": hashed}
                 if display is not None or not player.name:
-                    values["name"] = display or account
+                    values["name"] = display or typed
                 done = conn.execute(
                     players.update()
                     .where(players.c.id == player_id, players.c.account.is_(None))
@@ -289,14 +290,12 @@ class SessionKeys:
     (:func:`session_secret`): the middleware exists before the database is
     open, so it reads the signer from here."""
 
-    def __init__(self, secret: str | None = None) -> None:
-        self.secret = secret
+    def __init__(self, given: str | None = None) -> None:
+        self.given = given  # --secret
         self.signer: itsdangerous.TimestampSigner | None = None
-        if secret:
-            self.set(secret)
 
     def set(self, secret: str) -> None:
-        self.secret = secret
+        """Sign with ``secret`` from now on."""
         self.signer = itsdangerous.TimestampSigner(secret)
 
 
