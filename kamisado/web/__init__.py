@@ -106,6 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--workers", type=int, default=None, help="processes for computer moves (default: CPUs)"
     )
+    parser.add_argument(
+        "--secret", default=None, metavar="KEY",
+        help="the key that signs the players' cookies (default: KAMISADO_SECRET, else one"
+        " generated once and kept in the database)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"expected a port 0-65535, found {args.port}")
@@ -131,7 +136,7 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     config = uvicorn.Config(
-        create_app(db, workers=args.workers),
+        create_app(db, workers=args.workers, secret=args.secret),
         host=args.host,
         port=args.port,
         log_level="warning",

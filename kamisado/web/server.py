@@ -66,6 +66,14 @@ from kamisado.web.messages import (
     position_view,
     rounds_view,
 )
+from kamisado.web.players import ROUTES as PLAYER_ROUTES
+from kamisado.web.players import (
+    Players,
+    PlayerSession,
+    SessionKeys,
+    player_of,
+    session_secret,
+)
 from kamisado.web.storage import Store
 
 __all__ = ["STATIC", "create_app"]
@@ -202,6 +210,10 @@ def lifespan(
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
+        # the players: the cookie's key (given, or kept in the database) and the accounts
+        app.state.players = Players(store.engine)
+        keys: SessionKeys = app.state.session_keys
+        keys.set(session_secret(keys.given, store))
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
         try:
             yield
@@ -261,6 +273,11 @@ def hub_of(conn: Request | WebSocket) -> Hub:
 
 
 async def index(request: Request) -> Response:
+    # the first visit: the browser is given a player (the cookie)
+    try:
+        player_of(request, create=True)
+    except Exception:
+        log.exception("could not read or make the player of a page visit")
     # the board's colours come from the rules core, written into the page
     # for the page (static/js/board.js) to read before it draws: the page keeps no copy of them
     html = (STATIC / "index.html").read_text("utf-8").replace(
@@ -309,14 +326,30 @@ async def create_game(request: Request) -> Response:
     except (ValueError, RecursionError):
         return _bad("create: expected a JSON object")
     try:
-        game, tokens = hub_of(request).create(msg)
+        player = player_of(request)
+        game, tokens = hub_of(request).create(msg, None if player is None else player.id)
     except GameError as exc:
         return _bad(str(exc), 503)
-    return JSONResponse({"id": game.row.id, "tokens": tokens})
+    except Exception:
+        log.exception("could not read the player")
+        return _bad("the store cannot be read; try again", 503)
+    return JSONResponse({"id": game.row.id, "tokens": tokens, "you": you_of(game, player)})
+
+
+def you_of(game: Game, player: Any) -> list[str]:
+    """The seats of a game a player holds (``[]`` for a request without one)."""
+    return [] if player is None else [
+        "bg"[s] for s, owner in enumerate(game.row.owners) if owner == player.id]
 
 
 async def list_games(request: Request) -> Response:
+    # a player's own games (their turn first, then ongoing, then finished,
+    # with their invite links); a client without the cookie (a script, an
+    # old client) is no player and gets the recent games, with no token
     try:
+        player = player_of(request)
+        if player is not None:
+            return JSONResponse(hub_of(request).my_games(player.id))
         rows = hub_of(request).store.list(100)
     except Exception:
         log.exception("could not list games")
@@ -341,6 +374,15 @@ async def list_games(request: Request) -> Response:
             for r in rows
         ]
     )
+
+
+async def live_games(request: Request) -> Response:
+    # ongoing games anyone may watch: no tokens, no players
+    try:
+        return JSONResponse(hub_of(request).live_games())
+    except Exception:
+        log.exception("could not list live games")
+        return _bad("the store cannot be read; try again", 503)
 
 
 def game_or_404(request: Request) -> Game | Response:
@@ -420,10 +462,14 @@ async def upload_record(request: Request) -> Response:
     except KamisadoError as exc:
         return _bad(str(exc))
     try:
-        game, tokens = hub_of(request).create_from_record(rec)
+        player = player_of(request)
+        game, tokens = hub_of(request).create_from_record(rec, None if player is None else player.id)
     except GameError as exc:
         return _bad(str(exc), 503)
-    return JSONResponse({"id": game.row.id, "tokens": tokens})
+    except Exception:
+        log.exception("could not read the player")
+        return _bad("the store cannot be read; try again", 503)
+    return JSONResponse({"id": game.row.id, "tokens": tokens, "you": you_of(game, player)})
 
 
 def kpn_arg(request: Request) -> Position | Response:
@@ -557,6 +603,15 @@ async def ws_endpoint(ws: WebSocket) -> None:
     limiter: RateLimiter = ws.app.state.limiter
     frames, flood = limiter.bucket("frame"), limiter.bucket("flood")
     conn = Conn(ws.send_text, ws.close)
+    try:  # the player its browser is (its cookie), or none
+        player = player_of(ws)
+    except Exception:
+        log.exception("could not read the player of a websocket")
+        await hub.error(conn, "storage", "the store cannot be read; try again")
+        await ws.close(1013, "try again later")
+        return
+    if player is not None:
+        conn.player, conn.name = player.id, player.name
     try:
         while True:
             message = await ws.receive()
@@ -590,7 +645,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
                     if wait:
                         await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
                         continue
-                    game, tokens = hub.create(msg)
+                    game, tokens = hub.create(msg, conn.player)
                     await ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
             except (ProtocolError, GameError) as exc:
                 await hub.error(conn, exc.code, str(exc))
@@ -610,6 +665,7 @@ ROUTES = [
     Route("/api/engine", engine_info),
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/games", list_games),
+    Route("/api/games/live", live_games),
     Route("/api/games/{game}/record", game_record),
     Route("/api/games/{game}/steps", game_steps),
     Route("/api/records", upload_record, methods=["POST"]),
@@ -618,6 +674,7 @@ ROUTES = [
     Route("/api/reply", reply),
     Route("/api/lessons", lessons),
     Route("/api/puzzles", puzzles),
+    *PLAYER_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
@@ -629,6 +686,7 @@ def create_app(
     *,
     limits: dict[str, Limit] | RateLimiter | None = None,
     allow_origins: tuple[str, ...] = (),
+    secret: str | None = None,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -641,14 +699,23 @@ def create_app(
     none when ``KAMISADO_WEB_LIMITS=off``), or a :class:`RateLimiter` to
     use (tests give one with their own clock); ``allow_origins``: origins
     besides the site's own that may post and open the websocket.
+
+    ``secret`` signs the players' cookies (default: ``KAMISADO_SECRET``,
+    else a key generated once and kept in the database;
+    :func:`kamisado.web.players.session_secret`).
     """
+    keys = SessionKeys(secret)
     limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
         limits_from_env() if limits is None else limits
     )
     app = Starlette(
         routes=ROUTES,
         lifespan=lifespan(db, workers),
-        middleware=[Middleware(Guard, limiter=limiter, allow_origins=allow_origins)],
+        middleware=[
+            Middleware(Guard, limiter=limiter, allow_origins=allow_origins),
+            Middleware(PlayerSession, keys=keys),  # the player cookie
+        ],
     )
     app.state.limiter = limiter
+    app.state.session_keys = keys
     return app
