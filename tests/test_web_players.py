@@ -128,6 +128,12 @@ def test_a_client_without_the_cookie_is_no_player(tmp_path: Path) -> None:
         assert seats(client, g["id"], g["tokens"]["b"]) == (["b"], None)
         client.cookies.clear()
         assert seats(client, g["id"], g["tokens"]["b"]) == ([], "seat_taken")
+        # a hotseat game's shared token claims both seats at once
+        hot = client.post("/api/games", json={"target": 1}).json()
+        assert seats(client, hot["id"], hot["tokens"]["b"]) == (["b", "g"], None)
+        client.get("/")
+        assert seats(client, hot["id"], hot["tokens"]["g"]) == (["b", "g"], None)
+        assert seats(client, hot["id"]) == (["b", "g"], None)
 
 
 # -- accounts --------------------------------------------------------------------

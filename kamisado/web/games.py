@@ -471,10 +471,7 @@ class Hub:
         still unclaimed, its invite (``{"seat", "token", "link"}``): only its
         players ever see it."""
         out: list[tuple[int, dict[str, Any]]] = []
-        for row in self.store.games_of(player, limit):
-            cached = self.games.get(row.id)
-            if cached is not None:
-                row = cached.row if cached.row.updated >= row.updated else row
+        for row in self.store.games_of(player, limit):  # the store is the truth
             you = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player]
             to_act = row.to_act
             if row.state != OVER and to_act is None:  # stored before revision 0003: replay it

@@ -12,6 +12,12 @@ run when a store opens; see ``docs/web.md``):
 ``actions``
     one row an action: ``(game_id, seq)`` with ``seq`` from 0, and the
     token: a move in square form (``c1-c5``) or a fill (``left``/``right``).
+``players``
+    one row a player (:mod:`kamisado.web.players`): anonymous, or with an
+    account and an argon2id hash; a game's seats name the players holding
+    them (``black_player``, ``gold_player``; null while unclaimed).
+``settings``
+    named values: the generated key that signs the players' cookies.
 
 A game is rebuilt by replaying its actions through :class:`Match`, so the
 rules decide everything and nothing derived can disagree.  Each action is
