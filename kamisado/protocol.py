@@ -704,9 +704,12 @@ class Engine:
                 kind, text = conn.recv()
             except (EOFError, OSError):
                 self._kill_worker()
-                if self.job is not None:
+                job = self.job
+                if job is not None:
+                    # still a move (or a fill) whenever there is one: the
+                    # best so far, else a one-ply search
                     self.error("the search worker ended unexpectedly")
-                    self._finish(None)
+                    self._finish(job.answer or self._best_so_far(job))
                 return
             self._message(kind, text)
 
@@ -980,21 +983,26 @@ class Engine:
             self._finish(job.answer)
             return
         self._kill_worker()
-        if job.kind == "fill":
-            self._finish(FILLS[self.seed % 2])
-            return
-        if job.bound is not None:
+        if job.bound is not None and job.kind != "fill":
             # the depth stopped has a move proven better than the last depth's best
             self.write(job.bound)
             job.best = job.bound.split(" pv ", 1)[1].split()[0]
             job.best_line, job.after_best = job.bound, False
+        self._finish(self._best_so_far(job))
+
+    def _best_so_far(self, job: _Job) -> str | None:
+        """What to answer when the worker gives nothing more: for a fill a
+        fixed choice, for a move the best move so far, else a one-ply search
+        (instant); ``None`` only when the position has no move."""
+        if job.kind == "fill":
+            return FILLS[self.seed % 2]
         best = job.best or job.fallback
-        if best is None:  # nothing searched yet: a one-ply search is instant
+        if best is None and self.match.state == PLAYING:
             from kamisado.engine import search
 
             res = search(self.match.position, limit=Limit(depth=1))
             best = str(res.best_move) if res.best_move else None
-        self._finish(best)
+        return best
 
     def cmd_show(self, args: list[str]) -> None:
         """``show``: the position as ``info string`` lines (for people debugging)."""

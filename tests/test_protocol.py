@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -621,3 +624,26 @@ def test_stop_between_root_moves_plays_the_lead() -> None:
     assert stopped(("info", done), ("info", current)) == [
         done, current, done, "bestmove b8-b2",
     ]
+
+
+def test_a_worker_that_dies_mid_search_still_gets_a_legal_move(engine: Pipe) -> None:
+    """The search runs in a worker process; if it dies (killed, out of
+    memory), the engine says so and still answers with a legal move."""
+    engine.ask("kei", answer="keiok")
+    engine.send(f"position kpn {STANDARD}", "go infinite")
+    time.sleep(0.3)
+    # the engine's children, from /proc (field 4 of /proc/PID/stat is the parent)
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == engine.proc.pid:
+                children.append(stat.parent.name)
+    assert children, "no search worker found"
+    for pid in children:
+        os.kill(int(pid), signal.SIGKILL)
+    lines = engine.until(lambda s: s.startswith("bestmove"))
+    assert any("the search worker ended unexpectedly" in s for s in lines)
+    from kamisado.core import Position
+
+    assert bestmove(lines) in {str(m) for m in Position(STANDARD).legal_moves}
