@@ -498,3 +498,22 @@ def test_games_read_over_http_or_refused_leave_nothing_in_memory(client: TestCli
         recv(ws)
         assert list(hub.games) == [ids[1]]
     assert not hub.games  # left: forgotten
+
+
+def test_the_computer_answers_a_person_who_left(tmp_path: Path) -> None:
+    """A computer facing a person finishes its move after the person left
+    (pausing is only for computer-against-computer games nobody watches)."""
+    import time
+
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=1)) as client:
+        g = new_game(client, target=1, gold="beginner")
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": g["id"], "token": g["tokens"]["b"]})
+            recv(ws)
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            assert recv(ws)["thinking"] is True
+        # nobody is connected now; an HTTP read does not wake the computer up
+        deadline = time.monotonic() + 20
+        while len(client.get(f"/api/games/{g['id']}/steps").json()["steps"]) < 3:
+            assert time.monotonic() < deadline, "the computer never answered"
+            time.sleep(0.1)

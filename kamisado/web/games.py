@@ -433,11 +433,8 @@ class Hub:
         return None if loaded is None else Game.build(*loaded)
 
     def _cache(self, game: Game) -> Game:
-        """Keep a game in memory (a connection is on it), its computer thinking."""
-        cached = self.games.setdefault(game.row.id, game)
-        if cached is game:
-            self._kick(game)
-        return cached
+        """Keep a game in memory (a connection is joining it)."""
+        return self.games.setdefault(game.row.id, game)
 
     # -- lists -----------------------------------------------------------------------
 
@@ -530,6 +527,7 @@ class Hub:
             self.leave(conn)
         conn.game, conn.seats = game, seats
         game.conns.add(conn)
+        self._kick(game)  # before the join's frame, which then shows it thinking
         if seats:
             await self.broadcast(game)  # the others see the seat come online
         else:
@@ -785,8 +783,15 @@ class Hub:
     # -- the computer -------------------------------------------------------------
 
     def _kick(self, game: Game) -> None:
+        """Start the computer's move if the game waits for one.  A
+        computer-against-computer game thinks only while someone watches: it
+        pauses after the move it is thinking about and goes on when someone
+        joins (:meth:`join` kicks).  A computer facing a person answers even
+        when the person has left (its clock may be running)."""
         side = game.to_act()
         if side is None or game.kinds()[side] == "human" or game.thinking or self.pool is None:
+            return
+        if not game.conns and "human" not in game.kinds():
             return
         game.thinking = True
         game.task = asyncio.get_event_loop().create_task(self._think(game, side))

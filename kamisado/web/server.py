@@ -206,7 +206,7 @@ def lifespan(
                     initargs=(os.getpid(),),
                 )
 
-        hub = app.state.hub = ServerHub(store, factory)
+        hub = app.state.hub = Hub(store, factory)
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
@@ -226,41 +226,6 @@ def lifespan(
             store.close()
 
     return run
-
-
-class ServerHub(Hub):
-    """The hub, with a computer that thinks only while someone is there: a
-    game's computer is started (:meth:`Hub._kick`) only while a connection
-    is on the game, or as a join puts the game in memory, so a
-    computer-against-computer game nobody watches pauses after the move it
-    is thinking about, and goes on when someone joins; a new game waits
-    for its first connection.
-
-    A hook until games.py does it itself (``Hub._kick`` returns early when
-    ``not game.conns``; ``Hub.join`` kicks after adding the connection, and
-    ``Hub._cache`` no longer kicks)."""
-
-    _caching: Game | None = None
-    _creating = False
-
-    def _kick(self, game: Game) -> None:
-        if game.conns or game is self._caching:
-            super()._kick(game)
-
-    def _cache(self, game: Game) -> Game:
-        # join's cache, synchronous: the computer starts before the join's frame
-        self._caching = None if self._creating else game
-        try:
-            return super()._cache(game)
-        finally:
-            self._caching = None
-
-    def create(self, msg: CreateMsg, *args: Any, **kwargs: Any) -> tuple[Game, dict[str, str]]:
-        self._creating = True
-        try:
-            return super().create(msg, *args, **kwargs)
-        finally:
-            self._creating = False
 
 
 def hub_of(conn: Request | WebSocket) -> Hub:
