@@ -292,3 +292,14 @@ def test_a_computer_game_nobody_watches_pauses(tmp_path: Path) -> None:
             ws.send_json({"type": "join", "game": g["id"]})
             while recv(ws, "state")["seq"] < left_at + 3:
                 pass
+
+
+def test_sign_in_attempts_are_limited(tmp_path: Path) -> None:
+    """Each attempt hashes a password (argon2id): guessing is slowed per address."""
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0)) as client:
+        codes = [
+            client.post("/api/signin", json={"account": "nobody", "password": "wrong-guess"}).status_code
+            for _ in range(12)
+        ]
+        assert codes[:10] == [401] * 10
+        assert codes[10:] == [429, 429]

@@ -105,6 +105,8 @@ LIMITS: dict[str, Limit] = {
         Limit("record", 10 / 60, 10, "records uploaded"),
         Limit("analysis", 2.0, 10, "analysis requests"),
         Limit("position", 20.0, 40, "position requests"),
+        # each attempt hashes a password with argon2id (64 MiB, tens of ms)
+        Limit("account", 10 / 60, 10, "sign-up and sign-in attempts"),
         Limit("frame", 30.0, 60, "websocket frames"),
         Limit("flood", 300.0, 600, "websocket frames"),
     )
@@ -117,6 +119,8 @@ ROUTE_LIMITS: dict[tuple[str, str], str] = {
     ("GET", "/api/analyse"): "analysis",
     ("GET", "/api/reply"): "analysis",
     ("GET", "/api/position"): "position",
+    ("POST", "/api/signup"): "account",
+    ("POST", "/api/signin"): "account",
 }
 
 #: Set to ``off`` to run without rate limits (a load test from one address).
