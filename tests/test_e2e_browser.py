@@ -138,7 +138,8 @@ def test_forged_move_for_the_other_seat_is_refused(browser: Browser, server: str
     black = page(browser, server + "/")
     start(black, "online", colour="b")
     expect(black.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
-    gold = page(browser, black.locator("#invite-link").input_value())
+    invite = black.locator("#invite-link").input_value()
+    gold = page(browser, invite)
     expect(gold.locator("#status")).to_contain_text("Black to move")
     game_id = black.url.split("/")[-1]
     # Gold's page sends a move for Black's tower on a socket of its own
@@ -154,7 +155,7 @@ def test_forged_move_for_the_other_seat_is_refused(browser: Browser, server: str
                 } else if (m.type === "error") { resolve(m); ws.close(); }
             };
         })""",
-        [game_id, gold.evaluate(f"localStorage.getItem('kamisado.token.{game_id}')")],
+        [game_id, invite.split("?t=")[1]],
     )
     assert answer["code"] == "not_your_turn"
     # the board did not change anywhere

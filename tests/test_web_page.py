@@ -360,3 +360,70 @@ def test_the_tab_says_when_it_is_your_move(browser: Browser, server: str) -> Non
     pg.goto(server + "/#/games")
     expect(pg).to_have_title("Kamisado")
     pg.context.close()
+
+
+# -- players: seats follow the player, invites are claimed once (issue 11) ------------
+
+
+def test_signing_in_on_a_second_browser_brings_the_games(browser: Browser, server: str) -> None:
+    import uuid
+
+    name = "p" + uuid.uuid4().hex[:10]
+    first = page(browser, server + "/#/account")
+    first.locator('#signup-form input[name="account"]').fill(name)
+    first.locator('#signup-form input[name="password"]').fill("a good password")
+    first.locator("#signup-form button").click()
+    expect(first.locator("#account-who")).to_contain_text(f"Signed in as {name}")
+    start(first, "hotseat", target="3")
+    move(first, "c1", "c5")
+    game_id = first.url.split("/")[-1]
+    # another browser: nothing of it until it signs in
+    second = page(browser, server + "/#/games")
+    expect(second.locator(f'#games-list [data-game="{game_id}"]')).to_have_count(0)
+    second.goto(server + "/#/account")
+    second.locator('#signin-form input[name="account"]').fill(name)
+    second.locator('#signin-form input[name="password"]').fill("a good password")
+    second.locator("#signin-form button").click()
+    expect(second.locator("#account-who")).to_contain_text(f"Signed in as {name}")
+    second.goto(server + "/#/games")
+    card = second.locator(f'#games-list [data-game="{game_id}"]')
+    expect(card).to_have_count(1)
+    card.get_by_role("link", name="Resume").click()
+    # the seats are the player's: it plays on in this browser, no token needed
+    move(second, "b8", "b5")
+    tower_at(second, "g-blue", "b5")
+    assert not first.errors and not second.errors  # type: ignore[attr-defined]
+    first.context.close()
+    second.context.close()
+
+
+def test_an_invite_is_taken_once_and_never_moves_a_seat(browser: Browser, server: str) -> None:
+    black = page(browser, server + "/")
+    start(black, "online", colour="b")
+    expect(black.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
+    invite = black.locator("#invite-link").input_value()
+    game_id = black.url.split("/")[-1]
+    # the creator opens its own invite link: it stays Black
+    own = black.context.new_page()
+    own.goto(invite)
+    expect(own.locator("#announce")).to_contain_text("the invite link is for your opponent")
+    expect(own.locator("#status")).to_contain_text("Your move")
+    own.close()
+    # a friend takes the empty seat ...
+    gold = page(browser, invite)
+    expect(gold.locator("#status")).to_contain_text("Black to move")
+    expect(gold.locator(".seat-bottom")).to_contain_text("you")
+    # ... once: a third browser with the same link watches
+    third = page(browser, invite)
+    expect(third.locator("#announce")).to_contain_text("belongs to another player")
+    expect(third.locator("#status")).to_contain_text("watching")
+    # a wrong token in the URL never costs the friend the seat
+    gold.goto(f"{server}/#/games")
+    gold.goto(f"{server}/#/game/{game_id}?t=not-a-token")
+    expect(gold.locator("#announce")).to_contain_text("holds no seat")
+    expect(gold.locator(".seat-bottom")).to_contain_text("you")
+    move(black, "c1", "c5")
+    move(gold, "b8", "b5")
+    assert not black.errors and not gold.errors and not third.errors  # type: ignore[attr-defined]
+    for pg in (black, gold, third):
+        pg.context.close()

@@ -7,7 +7,8 @@ import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
 import { board } from "./views/play.js";
-import { currentGame, gameKey, gameStep, inGame, leaveGame, openGame, rerenderGame, saveToken, tokenFor } from "./views/game.js";
+import { currentGame, gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
+import { loadMe, showAccount, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
@@ -16,7 +17,7 @@ import { showGames } from "./views/games.js";
 /** @param {string} name */
 function showView(name) {
   $$(".view").forEach((v) => v.classList.toggle("active", v.id === `view-${name}`));
-  const tab = { home: "home", new: "home", games: "games", lessons: "lessons", puzzles: "puzzles" }[name] || "";
+  const tab = { home: "home", new: "home", games: "games", lessons: "lessons", puzzles: "puzzles", account: "account" }[name] || "";
   $$("[data-nav]").forEach((a) => {
     if (a.dataset.nav === tab) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -34,12 +35,15 @@ function route() {
   if (where !== "review") leaveReview();
   if (where !== "lesson" && where !== "puzzle") leaveLesson();
   if (where === "game" && id) {
+    // an invite link's token claims its seat once (for this browser's player);
+    // it is not kept: from then on the seat is the player's
     const tok = params.get("t");
-    if (tok) { saveToken(id, tok); history.replaceState(null, "", `#/game/${id}`); }
+    if (tok) history.replaceState(null, "", `#/game/${id}`);
     showView("play");
     openGame(id, tok || tokenFor(id));
   } else if (where === "review" && id) { showView("play"); openReview(id); }
   else if (where === "games") { showView("games"); showGames(); }
+  else if (where === "account") { showView("account"); showAccount(); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
   else if (where === "puzzles") { showView("puzzles"); showList("puzzles"); }
   else if ((where === "lesson" || where === "puzzle") && id) { showView("play"); openLesson(where, id); }
@@ -112,7 +116,8 @@ lang.addEventListener("change", async () => { await loadLang(lang.value); transl
 (async () => {
   setPref("characters", prefs.characters);
   await loadLang(prefs.lang);
-  await loadLevels();
+  await Promise.all([loadLevels(), loadMe()]);
+  whenPlayerChanges(rejoin);
   route();
   document.body.dataset.ready = "1";
 })();

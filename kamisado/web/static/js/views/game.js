@@ -1,7 +1,7 @@
 /* A live game: the board for the seats this browser holds, the seats, the
    status line, what just happened in words, the fill choice, invite links,
    the move list, and a look back through the game's positions. */
-import { $, h } from "../dom.js";
+import { $, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { colourNode, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
 import { renderMoves } from "../movelist.js";
@@ -12,10 +12,10 @@ import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, t
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
 
-/** The seat tokens this browser holds, by game. @param {string} id */
+/** A seat token an older version of the page kept in this browser (seats
+ * now belong to the player: the server knows them without a token).
+ * @param {string} id */
 export const tokenFor = (id) => localStorage.getItem(`kamisado.token.${id}`);
-/** @param {string} id @param {string|null|undefined} token */
-export function saveToken(id, token) { if (token) localStorage.setItem(`kamisado.token.${id}`, token); }
 
 /** @type {StateFrame|null} */
 let game = null;
@@ -35,6 +35,10 @@ const socket = new GameSocket({
     } else if (msg.type === "error") {
       if (msg.code === "no_game") setStatus(t("game.not_found"));
       else if (msg.code === "time") announce(t("game.error_time"));
+      else if (msg.code === "seat_taken" || msg.code === "seat_kept" || msg.code === "bad_token") {
+        announce(t(`seat.${msg.code === "bad_token" ? "bad_token" : msg.code.slice(5)}`));
+        return;  // the state came before it: nothing to redraw
+      }
       else announce(t("game.error", { message: msg.message }));
       if (game) render(game);  // the board offers the position's moves again
     }
@@ -336,14 +340,36 @@ function renderFill(st, you) {
   } else fp.hidden = true;
 }
 
+/** The invite links of the player's online games (from /api/games), by game. @type {Map<string, string|null>} */
+const invites = new Map();
+/** @param {string} id */
+async function fetchInvite(id) {
+  invites.set(id, null);
+  try {
+    const rows = await getJSON("/api/games");
+    for (const g of rows) if (g.invite) invites.set(g.id, g.invite.link);
+  } catch (e) { return; }
+  if (game && game.game === id && invites.get(id)) render(game);
+}
+
+/** Rejoin the game shown (the browser became another player). */
+export function rejoin() {
+  if (!gameId) return;
+  const id = gameId;
+  gameId = null;
+  invites.clear();
+  openGame(id, null);
+}
+
 /** @param {StateFrame} st @param {string[]} you */
 function renderLinks(st, you) {
   const links = $("#links");
   if (st.online_game && you.length === 1) {
     const other = otherSide(you[0]);
-    const inv = sessionStorage.getItem(`kamisado.invite.${st.game}`);
+    const inv = invites.get(st.game) || null;
+    if (!invites.has(st.game)) fetchInvite(st.game);
     links.hidden = false;
-    /** @type {HTMLInputElement} */ ($("#invite-link")).value = inv ? `${location.origin}/#/game/${st.game}?t=${inv}` : "";
+    /** @type {HTMLInputElement} */ ($("#invite-link")).value = inv ? `${location.origin}${inv}` : "";
     const showInvite = Boolean(inv) && st.seats[other].kind === "human";
     for (const e of [$('label[for="invite-link"]'), $("#invite-link").parentElement]) if (e) e.hidden = !showInvite;
     /** @type {HTMLInputElement} */ ($("#watch-link")).value = `${location.origin}/#/game/${st.game}`;

@@ -3,7 +3,6 @@
    #/new/watch. */
 import { $, $$, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { saveToken } from "./game.js";
 
 /** @typedef {{name: string, description: string, elo: number}} Level */
 
@@ -93,7 +92,11 @@ $("#new-form").addEventListener("submit", async (ev) => {
   const body = { target: Number(tv.replace("s", "")), series: tv.startsWith("s"), black: "human", gold: "human" };
   if (m === "computer") body[me === "b" ? "gold" : "black"] = f.get("level");
   if (m === "watch") { body.black = f.get("level"); body.gold = f.get("level2"); body.delay = 0.7; }
-  if (m === "online") { body.online = true; body[me === "b" ? "black_name" : "gold_name"] = f.get("name") || ""; }
+  if (m === "online") {
+    body.online = true;
+    body.seat = me;  // the creator's seat, bound to this browser's player
+    body[me === "b" ? "black_name" : "gold_name"] = f.get("name") || "";
+  }
   const clock = String(f.get("clock") || "");  // "180+2" (seconds + seconds) or "d3" (days a move)
   if (clock.startsWith("d")) body.clock = { days: Number(clock.slice(1)) };
   else if (clock) { const [initial, increment] = clock.split("+").map(Number); body.clock = { initial, increment }; }
@@ -104,9 +107,7 @@ $("#new-form").addEventListener("submit", async (ev) => {
     $("#new-error").textContent = String(/** @type {Error} */ (e).message);
     return;
   }
-  const token = m === "online" ? res.tokens[me] : (res.tokens.b || res.tokens.g);
-  if (m === "online") sessionStorage.setItem(`kamisado.invite.${res.id}`, res.tokens[me === "b" ? "g" : "b"]);
-  saveToken(res.id, token);
+  // the seats are the player's now: the game page needs no token
   location.hash = `#/game/${res.id}`;
 });
 
@@ -122,6 +123,5 @@ $("#upload").addEventListener("change", async (ev) => {
     return;
   }
   $("#upload-error").textContent = "";
-  saveToken(res.id, res.tokens.b);
   location.hash = `#/game/${res.id}`;
 });
