@@ -209,6 +209,7 @@ SIMPLE = {
     "lessons": simple("#/lessons", "#lesson-list a"),
     "lesson": simple("#/lesson/fig3", "#lesson-step"),
     "puzzles": simple("#/puzzles", "#puzzle-list a"),
+    "account": simple("#/account", "#signin-form button"),
 }
 
 
