@@ -45,6 +45,7 @@ from urllib.parse import urlsplit
 
 __all__ = [
     "ENV_LIMITS",
+    "GAME_ROUTE_LIMITS",
     "LIMITS",
     "ROUTE_LIMITS",
     "SECURITY_HEADERS",
@@ -55,6 +56,7 @@ __all__ = [
     "client_key",
     "limits_from_env",
     "refusal",
+    "route_limit",
     "same_origin",
 ]
 
@@ -105,6 +107,10 @@ LIMITS: dict[str, Limit] = {
         Limit("record", 10 / 60, 10, "records uploaded"),
         Limit("analysis", 2.0, 10, "analysis requests"),
         Limit("position", 20.0, 40, "position requests"),
+        # a game's board as SVG or PNG (/api/games/{id}/board.svg, .png)
+        Limit("picture", 5.0, 30, "board pictures"),
+        # a game as an animated GIF (/api/games/{id}/match.gif): Pillow draws every position
+        Limit("gif", 6 / 60, 6, "GIF downloads"),
         # each attempt hashes a password with argon2id (64 MiB, tens of ms)
         Limit("account", 10 / 60, 10, "sign-up and sign-in attempts"),
         Limit("frame", 30.0, 60, "websocket frames"),
@@ -122,6 +128,30 @@ ROUTE_LIMITS: dict[tuple[str, str], str] = {
     ("POST", "/api/signup"): "account",
     ("POST", "/api/signin"): "account",
 }
+
+#: Which requests for one game's files take from which limit: (method, the
+#: last part of ``/api/games/{id}/...``) -> name.
+GAME_ROUTE_LIMITS: dict[tuple[str, str], str] = {
+    ("GET", "board.svg"): "picture",
+    ("GET", "board.png"): "picture",
+    ("GET", "match.gif"): "gif",
+    ("GET", "evaluations.svg"): "analysis",
+}
+
+
+def route_limit(method: str, path: str) -> str | None:
+    """The limit a request takes from, if any.
+
+    >>> route_limit("GET", "/api/games/abc/match.gif"), route_limit("GET", "/api/games/abc/steps")
+    ('gif', None)
+    """
+    name = ROUTE_LIMITS.get((method, path))
+    if name is None and path.startswith("/api/games/"):
+        parts = path.split("/")
+        if len(parts) == 5:
+            name = GAME_ROUTE_LIMITS.get((method, parts[4]))
+    return name
+
 
 #: Set to ``off`` to run without rate limits (a load test from one address).
 ENV_LIMITS = "KAMISADO_WEB_LIMITS"
@@ -395,7 +425,7 @@ class Guard:
         if method not in _SAFE_METHODS and not self.origin_ok(scope):
             await _json(send_with_headers, 403, {"error": "refused: the request comes from another site (Origin)"})
             return
-        name = ROUTE_LIMITS.get((method, scope.get("path", "")))
+        name = route_limit(method, scope.get("path", ""))
         if name is not None:
             wait = self.limiter.take(name, client_key(scope))
             if wait:

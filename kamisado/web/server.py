@@ -36,7 +36,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kamisado import record as records
+from kamisado import svg
 from kamisado.core import KamisadoError, Move, Position
+from kamisado.match import OVER
 from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
 from kamisado.web.guard import (
@@ -237,20 +239,63 @@ def hub_of(conn: Request | WebSocket) -> Hub:
 # -- the page and the JSON API ---------------------------------------------------
 
 
-async def index(request: Request) -> Response:
+#: The page's link preview (Open Graph, Twitter), written into ``<!--og-->``.
+OG_TITLE = "Kamisado"
+OG_DESCRIPTION = "Play Kamisado, the game of coloured towers: against the computer, a friend here or online."
+
+
+def og_tags(request: Request, *, title: str, description: str, image: str, alt: str) -> str:
+    """The page's Open Graph and Twitter card tags; ``image`` is a path on this site."""
+    from html import escape
+
+    base = str(request.base_url).rstrip("/")
+    tags = [("property", "og:type", "website"), ("property", "og:title", title),
+            ("property", "og:description", description), ("property", "og:image", base + image),
+            ("property", "og:image:alt", alt), ("name", "twitter:card", "summary_large_image")]
+    return "\n".join(f'<meta {kind}="{name}" content="{escape(value)}">' for kind, name, value in tags)
+
+
+def page_html(og: str) -> str:
+    # the board's colours come from the rules core, written into the page
+    # for the page (static/js/board.js) to read before it draws: the page keeps no copy of them
+    return (STATIC / "index.html").read_text("utf-8").replace(
+        "<!--board-->",
+        '<script id="board-data" type="application/json">'
+        + json.dumps({"rows": board_rows()}) + "</script>",
+    ).replace("<!--engine-->", engine_footer()).replace("<!--og-->", og)
+
+
+def _visit(request: Request) -> None:
     # the first visit: the browser is given a player (the cookie)
     try:
         player_of(request, create=True)
     except Exception:
         log.exception("could not read or make the player of a page visit")
-    # the board's colours come from the rules core, written into the page
-    # for the page (static/js/board.js) to read before it draws: the page keeps no copy of them
-    html = (STATIC / "index.html").read_text("utf-8").replace(
-        "<!--board-->",
-        '<script id="board-data" type="application/json">'
-        + json.dumps({"rows": board_rows()}) + "</script>",
-    ).replace("<!--engine-->", engine_footer())
-    return HTMLResponse(html, headers={"Cache-Control": "no-cache"})
+
+
+async def index(request: Request) -> Response:
+    _visit(request)
+    og = og_tags(request, title=OG_TITLE, description=OG_DESCRIPTION, image="/static/og.png",
+                 alt="A Kamisado board at the start of a game")
+    return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
+
+
+async def share_page(request: Request) -> Response:
+    """``/game/<id>``, a game's share link: the page (main.js opens the game
+    from the path) with the game's board as its link preview."""
+    game = game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    _visit(request)
+    black, gold = game.seat_names()
+    match = game.match
+    title = f"Kamisado: {black} – {gold}"
+    state = "finished" if game.state == OVER else "in play"
+    description = f"{match.name}, {state}: {black} {match.points[0]}, {gold} {match.points[1]}."
+    og = og_tags(request, title=title, description=description,
+                 image=f"/api/games/{game.row.id}/board.png",
+                 alt=f"The board of the game {black} – {gold}, {state}")
+    return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
 
 
 async def board(request: Request) -> Response:
@@ -499,6 +544,120 @@ async def reply(request: Request) -> Response:
     return JSONResponse({"move": move})
 
 
+# -- pictures: the board, the evaluation graph, the match as a GIF ---------------
+
+#: ``?size=`` of the board pictures: default and bounds (pixels)
+PICTURE_SIZE = (400, 120, 1200)
+#: ``?size=`` of the GIF: default and bounds; a GIF of more frames is refused
+GIF_SIZE = (320, 120, 480)
+GIF_MAX_FRAMES = 1000
+GIF_DELAY_MS = 700
+#: the evaluation graph's search budget for each position (about a second a game)
+GRAPH_NODES = 1500
+#: how long browsers and proxies may keep a picture of a game (seconds)
+PICTURE_CACHE_S = 10
+
+
+def size_arg(request: Request, bounds: tuple[int, int, int]) -> int | Response:
+    default, low, high = bounds
+    raw = request.query_params.get("size")
+    if raw is None:
+        return default
+    try:
+        size = int(raw)
+    except ValueError:
+        return _bad("expected size to be a whole number")
+    if not low <= size <= high:
+        return _bad(f"size must be {low} to {high}")
+    return size
+
+
+def _game_position(game: Game) -> Position:
+    """The position a game's pictures show: the last one reached (a round's
+    end while the winner chooses the next round's fill)."""
+    return list(records.replay(game.match))[-1].position
+
+
+def _picture_headers(game: Game) -> dict[str, str]:
+    return {"Cache-Control": f"public, max-age={PICTURE_CACHE_S}",
+            "ETag": f'"{game.row.id}-{game.seq}"'}
+
+
+async def board_svg(request: Request) -> Response:
+    game = game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    size = size_arg(request, PICTURE_SIZE)
+    if isinstance(size, Response):
+        return size
+    pos = _game_position(game)
+    text = svg.board(pos, size=size, title=f"Kamisado: {game.match.name}", **svg.marks(pos))
+    return Response(text, media_type="image/svg+xml", headers=_picture_headers(game))
+
+
+def _board_png(pos: Position, size: int) -> bytes:
+    from kamisado import gif
+
+    return gif.png(pos, size=size, **svg.marks(pos))
+
+
+async def board_png(request: Request) -> Response:
+    game = game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    size = size_arg(request, PICTURE_SIZE)
+    if isinstance(size, Response):
+        return size
+    data = await asyncio.to_thread(_board_png, _game_position(game), size)
+    return Response(data, media_type="image/png", headers=_picture_headers(game))
+
+
+def _match_gif(match: Any, size: int) -> bytes:
+    import io
+
+    from kamisado import gif
+
+    pictures, durations = [], []
+    for frame, ends in gif.frames(match, size=size):
+        pictures.append(frame)
+        durations.append(GIF_DELAY_MS * gif.END_HOLD if ends else GIF_DELAY_MS)
+    buf = io.BytesIO()
+    pictures[0].save(buf, format="GIF", save_all=True, append_images=pictures[1:],
+                     duration=durations, loop=0, optimize=True, disposal=1)
+    return buf.getvalue()
+
+
+async def match_gif(request: Request) -> Response:
+    game = game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    size = size_arg(request, GIF_SIZE)
+    if isinstance(size, Response):
+        return size
+    frames = sum(len(r.moves) + 1 for r in game.match.rounds)
+    if frames > GIF_MAX_FRAMES:
+        return _bad(f"the game is too long for a GIF (at most {GIF_MAX_FRAMES} positions)")
+    data = await asyncio.to_thread(_match_gif, game.match, size)
+    return Response(data, media_type="image/gif", headers={
+        **_picture_headers(game),
+        "Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.gif"',
+    })
+
+
+async def evaluations_svg(request: Request) -> Response:
+    game = game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    if hub_of(request).pool is None:
+        return _bad("no engine in this server", 503)
+    row = game.row
+    result = await in_analysis_slot(request, worker.evaluation_svg, row.target, row.series,
+                                    row.start_kpn, list(game.tokens), GRAPH_NODES)
+    if isinstance(result, Response):
+        return result
+    return Response(result, media_type="image/svg+xml", headers=_picture_headers(game))
+
+
 class AnalysisSlots:
     """At most ``slots`` analysis jobs (/api/analyse, /api/reply) in the
     process pool at once, one fewer than its workers, so a computer
@@ -633,6 +792,11 @@ ROUTES = [
     Route("/api/games/live", live_games),
     Route("/api/games/{game}/record", game_record),
     Route("/api/games/{game}/steps", game_steps),
+    Route("/api/games/{game}/board.svg", board_svg),
+    Route("/api/games/{game}/board.png", board_png),
+    Route("/api/games/{game}/match.gif", match_gif),
+    Route("/api/games/{game}/evaluations.svg", evaluations_svg),
+    Route("/game/{game}", share_page),
     Route("/api/records", upload_record, methods=["POST"]),
     Route("/api/position", position),
     Route("/api/analyse", analyse),

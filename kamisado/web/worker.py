@@ -144,3 +144,12 @@ def solver_reply(kpn: str, time_limit: float = 2.0) -> str:
     r = search(pos, limit=Limit(time=0.3))
     assert r.best_move is not None
     return str(r.best_move)
+
+
+def evaluation_svg(target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int) -> str:
+    """The evaluation graph of a game (:func:`kamisado.graph.evaluation_svg`),
+    each position searched with ``nodes`` nodes."""
+    from kamisado import graph
+
+    match = replay_match(target, series, start_kpn, tokens)
+    return graph.evaluation_svg(graph.evaluations(match, nodes=nodes))
