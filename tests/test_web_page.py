@@ -204,6 +204,44 @@ def test_live_list_review_and_analysis_speak_the_same_words(browser: Browser, se
     pg.context.close()
 
 
+def test_the_review_graph_steps_to_the_point_clicked(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat")
+    for frm, to in QUICK_WIN:
+        move(pg, frm, to)
+    pg.locator("#result-review").click()
+    expect(pg.locator("#review-controls")).to_be_visible()
+    game_id = pg.url.split("#/review/")[1]
+    expect(pg.locator("#download-gif")).to_have_attribute("href", f"/api/games/{game_id}/match.gif")
+    # the graph: one point a position, the present one ringed
+    points = pg.locator("#rv-graph svg [data-ply]")
+    expect(points).to_have_count(4, timeout=20_000)
+    expect(pg.locator('#rv-graph [data-ply="3"]')).to_have_class(re.compile(r"\bcurrent\b"))
+    pg.locator('#rv-graph [data-ply="1"]').click()
+    tower_at(pg, "b-brown", "a4")
+    tower_at(pg, "g-yellow", "e8")
+    expect(pg.locator("#moves .current")).to_have_text("Brown Forward 3 Yellow")
+    expect(pg.locator("#rv-where")).to_contain_text("Round 1, move 1")
+    expect(pg.locator('#rv-graph [data-ply="1"]')).to_have_class(re.compile(r"\bcurrent\b"))
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
+def test_a_share_link_opens_the_game(browser: Browser, server: str) -> None:
+    pg = page(browser, server + "/")
+    start(pg, "hotseat")
+    move(pg, "a1", "a4")
+    game_id = pg.url.split("#/game/")[1]
+    watcher = page(browser, f"{server}/game/{game_id}")
+    expect(watcher).to_have_url(f"{server}/#/game/{game_id}")
+    tower_at(watcher, "b-brown", "a4")
+    assert watcher.locator('meta[property="og:image"]').get_attribute("content") == (
+        f"{server}/api/games/{game_id}/board.png")
+    assert not watcher.errors  # type: ignore[attr-defined]
+    watcher.context.close()
+    pg.context.close()
+
+
 def test_a_live_game_can_be_stepped_back_and_forth(browser: Browser, server: str) -> None:
     pg = page(browser, server + "/")
     start(pg, "hotseat")

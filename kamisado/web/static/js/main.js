@@ -2,7 +2,7 @@
    what it is sent (positions, legal destinations) and sends chosen moves.
    This module starts the page and routes: #/ (the landing page),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>, #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>. */
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>; a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
@@ -23,6 +23,11 @@ function showView(name) {
     else a.removeAttribute("aria-current");
   });
 }
+
+// a share link, /game/<id> (served as this page with the game's link
+// preview), opens the game: the page goes on at /#/game/<id>
+const shared = location.pathname.match(/^\/game\/([\w-]+)\/?$/);
+if (shared) history.replaceState(null, "", `/${location.hash || `#/game/${shared[1]}`}`);
 
 let routed = false;
 function route() {

@@ -372,7 +372,7 @@ function renderLinks(st, you) {
     /** @type {HTMLInputElement} */ ($("#invite-link")).value = inv ? `${location.origin}${inv}` : "";
     const showInvite = Boolean(inv) && st.seats[other].kind === "human";
     for (const e of [$('label[for="invite-link"]'), $("#invite-link").parentElement]) if (e) e.hidden = !showInvite;
-    /** @type {HTMLInputElement} */ ($("#watch-link")).value = `${location.origin}/#/game/${st.game}`;
+    /** @type {HTMLInputElement} */ ($("#watch-link")).value = `${location.origin}/game/${st.game}`;
   } else links.hidden = true;
 }
 

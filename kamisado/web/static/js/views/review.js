@@ -19,6 +19,7 @@ const stepper = new Stepper((s, i) => {
   if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
   else setStatus(toMoveNodes(s.turn, s.must, ringsOf(s.towers, s.turn, s.must), false));
   announce("");
+  markGraph(i);
   analyse(s, i);
 });
 
@@ -27,6 +28,8 @@ export async function openReview(id) {
   reviewId = id;
   panelParts("review");
   $("#download").setAttribute("href", `/api/games/${id}/record`);
+  $("#download-gif").setAttribute("href", `/api/games/${id}/match.gif`);
+  $("#rv-graph").replaceChildren();
   $(".seat-top").textContent = "";
   $(".seat-bottom").textContent = "";
   board.setFlip(false);
@@ -43,6 +46,43 @@ export async function openReview(id) {
   }
   $("#play-title").textContent = `${t("review.title")}: ${data.seats ? `${data.seats.b} – ${data.seats.g}` : data.name}`;
   stepper.show(stepper.last);
+  loadGraph(id);
+}
+
+/** The evaluation graph of the game under review: the server's SVG, put
+    into the page as nodes (not a script), each point a way to its position.
+    @param {string} id */
+async function loadGraph(id) {
+  const box = $("#rv-graph");
+  box.textContent = t("review.analysing");
+  let text;
+  try {
+    const r = await fetch(`/api/games/${id}/evaluations.svg`);
+    if (!r.ok) throw new Error(String(r.status));
+    text = await r.text();
+  } catch (e) { if (reviewId === id) box.textContent = t("review.unavailable"); return; }
+  if (reviewId !== id) return;
+  const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+  const root = doc.documentElement;
+  if (root.nodeName !== "svg") { box.textContent = t("review.unavailable"); return; }
+  const graph = document.importNode(root, true);
+  graph.removeAttribute("width");
+  graph.removeAttribute("height");
+  graph.setAttribute("aria-label", t("review.graph_label"));
+  graph.addEventListener("click", (ev) => {
+    const point = /** @type {Element} */ (ev.target).closest("[data-ply]");
+    const ply = point ? Number(point.getAttribute("data-ply")) : NaN;
+    if (Number.isInteger(ply) && ply >= 0 && ply <= stepper.last) stepper.show(ply);
+  });
+  box.replaceChildren(graph);
+  markGraph(stepper.i);
+}
+
+/** Ring the graph's point of step ``i`` (the graph's points are the steps, in order). @param {number} i */
+function markGraph(i) {
+  for (const c of document.querySelectorAll("#rv-graph [data-ply]")) {
+    c.classList.toggle("current", c.getAttribute("data-ply") === String(i));
+  }
 }
 
 /** Leave review. */
