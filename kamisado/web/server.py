@@ -552,8 +552,10 @@ PICTURE_SIZE = (400, 120, 1200)
 GIF_SIZE = (320, 120, 480)
 GIF_MAX_FRAMES = 1000
 GIF_DELAY_MS = 700
-#: the evaluation graph's search budget for each position (about a second a game)
-GRAPH_NODES = 1500
+#: the evaluation graph's search budget: nodes for the whole game (about a
+#: second of the compiled engine), shared by its positions within these bounds
+GRAPH_NODES = 1_500_000
+GRAPH_NODES_EACH = (500, 20_000)
 #: how long browsers and proxies may keep a picture of a game (seconds)
 PICTURE_CACHE_S = 10
 
@@ -651,8 +653,11 @@ async def evaluations_svg(request: Request) -> Response:
     if hub_of(request).pool is None:
         return _bad("no engine in this server", 503)
     row = game.row
+    positions = sum(len(r.moves) + 1 for r in game.match.rounds)
+    low, high = GRAPH_NODES_EACH
+    nodes = min(high, max(low, GRAPH_NODES // max(positions, 1)))
     result = await in_analysis_slot(request, worker.evaluation_svg, row.target, row.series,
-                                    row.start_kpn, list(game.tokens), GRAPH_NODES)
+                                    row.start_kpn, list(game.tokens), nodes)
     if isinstance(result, Response):
         return result
     return Response(result, media_type="image/svg+xml", headers=_picture_headers(game))
