@@ -277,7 +277,7 @@ def test_my_games_are_mine_only_their_turn_first(app_client: TestClient) -> None
     assert [r["id"] for r in listed] == [waiting_for_ann["id"], waiting_for_bo["id"], over["id"]]
     assert [r["my_turn"] for r in listed] == [True, False, False]
     assert listed[0]["you"] == ["b"] and listed[2]["you"] == ["b", "g"]
-    assert listed[0]["watch"] == f"/#/game/{waiting_for_ann['id']}"
+    assert listed[0]["watch"] == f"/game/{waiting_for_ann['id']}"
     assert all(r["invite"]["seat"] == "g" for r in listed[:2]) and listed[2]["invite"] is None
     # Bo sees only her own game, and none of Ann's tokens
     theirs = bo.get("/api/games").json()

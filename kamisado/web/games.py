@@ -457,7 +457,7 @@ class Hub:
             "actions": row.actions,
             "to_act": row.to_act if row.state != OVER else None,
             "ended": row.ended,
-            "watch": f"/#/game/{row.id}",
+            "watch": f"/game/{row.id}",  # the share page: its link preview shows the board
         }
 
     def my_games(self, player: str, limit: int = 200) -> list[dict[str, Any]]:
