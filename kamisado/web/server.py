@@ -335,9 +335,17 @@ async def create_game(request: Request) -> Response:
         return _bad(str(exc))
     except (ValueError, RecursionError):
         return _bad("create: expected a JSON object")
+    return _created(request, lambda hub, player: hub.create(msg, player))
+
+
+def _created(
+    request: Request, make: Callable[[Hub, str | None], tuple[Game, dict[str, str]]]
+) -> Response:
+    """Make a game for the requesting player (``make(hub, player_id)``) and
+    answer with its id, the seats' tokens and the seats the player holds."""
     try:
         player = player_of(request)
-        game, tokens = hub_of(request).create(msg, None if player is None else player.id)
+        game, tokens = make(hub_of(request), None if player is None else player.id)
     except GameError as exc:
         return _bad(str(exc), 503)
     except Exception:
@@ -471,15 +479,7 @@ async def upload_record(request: Request) -> Response:
         return _bad("expected a UTF-8 text record")
     except KamisadoError as exc:
         return _bad(str(exc))
-    try:
-        player = player_of(request)
-        game, tokens = hub_of(request).create_from_record(rec, None if player is None else player.id)
-    except GameError as exc:
-        return _bad(str(exc), 503)
-    except Exception:
-        log.exception("could not read the player")
-        return _bad("the store cannot be read; try again", 503)
-    return JSONResponse({"id": game.row.id, "tokens": tokens, "you": you_of(game, player)})
+    return _created(request, lambda hub, player: hub.create_from_record(rec, player))
 
 
 def kpn_arg(request: Request) -> Position | Response:
@@ -576,8 +576,9 @@ def size_arg(request: Request, bounds: tuple[int, int, int]) -> int | Response:
 
 def _game_position(game: Game) -> Position:
     """The position a game's pictures show: the last one reached (a round's
-    end while the winner chooses the next round's fill)."""
-    return list(records.replay(game.match))[-1].position
+    end while the winner chooses the next round's fill), with its own last
+    move, so :func:`kamisado.svg.marks` finds the marks (no replay needed)."""
+    return game.match.position
 
 
 def _picture_headers(game: Game) -> dict[str, str]:
@@ -585,13 +586,22 @@ def _picture_headers(game: Game) -> dict[str, str]:
             "ETag": f'"{game.row.id}-{game.seq}"'}
 
 
-async def board_svg(request: Request) -> Response:
+def _picture_of(request: Request) -> tuple[Game, int] | Response:
+    """The game a picture request names and the size asked for, or the error answer."""
     game = game_or_404(request)
     if isinstance(game, Response):
         return game
     size = size_arg(request, PICTURE_SIZE)
     if isinstance(size, Response):
         return size
+    return game, size
+
+
+async def board_svg(request: Request) -> Response:
+    asked = _picture_of(request)
+    if isinstance(asked, Response):
+        return asked
+    game, size = asked
     pos = _game_position(game)
     text = svg.board(pos, size=size, title=f"Kamisado: {game.match.name}", **svg.marks(pos))
     return Response(text, media_type="image/svg+xml", headers=_picture_headers(game))
@@ -604,12 +614,10 @@ def _board_png(pos: Position, size: int) -> bytes:
 
 
 async def board_png(request: Request) -> Response:
-    game = game_or_404(request)
-    if isinstance(game, Response):
-        return game
-    size = size_arg(request, PICTURE_SIZE)
-    if isinstance(size, Response):
-        return size
+    asked = _picture_of(request)
+    if isinstance(asked, Response):
+        return asked
+    game, size = asked
     data = await asyncio.to_thread(_board_png, _game_position(game), size)
     return Response(data, media_type="image/png", headers=_picture_headers(game))
 
