@@ -30,8 +30,9 @@ attributes, no CSS, no scripts): no plotting library is needed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, NamedTuple, Protocol
 
 from kamisado import engine
 from kamisado.core import BLACK, SIDE_NAMES
@@ -48,6 +49,7 @@ __all__ = [
     "evaluation_svg",
     "evaluations",
     "format_point",
+    "rating_svg",
 ]
 
 #: The evaluation chart's range: evaluations beyond +-CP_RANGE are drawn at
@@ -432,5 +434,167 @@ def elo_svg(
         out.text("text", {"class": "value", "x": left + pw + 10, "y": y + 4},
                  f"{r.elo:+.0f} \u00b1 {r.error:.0f}  ({r.score:g}/{r.games})")
         out.end("g")
+    out.end("svg")
+    return "".join(out.parts)
+
+
+class RatingPointLike(Protocol):
+    """What :func:`rating_svg` reads of a point (a dict with these keys works too)."""
+
+    @property
+    def at(self) -> float: ...
+    @property
+    def rating(self) -> float: ...
+    @property
+    def rd(self) -> float: ...
+
+
+def _rating_point(p: Mapping[str, Any] | RatingPointLike) -> tuple[float, float, float]:
+    if isinstance(p, Mapping):
+        return float(p["at"]), float(p["rating"]), float(p["rd"])
+    return float(p.at), float(p.rating), float(p.rd)
+
+
+def _date(at: float) -> str:
+    return datetime.fromtimestamp(at, tz=UTC).strftime("%Y-%m-%d")
+
+
+_DAY = 86_400
+#: The date ticks' steps, in days: a tick every 1, 2, 7, 14 days, about 1, 2, 3, 6 months, 1 year...
+_DAY_STEPS = (1, 2, 7, 14, 30, 61, 91, 182, 365, 730, 1826, 3652)
+
+
+def rating_svg(
+    history: Sequence[Mapping[str, Any] | RatingPointLike],
+    *,
+    width: int = 640,
+    height: int = 300,
+    title: str | None = None,
+) -> str:
+    """A player's rating over time: a line through the ratings, a band of rating +- rd.
+
+    ``history`` is the player's points, oldest first, each a dict (or an
+    object) with ``at`` (when, epoch seconds), ``rating`` and ``rd`` (its
+    Glicko-2 deviation, :mod:`kamisado.web.ratings`); other keys are ignored.
+    x is the date (UTC, ``YYYY-MM-DD`` ticks), y the rating with round ticks.
+    The shaded ``<path class="band">`` covers rating - rd to rating + rd
+    (one deviation, about a 68% interval; not 2 rd), clipped to the chart so
+    a new player's wide band does not squash the line; the scale follows the
+    ratings.  The line is one ``<path class="curve">``; each point is a
+    ``<circle class="point">`` with ``data-at``, ``data-rating`` (one
+    decimal), ``data-rd`` and a ``<title>``.  No points: a chart saying "No
+    rated games yet"; one point: a single dot in the middle.
+
+    >>> import xml.etree.ElementTree as ET
+    >>> svg = rating_svg([{"at": 1_780_000_000, "rating": 1500.0, "rd": 350.0},
+    ...                   {"at": 1_780_090_000, "rating": 1662.3, "rd": 290.3}])
+    >>> root = ET.fromstring(svg)
+    >>> [c.get("data-rating") for c in root.iter("{http://www.w3.org/2000/svg}circle")]
+    ['1500.0', '1662.3']
+    >>> root.find("{http://www.w3.org/2000/svg}title").text
+    'Rating history'
+    """
+    points = sorted((_rating_point(p) for p in history), key=lambda p: p[0])
+    label = title if title is not None else "Rating history"
+    left, right, top, bottom = 58, 20, 40, 44
+    pw, ph = max(width - left - right, 10), max(height - top - bottom, 10)
+
+    out = _Out()
+    out.tag("svg", {"xmlns": "http://www.w3.org/2000/svg", "width": str(width),
+                    "height": str(height), "viewBox": f"0 0 {width} {height}",
+                    "role": "img", "aria-label": label, "class": "rating-chart",
+                    "data-points": str(len(points))}, close=False)
+    out.text("title", {}, label)
+    out.tag("rect", {"class": "background", "width": width, "height": height,
+                     "fill": "#ffffff"})
+    out.text("text", {"class": "chart-title", "x": width / 2, "y": 22,
+                      "text-anchor": "middle", "font-size": 14, "font-weight": "bold",
+                      **_FONT}, label)
+    if not points:
+        out.tag("rect", {"class": "frame", "x": left, "y": top, "width": pw, "height": ph,
+                         "fill": "none", "stroke": _GRID, "stroke-width": 1})
+        out.text("text", {"class": "empty", "x": left + pw / 2, "y": top + ph / 2 + 5,
+                          "text-anchor": "middle", "font-size": 14, **_FONT},
+                 "No rated games yet")
+        out.end("svg")
+        return "".join(out.parts)
+
+    # the y scale: the ratings with some room, on round ticks
+    ratings = [r for _, r, _ in points]
+    lo, hi = min(ratings), max(ratings)
+    pad = max(25.0, (hi - lo) * 0.08)
+    lo, hi = lo - pad, hi + pad
+    if hi - lo < 100:
+        lo, hi = (lo + hi) / 2 - 50, (lo + hi) / 2 + 50
+    step = _nice_step(hi - lo, max(2, ph // 50))
+    lo, hi = math.floor(lo / step) * step, math.ceil(hi / step) * step
+
+    def y_of(v: float) -> float:
+        v = max(lo, min(hi, v))
+        return top + ph - ph * (v - lo) / (hi - lo)
+
+    # the x scale: the first game to the last (one point: a day around it)
+    first, last = points[0][0], points[-1][0]
+    at_once = last - first < 1
+    if at_once:
+        first, last = first - _DAY / 2, last + _DAY / 2
+
+    def x_of(at: float) -> float:
+        return left + pw * (at - first) / (last - first)
+
+    out.tag("g", {"class": "y-axis", "font-size": 11, **_FONT}, close=False)
+    k = 0
+    while lo + k * step <= hi + step / 1000:
+        v = lo + k * step
+        y = y_of(v)
+        out.tag("line", {"x1": left, "x2": left + pw, "y1": y, "y2": y,
+                         "stroke": _GRID, "stroke-width": 0.8})
+        out.text("text", {"x": left - 6, "y": y + 4, "text-anchor": "end"}, f"{v:.0f}")
+        k += 1
+    out.text("text", {"class": "axis-label",
+                      "transform": f"translate(14,{_n(top + ph / 2)}) rotate(-90)",
+                      "text-anchor": "middle"}, "rating")
+    out.end("g")
+
+    out.tag("g", {"class": "x-axis", "font-size": 11, **_FONT}, close=False)
+    out.tag("line", {"x1": left, "x2": left + pw, "y1": top + ph, "y2": top + ph,
+                     "stroke": _INK, "stroke-width": 1})
+    most = max(2, int(pw // 100))
+    span_days = (last - first) / _DAY
+    days = next((d for d in _DAY_STEPS if span_days / d <= most), _DAY_STEPS[-1])
+    day0 = math.ceil(first / _DAY / days) * days
+    ticks: list[float] = [d * _DAY for d in range(day0, math.floor(last / _DAY) + 1, days)]
+    if at_once or not ticks:  # one moment, or within a day: the date under the first point
+        ticks = [points[0][0]]
+    for at in ticks:
+        x = x_of(at)
+        out.tag("line", {"x1": x, "x2": x, "y1": top + ph, "y2": top + ph + 4,
+                         "stroke": _INK, "stroke-width": 1})
+        anchor = "start" if x < left + 30 else "end" if x > left + pw - 30 else "middle"
+        out.text("text", {"class": "date", "x": x, "y": top + ph + 16,
+                          "text-anchor": anchor}, _date(at))
+    out.text("text", {"class": "axis-label", "x": left + pw / 2, "y": height - 8,
+                      "text-anchor": "middle"}, "date (UTC)")
+    out.end("g")
+
+    if len(points) > 1:
+        upper = [f"{_n(x_of(at))},{_n(y_of(r + rd))}" for at, r, rd in points]
+        lower = [f"{_n(x_of(at))},{_n(y_of(r - rd))}" for at, r, rd in reversed(points)]
+        out.tag("path", {"class": "band", "d": "M" + " L".join(upper + lower) + " Z",
+                         "fill": _LINE, "fill-opacity": 0.13, "stroke": "none"})
+        curve = " L".join(f"{_n(x_of(at))},{_n(y_of(r))}" for at, r, _ in points)
+        out.tag("path", {"class": "curve", "d": "M" + curve, "fill": "none",
+                         "stroke": _LINE, "stroke-width": 2, "stroke-linejoin": "round"})
+
+    out.tag("g", {"class": "points"}, close=False)
+    small = 2.5 if len(points) > 120 else 3.2
+    for at, r, rd in points:
+        out.tag("circle", {"class": "point", "cx": x_of(at), "cy": y_of(r), "r": small,
+                           "fill": "#ffffff", "stroke": _LINE, "stroke-width": 1.5,
+                           "data-at": _n(at), "data-rating": f"{r:.1f}",
+                           "data-rd": f"{rd:.1f}"}, close=False)
+        out.text("title", {}, f"{_date(at)}: {r:.0f} \u00b1 {rd:.0f}")
+        out.end("circle")
+    out.end("g")
     out.end("svg")
     return "".join(out.parts)

@@ -161,3 +161,79 @@ def test_analyse_graph_writes_the_chart(tmp_path: Path) -> None:
         [sys.executable, "-m", "kamisado.cli", "analyse", "--graph", str(out),
          str(tmp_path / "missing.txt")], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stdout == "" and "cannot read" in bad.stderr
+
+
+def rating_history(n: int, start: float = 1_780_000_000.0) -> list[dict[str, float]]:
+    """``n`` rating points a day apart (a new player's climb and wobble)."""
+    out, rating, rd = [], 1500.0, 350.0
+    for i in range(n):
+        out.append({"at": start + i * 86_400.0, "rating": rating, "rd": rd, "games": i})
+        rating += 60.0 if i % 3 else -35.0
+        rd = max(60.0, rd * 0.85)
+    return out
+
+
+def test_the_rating_chart_points_and_their_data() -> None:
+    history = rating_history(12)
+    root = ET.fromstring(graph.rating_svg(history))
+    assert root.get("role") == "img" and root.get("class") == "rating-chart"
+    assert root.find(f"{NS}title").text == "Rating history"  # type: ignore[union-attr]
+    dots = [c for c in root.iter(f"{NS}circle") if c.get("class") == "point"]
+    assert len(dots) == 12
+    for c, p in zip(dots, history, strict=True):
+        assert float(c.get("data-at") or 0) == p["at"]
+        assert c.get("data-rating") == f"{p['rating']:.1f}"
+        assert c.get("data-rd") == f"{p['rd']:.1f}"
+        assert c.find(f"{NS}title") is not None
+    xs = [float(c.get("cx") or 0) for c in dots]
+    assert xs == sorted(xs) and xs[0] < xs[-1]
+    paths = {p.get("class"): p for p in root.iter(f"{NS}path")}
+    assert set(paths) == {"band", "curve"}
+    dates = [t.text or "" for t in root.iter(f"{NS}text") if t.get("class") == "date"]
+    assert dates and all(len(d) == 10 and d[4] == "-" for d in dates)
+    assert dates[0] >= "2026-05-28" and dates == sorted(dates)
+
+
+def test_the_rating_chart_draws_a_higher_rating_higher() -> None:
+    history = [{"at": 1_780_000_000.0 + i * 3600, "rating": r, "rd": 80.0}
+               for i, r in enumerate([1500.0, 1720.0, 1310.0, 1500.0])]
+    root = ET.fromstring(graph.rating_svg(history))
+    ys = {float(c.get("data-rating") or 0): float(c.get("cy") or 0)
+          for c in root.iter(f"{NS}circle")}
+    assert ys[1720.0] < ys[1500.0] < ys[1310.0]  # SVG's y grows downwards
+    # the y ticks are round numbers, larger ones higher up
+    ticks = [(float(t.get("y") or 0), int(t.text or "0")) for g in root.iter(f"{NS}g")
+             if g.get("class") == "y-axis" for t in g.iter(f"{NS}text")
+             if (t.text or "").isdigit()]
+    assert len(ticks) >= 3 and all(v % 50 == 0 for _, v in ticks)
+    assert [v for _, v in sorted(ticks)] == sorted((v for _, v in ticks), reverse=True)
+    assert min(v for _, v in ticks) <= 1310 and max(v for _, v in ticks) >= 1720
+
+
+def test_the_rating_chart_with_no_points_and_with_one() -> None:
+    empty = ET.fromstring(graph.rating_svg([]))
+    assert list(empty.iter(f"{NS}circle")) == [] and list(empty.iter(f"{NS}path")) == []
+    assert "No rated games yet" in [t.text for t in empty.iter(f"{NS}text")]
+    one = ET.fromstring(graph.rating_svg([{"at": 1_780_000_000, "rating": 1662.3,
+                                           "rd": 290.3}], width=400))
+    dots = list(one.iter(f"{NS}circle"))
+    assert len(dots) == 1 and dots[0].get("data-rating") == "1662.3"
+    assert float(dots[0].get("cx") or 0) == pytest.approx(58 + (400 - 58 - 20) / 2)
+    assert list(one.iter(f"{NS}path")) == []
+    assert one.get("width") == "400"
+    assert "2026-05-28" in [t.text for t in one.iter(f"{NS}text")]
+
+
+def test_the_rating_chart_escapes_its_title_and_reads_objects() -> None:
+    title = 'Ann <&> "Bob" rating'
+    text = graph.rating_svg(rating_history(3), title=title)
+    root = ET.fromstring(text)
+    assert root.find(f"{NS}title").text == title  # type: ignore[union-attr]
+    assert root.get("aria-label") == title
+    assert "<&>" not in text
+    # objects with at, rating and rd work like dicts, and the order is by time
+    from types import SimpleNamespace
+    objs = [SimpleNamespace(**p) for p in reversed(rating_history(3))]
+    again = ET.fromstring(graph.rating_svg(objs, title=title))
+    assert [c.get("data-at") for c in again.iter(f"{NS}circle")] == [
+        c.get("data-at") for c in root.iter(f"{NS}circle")]
