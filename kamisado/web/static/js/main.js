@@ -2,7 +2,8 @@
    what it is sent (positions, legal destinations) and sends chosen moves.
    This module starts the page and routes: #/ (the landing page),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>, #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>; a share link /game/<id> becomes #/game/<id>. */
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/lobby, #/player/<id>, #/account;
+   a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
@@ -13,11 +14,14 @@ import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewSte
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
+import { leaveLobby, showLobby } from "./views/lobby.js";
+import { showPlayer } from "./views/player.js";
 
 /** @param {string} name */
 function showView(name) {
   $$(".view").forEach((v) => v.classList.toggle("active", v.id === `view-${name}`));
-  const tab = { home: "home", new: "home", games: "games", lessons: "lessons", puzzles: "puzzles", account: "account" }[name] || "";
+  const tab = { home: "home", new: "home", games: "games", lessons: "lessons", puzzles: "puzzles", account: "account",
+    lobby: "lobby" }[name] || "";
   $$("[data-nav]").forEach((a) => {
     if (a.dataset.nav === tab) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -38,6 +42,7 @@ function route() {
   const [where, id] = parts;
   if (where !== "game") leaveGame();
   if (where !== "review") leaveReview();
+  if (where !== "lobby") leaveLobby();
   if (where !== "lesson" && where !== "puzzle") leaveLesson();
   if (where === "game" && id) {
     // an invite link's token claims its seat once (for this browser's player);
@@ -49,6 +54,8 @@ function route() {
   } else if (where === "review" && id) { showView("play"); openReview(id); }
   else if (where === "games") { showView("games"); showGames(); }
   else if (where === "account") { showView("account"); showAccount(); }
+  else if (where === "lobby") { showView("lobby"); showLobby(); }
+  else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
   else if (where === "puzzles") { showView("puzzles"); showList("puzzles"); }
   else if ((where === "lesson" || where === "puzzle") && id) { showView("play"); openLesson(where, id); }

@@ -2,13 +2,16 @@
    again (the server then sends the whole state: the page resyncs), and says
    at once when the connection is lost, so no move is ever sent into a dead
    socket.  A move is "pending" until the server answers; no answer within
-   ACK_MS also counts as a lost connection. */
+   ACK_MS also counts as a lost connection.  The lobby's connection is the
+   same with another greeting (LobbySocket). */
 
 /** @typedef {"connecting"|"open"|"lost"} Status */
 
 const PING_MS = 10_000;   // a ping this often while nothing else is heard
 const SILENCE_MS = 25_000; // nothing heard this long: the connection is dead
 const ACK_MS = 5_000;     // a move unanswered this long: the connection is dead
+/** The frames that answer an action (any of them: the connection lives). */
+const ANSWERS = ["state", "error", "lobby", "started", "created"];
 
 export class GameSocket {
   /**
@@ -30,6 +33,8 @@ export class GameSocket {
     this.timer = undefined;
     /** @type {number|undefined} */
     this.ackTimer = undefined;
+    /** the frame that says the connection is up (it answers the greeting) */
+    this.opensWith = "state";
     this.onOffline = () => this.lost();
     this.onOnline = () => { if (this.status === "lost") this.open(); };
   }
@@ -45,6 +50,11 @@ export class GameSocket {
     this.open();
   }
 
+  /** The first frame on every (re)connection: join the game. @returns {object} */
+  greeting() {
+    return { type: "join", game: this.game, token: this.token || undefined };
+  }
+
   open() {
     if (!this.game) return;
     const proto = location.protocol === "https:" ? "wss" : "ws";
@@ -55,15 +65,15 @@ export class GameSocket {
       if (this.ws !== sock) return;
       this.retry = 0;
       this.lastHeard = Date.now();
-      sock.send(JSON.stringify({ type: "join", game: this.game, token: this.token || undefined }));
+      sock.send(JSON.stringify(this.greeting()));
     };
     sock.onmessage = (ev) => {
       if (this.ws !== sock) return;
       this.lastHeard = Date.now();
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
-      if (msg.type === "state" || msg.type === "error") window.clearTimeout(this.ackTimer);
-      if (msg.type === "state" && this.status !== "open") this.setStatus("open");
+      if (ANSWERS.includes(msg.type)) window.clearTimeout(this.ackTimer);
+      if (msg.type === this.opensWith && this.status !== "open") this.setStatus("open");
       if (msg.type !== "pong") this.handlers.onFrame(msg);
     };
     sock.onclose = () => {
@@ -130,5 +140,27 @@ export class GameSocket {
     this.ws = null;
     this.status = "connecting";
     if (sock) { sock.onclose = null; sock.close(); }
+  }
+}
+
+/** The lobby's connection: follows the lobby on every (re)connection; its
+ * challenges last as long as it does. */
+export class LobbySocket extends GameSocket {
+  /** @param {{onFrame: (msg: any) => void, onStatus: (s: Status) => void}} handlers */
+  constructor(handlers) {
+    super(handlers);
+    this.opensWith = "lobby";
+  }
+
+  greeting() { return { type: "lobby", watch: true }; }
+
+  /** Follow the lobby. */
+  watch() { this.join("lobby", null); }
+
+  /** Stop following it (withdrawing this connection's challenges), and close. */
+  leave() {
+    const sock = this.ws;
+    if (sock && sock.readyState === WebSocket.OPEN) sock.send(JSON.stringify({ type: "lobby", watch: false }));
+    this.close();
   }
 }

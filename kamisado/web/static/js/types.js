@@ -13,17 +13,27 @@
  * @typedef {{number: number, start: string, fill: string|null, entries: Entry[], result: Outcome|null}} Round
  * @typedef {{kind?: string, side?: string, move?: string, push?: boolean, pushed?: Pushed[],
  *   mover?: TowerView, entries?: Entry[], passes?: Pass[], outcome?: Outcome|null, fill?: string,
- *   reason?: string}} Last
+ *   reason?: string, count?: number}} Last
  * @typedef {{kpn: string, towers: TowerRow[], turn: string, must: string|null,
  *   legal: Record<string, string[]>, outcome: Outcome|null, passes: Pass[]}} PositionView
- * @typedef {{kind: string, name: string, online: boolean}} Seat
+ * @typedef {{kind: string, name: string, online: boolean, away_ms?: number|null, player?: string|null,
+ *   rating?: number|null, rating_change?: number|null}} Seat
+ * @typedef {{kind: string, by: string}} Offer
  * @typedef {PositionView & {type: string, game: string, seq: number, name: string, target: number,
  *   series: boolean, online_game: boolean, points: number[], state: string, winner: string|null,
  *   round: number, to_act: string|null, seats: Record<string, Seat>, thinking: boolean,
  *   last: Last|null, rounds: Round[], fill: {chooser: string, left: PositionView, right: PositionView}|null,
- *   clock: Clock|null, ended: {reason: string, winner: string|null}|null, you: string[]}} StateFrame
+ *   clock: Clock|null, ended: {reason: string, winner: string|null}|null, you: string[],
+ *   rated?: boolean, offer?: Offer|null, rematch?: string|null, claim_after_ms?: number|null}} StateFrame
  * @typedef {{b: number, g: number, running: string|null, control: {initial?: number, increment?: number, days?: number}}} Clock
  * @typedef {PositionView & {round: number, ply: number, move: string|null, entries: Entry[],
  *   fill: string|null, mover?: TowerView|null, push?: boolean, pushed?: Pushed[]}} Step
+ */
+/**
+ * A clock control: real time (seconds + seconds) or days a move.
+ * @typedef {{initial?: number, increment?: number, days?: number}} Control
+ * An open challenge in the lobby.
+ * @typedef {{id: string, by: {player: string, name: string, rating: number|null}, target: number,
+ *   series: boolean, name: string, clock: Control|null, rated: boolean, color: string, mine: boolean}} Challenge
  */
 export {};

@@ -18,6 +18,9 @@ export async function loadMe() {
   return me;
 }
 
+/** Who this browser is, as last heard (null before the first answer). */
+export const currentMe = () => me;
+
 /** @param {() => void} fn what to redo once the browser is another player (rejoin a game) */
 export function whenPlayerChanges(fn) { onSwitch = fn; }
 
@@ -34,6 +37,9 @@ export function showAccount() {
   $("#account-who").textContent = !me ? "" : signedIn
     ? t("account.signed_in", { account: me.account || "" })
     : t("account.anonymous", { name: me.name || t("account.guest") });
+  const page = $("#my-player-page");
+  page.hidden = !me;
+  if (me) page.setAttribute("href", `#/player/${encodeURIComponent(me.id)}`);
   const name = /** @type {HTMLInputElement} */ ($('#name-form input[name="name"]'));
   name.value = me ? me.name : "";
   for (const f of ["#name-form", "#signin-form", "#signup-form"]) $(`${f} .error`).textContent = "";

@@ -8,6 +8,7 @@ import { renderMoves } from "../movelist.js";
 import { prefs } from "../prefs.js";
 import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
+import { hideExtras, renderExtras, wireControls } from "./controls.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
@@ -16,6 +17,20 @@ import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, t
  * now belong to the player: the server knows them without a token).
  * @param {string} id */
 export const tokenFor = (id) => localStorage.getItem(`kamisado.token.${id}`);
+
+/**
+ * A game was made for this connection (a rematch, a challenge accepted):
+ * open it.  Seat tokens come only to a connection that is no player; they
+ * are kept the way the page always kept them.
+ * @param {{game: string, tokens?: Record<string, string>}} msg
+ */
+export function openStarted(msg) {
+  const token = msg.tokens ? Object.values(msg.tokens)[0] : null;
+  if (token) {
+    try { localStorage.setItem(`kamisado.token.${msg.game}`, token); } catch (e) { /* storage full or off */ }
+  }
+  location.hash = `#/game/${msg.game}`;
+}
 
 /** @type {StateFrame|null} */
 let game = null;
@@ -32,6 +47,8 @@ const socket = new GameSocket({
       // never go back to an older position (a reconnect may race an old socket)
       if (game && game.game === msg.game && msg.seq < game.seq) return;
       render(msg);
+    } else if (msg.type === "started") {
+      openStarted(msg);
     } else if (msg.type === "error") {
       if (msg.code === "no_game") setStatus(t("game.not_found"));
       else if (msg.code === "time") announce(t("game.error_time"));
@@ -84,10 +101,17 @@ export function leaveGame() {
   gameId = null;
   game = null;
   clocks = null;
+  hideExtras();
   yourMove(null);
   looking = false;
   socket.close();
 }
+
+/** Send a control's frame; say so when the connection is down. @param {object} msg */
+function sendControl(msg) {
+  if (!socket.send(msg)) announce(t("conn.not_sent"));
+}
+wireControls(sendControl);
 
 board.onMove = (from, to) => {
   if (!gameId || !game || looking) return;
@@ -259,9 +283,20 @@ function renderSeats(st, connected) {
     div.className = `seat ${cls}` + (st.to_act === s ? " to-act" : "");
     const dot = h("span", { class: "dot", "aria-hidden": "true" });
     dot.style.background = SIDE_FILL[s];
-    const name = h("span", { class: "name" }, seatLabel(s, st) + (you.includes(s) && you.length === 1 ? ` (${t("game.you")})` : ""));
+    const label = seatLabel(s, st) + (you.includes(s) && you.length === 1 ? ` (${t("game.you")})` : "");
+    // an online game's players link to their pages (a hotseat game's seats are one player)
+    const name = st.online_game && seat.player
+      ? h("a", { class: "name", href: `#/player/${encodeURIComponent(seat.player)}` }, label)
+      : h("span", { class: "name" }, label);
     const pts = h("span", { class: "pts", title: t("game.score") }, String(st.points["bg".indexOf(s)]));
-    div.replaceChildren(dot, name, pts);
+    div.replaceChildren(dot, name);
+    if (seat.rating != null) div.append(h("span", { class: "rating", title: t("rating.title") }, String(Math.round(seat.rating))));
+    if (seat.rating_change != null) {
+      const c = Math.round(seat.rating_change);
+      div.append(h("span", { class: `rating-change ${c > 0 ? "up" : c < 0 ? "down" : ""}`, title: t("rating.change") },
+        c > 0 ? `+${c}` : c < 0 ? `\u2212${-c}` : "±0"));
+    }
+    div.append(pts);
     if (st.to_act === s && st.state !== "over") div.append(h("span", { class: "turn-flag" }, t("game.to_act")));
     if (st.clock) div.append(h("span", { class: "clock", "data-side": s, role: "timer", "aria-label": `${sideName(s)}` }));
     if (st.online_game && seat.kind === "human") {
@@ -293,7 +328,8 @@ function announceLast(st, first) {
   announce(out);
 }
 
-/** Resign (asked twice) and abort (before both sides have moved), for a seat holder.
+/** Resign (asked twice), abort (before both sides have moved) and take back, for a seat
+ * holder; then the offers, a rematch and claiming the win (controls.js).
  * @param {StateFrame} st @param {string[]} you @param {boolean} connected */
 function renderControls(st, you, connected) {
   const box = $("#game-controls");
@@ -302,6 +338,7 @@ function renderControls(st, you, connected) {
   $("#abort").hidden = moves >= 2;
   for (const id of ["#resign", "#abort"]) /** @type {HTMLButtonElement} */ ($(id)).disabled = !connected;
   if (st.seq !== resignArmedAt) disarmResign();
+  renderExtras(st, you, connected);
 }
 let resignArmedAt = -1;
 function disarmResign() {

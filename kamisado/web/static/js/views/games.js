@@ -11,7 +11,7 @@ import { tokenFor } from "./game.js";
 const who = (kind, name, s) => name || (kind === "human" ? sideName(s) : t("game.computer", { level: t(`level.${kind}`) }));
 
 /** A game as a card. @param {any} g @param {boolean} mine */
-function card(g, mine) {
+export function card(g, mine) {
   const buttons = h("p", { class: "buttons" });
   /** @param {string} href @param {string} key */
   const link = (href, key) => buttons.append(h("a", { href, class: "button" }, t(key)));

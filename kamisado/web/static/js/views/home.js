@@ -3,6 +3,7 @@
    #/new/watch. */
 import { $, $$, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { currentMe } from "./account.js";
 
 /** @typedef {{name: string, description: string, elo: number}} Level */
 
@@ -72,6 +73,15 @@ function updateForm() {
   $(".opt-level").hidden = !(m === "computer" || m === "watch");
   $(".opt-level2").hidden = m !== "watch";
   $(".opt-name").hidden = m !== "online";
+  // a rated game: online, with a clock, created by a player with an account
+  $$(".opt-rated").forEach((e) => { e.hidden = m !== "online"; });
+  const me = currentMe();
+  const account = Boolean(me && me.account);
+  const timed = Boolean(new FormData(form).get("clock"));
+  const rated = /** @type {HTMLInputElement} */ (form.querySelector('input[name="rated"]'));
+  rated.disabled = !account || !timed;
+  if (rated.disabled) rated.checked = false;
+  $("#rated-hint").textContent = !account ? t("new.rated_account") : !timed ? t("new.rated_clock") : "";
   $(".lbl-level").textContent = t(m === "watch" ? "new.level_black" : "new.level");
   $("#new-title").textContent = t(`newtitle.${m}`);
   if (!form.querySelector('input[name="level"]:checked')) {
@@ -96,6 +106,7 @@ $("#new-form").addEventListener("submit", async (ev) => {
     body.online = true;
     body.seat = me;  // the creator's seat, bound to this browser's player
     body[me === "b" ? "black_name" : "gold_name"] = f.get("name") || "";
+    if (f.get("rated")) body.rated = true;
   }
   const clock = String(f.get("clock") || "");  // "180+2" (seconds + seconds) or "d3" (days a move)
   if (clock.startsWith("d")) body.clock = { days: Number(clock.slice(1)) };

@@ -41,7 +41,7 @@ export function panelParts(which) {
   $("#moves").hidden = which === "lesson";
   $("#download").hidden = which === "lesson";
   $("#history-bar").hidden = true;
-  $("#game-controls").hidden = true;
+  for (const id of ["#game-controls", "#offer-box", "#claim-box", "#over-controls"]) $(id).hidden = true;
   $("#conn").hidden = true;
   if (which !== "game") { $("#links").hidden = true; $("#fill-panel").hidden = true; }
   $("#announce").textContent = "";
