@@ -108,3 +108,40 @@ def settings(pg: Page, lang: str | None = None, **checks: bool) -> None:
     for box, on in checks.items():
         pg.locator(f"#{box}").set_checked(on)
     menu.locator("summary").click()
+
+
+# -- players, online games, the lobby ------------------------------------------------
+
+
+def game_id(pg: Page) -> str:
+    """The id of the game the page shows (from its URL, ``#/game/<id>``)."""
+    expect(pg).to_have_url(re.compile(r"#/game/[\w-]+"))
+    return re.sub(r".*#/game/([\w-]+).*", r"\1", pg.url)
+
+
+def you(pg: Page) -> str:
+    """The seats the page holds in its game, once its state came: ``"b"``, ``"g"``,
+    ``"bg"`` (hotseat) or ``""`` (a spectator)."""
+    expect(pg.locator("#board")).to_have_attribute("data-seq", re.compile(r"\d"))
+    return pg.locator("#board").get_attribute("data-you") or ""
+
+
+def online_pair(browser: Browser, server: str, target: str = "1", **selects: str) -> tuple[Page, Page]:
+    """An online game from the form: Black (its creator) and Gold (a second
+    browser that opened the invite link), both seated."""
+    black = page(browser, server + "/")
+    start(black, "online", target=target, colour="b", **selects)
+    expect(black.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
+    gold = page(browser, black.locator("#invite-link").input_value())
+    expect(gold.locator("#board")).to_have_attribute("data-you", "g")
+    expect(black.locator(".seat-top .presence")).to_have_text("online")
+    return black, gold
+
+
+def sign_up(pg: Page, account: str, password: str = "a good password") -> None:
+    """Create an account for the page's player, as a person would (#/account)."""
+    pg.goto(pg.url.split("#")[0] + "#/account")
+    pg.locator('#signup-form input[name="account"]').fill(account)
+    pg.locator('#signup-form input[name="password"]').fill(password)
+    pg.locator("#signup-form button").click()
+    expect(pg.locator("#account-who")).to_contain_text(f"Signed in as {account}")

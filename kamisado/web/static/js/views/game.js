@@ -143,6 +143,7 @@ function render(st) {
   const connected = socket.status === "open";
   $("#board").dataset.seq = String(st.seq);
   $("#board").dataset.conn = socket.status;
+  $("#board").dataset.you = (st.you || []).join("");
   const you = st.you || [];
   const playing = st.state === "playing" && !st.outcome;
   const canAct = Boolean(st.to_act && you.includes(st.to_act)) && connected;
