@@ -93,8 +93,8 @@ COMPUTED_HEADERS = ("Match", "Result")
 #: How a game can end, as the ``Result:`` line names it: ``goal`` and
 #: ``deadlock`` end the last round of a match by the rules; the others stop a
 #: match early (a player's clock ran out, an illegal move, a crashed or silent
-#: engine, a resignation).
-REASONS = ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation")
+#: engine, a resignation, a player who left an online game).
+REASONS = ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation", "abandonment")
 #: The reasons that end a match by the rules (read from the moves).
 NATURAL_REASONS = (str(GOAL), str(DEADLOCK))
 #: The reasons that stop a match before its natural end (stated, not replayed).

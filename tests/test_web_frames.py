@@ -36,6 +36,7 @@ FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 STATE_KEYS = [
     "type", "game", "seq", "name", "target", "series", "online_game", "points", "state",
     "winner", "round", "to_act", "seats", "thinking", "last", "rounds", "fill", "clock", "ended",
+    "rated", "offer", "rematch", "claim_after_ms",
     "kpn", "towers", "turn", "must", "legal", "outcome", "passes", "you",
 ]
 
@@ -272,4 +273,6 @@ def test_levels_answer_names_descriptions_and_elo(client: TestClient) -> None:
         ("beginner", 0), ("novice", 471), ("casual", 663), ("club", 904),
         ("strong", 1165), ("expert", 1327), ("perfect", 1323),
     ]
-    assert all(set(lv) == {"name", "description", "elo"} and lv["description"] for lv in levels)
+    assert all(set(lv) == {"name", "description", "elo", "rating"} and lv["description"] for lv in levels)
+    # the fixed published ratings beside a computer's name: the Elo + 800
+    assert [lv["rating"] for lv in levels] == [lv["elo"] + 800 for lv in levels]

@@ -65,9 +65,10 @@ def test_migrations_on_postgresql(pg_url: str) -> None:
     from kamisado.web.storage import database_url
 
     engine = sa.create_engine(database_url(pg_url))
-    with engine.begin() as conn:
-        conn.execute(sa.text(
-            "DROP TABLE IF EXISTS actions, games, players, settings, alembic_version CASCADE"))
+    with engine.begin() as conn:  # every table there, whichever revision made it
+        names = sa.inspect(conn).get_table_names()
+        if names:
+            conn.execute(sa.text(f"DROP TABLE IF EXISTS {', '.join(names)} CASCADE"))
     engine.dispose()
     store = Store(pg_url)
     try:
@@ -99,7 +100,7 @@ def test_a_database_at_revision_0002_gets_players_with_its_games_kept(tmp_path: 
     engine.dispose()
     store = Store(str(db))
     try:
-        assert migrations.current(store.engine) == migrations.head() == "0003"
+        assert migrations.current(store.engine) == migrations.head() == "0004"
         assert _schema_diff(store.engine) == []
         loaded = store.load("g0002")
         assert loaded is not None
@@ -113,5 +114,41 @@ def test_a_database_at_revision_0002_gets_players_with_its_games_kept(tmp_path: 
         assert store.claim("g0002", 1, "p2") == "p1"
         again = store.load("g0002")
         assert again is not None and (again[0].gold_player, again[0].gold_name) == ("p1", "Bo")
+    finally:
+        store.close()
+
+
+def test_a_database_at_revision_0003_gets_ratings_with_its_games_kept(tmp_path: Path) -> None:
+    # revision 0004 adds rated/offer/rematch and the rating tables: a game of
+    # a database written at 0003 keeps every action (a table copy on SQLite
+    # would have deleted them through the actions' ON DELETE CASCADE)
+    from alembic import command
+
+    db = tmp_path / "at-0003.sqlite3"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+        command.upgrade(migrations._config(conn), "0003")
+    with engine.begin() as conn:
+        conn.execute(sa.text(
+            "INSERT INTO games (id, created, updated, target, series, start_kpn, black, gold,"
+            " black_name, gold_name, black_token, gold_token, online, seed, delay, state,"
+            " black_points, gold_points, actions, black_player, to_act)"
+            " VALUES ('g0003', 1, 2, 3, 0, 'ignored', 'human', 'club', 'Ann', '', 'tb', NULL,"
+            " 0, 7, 0, 'playing', 0, 0, 2, 'p1', 'b')"
+        ))
+        conn.execute(sa.text("INSERT INTO actions VALUES ('g0003', 0, 'c1-c5', 2)"))
+        conn.execute(sa.text("INSERT INTO actions VALUES ('g0003', 1, 'b8-b5', 2)"))
+    engine.dispose()
+    store = Store(str(db))
+    try:
+        assert migrations.current(store.engine) == migrations.head()
+        assert _schema_diff(store.engine) == []
+        loaded = store.load("g0003")
+        assert loaded is not None
+        row, tokens = loaded
+        assert tokens == ["c1-c5", "b8-b5"]
+        assert (row.rated, row.offer, row.rematch, row.black_player) == (False, None, None, "p1")
+        assert store.player_ratings("p1") == {}
     finally:
         store.close()

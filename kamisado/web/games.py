@@ -34,6 +34,7 @@ from kamisado.web import worker
 from kamisado.web.clocks import ClockState
 from kamisado.web.messages import (
     AbortMsg,
+    ClaimMsg,
     ClockView,
     CreateMsg,
     ErrorFrame,
@@ -43,16 +44,20 @@ from kamisado.web.messages import (
     LastView,
     MoveMsg,
     PassView,
+    RematchMsg,
     ResignMsg,
     RoundView,
     SeatView,
+    StartedFrame,
     StateFrame,
+    TakebackMsg,
     move_view,
     outcome_view,
     passes_view,
     position_view,
     rounds_view,
 )
+from kamisado.web.ratings import Rating, computer_rating, speed_of
 from kamisado.web.storage import GameRow, Store, new_id
 
 __all__ = ["Conn", "Game", "GameError", "Hub"]
@@ -76,7 +81,10 @@ FLAG_SCAN_S = 1.0
 #: Actions that end a match before its points decide it (stored as actions,
 #: replayed like moves): ``resign-b`` Black resigns, ``time-g`` Gold's flag
 #: fell, ``abort`` the game is called off (before both sides have moved).
-ENDINGS = {"resign": "resignation", "time": "time"}
+ENDINGS = {"resign": "resignation", "time": "time", "abandon": "abandonment"}
+#: A real-time opponent away this long (no connection holding their seat)
+#: lets the player claim the win (:meth:`Hub.claim`); ``Hub.claim_after_s``.
+CLAIM_AFTER_S = 60.0
 
 
 def now_ms() -> int:
@@ -105,6 +113,10 @@ class Conn:
     player: str | None = None
     #: the player's display name (an online seat it claims takes it when unnamed)
     name: str = ""
+    #: whether the player has an account (only those claim a rated game's seat)
+    registered: bool = False
+    #: whether the connection follows the lobby (:mod:`kamisado.web.lobby`)
+    lobby: bool = False
 
 
 @dataclass(eq=False)
@@ -121,6 +133,16 @@ class Game:
     failures: int = 0  # writes refused by the store in a row
     ended: tuple[str, int | None] | None = None  # (reason, winning side) of an early end
     clock: ClockState | None = None
+    #: the moves and fills in effect: the actions less endings, takebacks and
+    #: the moves they took back (what the computer and the analysis replay)
+    played: list[str] = field(default_factory=list)
+    #: who made each of ``played`` (the mover, or the side that filled)
+    movers: list[int] = field(default_factory=list)
+    #: per side, since when (ms) no connection holds the seat (``None``: held)
+    away_since: list[int | None] = field(default_factory=lambda: [None, None])
+    #: per side, the rating beside the name and its change by this game
+    ratings: list[tuple[int | None, int | None]] = field(
+        default_factory=lambda: [(None, None), (None, None)])
     _rounds: tuple[int, list[RoundView]] | None = field(default=None, repr=False)
 
     @classmethod
@@ -138,6 +160,7 @@ class Game:
         self.row, self.match, self.tokens = other.row, other.match, other.tokens
         self.last, self._rounds = other.last, None
         self.ended, self.clock = other.ended, other.clock
+        self.played, self.movers = other.played, other.movers
 
     # -- the rules ----------------------------------------------------------
 
@@ -196,10 +219,14 @@ class Game:
             raise KamisadoError(f"{token}: the match is over ({self.ended[0]})")
         if token == "abort" or token.partition("-")[0] in ENDINGS:
             self._end(token)
+        elif token.startswith("undo-"):
+            self._undo(token)
         elif token in FILLS:
             side = match.current_winner()
             match.choose_fill(token)
             self.last = {"kind": "fill", "side": SIDE_LETTERS[side], "fill": token}
+            self.played.append(token)
+            self.movers.append(side)
         else:
             pos = match.position
             move = pos.parse_move(token) if match.state == PLAYING else Move.from_str(token)
@@ -221,7 +248,43 @@ class Game:
                 "passes": self._passes_after(rounds_before),
                 "outcome": outcome_view(outcome),
             }
+            self.played.append(str(move))
+            self.movers.append(side)
         self.tokens.append(token)
+
+    def takeback_count(self, side: int | None) -> int:
+        """How many moves a takeback by ``side`` undoes: its last move of the
+        round being played and every move after it (``side`` ``None``, a
+        player holding both seats: the last move).  0 when there is none:
+        no round being played, or no move of ``side`` in it."""
+        if self.ended or self.match.state != PLAYING:
+            return 0
+        in_round = len(self.match.rounds[-1].moves)
+        movers = self.movers[len(self.movers) - in_round:] if in_round else []
+        if side is None:
+            return 1 if movers else 0
+        for back, mover in enumerate(reversed(movers), 1):
+            if mover == side:
+                return back
+        return 0
+
+    def _undo(self, token: str) -> None:
+        """Apply a takeback, ``undo-b-2``: side ``b`` takes back 2 moves (its
+        last and the reply); the match is rebuilt from the moves left."""
+        _, letter, count = (token.split("-") + ["", ""])[:3]
+        if letter not in SIDE_LETTERS or not count.isdigit() or int(count) < 1:
+            raise KamisadoError(f"{token}: expected undo-b-N or undo-g-N")
+        n = int(count)
+        if self.match.state != PLAYING:
+            raise KamisadoError(f"{token}: no round is being played (a won round stands)")
+        if n > len(self.match.rounds[-1].moves):
+            raise KamisadoError(f"{token}: the round has only {len(self.match.rounds[-1].moves)} moves")
+        keep, movers = self.played[:-n], self.movers[:-n]
+        match = Match(self.row.target, series=self.row.series, start=self.row.start_kpn)
+        for t in keep:
+            match.apply(t)
+        self.match, self.played, self.movers = match, keep, movers
+        self.last = {"kind": "takeback", "side": letter, "count": n}
 
     def _end(self, token: str) -> None:
         """Apply an ending action: ``resign-b``/``resign-g``, ``time-b``/``time-g``, ``abort``."""
@@ -261,18 +324,49 @@ class Game:
         held = {s for c in self.conns for s in c.seats}
         return (0 in held, 1 in held)
 
-    def view(self) -> StateFrame:
+    def mark_presence(self, now: int) -> None:
+        """Note since when each person's seat has had no connection holding it."""
+        online = self.online_seats()
+        for side, kind in enumerate(self.kinds()):
+            if kind != "human" or online[side]:
+                self.away_since[side] = None
+            elif self.away_since[side] is None:
+                self.away_since[side] = now
+
+    def claimable(self) -> bool:
+        """Whether a player may claim the win when the opponent is away: an
+        online game between two people with a real-time clock."""
+        return bool(self.row.online and self.kinds() == ("human", "human")
+                    and self.row.clock_initial is not None and not self.row.clock_days)
+
+    def offer(self) -> tuple[str, int] | None:
+        """The offer pending: (``takeback`` or ``rematch``, the side that made it)."""
+        offer = self.row.offer
+        if not offer:
+            return None
+        kind, _, letter = offer.partition("-")
+        return (kind, SIDE_LETTERS.index(letter)) if letter in SIDE_LETTERS else None
+
+    def view(self, claim_after_ms: int = int(CLAIM_AFTER_S * 1000)) -> StateFrame:
         """The game's state frame (each connection's ``you`` is added as it is sent)."""
         match = self.match
         online = self.online_seats()
         names = self.seat_names()
+        now = now_ms()
         seats: dict[str, SeatView] = {}
         for side, kind in enumerate(self.kinds()):
+            away = self.away_since[side]
+            rating, change = self.ratings[side]
             seats[SIDE_LETTERS[side]] = {
                 "kind": kind,
                 "name": names[side],
                 "online": online[side] if kind == "human" else True,
+                "away_ms": None if kind != "human" or online[side] or away is None else max(0, now - away),
+                "player": self.row.owners[side] if kind == "human" else None,
+                "rating": rating,
+                "rating_change": change,
             }
+        offer = self.offer()
         position = position_view(match.position)
         fill: FillView | None = None
         if match.state == FILL or self.ended:
@@ -307,6 +401,10 @@ class Game:
                 "reason": self.ended[0],
                 "winner": None if self.ended[1] is None else SIDE_LETTERS[self.ended[1]],
             },
+            rated=self.row.rated,
+            offer=None if offer is None else {"kind": offer[0], "by": SIDE_LETTERS[offer[1]]},
+            rematch=self.row.rematch,
+            claim_after_ms=claim_after_ms if self.claimable() else None,
         )
 
     def record(self) -> Record:
@@ -316,7 +414,11 @@ class Game:
         end = None
         if self.ended is not None and self.ended[1] is not None:  # resignation or time
             loser = ("Black", "Gold")[1 - self.ended[1]]
-            detail = f"{loser} resigned" if self.ended[0] == "resignation" else f"{loser}'s time ran out"
+            detail = {
+                "resignation": f"{loser} resigned",
+                "time": f"{loser}'s time ran out",
+                "abandonment": f"{loser} left the game",
+            }[self.ended[0]]
             end = GameEnd(self.ended[1], self.ended[0], detail)
         return Record.new(self.match, black=black, gold=gold, date=date, end=end)
 
@@ -332,16 +434,26 @@ class Hub:
         self.rng = random.SystemRandom()
         self._tasks: set[asyncio.Task[None]] = set()
         self._flag_task: asyncio.Task[None] | None = None
+        #: how long a real-time opponent must be away before a claim (seconds)
+        self.claim_after_s = CLAIM_AFTER_S
 
     # -- games -----------------------------------------------------------------
 
-    def create(self, msg: CreateMsg, player: str | None = None) -> tuple[Game, dict[str, str]]:
+    def create(
+        self, msg: CreateMsg, player: str | None = None, registered: bool = False
+    ) -> tuple[Game, dict[str, str]]:
         """Create and store a new game; returns it and the seats' secret tokens.
 
         A game created by a player gives it the seats it takes: both of a
         hotseat game, its own against the computer, and in an online game
         the seat ``msg.seat`` names (none when not named: the player claims
-        one by joining with its token, as the page of before players did)."""
+        one by joining with its token, as the page of before players did).
+        A rated game is created only by a player with an account
+        (``registered``), who names its seat."""
+        if msg.rated and (player is None or not registered):
+            raise GameError("account_needed", "create: a rated game needs an account; sign up or sign in")
+        if msg.rated and msg.seat is None:
+            raise GameError("malformed", "create: a rated game needs the creator's seat ('seat': 'b' or 'g')")
         tokens: dict[str, str] = {}
         seat_tokens: list[str | None] = [None, None]
         shared = new_id(18)
@@ -363,6 +475,7 @@ class Hub:
             seed=self.rng.randrange(1 << 30),
             delay=msg.delay,
             to_act="b",
+            rated=msg.rated,
         )
         if player is not None:
             owners = [player if k == "human" else None for k in (msg.black, msg.gold)]
@@ -433,8 +546,64 @@ class Hub:
         return None if loaded is None else Game.build(*loaded)
 
     def _cache(self, game: Game) -> Game:
-        """Keep a game in memory (a connection is joining it)."""
-        return self.games.setdefault(game.row.id, game)
+        """Keep a game in memory (a connection is joining it); a game coming
+        into memory reads the ratings beside its names."""
+        kept = self.games.setdefault(game.row.id, game)
+        if kept is game:
+            self._load_ratings(game)
+        return kept
+
+    def view(self, game: Game) -> StateFrame:
+        """The game's state frame, with this server's claim time."""
+        return game.view(int(self.claim_after_s * 1000))
+
+    # -- ratings -----------------------------------------------------------------
+
+    def _load_ratings(self, game: Game) -> None:
+        """The ratings beside a game's names: a computer level's fixed rating;
+        in a rated game each player's for its speed and, once it is over,
+        the change it made (a rated game over but not yet rated, because
+        the store failed then, is rated now)."""
+        row = game.row
+        got: list[tuple[int | None, int | None]] = [(None, None), (None, None)]
+        for side, kind in enumerate(game.kinds()):
+            if kind != "human":
+                got[side] = (computer_rating(kind), None)
+        speed = speed_of(row.clock_days, row.clock_initial)
+        players = [p for p in row.owners if p is not None]
+        if row.rated and speed is not None and players:
+            try:
+                if game.state == OVER:
+                    self._rate(game)
+                    changes = self.store.rating_changes(row.id)
+                else:
+                    changes = {}
+                now = self.store.ratings_of(players, speed)
+            except Exception:
+                log.exception("could not read the ratings of game %s", row.id)
+                return
+            for side, player in enumerate(row.owners):
+                if player is None:
+                    continue
+                if player in changes:
+                    after, change = changes[player]
+                    got[side] = (round(after), round(change))
+                else:
+                    got[side] = (round(now.get(player, Rating()).rating), None)
+        game.ratings = got
+
+    def _rate(self, game: Game) -> bool:
+        """Update the players' ratings for a rated game that ended with a
+        winner (at most once: :meth:`Store.rate`)."""
+        row = game.row
+        winner = game.winner()
+        speed = speed_of(row.clock_days, row.clock_initial)
+        if not row.rated or speed is None or winner is None or game.state != OVER:
+            return False
+        won, lost = row.owners[winner], row.owners[1 - winner]
+        if won is None or lost is None or won == lost:
+            return False
+        return self.store.rate(row.id, speed, won, lost)
 
     # -- lists -----------------------------------------------------------------------
 
@@ -527,6 +696,7 @@ class Hub:
             self.leave(conn)
         conn.game, conn.seats = game, seats
         game.conns.add(conn)
+        game.mark_presence(now_ms())
         self._kick(game)  # before the join's frame, which then shows it thinking
         if seats:
             await self.broadcast(game)  # the others see the seat come online
@@ -567,6 +737,9 @@ class Hub:
         free = {s for s in named if row.owners[s] is None}
         held = set(mine)
         note: tuple[str, str] | None = None
+        if free and row.rated and not conn.registered:
+            return tuple(sorted(mine)), ("account_needed",
+                                         "join: a rated game's seat needs an account; sign up or sign in, then open the link again")
         if free and row.online and mine and not (free & mine):
             note = ("seat_kept", "join: you hold a seat of this game already; this invite is for your opponent")
             free = set()
@@ -608,7 +781,7 @@ class Hub:
 
     async def send_state(self, game: Game, conn: Conn) -> None:
         """Send the game's state to one connection."""
-        await self._send(conn, game.view().to_json([SIDE_LETTERS[s] for s in conn.seats]))
+        await self._send(conn, self.view(game).to_json([SIDE_LETTERS[s] for s in conn.seats]))
 
     def leave(self, conn: Conn) -> None:
         """Detach a connection; when it held a seat the others hear of it."""
@@ -618,6 +791,7 @@ class Hub:
         game.conns.discard(conn)
         held = conn.seats
         conn.game, conn.seats = None, ()
+        game.mark_presence(now_ms())
         self._evict(game)
         if held:
             task = asyncio.get_running_loop().create_task(self.broadcast(game))
@@ -644,6 +818,174 @@ class Hub:
             side = conn.seats[0] if len(conn.seats) == 1 or act is None else act
             token = f"resign-{SIDE_LETTERS[side]}"
         await self.play(game, token)
+        await self.broadcast(game)
+
+    def _seat_holder(self, conn: Conn, what: str) -> Game:
+        game = conn.game
+        if game is None:
+            raise GameError("not_joined", "join a game first")
+        if not conn.seats:
+            raise GameError("not_your_turn", f"{what}: a spectator holds no seat")
+        return game
+
+    def _alone(self, game: Game, conn: Conn) -> bool:
+        """Whether the connection needs nobody's consent: it holds both seats
+        (hotseat) or plays the computer."""
+        return len(conn.seats) == 2 or "human" not in (game.kinds()[1 - conn.seats[0]],)
+
+    async def _set_offer(self, game: Game, offer: str | None) -> None:
+        try:
+            stored = self.store.set_offer(game.row.id, game.seq, offer)
+        except Exception:
+            log.exception("could not store an offer in game %s", game.row.id)
+            raise GameError("storage", "the offer could not be saved; try again") from None
+        if not stored:
+            raise GameError("stale", f"the game has moved on (at action {game.seq})")
+        game.row.offer = offer
+        await self.broadcast(game)
+
+    async def _answer(self, game: Game, conn: Conn, kind: str, action: str) -> tuple[int, int] | None:
+        """The offer part of a takeback or rematch message from one seat of a
+        game between people: make (or, when the other side offered the
+        same, accept), decline or withdraw.  Returns ``(side that offered,
+        side accepting)`` when an offer was accepted, else ``None``."""
+        mine = conn.seats[0]
+        offer = game.offer()
+        theirs = offer if offer is not None and offer[0] == kind and offer[1] != mine else None
+        if action == "decline":
+            if offer is None or offer[0] != kind:
+                raise GameError("no_offer", f"{kind}: no {kind} offer to decline")
+            await self._set_offer(game, None)
+            return None
+        if action == "accept" or theirs is not None:
+            if theirs is None:
+                raise GameError("no_offer", f"{kind}: the opponent has offered no {kind}")
+            return theirs[1], mine
+        if offer is not None and offer[0] == kind:
+            raise GameError("not_allowed", f"{kind}: you have offered it already; wait for the answer")
+        await self._set_offer(game, f"{kind}-{SIDE_LETTERS[mine]}")
+        return None
+
+    async def takeback(self, conn: Conn, msg: TakebackMsg) -> None:
+        """Take back moves of the round being played: at once when the
+        connection holds both seats or plays the computer, else by an offer
+        the opponent accepts (docs/web.md, "Game controls")."""
+        game = self._seat_holder(conn, "takeback")
+        if game.state == OVER:
+            raise GameError("over", "takeback: the match is over")
+        if self._alone(game, conn):
+            if msg.action != "offer":
+                raise GameError("no_offer", f"takeback: nothing to {msg.action} here")
+            side = None if len(conn.seats) == 2 else conn.seats[0]
+        else:
+            offer = game.offer()
+            answering = offer is not None and offer[0] == "takeback" and offer[1] != conn.seats[0]
+            if msg.action == "offer" and not answering and not game.takeback_count(conn.seats[0]):
+                raise GameError("not_allowed", "takeback: you have no move to take back in this round"
+                                " (a won round stands)")
+            answered = await self._answer(game, conn, "takeback", msg.action)
+            if answered is None:
+                return
+            side = answered[0]
+        count = game.takeback_count(side)
+        if not count:
+            raise GameError("not_allowed", "takeback: no move to take back in this round"
+                            + ("" if side is None else " (a won round stands)"))
+        if game.task is not None and not game.task.done():
+            game.task.cancel()  # the computer was answering the move taken back
+            game.thinking = False
+        letter = SIDE_LETTERS[side if side is not None else game.movers[-1]]
+        await self.play(game, f"undo-{letter}-{count}")
+        await self.broadcast(game)
+
+    async def rematch(self, conn: Conn, msg: RematchMsg) -> None:
+        """Once the match is over, the same game again with the colours
+        swapped: at once alone (hotseat, the computer), else by offer and
+        acceptance.  Every connection holding a seat is sent the new game."""
+        game = self._seat_holder(conn, "rematch")
+        if game.state != OVER:
+            raise GameError("not_allowed", "rematch: the match is not over")
+        if game.row.rematch is None:
+            if self._alone(game, conn):
+                if msg.action != "offer":
+                    raise GameError("no_offer", f"rematch: nothing to {msg.action} here")
+            elif await self._answer(game, conn, "rematch", msg.action) is None:
+                return
+            made = self._make_rematch(game)
+        else:
+            made = game.row.rematch
+        game.row.rematch, game.row.offer = made, None
+        await self.broadcast(game)
+        await self._started(game, made)
+
+    def _make_rematch(self, game: Game) -> str:
+        old = game.row
+        tokens: list[str | None] = [None, None]
+        shared = new_id(18)
+        kinds = (old.gold, old.black)  # the colours swapped
+        for side, kind in enumerate(kinds):
+            if kind == "human":
+                tokens[side] = new_id(18) if old.online else shared
+        row = GameRow.new(
+            new_id(),
+            target=old.target, series=old.series,
+            black=old.gold, gold=old.black,
+            black_name=old.gold_name, gold_name=old.black_name,
+            black_token=tokens[0], gold_token=tokens[1],
+            black_player=old.gold_player, gold_player=old.black_player,
+            online=old.online, seed=self.rng.randrange(1 << 30), delay=old.delay,
+            to_act="b", rated=old.rated,
+            clock_initial=old.clock_initial, clock_increment=old.clock_increment,
+            clock_days=old.clock_days,
+        )
+        if row.control is not None:
+            row.set_clock(ClockState.start(row.control))
+        try:
+            made = self.store.create_rematch(old.id, row)
+        except Exception:
+            log.exception("could not store the rematch of game %s", old.id)
+            raise GameError("storage", "rematch: the new game could not be saved; try again") from None
+        if made is None:
+            raise GameError("no_game", f"rematch: no game {old.id!r}")
+        return made
+
+    async def _started(self, game: Game, new: str) -> None:
+        """Tell every connection holding a seat of ``game`` about its rematch
+        ``new`` (with the tokens of the seats a connection that is no player
+        held, now of the other colour)."""
+        row = None
+        for conn in list(game.conns):
+            if not conn.seats:
+                continue
+            tokens: dict[str, str] = {}
+            if conn.player is None:
+                if row is None:
+                    loaded = self.store.load(new)
+                    row = None if loaded is None else loaded[0]
+                if row is not None:
+                    for side in conn.seats:
+                        token = (row.black_token, row.gold_token)[1 - side]
+                        if token is not None:
+                            tokens[SIDE_LETTERS[1 - side]] = token
+            await self._send(conn, StartedFrame(new, tokens).to_json())
+
+    async def claim(self, conn: Conn, msg: ClaimMsg) -> None:
+        """Claim the win of a real-time game between people whose opponent
+        has been away (no connection on their seat) ``claim_after_s``."""
+        game = self._seat_holder(conn, "claim")
+        if game.state == OVER:
+            raise GameError("over", "claim: the match is over")
+        if not game.claimable() or len(conn.seats) != 1:
+            raise GameError("not_allowed", "claim: only in an online real-time game between two people")
+        other = 1 - conn.seats[0]
+        away = game.away_since[other]
+        if game.online_seats()[other] or away is None:
+            raise GameError("not_allowed", "claim: your opponent is connected")
+        left = self.claim_after_s * 1000 - (now_ms() - away)
+        if left > 0:
+            raise GameError("not_allowed", f"claim: your opponent left {(now_ms() - away) / 1000:.0f} s ago; "
+                            f"you can claim the win in {left / 1000:.0f} s")
+        await self.play(game, f"abandon-{SIDE_LETTERS[other]}")
         await self.broadcast(game)
 
     async def act(self, conn: Conn, msg: MoveMsg | FillMsg) -> None:
@@ -707,6 +1049,13 @@ class Hub:
             game.failures += 1
             await self._recover(game, seq, token)  # raises, unless it was stored
         game.failures = 0
+        game.row.offer = None  # stored: every action ends the offer pending
+        if game.state == OVER and game.row.rated:
+            try:
+                self._rate(game)
+            except Exception:  # the game is stored: it is rated when next loaded
+                log.exception("could not rate game %s", game.row.id)
+            self._load_ratings(game)
         self._kick(game)
 
     async def _recover(self, game: Game, seq: int, token: str) -> None:
@@ -757,7 +1106,7 @@ class Hub:
         """Send the game's state to every connection, each with its own seats."""
         if not game.conns:
             return
-        view = game.view()  # written once: only each connection's seats differ
+        view = self.view(game)  # written once: only each connection's seats differ
         frames: dict[tuple[int, ...], str] = {}
         sends = []
         for conn in list(game.conns):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypedDict
 
@@ -45,7 +45,19 @@ from kamisado.record import match_entries
 from kamisado.web.clocks import TimeControl, parse_control
 
 __all__ = [
+    "OFFER_ACTIONS",
     "AbortMsg",
+    "AcceptMsg",
+    "CancelMsg",
+    "ChallengeMsg",
+    "ClaimMsg",
+    "LobbyFrame",
+    "LobbyMsg",
+    "OfferView",
+    "RematchMsg",
+    "StartedFrame",
+    "TakebackMsg",
+    "parse_challenge",
     "ClockView",
     "CreateMsg",
     "CreatedFrame",
@@ -152,6 +164,8 @@ class CreateMsg:
     #: in an online game, the creator's seat (``b``/``g``): it is bound to the
     #: creating player at once, the other one waits for the invite's claim
     seat: str | None = None
+    #: rated (Glicko-2): online, two people, a clock, a creator with an account
+    rated: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +183,67 @@ class AbortMsg:
     seq: int | None = None
 
 
-Message = JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
+#: What an offer message may do: make one, accept or decline the other side's
+#: (``decline`` also withdraws one's own).
+OFFER_ACTIONS = ("offer", "accept", "decline")
+
+
+@dataclass(frozen=True)
+class TakebackMsg:
+    """Take back the sender's last move: at once in a hotseat game or
+    against the computer, else an offer the opponent answers."""
+
+    action: str = "offer"
+
+
+@dataclass(frozen=True)
+class RematchMsg:
+    """Once the match is over: the same game again, colours swapped."""
+
+    action: str = "offer"
+
+
+@dataclass(frozen=True)
+class ClaimMsg:
+    """Claim the win: a real-time opponent has been away long enough."""
+
+
+@dataclass(frozen=True)
+class LobbyMsg:
+    """Follow the lobby's open challenges (``watch``), or stop."""
+
+    watch: bool = True
+
+
+@dataclass(frozen=True)
+class ChallengeMsg:
+    """Post an open challenge to the lobby."""
+
+    target: int = 1
+    series: bool = False
+    clock: TimeControl | None = None
+    rated: bool = False
+    color: str = "random"
+
+
+@dataclass(frozen=True)
+class CancelMsg:
+    """Withdraw one's own challenge."""
+
+    challenge: str
+
+
+@dataclass(frozen=True)
+class AcceptMsg:
+    """Accept another player's challenge."""
+
+    challenge: str
+
+
+Message = (
+    JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
+    | TakebackMsg | RematchMsg | ClaimMsg | LobbyMsg | ChallengeMsg | CancelMsg | AcceptMsg
+)
 
 
 def _get(obj: dict[str, Any], key: str, kind: type, what: str, default: Any = ...) -> Any:
@@ -200,7 +274,7 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
     """Read the fields of a game-creation request (a JSON object).
 
     >>> parse_create({"black": "human", "gold": "club", "target": 3})
-    CreateMsg(black='human', gold='club', target=3, series=False, online=False, black_name='', gold_name='', delay=0.0, clock=None, seat=None)
+    CreateMsg(black='human', gold='club', target=3, series=False, online=False, black_name='', gold_name='', delay=0.0, clock=None, seat=None, rated=False)
     """
     what = "create"
     black = _get(obj, "black", str, what, "human")
@@ -233,13 +307,49 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
         clock = parse_control(obj.get("clock"))
     except ValueError as exc:
         raise ProtocolError(f"{what}: {exc}") from None
+    rated = _get(obj, "rated", bool, what, False)
+    if rated and not (online and black == gold == "human"):
+        raise ProtocolError(f"{what}: a rated game is an online game between two people")
+    if rated and clock is None:
+        raise ProtocolError(f"{what}: a rated game needs a clock")
     mine: str | None = _get(obj, "seat", str, what, None) if obj.get("seat") is not None else None
     if mine is not None:
         if mine not in SIDE_LETTERS:
             raise ProtocolError(f"{what}: expected seat 'b' or 'g', found {mine!r}")
         if (black, gold)[SIDE_LETTERS.index(mine)] != "human":
             raise ProtocolError(f"{what}: the seat {mine!r} is the computer's")
-    return CreateMsg(black, gold, target, series, online, names[0], names[1], delay, clock, mine)
+    return CreateMsg(black, gold, target, series, online, names[0], names[1], delay, clock, mine, rated)
+
+
+def parse_challenge(obj: dict[str, Any]) -> ChallengeMsg:
+    """Read a lobby challenge (a JSON object).
+
+    >>> parse_challenge({"target": 3, "clock": {"initial": 300, "increment": 3}, "color": "b"})
+    ChallengeMsg(target=3, series=False, clock=TimeControl(initial=300.0, increment=3.0, days=0), rated=False, color='b')
+    >>> parse_challenge({"rated": True})
+    Traceback (most recent call last):
+    ...
+    kamisado.web.messages.ProtocolError: challenge: a rated game needs a clock
+    """
+    what = "challenge"
+    target = _get(obj, "target", int, what, 1)
+    series = _get(obj, "series", bool, what, False)
+    if series:
+        if not 1 <= target <= 99:
+            raise ProtocolError(f"{what}: expected a series of 1 to 99 rounds, found {target}")
+    elif target not in TARGETS:
+        raise ProtocolError(f"{what}: expected target 1, 3, 7 or 15, found {target}")
+    try:
+        clock = parse_control(obj.get("clock"))
+    except ValueError as exc:
+        raise ProtocolError(f"{what}: {exc}") from None
+    rated = _get(obj, "rated", bool, what, False)
+    if rated and clock is None:
+        raise ProtocolError(f"{what}: a rated game needs a clock")
+    color = _get(obj, "color", str, what, "random")
+    if color not in ("b", "g", "random"):
+        raise ProtocolError(f"{what}: expected color 'b', 'g' or 'random', found {color!r}")
+    return ChallengeMsg(target, series, clock, rated, color)
 
 
 def parse(frame: str | bytes) -> Message:
@@ -289,6 +399,22 @@ def parse(frame: str | bytes) -> Message:
         return AbortMsg(_seq(obj, kind))
     if kind == "create":
         return parse_create(obj)
+    if kind in ("takeback", "rematch"):
+        action = _get(obj, "action", str, kind, "offer")
+        if action not in OFFER_ACTIONS:
+            raise ProtocolError(f"{kind}: expected action 'offer', 'accept' or 'decline', found {action!r}")
+        return TakebackMsg(action) if kind == "takeback" else RematchMsg(action)
+    if kind == "claim":
+        return ClaimMsg()
+    if kind == "lobby":
+        return LobbyMsg(_get(obj, "watch", bool, kind, True))
+    if kind == "challenge":
+        return parse_challenge(obj)
+    if kind in ("cancel", "accept"):
+        challenge = _get(obj, "challenge", str, kind)
+        if not _ID_RE.fullmatch(challenge):
+            raise ProtocolError(f"{kind}: expected a challenge id, found {challenge!r}")
+        return CancelMsg(challenge) if kind == "cancel" else AcceptMsg(challenge)
     raise ProtocolError(f"unknown message type {kind!r}", "unknown")
 
 
@@ -376,8 +502,10 @@ class MoveView(TypedDict):
 class LastView(TypedDict, total=False):
     """The last action: a move (``move``, ``push``, ``passes``, ``outcome``
     and the :class:`MoveView` fields ``mover``, ``pushed``, ``entries``), a
-    fill (``fill``), or an early end (kind ``end``: ``reason`` resignation,
-    time or abort, ``side`` the side that resigned or ran out of time)."""
+    fill (``fill``), an early end (kind ``end``: ``reason`` resignation,
+    time, abandonment or abort, ``side`` the side that resigned, ran out of
+    time or left), or a takeback (kind ``takeback``: ``side`` who took back,
+    ``count`` how many moves)."""
 
     kind: str
     side: str
@@ -390,6 +518,7 @@ class LastView(TypedDict, total=False):
     outcome: OutcomeView | None
     fill: str
     reason: str
+    count: int
 
 
 class ClockView(TypedDict):
@@ -412,11 +541,23 @@ class EndedView(TypedDict):
 
 
 class SeatView(TypedDict):
-    """Who plays a seat, and whether someone holding it is connected."""
+    """Who plays a seat, whether someone holding it is connected (and for how
+    long not: ``away_ms``), its player (public id) and rating."""
 
     kind: str
     name: str
     online: bool
+    away_ms: int | None
+    player: str | None
+    rating: int | None
+    rating_change: int | None
+
+
+class OfferView(TypedDict):
+    """An offer pending in a game: ``takeback`` or ``rematch``, by a side."""
+
+    kind: str
+    by: str
 
 
 class FillView(TypedDict):
@@ -641,6 +782,10 @@ class StateFrame:
     position: PositionView
     clock: ClockView | None = None
     ended: EndedView | None = None
+    rated: bool = False
+    offer: OfferView | None = None
+    rematch: str | None = None
+    claim_after_ms: int | None = None
 
     def fields(self) -> dict[str, Any]:
         """The frame as a JSON object, without ``you``."""
@@ -664,6 +809,10 @@ class StateFrame:
             "fill": self.fill,
             "clock": self.clock,
             "ended": self.ended,
+            "rated": self.rated,
+            "offer": self.offer,
+            "rematch": self.rematch,
+            "claim_after_ms": self.claim_after_ms,
             **self.position,
         }
 
@@ -676,4 +825,34 @@ class StateFrame:
         return f'{self._head},"you":{json.dumps(list(you), separators=(",", ":"))}}}'
 
 
-Frame = StateFrame | CreatedFrame | ErrorFrame | PongFrame
+@dataclass(frozen=True)
+class StartedFrame:
+    """A game made for this connection by the lobby or a rematch: the page
+    opens it (``tokens``: the seats of a connection that is no player).
+
+    >>> StartedFrame("abc").to_json()
+    '{"type": "started", "game": "abc", "tokens": {}}'
+    """
+
+    game: str
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps({"type": "started", "game": self.game, "tokens": self.tokens})
+
+
+@dataclass(frozen=True)
+class LobbyFrame:
+    """The lobby's open challenges, as one connection sees them (``mine``).
+
+    >>> LobbyFrame([]).to_json()
+    '{"type": "lobby", "challenges": []}'
+    """
+
+    challenges: list[dict[str, Any]]
+
+    def to_json(self) -> str:
+        return json.dumps({"type": "lobby", "challenges": self.challenges})
+
+
+Frame = StateFrame | CreatedFrame | ErrorFrame | PongFrame | StartedFrame | LobbyFrame

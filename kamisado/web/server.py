@@ -37,7 +37,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kamisado import record as records
 from kamisado import svg
-from kamisado.core import KamisadoError, Move, Position
+from kamisado.core import SIDE_LETTERS, KamisadoError, Move, Position
 from kamisado.match import OVER
 from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
@@ -49,18 +49,26 @@ from kamisado.web.guard import (
     limits_from_env,
     refusal,
 )
+from kamisado.web.lobby import Lobby
 from kamisado.web.messages import (
     LEVEL_NAMES,
     AbortMsg,
+    AcceptMsg,
+    CancelMsg,
+    ChallengeMsg,
+    ClaimMsg,
     CreatedFrame,
     CreateMsg,
     FillMsg,
     JoinMsg,
+    LobbyMsg,
     MoveMsg,
     PingMsg,
     PongFrame,
     ProtocolError,
+    RematchMsg,
     ResignMsg,
+    TakebackMsg,
     entry_view,
     move_view,
     parse,
@@ -70,12 +78,14 @@ from kamisado.web.messages import (
 )
 from kamisado.web.players import ROUTES as PLAYER_ROUTES
 from kamisado.web.players import (
+    Player,
     Players,
     PlayerSession,
     SessionKeys,
     player_of,
     session_secret,
 )
+from kamisado.web.ratings import SPEEDS, computer_rating
 from kamisado.web.storage import Store
 
 __all__ = ["STATIC", "create_app"]
@@ -209,6 +219,7 @@ def lifespan(
                 )
 
         hub = app.state.hub = Hub(store, factory)
+        app.state.lobby = Lobby()
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
@@ -305,10 +316,12 @@ async def board(request: Request) -> Response:
 async def levels(request: Request) -> Response:
     from kamisado.players import LEVELS
 
-    # elo: the measured strength, beginner = 0 (the README's levels table)
+    # elo: the measured strength, beginner = 0 (the README's levels table);
+    # rating: the level's fixed rating beside its name (elo + 800)
     return JSONResponse(
         [
-            {"name": n, "description": LEVELS[n].description, "elo": LEVELS[n].elo}
+            {"name": n, "description": LEVELS[n].description, "elo": LEVELS[n].elo,
+             "rating": computer_rating(n)}
             for n in LEVEL_NAMES
         ]
     )
@@ -335,19 +348,20 @@ async def create_game(request: Request) -> Response:
         return _bad(str(exc))
     except (ValueError, RecursionError):
         return _bad("create: expected a JSON object")
-    return _created(request, lambda hub, player: hub.create(msg, player))
+    return _created(request, lambda hub, player: hub.create(
+        msg, None if player is None else player.id, player is not None and player.account is not None))
 
 
 def _created(
-    request: Request, make: Callable[[Hub, str | None], tuple[Game, dict[str, str]]]
+    request: Request, make: Callable[[Hub, Player | None], tuple[Game, dict[str, str]]]
 ) -> Response:
-    """Make a game for the requesting player (``make(hub, player_id)``) and
+    """Make a game for the requesting player (``make(hub, player)``) and
     answer with its id, the seats' tokens and the seats the player holds."""
     try:
         player = player_of(request)
-        game, tokens = make(hub_of(request), None if player is None else player.id)
+        game, tokens = make(hub_of(request), player)
     except GameError as exc:
-        return _bad(str(exc), 503)
+        return _bad(str(exc), {"storage": 503, "account_needed": 403}.get(exc.code, 400))
     except Exception:
         log.exception("could not read the player")
         return _bad("the store cannot be read; try again", 503)
@@ -401,6 +415,70 @@ async def live_games(request: Request) -> Response:
     except Exception:
         log.exception("could not list live games")
         return _bad("the store cannot be read; try again", 503)
+
+
+def _player_or_404(request: Request) -> Player | Response:
+    player_id = request.path_params["player"]
+    book: Players = request.app.state.players
+    try:
+        player = book.get(player_id)
+    except Exception:
+        log.exception("could not read player %s", player_id)
+        return _bad("the store cannot be read; try again", 503)
+    if player is None:
+        return _bad(f"no player {player_id!r}", 404)
+    return player
+
+
+async def player_page(request: Request) -> Response:
+    """``GET /api/players/{id}``: a player as others see it: name, ratings
+    per speed, rating history, online games (no token, no account name)."""
+    player = _player_or_404(request)
+    if isinstance(player, Response):
+        return player
+    hub = hub_of(request)
+    try:
+        ratings = hub.store.player_ratings(player.id)
+        history = hub.store.rating_history(player.id)
+        rows = hub.store.games_public(player.id)
+    except Exception:
+        log.exception("could not read player %s", player.id)
+        return _bad("the store cannot be read; try again", 503)
+    games = []
+    for row in rows:
+        item = hub.summary(row)
+        item["you"] = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player.id]
+        games.append(item)
+    return JSONResponse({
+        "id": player.id,
+        "name": player.name,
+        "registered": player.account is not None,
+        "ratings": {speed: (ratings[speed].view() if speed in ratings else None) for speed in SPEEDS},
+        "history": [{**h, "rating": round(h["rating"]), "rd": round(h["rd"]),
+                     "change": round(h["change"])} for h in history],
+        "games": games,
+    })
+
+
+async def player_rating_svg(request: Request) -> Response:
+    """``GET /api/players/{id}/rating.svg?speed=realtime``: the rating
+    history as a chart (:func:`kamisado.graph.rating_svg`)."""
+    from kamisado.graph import rating_svg
+
+    speed = request.query_params.get("speed", "realtime")
+    if speed not in SPEEDS:
+        return _bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
+    player = _player_or_404(request)
+    if isinstance(player, Response):
+        return player
+    try:
+        history = [h for h in hub_of(request).store.rating_history(player.id) if h["speed"] == speed]
+    except Exception:
+        log.exception("could not read player %s", player.id)
+        return _bad("the store cannot be read; try again", 503)
+    title = f"{player.name or 'Player'}: {speed} rating"
+    return Response(rating_svg(history, title=title), media_type="image/svg+xml",
+                    headers={"Cache-Control": "no-cache"})
 
 
 def game_or_404(request: Request) -> Game | Response:
@@ -479,7 +557,7 @@ async def upload_record(request: Request) -> Response:
         return _bad("expected a UTF-8 text record")
     except KamisadoError as exc:
         return _bad(str(exc))
-    return _created(request, lambda hub, player: hub.create_from_record(rec, player))
+    return _created(request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
 
 
 def kpn_arg(request: Request) -> Position | Response:
@@ -749,6 +827,8 @@ async def ws_endpoint(ws: WebSocket) -> None:
         return
     if player is not None:
         conn.player, conn.name = player.id, player.name
+        conn.registered = player.account is not None
+    lobby: Lobby = ws.app.state.lobby
     try:
         while True:
             message = await ws.receive()
@@ -775,6 +855,24 @@ async def ws_endpoint(ws: WebSocket) -> None:
                     await hub.act(conn, msg)
                 elif isinstance(msg, ResignMsg | AbortMsg):
                     await hub.end(conn, msg)
+                elif isinstance(msg, TakebackMsg):
+                    await hub.takeback(conn, msg)
+                elif isinstance(msg, RematchMsg):
+                    await hub.rematch(conn, msg)
+                elif isinstance(msg, ClaimMsg):
+                    await hub.claim(conn, msg)
+                elif isinstance(msg, LobbyMsg):
+                    await lobby.watch(conn, msg)
+                elif isinstance(msg, ChallengeMsg):
+                    wait = limiter.take("create", client_key(ws.scope))
+                    if wait:
+                        await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
+                        continue
+                    await lobby.post(hub, conn, msg)
+                elif isinstance(msg, CancelMsg):
+                    await lobby.cancel(conn, msg)
+                elif isinstance(msg, AcceptMsg):
+                    await lobby.accept(hub, conn, msg)
                 elif isinstance(msg, PingMsg):
                     await ws.send_text(PongFrame().to_json())
                 elif isinstance(msg, CreateMsg):
@@ -782,7 +880,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
                     if wait:
                         await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
                         continue
-                    game, tokens = hub.create(msg, conn.player)
+                    game, tokens = hub.create(msg, conn.player, conn.registered)
                     await ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
             except (ProtocolError, GameError) as exc:
                 await hub.error(conn, exc.code, str(exc))
@@ -793,6 +891,8 @@ async def ws_endpoint(ws: WebSocket) -> None:
         pass
     finally:
         hub.leave(conn)
+        if conn.lobby:
+            await lobby.leave(conn)  # its challenges go with it
 
 
 ROUTES = [
@@ -803,6 +903,8 @@ ROUTES = [
     Route("/api/games", create_game, methods=["POST"]),
     Route("/api/games", list_games),
     Route("/api/games/live", live_games),
+    Route("/api/players/{player}", player_page),
+    Route("/api/players/{player}/rating.svg", player_rating_svg),
     Route("/api/games/{game}/record", game_record),
     Route("/api/games/{game}/steps", game_steps),
     Route("/api/games/{game}/board.svg", board_svg),

@@ -53,6 +53,7 @@ from kamisado.core import START_KPN, start_kpn
 from kamisado.match import PLAYING
 from kamisado.web.clocks import ClockState, TimeControl
 from kamisado.web.migrations import upgrade
+from kamisado.web.ratings import Rating, rate_game
 
 __all__ = [
     "GameRow",
@@ -106,6 +107,12 @@ games = sa.Table(
     sa.Column("black_player", sa.String(40), nullable=True),
     sa.Column("gold_player", sa.String(40), nullable=True),
     sa.Column("to_act", sa.String(1), nullable=True),
+    # game controls and ratings (revision 0004): whether the game is rated,
+    # the offer pending in it (``takeback-b``, ``rematch-g``; cleared by every
+    # action), and the game its rematch made
+    sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("offer", sa.String(12), nullable=True),
+    sa.Column("rematch", sa.String(40), nullable=True),
     sa.Index("games_updated", "updated"),
     sa.Index("games_clock_deadline", "clock_deadline"),
     sa.Index("games_black_player", "black_player"),
@@ -134,6 +141,35 @@ settings = sa.Table(
     metadata,
     sa.Column("name", sa.String(40), primary_key=True),
     sa.Column("value", sa.String(200), nullable=False),
+)
+
+#: Ratings (revision 0004): one Glicko-2 rating per player and speed
+#: (:mod:`kamisado.web.ratings`).
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("speed", sa.String(16), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated", sa.Float, nullable=False),
+)
+
+#: One row per player and rated game: the rating after the game.  Its key
+#: ``(player, game_id)`` makes a game's rating update happen at most once.
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("game_id", sa.String(40), primary_key=True),
+    sa.Column("speed", sa.String(16), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("change", sa.Float, nullable=False),
+    sa.Index("rating_history_player_at", "player", "at"),
 )
 
 actions = sa.Table(
@@ -166,6 +202,7 @@ _UPDATE_GAME = (
         clock_deadline=sa.bindparam("clock_deadline"),
         ended=sa.bindparam("ended"),
         to_act=sa.bindparam("to_act"),
+        offer=None,  # every action ends the offer pending
     )
 )
 
@@ -214,6 +251,9 @@ class GameRow:
     black_player: str | None = None
     gold_player: str | None = None
     to_act: str | None = None
+    rated: bool = False
+    offer: str | None = None
+    rematch: str | None = None
 
     @property
     def owners(self) -> tuple[str | None, str | None]:
@@ -458,6 +498,155 @@ class Store:
                 sa.select(col).where(games.c.id == game_id)
             ).scalar()
             return holder
+
+    def set_offer(self, game_id: str, seq: int, offer: str | None) -> bool:
+        """Store the offer pending in a game (``takeback-b``, ``rematch-g``;
+        ``None``: none), only while the game is at action ``seq`` (an offer
+        is about the game as its sender saw it).  Returns whether it was stored."""
+        with self.engine.begin() as conn:
+            done = conn.execute(
+                games.update()
+                .where(games.c.id == game_id, games.c.actions == seq)
+                .values(offer=offer)
+            ).rowcount
+        return done == 1
+
+    def set_clock(self, game_id: str, seq: int, clock: ClockState) -> bool:
+        """Store a clock's state between actions (a computer-against-computer
+        game pausing or going on), only while the game is at action ``seq``."""
+        with self.engine.begin() as conn:
+            done = conn.execute(
+                games.update()
+                .where(games.c.id == game_id, games.c.actions == seq)
+                .values(
+                    black_ms=clock.b, gold_ms=clock.g, clock_running=clock.running,
+                    clock_since=clock.since, clock_deadline=clock.deadline(),
+                )
+            ).rowcount
+        return done == 1
+
+    def create_rematch(self, game_id: str, row: GameRow) -> str | None:
+        """Store ``row`` as the rematch of game ``game_id``, at most once: in
+        one transaction the old game takes the new id only while it has no
+        rematch, and only then is the new game inserted.  Returns the
+        rematch's id (``row.id``, or the one made first; ``None`` when there
+        is no such game)."""
+        with self.engine.begin() as conn:
+            done = conn.execute(
+                games.update()
+                .where(games.c.id == game_id, games.c.rematch.is_(None))
+                .values(rematch=row.id, offer=None)
+            ).rowcount
+            if done == 1:
+                conn.execute(games.insert().values(**asdict(row)))
+                return row.id
+            made: str | None = conn.execute(
+                sa.select(games.c.rematch).where(games.c.id == game_id)
+            ).scalar()
+            return made
+
+    def computer_to_act(self, limit: int = 1000) -> list[str]:
+        """Ongoing games between a person and the computer whose action the
+        game waits for is the computer's (the server starts them thinking
+        when it starts: the person may be waiting with their clock stopped)."""
+        waits_b = sa.and_(games.c.to_act == "b", games.c.black != "human", games.c.gold == "human")
+        waits_g = sa.and_(games.c.to_act == "g", games.c.gold != "human", games.c.black == "human")
+        with self.engine.connect() as conn:
+            return list(conn.execute(
+                sa.select(games.c.id)
+                .where(games.c.state != "over", sa.or_(waits_b, waits_g))
+                .order_by(games.c.updated)
+                .limit(limit)
+            ).scalars())
+
+    # -- ratings ---------------------------------------------------------------
+
+    def ratings_of(self, player_ids: list[str], speed: str) -> dict[str, Rating]:
+        """The ratings of some players for a speed (a player with no rated
+        game yet is not in the answer: it starts at ``Rating()``)."""
+        if not player_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                ratings.select().where(ratings.c.player.in_(player_ids), ratings.c.speed == speed)
+            ).mappings()
+            return {r["player"]: Rating(r["rating"], r["rd"], r["vol"], r["games"]) for r in rows}
+
+    def player_ratings(self, player: str) -> dict[str, Rating]:
+        """A player's rating for each speed it has played rated games at."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(ratings.select().where(ratings.c.player == player)).mappings()
+            return {r["speed"]: Rating(r["rating"], r["rd"], r["vol"], r["games"]) for r in rows}
+
+    def rating_history(self, player: str, limit: int = 500) -> list[dict[str, Any]]:
+        """A player's rating after each rated game, oldest first:
+        ``{"speed", "at", "rating", "rd", "change", "game"}``."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                rating_history.select()
+                .where(rating_history.c.player == player)
+                .order_by(rating_history.c.at.desc())
+                .limit(limit)
+            ).mappings()
+            out = [
+                {"speed": r["speed"], "at": r["at"], "rating": r["rating"], "rd": r["rd"],
+                 "change": r["change"], "game": r["game_id"]}
+                for r in rows
+            ]
+        return out[::-1]
+
+    def rating_changes(self, game_id: str) -> dict[str, tuple[float, float]]:
+        """How a rated game changed its players' ratings: player -> (rating
+        after, change); empty until it was rated."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                rating_history.select().where(rating_history.c.game_id == game_id)
+            ).mappings()
+            return {r["player"]: (r["rating"], r["change"]) for r in rows}
+
+    def rate(self, game_id: str, speed: str, winner: str, loser: str) -> bool:
+        """Update two players' ratings for a rated game ``winner`` won, in one
+        transaction, at most once per game: the history rows' key
+        ``(player, game_id)`` refuses a second update (then nothing changes
+        and ``False`` is returned)."""
+        now = time.time()
+        try:
+            with self.engine.begin() as conn:
+                rows = conn.execute(
+                    ratings.select().where(
+                        ratings.c.player.in_([winner, loser]), ratings.c.speed == speed
+                    ).with_for_update()
+                ).mappings()
+                before = {r["player"]: Rating(r["rating"], r["rd"], r["vol"], r["games"]) for r in rows}
+                old_w, old_l = before.get(winner, Rating()), before.get(loser, Rating())
+                new_w, new_l = rate_game(old_w, old_l)
+                for player, old, new in ((winner, old_w, new_w), (loser, old_l, new_l)):
+                    conn.execute(rating_history.insert().values(
+                        player=player, game_id=game_id, speed=speed, at=now,
+                        rating=new.rating, rd=new.rd, change=new.rating - old.rating,
+                    ))
+                    values = {"rating": new.rating, "rd": new.rd, "vol": new.vol,
+                              "games": new.games, "updated": now}
+                    if player in before:
+                        conn.execute(ratings.update().where(
+                            ratings.c.player == player, ratings.c.speed == speed).values(**values))
+                    else:
+                        conn.execute(ratings.insert().values(player=player, speed=speed, **values))
+        except sa.exc.IntegrityError:
+            return False  # rated already (by this server or another)
+        return True
+
+    def games_public(self, player: str, limit: int = 50) -> list[GameRow]:
+        """A player's online games (what its player page shows), newest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                games.select()
+                .where(sa.or_(games.c.black_player == player, games.c.gold_player == player),
+                       games.c.online.is_(True))
+                .order_by(games.c.updated.desc())
+                .limit(limit)
+            ).mappings()
+            return [GameRow(**dict(r)) for r in rows]
 
     def games_of(self, player: str, limit: int = 200) -> list[GameRow]:
         """The games a player holds a seat of, most recently updated first."""
