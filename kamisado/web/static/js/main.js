@@ -94,7 +94,7 @@ $("#result-review").addEventListener("click", () => {
   dialog.close();
   if (g) location.hash = `#/review/${g.game}`;
 });
-dialog.querySelector("a")?.addEventListener("click", () => dialog.close());
+dialog.querySelectorAll("a").forEach((a) => a.addEventListener("click", () => dialog.close()));
 $$(".copy").forEach((b) => b.addEventListener("click", async () => {
   const input = /** @type {HTMLInputElement} */ ($(`#${b.dataset.for}`));
   input.select();

@@ -49,11 +49,17 @@ export function renderExtras(st, you, connected) {
     link.textContent = t(you.length ? "control.open_rematch" : "control.watch_rematch");
   }
   $("#over-controls").hidden = rematch.hidden && link.hidden;
+  const dialogLink = $("#result-rematch-link");
+  dialogLink.hidden = link.hidden;
+  if (st.rematch) {
+    dialogLink.setAttribute("href", `#/game/${st.rematch}`);
+    dialogLink.textContent = link.textContent;
+  }
   const inDialog = /** @type {HTMLButtonElement} */ ($("#result-rematch"));
   inDialog.hidden = !canOffer;
   inDialog.disabled = !connected;
   inDialog.textContent = rematch.textContent;
-  $("#result-new").classList.toggle("primary", !canOffer);
+  $("#result-new").classList.toggle("primary", !canOffer && link.hidden);
   renderClaim(st, you);
 }
 
