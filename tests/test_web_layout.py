@@ -210,6 +210,7 @@ SIMPLE = {
     "lesson": simple("#/lesson/fig3", "#lesson-step"),
     "puzzles": simple("#/puzzles", "#puzzle-list a"),
     "account": simple("#/account", "#signin-form button"),
+    "lobby": simple("#/lobby", "#challenge-post:enabled"),
 }
 
 
@@ -267,6 +268,49 @@ def test_online_game_as_its_creator(ctx: BrowserContext, server: str) -> None:
     expect(pg.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
     check(pg, "online")
     pg.close()
+
+
+def test_lobby_with_challenges(browser: Browser, ctx: BrowserContext, server: str) -> None:
+    """The lobby with a challenge of another browser's and one of its own."""
+    other = browser.new_context()
+    try:
+        theirs = open_page(other, server + "/#/lobby")
+        theirs.locator('#challenge-form select[name="clock"]').select_option("300+3")
+        theirs.locator("#challenge-post").click()
+        pg = open_page(ctx, server + "/#/lobby")
+        pg.locator("#challenge-post").click()
+        expect(pg.locator("#challenges .challenge")).to_have_count(2)
+        check(pg, "lobby-challenges")
+        pg.close()
+    finally:
+        other.close()
+
+
+def test_player_page(ctx: BrowserContext, server: str) -> None:
+    pg = open_page(ctx, server + "/#/account")
+    pg.locator("#my-player-page").click()
+    expect(pg.locator("#player-ratings li")).to_have_count(2)
+    check(pg, "player")
+    pg.close()
+
+
+def test_an_offer_in_an_online_game(browser: Browser, server: str) -> None:
+    """A takeback offered: the opponent's Accept and Decline."""
+    black = browser.new_context()
+    gold = browser.new_context()
+    try:
+        b = open_page(black, server + "/")
+        start(b, "online", colour="b")
+        expect(b.locator("#invite-link")).to_have_value(re.compile(r"\?t="))
+        g = open_page(gold, b.locator("#invite-link").input_value())
+        expect(g.locator("#board")).to_have_attribute("data-you", "g")
+        move(b, "c1", "c5")
+        b.locator("#takeback").click()
+        expect(g.locator("#offer-accept")).to_be_visible()
+        check(g, "offer")
+    finally:
+        black.close()
+        gold.close()
 
 
 def test_fill_between_rounds(ctx: BrowserContext, server: str) -> None:

@@ -408,7 +408,8 @@ function renderLinks(st, you) {
     if (!invites.has(st.game)) fetchInvite(st.game);
     links.hidden = false;
     /** @type {HTMLInputElement} */ ($("#invite-link")).value = inv ? `${location.origin}${inv}` : "";
-    const showInvite = Boolean(inv) && st.seats[other].kind === "human";
+    // the invite is for an unclaimed seat: once the opponent holds it (a player), it is spent
+    const showInvite = Boolean(inv) && st.seats[other].kind === "human" && !st.seats[other].player;
     for (const e of [$('label[for="invite-link"]'), $("#invite-link").parentElement]) if (e) e.hidden = !showInvite;
     /** @type {HTMLInputElement} */ ($("#watch-link")).value = `${location.origin}/game/${st.game}`;
   } else links.hidden = true;

@@ -46,7 +46,7 @@ export async function showPlayer(id) {
       h("span", { class: "speed" }, t(`speed.${speed}`)),
       h("strong", { class: "value" }, r ? ratingText(r) : "1500?"),
       h("span", { class: "games-count" }, t("player.games_n", { n: r ? r.games : 0 })));
-    if (r && r.provisional) li.append(h("span", { class: "hint" }, t("player.provisional")));
+    if (!r || r.provisional) li.append(h("span", { class: "hint" }, t("player.provisional")));
     return li;
   }));
   $("#player-charts").replaceChildren(...SPEEDS.filter((s) => ratings[s] && ratings[s].games > 0).map((speed) =>
