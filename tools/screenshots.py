@@ -13,11 +13,15 @@ Playwright as a person would, and writes one PNG per view and size:
     review        the review of a finished single round (Black wins in three)
     lesson        the first lesson (figure 2 of the rules)
     games         the my-games list (the two games above)
+    rated         a rated single round just won online (ratings and their
+                  changes beside the names), as the winner sees it
+    player        the winner's player page (ratings, the rating chart, games)
+    lobby         the lobby with another player's challenge and one's own
 
 named ``<view>-phone.png`` (390x844) and ``<view>-desktop.png`` (1280x800),
 each the viewport only.  The moves are fixed and the games list is shown
 with a fixed date and time (the only clock on those pages), so a rerun gives
-the same pictures.
+the same pictures, but for the rating chart's date axis (the day it is run).
 """
 
 from __future__ import annotations
@@ -104,6 +108,18 @@ def fixed_times(route: Route) -> None:
     route.fulfill(response=response, body=json.dumps(rows))
 
 
+def fixed_player_times(route: Route) -> None:
+    """A player page with its games' dates set to :data:`FIXED_TIME`."""
+    if route.request.method != "GET" or "/rating.svg" in route.request.url:
+        route.fallback()
+        return
+    response = route.fetch()
+    body = response.json()
+    for i, row in enumerate(body.get("games") or []):
+        row["created"] = row["updated"] = FIXED_TIME + 60 * i
+    route.fulfill(response=response, body=json.dumps(body))
+
+
 def shoot(pg: Page, out: Path, name: str, written: list[Path]) -> None:
     """Take the view at every size: ``<name>-<size>.png`` (the viewport only)."""
     for size, (w, h) in SIZES.items():
@@ -165,6 +181,56 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
         goto(pg, base, "/games")
         expect(pg.locator("#games-list .game-card")).to_have_count(2)
         shoot(pg, out, "games", written)
+
+        # a rated game between two accounts: the winner's view, then its player page
+        other = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-GB", timezone_id="UTC")
+        opp = other.new_page()
+        opp.set_default_timeout(15_000)
+        opp.on("pageerror", lambda e: errors.append(str(e)))
+        for who, account in ((pg, "ann"), (opp, "bob")):
+            goto(who, base, "/account")
+            res = who.request.post(base + "/api/signup", data={"account": account, "password": "a good password"})
+            if not res.ok:
+                raise RuntimeError(f"sign up: {res.text()}")
+            who.reload()  # the page asks who it is again
+            expect(who.locator("body")).to_have_attribute("data-ready", "1")
+        res = pg.request.post(base + "/api/games", data={
+            "target": 1, "series": False, "black": "human", "gold": "human", "online": True, "seat": "b",
+            "rated": True, "clock": {"initial": 300, "increment": 3}})
+        if not res.ok:
+            raise RuntimeError(f"a rated game: {res.text()}")
+        made = res.json()
+        goto(pg, base, f"/game/{made['id']}")
+        goto(opp, base, f"/game/{made['id']}?t={made['tokens']['g']}")
+        expect(opp.locator("#board")).to_have_attribute("data-you", "g")
+        for i, (frm, to) in enumerate(QUICK_WIN):
+            move(pg if i % 2 == 0 else opp, frm, to)
+        expect(dialog).to_be_visible()
+        pg.click("#result-close")
+        expect(pg.locator(".seat .rating-change")).to_have_count(2)
+        shoot(pg, out, "rated", written)
+
+        pg.route("**/api/players/*", fixed_player_times)
+        me = pg.request.get(base + "/api/me").json()
+        goto(pg, base, f"/player/{me['id']}")
+        expect(pg.locator("#player-charts img")).to_have_count(1)
+        pg.wait_for_function("() => [...document.images].every((i) => i.complete)")
+        shoot(pg, out, "player", written)
+
+        # the lobby: bob's challenge and ann's own
+        goto(opp, base, "/lobby")
+        expect(opp.locator("#challenge-post")).to_be_enabled()
+        opp.select_option('#challenge-form select[name="clock"]', "300+3")
+        opp.locator('#challenge-form input[name="rated"]').check()
+        opp.click("#challenge-post")
+        goto(pg, base, "/lobby")
+        expect(pg.locator("#challenge-post")).to_be_enabled()
+        pg.select_option('#challenge-form select[name="target"]', "7")
+        pg.select_option('#challenge-form select[name="clock"]', "d2")
+        pg.click("#challenge-post")
+        expect(pg.locator("#challenges .challenge")).to_have_count(2)
+        shoot(pg, out, "lobby", written)
+        other.close()
 
         context.close()
         browser.close()

@@ -102,6 +102,9 @@ export function leaveGame() {
   game = null;
   clocks = null;
   hideExtras();
+  // the result dialog goes with its game (the browser's Back, a lobby link)
+  const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
+  if (dialog.open) dialog.close();
   yourMove(null);
   looking = false;
   socket.close();
