@@ -339,8 +339,8 @@ def test_review(ctx: BrowserContext, server: str, won: tuple[Page, str]) -> None
 
 @pytest.mark.parametrize("lang", ["de", "hu"])
 def test_longer_words_fit(ctx: BrowserContext, server: str, lang: str) -> None:
-    """German and Hungarian words are longer: the landing page, the form and a
-    live game (step buttons, fill buttons) still fit a phone."""
+    """German and Hungarian words are longer: the landing page, the form, a
+    live game (step buttons, fill buttons) and the lobby still fit a phone."""
     pg = open_page(ctx, server + "/")
     settings(pg, lang=lang)
     try:
@@ -353,6 +353,11 @@ def test_longer_words_fit(ctx: BrowserContext, server: str, lang: str) -> None:
             move(pg, frm, to)
         expect(pg.locator("#fill-panel")).to_be_visible()
         problems += look(pg, f"fill-{lang}", axe=False)
+        pg.goto(server + "/#/lobby")
+        expect(pg.locator("#challenge-post")).to_be_enabled()
+        pg.locator("#challenge-post").click()
+        expect(pg.locator("#challenges .challenge")).to_have_count(1)
+        problems += look(pg, f"lobby-{lang}", axe=False, menu=False)
     finally:
         settings(pg, lang="en")
     assert not problems, "\n".join(problems)
