@@ -10,11 +10,18 @@ import { otherSide, sideName, t } from "../i18n.js";
 
 /** @type {(msg: object) => void} sends a frame (saying so when it cannot) */
 let send = () => {};
+/** @type {(what: string) => void} says a line in the panel's live region */
+let say = () => {};
 /** @type {StateFrame|null} */
 let shown = null;
+/** the offer last said aloud ("game:kind:by"), so it is said once */
+let saidOffer = "";
 
-/** @param {(msg: object) => void} fn how to send a frame to the game */
-export function wireControls(fn) { send = fn; }
+/**
+ * @param {(msg: object) => void} sendFn how to send a frame to the game
+ * @param {(what: string) => void} sayFn how to say a line aloud (the live region under the status)
+ */
+export function wireControls(sendFn, sayFn) { send = sendFn; say = sayFn; }
 
 /** Whether a control is an offer to the opponent (an online game between two
  * people, one seat held here) rather than done at once. @param {StateFrame} st @param {string[]} you */
@@ -68,13 +75,18 @@ export function renderExtras(st, you, connected) {
 function renderOffer(st, you, connected) {
   const o = st.offer;
   const box = $("#offer-box");
-  if (!o || (o.kind !== "takeback" && o.kind !== "rematch")) { box.hidden = true; return; }
+  if (!o || (o.kind !== "takeback" && o.kind !== "rematch")) { box.hidden = true; saidOffer = ""; return; }
   box.hidden = false;
   box.dataset.kind = o.kind;
   const mine = you.includes(o.by);
   const theirs = you.length > 0 && !mine;
-  $("#offer-text").textContent = mine ? t(`offer.${o.kind}_sent`)
+  const text = mine ? t(`offer.${o.kind}_sent`)
     : theirs ? t(`offer.${o.kind}_got`) : t(`offer.${o.kind}_seen`, { side: sideName(o.by) });
+  $("#offer-text").textContent = text;
+  // an offer that comes is said once in the live region (the box itself appears silently)
+  const key = `${st.game}:${o.kind}:${o.by}`;
+  if (key !== saidOffer && !mine) say(text);
+  saidOffer = key;
   $("#offer-accept").hidden = !theirs;
   $("#offer-decline").hidden = !theirs;
   $("#offer-withdraw").hidden = !mine;

@@ -114,7 +114,7 @@ export function leaveGame() {
 function sendControl(msg) {
   if (!socket.send(msg)) announce(t("conn.not_sent"));
 }
-wireControls(sendControl);
+wireControls(sendControl, announce);
 
 board.onMove = (from, to) => {
   if (!gameId || !game || looking) return;
