@@ -873,6 +873,8 @@ class Hub:
         game = self._seat_holder(conn, "takeback")
         if game.state == OVER:
             raise GameError("over", "takeback: the match is over")
+        if game.match.state != PLAYING:
+            raise GameError("not_allowed", "takeback: the round is over, and a won round stands")
         if self._alone(game, conn):
             if msg.action != "offer":
                 raise GameError("no_offer", f"takeback: nothing to {msg.action} here")
@@ -881,16 +883,14 @@ class Hub:
             offer = game.offer()
             answering = offer is not None and offer[0] == "takeback" and offer[1] != conn.seats[0]
             if msg.action == "offer" and not answering and not game.takeback_count(conn.seats[0]):
-                raise GameError("not_allowed", "takeback: you have no move to take back in this round"
-                                " (a won round stands)")
+                raise GameError("not_allowed", "takeback: you have no move to take back in this round")
             answered = await self._answer(game, conn, "takeback", msg.action)
             if answered is None:
                 return
             side = answered[0]
         count = game.takeback_count(side)
         if not count:
-            raise GameError("not_allowed", "takeback: no move to take back in this round"
-                            + ("" if side is None else " (a won round stands)"))
+            raise GameError("not_allowed", "takeback: no move to take back in this round")
         if game.task is not None and not game.task.done():
             game.task.cancel()  # the computer was answering the move taken back
             game.thinking = False

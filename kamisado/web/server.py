@@ -743,7 +743,7 @@ async def evaluations_svg(request: Request) -> Response:
     low, high = GRAPH_NODES_EACH
     nodes = min(high, max(low, GRAPH_NODES // max(positions, 1)))
     result = await in_analysis_slot(request, worker.evaluation_svg, row.target, row.series,
-                                    row.start_kpn, list(game.tokens), nodes)
+                                    row.start_kpn, list(game.played), nodes)
     if isinstance(result, Response):
         return result
     return Response(result, media_type="image/svg+xml", headers=_picture_headers(game))

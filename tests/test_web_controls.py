@@ -1,0 +1,499 @@
+"""Game controls, the lobby and ratings in the server (issue: online play as
+a service, items 3, 5 and 6): takeback, rematch, claiming the win, open
+challenges, rated games and the player page.  Each :class:`TestClient` is
+a browser with its own cookie; the others share the first one's server."""
+
+from __future__ import annotations
+
+import contextlib
+import xml.etree.ElementTree as ET
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+
+from kamisado.web import games as web_games
+from kamisado.web.ratings import Rating, rate_game
+from kamisado.web.server import create_app
+from kamisado.web.storage import GameRow, Store
+
+FAST_HASH = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
+
+
+class FakeTime:
+    """The server's time source (ms), moved by hand."""
+
+    def __init__(self) -> None:
+        self.ms = 1_700_000_000_000
+
+    def __call__(self) -> int:
+        return self.ms
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
+    fake = FakeTime()
+    monkeypatch.setattr(web_games, "now_ms", fake)
+    return fake
+
+
+#: the websockets a test opened: closed before its server stops
+OPEN: list[Any] = []
+
+
+def close_all() -> None:
+    while OPEN:
+        ws = OPEN.pop()
+        with contextlib.suppress(Exception):  # closed by the test already
+            ws.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0)) as c:
+        c.get("/")  # a player and its cookie
+        try:
+            yield c
+        finally:
+            close_all()
+
+
+def browser(first: TestClient) -> TestClient:
+    """Another browser on the same server."""
+    other = TestClient(first.app)
+    other.portal = first.portal
+    other.get("/")
+    return other
+
+
+def sign_up(client: TestClient, account: str) -> None:
+    r = client.post("/api/signup", json={"account": account, "password": "a long password",
+                                         "name": account.title()})
+    assert r.status_code == 200, r.text
+
+
+def create(client: TestClient, status: int = 200, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == status, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def until(ws: Any, pred: Callable[[dict[str, Any]], bool], limit: int = 20) -> dict[str, Any]:
+    """The first frame that ``pred`` accepts (a test fails when none of the
+    next ``limit`` frames do)."""
+    for _ in range(limit):
+        msg: dict[str, Any] = ws.receive_json()
+        if pred(msg):
+            return msg
+    raise AssertionError("no such frame")
+
+
+def state(ws: Any) -> dict[str, Any]:
+    return until(ws, lambda m: m["type"] == "state")
+
+
+def error(ws: Any) -> dict[str, Any]:
+    return until(ws, lambda m: m["type"] == "error")
+
+
+def a_move(st: dict[str, Any]) -> str:
+    """Some legal move of the state (the first destination of the first tower)."""
+    square, dests = next(iter(st["legal"].items()))
+    return f"{square}-{dests[0]}"
+
+
+def connect(client: TestClient) -> Any:
+    ws = client.websocket_connect("/ws").__enter__()
+    OPEN.append(ws)
+    return ws
+
+
+def open_ws(client: TestClient, game: str, token: str | None = None) -> Any:
+    ws = connect(client)
+    ws.send_json({"type": "join", "game": game, **({"token": token} if token else {})})
+    return ws
+
+
+def online_pair(client: TestClient, other: TestClient, **body: Any) -> tuple[str, Any, Any, dict[str, Any]]:
+    """An online game between two browsers: the first is Black; both joined;
+    and the last state Black was sent."""
+    g = create(client, online=True, seat="b", **body)
+    wb = open_ws(client, g["id"])
+    state(wb)
+    wg = open_ws(other, g["id"], g["tokens"]["g"])
+    st = state(wg)
+    assert st["you"] == ["g"]
+    return g["id"], wb, wg, state(wb)  # Black sees Gold come online
+
+
+# -- takeback --------------------------------------------------------------------
+
+
+def test_a_takeback_in_hotseat_undoes_the_last_move_at_once(client: TestClient) -> None:
+    g = create(client, target=3)
+    ws = open_ws(client, g["id"])
+    st = state(ws)
+    start_kpn = st["kpn"]
+    ws.send_json({"type": "takeback"})
+    assert error(ws)["code"] == "not_allowed"  # nothing to take back yet
+    first = a_move(st)
+    ws.send_json({"type": "move", "move": first})
+    st = state(ws)
+    second = a_move(st)
+    ws.send_json({"type": "move", "move": second})
+    after_two = state(ws)
+    ws.send_json({"type": "takeback"})
+    st = state(ws)
+    assert st["last"] == {"kind": "takeback", "side": "g", "count": 1}
+    assert st["seq"] == 3 and st["turn"] == "g"
+    assert [e["move"] for e in st["rounds"][0]["entries"] if e.get("move")] == [first]
+    ws.send_json({"type": "takeback"})
+    st = state(ws)
+    assert st["kpn"] == start_kpn and st["turn"] == "b" and st["seq"] == 4
+    assert after_two["kpn"] != start_kpn
+    ws.close()
+    # stored as actions: the game rebuilt from the store is the same
+    st2 = state(open_ws(client, g["id"]))
+    assert st2["kpn"] == start_kpn and st2["seq"] == 4
+    # the record holds the moves in effect: none
+    from kamisado.record import read
+
+    rec = read(client.get(f"/api/games/{g['id']}/record").text)
+    assert [len(r.moves) for r in rec.match.rounds] == [0]
+
+
+def test_a_takeback_against_the_computer_is_immediate(client: TestClient) -> None:
+    g = create(client, gold="club")  # no process pool (workers=0): the computer never answers
+    ws = open_ws(client, g["id"])
+    st = state(ws)
+    ws.send_json({"type": "move", "move": a_move(st)})
+    assert state(ws)["turn"] == "g"
+    ws.send_json({"type": "takeback", "action": "offer"})
+    st = state(ws)
+    assert st["turn"] == "b" and st["last"]["kind"] == "takeback" and st["offer"] is None
+    ws.send_json({"type": "takeback", "action": "accept"})
+    assert error(ws)["code"] == "no_offer"
+
+
+def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
+    other = browser(client)
+    gid, wb, wg, st = online_pair(client, other)
+    wb.send_json({"type": "move", "move": a_move(st)})
+    st = state(wb)
+    state(wg)
+    wg.send_json({"type": "takeback"})  # Gold has no move in this round
+    assert error(wg)["code"] == "not_allowed"
+    wb.send_json({"type": "takeback"})
+    offered = state(wb)
+    assert offered["offer"] == {"kind": "takeback", "by": "b"} and state(wg)["offer"] == offered["offer"]
+    wb.send_json({"type": "takeback"})
+    assert error(wb)["code"] == "not_allowed"  # offered already
+    wg.send_json({"type": "takeback", "action": "decline"})
+    assert state(wg)["offer"] is None and state(wb)["offer"] is None
+    wb.send_json({"type": "takeback"})
+    state(wb), state(wg)
+    wg.send_json({"type": "takeback", "action": "accept"})
+    st = state(wg)
+    assert st["turn"] == "b" and st["last"] == {"kind": "takeback", "side": "b", "count": 1}
+    assert st["offer"] is None and st["rounds"][0]["entries"] == []
+    # an offer made, then a move: the move ends it
+    state(wb)
+    wb.send_json({"type": "move", "move": a_move(st)})
+    st = state(wb)
+    state(wg)
+    wb.send_json({"type": "takeback"})
+    state(wb), state(wg)
+    wg.send_json({"type": "move", "move": a_move(st)})
+    st = state(wg)
+    assert st["offer"] is None
+    wb.send_json({"type": "takeback", "action": "accept"})
+    assert error(wb)["code"] == "no_offer"
+    # Black takes back after Gold replied: both moves go (the offer's count is 2)
+    wb.send_json({"type": "takeback"})
+    state(wb), state(wg)
+    wg.send_json({"type": "takeback", "action": "accept"})
+    st = state(wg)
+    assert st["last"]["count"] == 2 and st["turn"] == "b" and st["rounds"][0]["entries"] == []
+    # a spectator holds no seat
+    spectator = browser(client)
+    ws = open_ws(spectator, gid)
+    state(ws)
+    ws.send_json({"type": "takeback"})
+    assert error(ws)["code"] == "not_your_turn"
+
+
+def test_no_takeback_of_a_won_round(tmp_path: Path) -> None:
+    from kamisado.core import Position
+    from kamisado.match import Match
+
+    # play a round to its end (first legal moves), then ask for a takeback
+    with TestClient(create_app(str(tmp_path / "g.db"), workers=0)) as client:
+        client.get("/")
+        g = create(client, target=3)
+        ws = open_ws(client, g["id"])
+        st = state(ws)
+        match = Match(3)
+        while st["state"] == "playing":
+            pos: Position = match.position
+            move = str(next(iter(pos.legal_moves)))
+            match.push_move(move)
+            ws.send_json({"type": "move", "move": move})
+            st = state(ws)
+        assert st["state"] == "fill"
+        ws.send_json({"type": "takeback"})
+        msg = error(ws)
+        close_all()
+        assert msg["code"] == "not_allowed" and "won round stands" in msg["message"]
+
+
+# -- rematch ---------------------------------------------------------------------
+
+
+def test_a_rematch_in_hotseat_is_made_at_once_with_the_colours_swapped(client: TestClient) -> None:
+    g = create(client, target=3, clock={"initial": 300, "increment": 3})
+    ws = open_ws(client, g["id"])
+    state(ws)
+    ws.send_json({"type": "rematch"})
+    assert error(ws)["code"] == "not_allowed"  # not over
+    ws.send_json({"type": "resign"})
+    assert state(ws)["state"] == "over"
+    ws.send_json({"type": "rematch"})
+    st = state(ws)  # everyone watching learns of it, then the seats are sent it
+    new = until(ws, lambda m: m["type"] == "started")["game"]
+    assert new != g["id"] and st["rematch"] == new
+    ws.send_json({"type": "rematch"})  # asking again opens the same rematch
+    assert until(ws, lambda m: m["type"] == "started")["game"] == new
+    assert client.app.state.hub.store.load(g["id"])[0].rematch == new  # type: ignore[attr-defined]
+    nst = state(open_ws(client, new))
+    assert nst["you"] == ["b", "g"] and nst["target"] == 3 and nst["seq"] == 0
+    assert nst["clock"]["control"] == {"initial": 300.0, "increment": 3.0}
+
+
+def test_an_online_rematch_is_offered_accepted_and_swaps_the_players(client: TestClient) -> None:
+    other = browser(client)
+    gid, wb, wg, _ = online_pair(client, other, target=1)
+    wb.send_json({"type": "resign"})
+    assert state(wb)["ended"] == {"reason": "resignation", "winner": "g"}
+    state(wg)
+    wg.send_json({"type": "rematch", "action": "accept"})
+    assert error(wg)["code"] == "no_offer"
+    wg.send_json({"type": "rematch"})
+    assert state(wb)["offer"] == {"kind": "rematch", "by": "g"}
+    state(wg)
+    wb.send_json({"type": "rematch", "action": "accept"})
+    new_b = until(wb, lambda m: m["type"] == "started")["game"]
+    new_g = until(wg, lambda m: m["type"] == "started")["game"]
+    assert new_b == new_g
+    # the players swapped colours: the first browser is Gold now
+    assert state(open_ws(client, new_b))["you"] == ["g"]
+    nst = state(open_ws(other, new_b))
+    assert nst["you"] == ["b"] and nst["online_game"] is True
+    mine = {item["id"]: item for item in client.get("/api/games").json()}
+    assert mine[new_b]["you"] == ["g"] and mine[gid]["you"] == ["b"]
+
+
+# -- claiming the win ----------------------------------------------------------------
+
+
+def test_the_win_is_claimed_when_a_real_time_opponent_stays_away(client: TestClient, clock: FakeTime) -> None:
+    other = browser(client)
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    gid, wb, wg, st = online_pair(client, other, clock={"initial": 300, "increment": 0})
+    assert st["claim_after_ms"] == 60_000 and st["seats"]["g"]["away_ms"] is None
+    wb.send_json({"type": "claim"})
+    assert error(wb)["code"] == "not_allowed"  # Gold is here
+    wg.close()
+    st = state(wb)  # Gold left
+    assert st["seats"]["g"]["online"] is False and st["seats"]["g"]["away_ms"] == 0
+    clock.ms += 59_000
+    wb.send_json({"type": "claim"})
+    msg = error(wb)
+    assert msg["code"] == "not_allowed" and "in 1 s" in msg["message"]
+    clock.ms += 1_000
+    hub.claim_after_s = 60.0
+    wb.send_json({"type": "claim"})
+    st = state(wb)
+    assert st["state"] == "over" and st["ended"] == {"reason": "abandonment", "winner": "b"}
+    assert st["last"] == {"kind": "end", "side": "g", "reason": "abandonment"}
+    rec = client.get(f"/api/games/{gid}/record").text
+    assert "(abandonment: Gold left the game)" in rec
+
+
+def test_no_claim_in_an_untimed_or_correspondence_game(client: TestClient) -> None:
+    other = browser(client)
+    for extra in ({}, {"clock": {"days": 2}}):
+        _, wb, wg, st = online_pair(client, other, **extra)
+        assert st["claim_after_ms"] is None
+        wg.close()
+        state(wb)
+        wb.send_json({"type": "claim"})
+        assert error(wb)["code"] == "not_allowed"
+
+
+# -- ratings -------------------------------------------------------------------------
+
+
+def test_a_rated_game_needs_accounts_and_a_clock(client: TestClient) -> None:
+    body: dict[str, Any] = {"online": True, "seat": "b", "rated": True, "clock": {"initial": 180, "increment": 2}}
+    assert "account" in create(client, 403, **body)["error"]
+    assert "clock" in create(client, 400, online=True, seat="b", rated=True)["error"]
+    assert "two people" in create(client, 400, gold="club", online=True, seat="b", rated=True,
+                                  clock={"initial": 180, "increment": 2})["error"]
+    sign_up(client, "ann")
+    g = create(client, **body)
+    anonymous = browser(client)
+    ws = open_ws(anonymous, g["id"], g["tokens"]["g"])
+    st = state(ws)
+    assert st["you"] == [] and st["rated"] is True
+    assert error(ws)["code"] == "account_needed"  # the seat stays free
+    sign_up(anonymous, "bob")
+    ws = open_ws(anonymous, g["id"], g["tokens"]["g"])
+    assert state(ws)["you"] == ["g"]
+
+
+def test_a_rated_game_updates_both_ratings_once(client: TestClient) -> None:
+    other = browser(client)
+    sign_up(client, "ann")
+    sign_up(other, "bob")
+    gid, wb, wg, st = online_pair(client, other, rated=True, clock={"initial": 180, "increment": 2})
+    assert (st["seats"]["b"]["rating"], st["seats"]["g"]["rating"]) == (1500, 1500)
+    wb.send_json({"type": "resign"})
+    st = state(wb)
+    expected_g, expected_b = rate_game(Rating(), Rating())
+    assert st["seats"]["g"]["rating"] == round(expected_g.rating)
+    assert st["seats"]["b"]["rating"] == round(expected_b.rating)
+    assert st["seats"]["g"]["rating_change"] == round(expected_g.rating - 1500) > 0
+    assert st["seats"]["b"]["rating_change"] < 0
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    ann, bob = (client.get("/api/me").json()["id"], other.get("/api/me").json()["id"])
+    assert hub.store.rate(gid, "realtime", bob, ann) is False  # once per game
+    page = client.get(f"/api/players/{bob}").json()
+    assert page["name"] == "Bob" and page["registered"] is True and "account" not in page
+    assert page["ratings"]["realtime"]["rating"] == round(expected_g.rating)
+    assert page["ratings"]["realtime"]["games"] == 1 and page["ratings"]["correspondence"] is None
+    assert [h["game"] for h in page["history"]] == [gid]
+    assert [g["id"] for g in page["games"]] == [gid]
+    assert "token" not in str(page["games"])
+    svg = client.get(f"/api/players/{bob}/rating.svg?speed=realtime")
+    assert svg.status_code == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    points = [e for e in ET.fromstring(svg.text).iter() if e.get("class") == "point"]
+    assert len(points) == 1
+    assert client.get(f"/api/players/{bob}/rating.svg?speed=blitz").status_code == 400
+    assert client.get("/api/players/nobody").status_code == 404
+
+
+def test_an_abort_is_never_rated(client: TestClient) -> None:
+    other = browser(client)
+    sign_up(client, "ann")
+    sign_up(other, "bob")
+    gid, wb, wg, _ = online_pair(client, other, rated=True, clock={"days": 1})
+    wb.send_json({"type": "abort"})
+    st = state(wb)
+    assert st["ended"]["reason"] == "abort" and st["seats"]["b"]["rating_change"] is None
+    ann = client.get("/api/me").json()["id"]
+    assert client.get(f"/api/players/{ann}").json()["history"] == []
+
+
+def test_a_rated_game_the_store_could_not_rate_is_rated_when_next_loaded(tmp_path: Path) -> None:
+    store = Store(str(tmp_path / "g.db"))
+    row = GameRow.new("r1", online=True, rated=True, clock_initial=60.0, clock_increment=0.0,
+                      black_player="pa", gold_player="pb", state="over", ended="resignation")
+    store.create(row, ["resign-b"])
+    hub = web_games.Hub(store, None)
+    loaded = store.load("r1")
+    assert loaded is not None
+    game = hub._cache(web_games.Game.build(*loaded))
+    assert game.ratings[1][1] is not None and game.ratings[1][1] > 0
+    assert set(store.rating_changes("r1")) == {"pa", "pb"}
+    store.close()
+
+
+def test_computer_seats_show_their_fixed_rating(client: TestClient) -> None:
+    g = create(client, gold="expert")
+    st = state(open_ws(client, g["id"]))
+    levels = {lv["name"]: lv["rating"] for lv in client.get("/api/levels").json()}
+    assert st["seats"]["g"]["rating"] == levels["expert"] and st["seats"]["b"]["rating"] is None
+
+
+# -- the lobby ---------------------------------------------------------------------
+
+
+def lobby_ws(client: TestClient) -> tuple[Any, list[dict[str, Any]]]:
+    ws = connect(client)
+    ws.send_json({"type": "lobby", "watch": True})
+    return ws, until(ws, lambda m: m["type"] == "lobby")["challenges"]
+
+
+def test_a_challenge_is_seen_live_accepted_once_and_starts_a_game(client: TestClient) -> None:
+    bob, cy = browser(client), browser(client)
+    wa, first = lobby_ws(client)
+    wb, _ = lobby_ws(bob)
+    wc, _ = lobby_ws(cy)
+    assert first == []
+    wa.send_json({"type": "challenge", "target": 3, "clock": {"initial": 300, "increment": 3},
+                  "color": "g"})
+    mine = until(wa, lambda m: m["type"] == "lobby")["challenges"]
+    seen = until(wb, lambda m: m["type"] == "lobby")["challenges"]
+    until(wc, lambda m: m["type"] == "lobby")
+    assert len(mine) == len(seen) == 1 and mine[0]["mine"] is True and seen[0]["mine"] is False
+    ch = seen[0]
+    assert (ch["target"], ch["clock"], ch["color"], ch["rated"]) == (3, {"initial": 300.0, "increment": 3.0}, "g", False)
+    assert ch["name"] and ch["by"]["rating"] == 1500
+    wa.send_json({"type": "accept", "challenge": ch["id"]})
+    assert error(wa)["code"] == "not_allowed"  # one's own
+    wb.send_json({"type": "accept", "challenge": ch["id"]})
+    game = until(wb, lambda m: m["type"] == "started")["game"]
+    assert until(wa, lambda m: m["type"] == "started")["game"] == game
+    assert until(wc, lambda m: m["type"] == "lobby")["challenges"] == []
+    wc.send_json({"type": "accept", "challenge": ch["id"]})
+    assert error(wc)["code"] == "no_challenge"
+    # the poster chose Gold: it holds Gold, the acceptor Black, in any browser
+    assert state(open_ws(client, game))["you"] == ["g"]
+    st = state(open_ws(bob, game))
+    assert st["you"] == ["b"] and st["online_game"] and st["clock"]["control"]["initial"] == 300.0
+
+
+def test_a_challenge_goes_when_its_connection_closes_or_leaves_the_lobby(client: TestClient) -> None:
+    bob = browser(client)
+    wa, _ = lobby_ws(client)
+    wb, _ = lobby_ws(bob)
+    wa.send_json({"type": "challenge", "target": 1})
+    assert len(until(wb, lambda m: m["type"] == "lobby")["challenges"]) == 1
+    wa.close()
+    assert until(wb, lambda m: m["type"] == "lobby")["challenges"] == []
+    wa, _ = lobby_ws(client)
+    wa.send_json({"type": "challenge", "target": 7, "color": "random"})
+    assert len(until(wb, lambda m: m["type"] == "lobby")["challenges"]) == 1
+    wa.send_json({"type": "lobby", "watch": False})
+    assert until(wb, lambda m: m["type"] == "lobby")["challenges"] == []
+    wa.send_json({"type": "challenge", "target": 1})
+    ch = until(wb, lambda m: m["type"] == "lobby")["challenges"][0]
+    wb.send_json({"type": "cancel", "challenge": ch["id"]})
+    assert error(wb)["code"] == "no_challenge"  # not Bob's
+    wa.send_json({"type": "cancel", "challenge": ch["id"]})
+    assert until(wb, lambda m: m["type"] == "lobby")["challenges"] == []
+
+
+def test_lobby_refusals(client: TestClient) -> None:
+    wa, _ = lobby_ws(client)
+    wa.send_json({"type": "challenge", "rated": True, "clock": {"initial": 60, "increment": 0}})
+    assert error(wa)["code"] == "account_needed"
+    wa.send_json({"type": "challenge", "rated": True})
+    assert error(wa)["code"] == "malformed"
+    wa.send_json({"type": "challenge", "color": "red"})
+    assert error(wa)["code"] == "malformed"
+    for _ in range(3):
+        wa.send_json({"type": "challenge"})
+        until(wa, lambda m: m["type"] == "lobby")
+    wa.send_json({"type": "challenge"})
+    assert error(wa)["code"] == "not_allowed"  # three at most
+    # a client without the cookie is no player
+    with TestClient(client.app) as bare:
+        bare.portal = client.portal
+        ws = connect(bare)
+        ws.send_json({"type": "challenge"})
+        assert error(ws)["code"] == "no_player"
+        close_all()
