@@ -260,6 +260,7 @@ def test_a_rated_game_shows_ratings_and_the_player_page(browser: Browser, server
     # each name with its rating, a link to the player's page
     for pg in (black, gold):
         expect(pg.locator(".seat .rating")).to_have_text(["1500", "1500"])
+        expect(pg.locator("#match-info")).to_contain_text("Single round · rated")
     for i, (frm, to) in enumerate(QUICK_WIN):
         move(black if i % 2 == 0 else gold, frm, to)
     expect(black.locator("#result-text")).to_have_text("Black wins 1–0!")

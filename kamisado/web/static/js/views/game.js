@@ -168,7 +168,7 @@ function render(st) {
   renderControls(st, you, connected);
   yourMove(st);
   const mt = st.series ? ([3, 5].includes(st.target) ? t(`match.s${st.target}`) : st.name) : t(`match.${st.target}`);
-  $("#match-info").textContent = `${mt} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
+  $("#match-info").textContent = `${mt}${st.rated ? ` · ${t("game.rated")}` : ""} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
   // the status line
   const status = document.createDocumentFragment();
   const actor = st.to_act;
