@@ -203,7 +203,7 @@ def test_a_restart_keeps_the_time_and_flags_games_nobody_has_open(db: str, clock
     clock.ms += 40_001  # Black's time runs out with nobody connected
     with TestClient(create_app(db, workers=0)) as client:
         deadline = _time.monotonic() + 10
-        while client.get("/api/games").json()[0]["state"] != "over":
+        while client.app.state.hub.store.load(gid)[0].state != "over":  # type: ignore[attr-defined]
             assert _time.monotonic() < deadline, "the overdue game was never flagged"
             _time.sleep(0.1)
         with client.websocket_connect("/ws") as ws:

@@ -87,6 +87,10 @@ class FlakyStore(Store):
         self._check()
         return super().list(limit)
 
+    def games_of(self, player: str, limit: int = 200) -> list[GameRow]:
+        self._check()
+        return super().games_of(player, limit)
+
 
 # -- helpers (Starlette's test client) -----------------------------------------------
 
@@ -211,6 +215,9 @@ def test_a_store_down_mid_move_lets_go_of_the_game_and_it_goes_on_from_the_store
     hub = client.app.state.hub  # type: ignore[attr-defined]
     table = opened(client)
     gid, tokens, stored = table.gid, table.tokens, table.state
+    player = TestClient(client.app)  # a browser with a player: its game list reads the store
+    player.portal = client.portal
+    player.get("/")
     refused = moves(stored)[0]
     store.down = True
     table.gold.send_json({"type": "move", "move": refused, "seq": 3})
@@ -220,7 +227,7 @@ def test_a_store_down_mid_move_lets_go_of_the_game_and_it_goes_on_from_the_store
     assert gid not in hub.games  # nothing in memory is ahead of the store
     # while the store is down the game cannot be read, and says so
     assert client.get(f"/api/games/{gid}/steps").status_code == 503
-    assert client.get("/api/games").status_code == 503
+    assert player.get("/api/games").status_code == 503
     assert client.post("/api/games", json={"target": 1}).status_code == 503
     with client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "join", "game": gid, "token": tokens["g"]})
