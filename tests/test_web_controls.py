@@ -6,6 +6,7 @@ a browser with its own cookie; the others share the first one's server."""
 from __future__ import annotations
 
 import contextlib
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -19,7 +20,8 @@ from kamisado.web.ratings import Rating, rate_game
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
 
-FAST_HASH = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
+#: long enough for the server's flag loop to look twice (it looks every second)
+FLAG_WAIT_S = 2.5
 
 
 class FakeTime:
@@ -497,3 +499,55 @@ def test_lobby_refusals(client: TestClient) -> None:
         ws.send_json({"type": "challenge"})
         assert error(ws)["code"] == "no_player"
         close_all()
+
+
+# -- the computer, paused and after a restart ------------------------------------------
+
+
+def test_a_timed_computer_game_nobody_watches_pauses_its_clock(tmp_path: Path, clock: FakeTime) -> None:
+    body = {"black": "beginner", "gold": "beginner", "target": 15, "delay": 0.05,
+            "clock": {"initial": 60, "increment": 0}}
+    with TestClient(create_app(str(tmp_path / "g.db"), workers=1)) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        g = create(client, **body)
+        ws = open_ws(client, g["id"])
+        st = until(ws, lambda m: m["type"] == "state" and m["seq"] >= 3)
+        assert st["clock"]["running"] is not None
+        close_all()
+        deadline = time.monotonic() + 10
+        while True:  # it pauses after the move it was thinking about
+            row = hub.store.load(g["id"])[0]
+            if g["id"] not in hub.games and row.clock_running is None:
+                break
+            assert time.monotonic() < deadline, "the clock never paused"
+            time.sleep(0.05)
+        paused_at = row.actions
+        clock.ms += 120_000  # two minutes: more than either side's time
+        time.sleep(FLAG_WAIT_S)
+        row = hub.store.load(g["id"])[0]
+        assert (row.state, row.ended, row.actions) == ("playing", None, paused_at)
+        ws = open_ws(client, g["id"])  # someone watches again: it goes on, its clock too
+        st = until(ws, lambda m: m["type"] == "state" and m["seq"] > paused_at + 1)
+        close_all()
+        assert st["state"] != "over" and st["clock"]["running"] in ("b", "g")
+        assert min(st["clock"]["b"], st["clock"]["g"]) > 0
+
+
+def test_after_a_restart_the_computer_answers_a_waiting_person(tmp_path: Path) -> None:
+    db = str(tmp_path / "g.db")
+    with TestClient(create_app(db, workers=1)) as client:
+        client.get("/")
+        g = create(client, gold="beginner", delay=3.0)
+        ws = open_ws(client, g["id"])
+        st = state(ws)
+        ws.send_json({"type": "move", "move": a_move(st)})
+        assert until(ws, lambda m: m["type"] == "state" and m["seq"] == 1)["thinking"] is True
+        close_all()
+    # the server stopped while the computer was thinking; nobody rejoins
+    with TestClient(create_app(db, workers=1)) as client:
+        store = client.app.state.hub.store  # type: ignore[attr-defined]
+        deadline = time.monotonic() + 30
+        while store.load(g["id"])[0].actions < 2:
+            assert time.monotonic() < deadline, "the computer never answered after the restart"
+            time.sleep(0.1)
+        assert store.load(g["id"])[0].to_act == "b"

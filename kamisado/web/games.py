@@ -792,6 +792,8 @@ class Hub:
         held = conn.seats
         conn.game, conn.seats = None, ()
         game.mark_presence(now_ms())
+        if not game.conns:
+            self._pause_clock(game)  # a computer-against-computer game nobody watches
         self._evict(game)
         if held:
             task = asyncio.get_running_loop().create_task(self.broadcast(game))
@@ -1141,9 +1143,35 @@ class Hub:
         if side is None or game.kinds()[side] == "human" or game.thinking or self.pool is None:
             return
         if not game.conns and "human" not in game.kinds():
+            self._pause_clock(game)
             return
+        self._resume_clock(game)
         game.thinking = True
         game.task = asyncio.get_event_loop().create_task(self._think(game, side))
+
+    def _pause_clock(self, game: Game) -> None:
+        """Stop the clock of a computer-against-computer game nobody watches
+        (it pauses: no flag falls while nobody can see it)."""
+        clock = game.clock
+        if clock is None or clock.running is None or "human" in game.kinds() or game.state == OVER:
+            return
+        self._store_clock(game, clock.stop(now_ms()))
+
+    def _resume_clock(self, game: Game) -> None:
+        """Start again the clock of a paused computer-against-computer game
+        (after the first move a clock always runs until the match is over)."""
+        clock, act = game.clock, game.to_act_letter()
+        if clock is None or clock.running is not None or act is None or not game.seq or "human" in game.kinds():
+            return
+        self._store_clock(game, clock.begin(act, now_ms()))
+
+    def _store_clock(self, game: Game, clock: ClockState) -> None:
+        try:
+            if self.store.set_clock(game.row.id, game.seq, clock):
+                game.clock = clock
+                game.row.set_clock(clock)
+        except Exception:  # the clock keeps its stored state; the game goes on
+            log.exception("could not store the clock of game %s", game.row.id)
 
     def renew_pool(self, broken: Executor | None) -> None:
         """Replace a broken process pool (a worker died) with a fresh one."""
@@ -1210,11 +1238,26 @@ class Hub:
     # -- flags ----------------------------------------------------------------
 
     def start(self) -> None:
-        """Start watching the clocks (the server calls it once it runs)."""
+        """Start watching the clocks (the server calls it once it runs), and
+        the computer in every game where a person waits for its move (it was
+        thinking when the server stopped)."""
         task = asyncio.get_running_loop().create_task(self._flags())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self._flag_task = task
+        if self.pool is not None:
+            try:
+                waiting = self.store.computer_to_act()
+            except Exception:
+                log.exception("could not look for games waiting for the computer")
+                waiting = []
+            for gid in waiting:
+                with contextlib.suppress(Exception):
+                    game = self.load(gid)
+                    if game is not None:
+                        game = self._cache(game)
+                        self._kick(game)
+                        self._evict(game)  # kept while it thinks
 
     async def _flags(self) -> None:
         """End on time every game whose running clock ran out: the games in
