@@ -148,6 +148,28 @@ def test_creating_games_is_limited_per_address(client: TestClient, clock: Clock)
     assert len(stored(client)) == burst + 2
 
 
+def test_a_player_is_limited_wherever_they_connect_from(client: TestClient, clock: Clock) -> None:
+    client.get("/")  # a player: its cookie
+    cookie = dict(client.cookies)
+    burst = LIMITS["create"].burst
+    for i in range(burst):  # from ever new addresses, with the same player
+        elsewhere = TestClient(client.app, client=(f"198.51.100.{i + 1}", 4000), cookies=cookie)
+        elsewhere.portal = client.portal
+        assert elsewhere.post("/api/games", json={"target": 1}).status_code == 200
+    elsewhere = TestClient(client.app, client=("198.51.100.200", 4000), cookies=cookie)
+    elsewhere.portal = client.portal
+    r = elsewhere.post("/api/games", json={"target": 1})
+    assert r.status_code == 429 and r.json()["limit"] == "create"
+    with elsewhere.websocket_connect("/ws") as ws:  # the lobby's challenges too
+        ws.send_json({"type": "challenge", "target": 1})
+        assert recv(ws, "error")["code"] == "rate_limited"
+    # another player at that address is not slowed by it
+    other = TestClient(client.app, client=("198.51.100.201", 4000))
+    other.portal = client.portal
+    other.get("/")
+    assert other.post("/api/games", json={"target": 1}).status_code == 200
+
+
 def test_uploads_and_analysis_are_limited_and_others_are_not_slowed(client: TestClient) -> None:
     for _ in range(LIMITS["record"].burst):
         assert client.post("/api/records", content="not a record").status_code == 400

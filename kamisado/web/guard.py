@@ -54,6 +54,7 @@ __all__ = [
     "Limit",
     "RateLimiter",
     "client_key",
+    "client_keys",
     "limits_from_env",
     "refusal",
     "route_limit",
@@ -248,6 +249,23 @@ class RateLimiter:
             self._buckets.move_to_end((name, key))
         return bucket.take(now)
 
+    def take_all(self, name: str, keys: Iterable[str]) -> float:
+        """Take one token for each of ``keys`` (an address and a player):
+        0.0 when every one allowed it, else the first refusal's wait (the
+        keys after it are not charged).
+
+        >>> limiter = RateLimiter({"create": Limit("create", 1.0, 1, "games")}, lambda: 0.0)
+        >>> limiter.take_all("create", ["addr:a", "player:p"])
+        0.0
+        >>> limiter.take_all("create", ["addr:b", "player:p"])  # the same player elsewhere
+        1.0
+        """
+        for key in keys:
+            wait = self.take(name, key)
+            if wait:
+                return wait
+        return 0.0
+
     def bucket(self, name: str) -> Bucket | None:
         """A fresh bucket for limit ``name`` (one connection's), or None."""
         limit = self.limits.get(name)
@@ -280,6 +298,25 @@ def client_key(scope: Mapping[str, Any], player: str | None = None) -> str:
             return f"addr:{ip.ipv4_mapped}"
         return f"addr:{ipaddress.ip_network(f'{ip}/64', strict=False)}"
     return f"addr:{ip}"
+
+
+def client_keys(scope: Mapping[str, Any]) -> list[str]:
+    """Every key a request is limited by: its address and, when it comes
+    from a player (the signed cookie, read by the session middleware that
+    runs before the guard), the player, so a player is limited the same
+    wherever they connect from.
+
+    >>> client_keys({"client": ("203.0.113.9", 1), "session": {"player": "p42"}})
+    ['addr:203.0.113.9', 'player:p42']
+    >>> client_keys({"client": ("203.0.113.9", 1)})
+    ['addr:203.0.113.9']
+    """
+    keys = [client_key(scope)]
+    session = scope.get("session")
+    player = session.get("player") if isinstance(session, Mapping) else None
+    if isinstance(player, str) and player:
+        keys.append(client_key(scope, player=player))
+    return keys
 
 
 def refusal(limit: Limit, wait: float) -> tuple[str, int]:
@@ -379,7 +416,8 @@ async def _json(send: Send, status: int, body: dict[str, Any], extra: Iterable[t
 class Guard:
     """ASGI middleware: the security headers on every HTTP response, the
     Origin rule for the websocket and every state-changing request, and
-    the per-address HTTP limits (:data:`ROUTE_LIMITS`).
+    the HTTP limits (:data:`ROUTE_LIMITS`) per address and per player (it
+    runs inside the session middleware, so it reads the cookie's player).
 
     A request with an ``Origin`` that is not the site's is refused: 403
     (HTTP) or closed before it is accepted (websocket; the server answers
@@ -427,7 +465,7 @@ class Guard:
             return
         name = route_limit(method, scope.get("path", ""))
         if name is not None:
-            wait = self.limiter.take(name, client_key(scope))
+            wait = self.limiter.take_all(name, client_keys(scope))
             if wait:
                 message, seconds = refusal(self.limiter.limits[name], wait)
                 await _json(

@@ -46,6 +46,7 @@ from kamisado.web.guard import (
     Limit,
     RateLimiter,
     client_key,
+    client_keys,
     limits_from_env,
     refusal,
 )
@@ -843,7 +844,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
                 elif isinstance(msg, LobbyMsg):
                     await lobby.watch(conn, msg)
                 elif isinstance(msg, ChallengeMsg):
-                    wait = limiter.take("create", client_key(ws.scope))
+                    wait = limiter.take_all("create", client_keys(ws.scope))
                     if wait:
                         await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
                         continue
@@ -855,7 +856,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
                 elif isinstance(msg, PingMsg):
                     await ws.send_text(PongFrame().to_json())
                 elif isinstance(msg, CreateMsg):
-                    wait = limiter.take("create", client_key(ws.scope))
+                    wait = limiter.take_all("create", client_keys(ws.scope))
                     if wait:
                         await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
                         continue
@@ -935,8 +936,8 @@ def create_app(
         routes=ROUTES,
         lifespan=lifespan(db, workers),
         middleware=[
-            Middleware(Guard, limiter=limiter, allow_origins=allow_origins),
-            Middleware(PlayerSession, keys=keys),  # the player cookie
+            Middleware(PlayerSession, keys=keys),  # the player cookie, read first:
+            Middleware(Guard, limiter=limiter, allow_origins=allow_origins),  # limits per player too
         ],
     )
     app.state.limiter = limiter
