@@ -139,3 +139,16 @@ def test_an_unknown_level_is_a_clear_error() -> None:
         computer_rating("grandmaster")
     with pytest.raises(ValueError):
         computer_rating("")
+
+
+def test_the_readme_levels_table_publishes_the_fixed_ratings() -> None:
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    published = {
+        m.group(1): int(m.group(2))
+        for m in re.finditer(r"^\| `(\w+)` \|.*\| (\d+) \|$", readme, re.M)
+        if m.group(1) in COMPUTER_RATINGS
+    }
+    assert published == COMPUTER_RATINGS
