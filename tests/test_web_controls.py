@@ -551,3 +551,24 @@ def test_after_a_restart_the_computer_answers_a_waiting_person(tmp_path: Path) -
             assert time.monotonic() < deadline, "the computer never answered after the restart"
             time.sleep(0.1)
         assert store.load(g["id"])[0].to_act == "b"
+
+
+def test_a_takeback_earns_no_increment_and_the_clock_runs_for_the_side_to_move(
+    client: TestClient, clock: FakeTime
+) -> None:
+    g = create(client, clock={"initial": 60, "increment": 5})
+    ws = open_ws(client, g["id"])
+    st = state(ws)
+    ws.send_json({"type": "move", "move": a_move(st)})  # Black's first move: not timed
+    st = state(ws)
+    clock.ms += 4_000
+    ws.send_json({"type": "move", "move": a_move(st)})  # Gold: 4 s spent, 5 s earned
+    st = state(ws)
+    assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (60_000, 61_000, "b")
+    clock.ms += 3_000
+    ws.send_json({"type": "takeback"})  # Black's clock stops (3 s spent, nothing earned); Gold's runs
+    st = state(ws)
+    assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (57_000, 61_000, "g")
+    ws.send_json({"type": "takeback"})  # back at the start: the clocks wait for the first move
+    st = state(ws)
+    assert st["seq"] == 4 and st["clock"]["running"] is None

@@ -1036,9 +1036,16 @@ class Hub:
             raise GameError("illegal", str(exc)) from None
         if clock is not None:
             act = game.to_act()
-            # the clocks start with the first move (Black's first move is not
-            # timed); then the clock of the side the game waits for runs
-            game.clock = clock.stop(now) if act is None else clock.switch(SIDE_LETTERS[act], now)
+            if token.startswith("undo-"):
+                # a takeback earns no increment; back at the match's very
+                # start the clocks wait for the first move again
+                stopped = clock.stop(now)
+                fresh = len(game.match.rounds) == 1 and not game.moves_made()
+                game.clock = stopped if act is None or fresh else stopped.begin(SIDE_LETTERS[act], now)
+            else:
+                # the clocks start with the first move (Black's first move is
+                # not timed); then the clock of the side the game waits for runs
+                game.clock = clock.stop(now) if act is None else clock.switch(SIDE_LETTERS[act], now)
         try:
             self.store.append(
                 game.row.id, seq, token, state=game.state,
