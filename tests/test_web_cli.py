@@ -164,3 +164,22 @@ def test_the_server_refuses_large_bodies_while_they_arrive(server: tuple[int, in
         assert status.startswith(b"HTTP/1.1 413"), status
         assert limit < sent < total // 2
     assert rss(pid) - before < 40 << 20  # the server never held a whole body
+
+
+def test_a_second_process_on_the_same_sqlite_file_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    proc, _ = start(["--db", str(db)], tmp_path)
+    try:
+        line = refused(web("--port", "0", "--db", str(db)), "in use by another kamisado web",
+                       f"process {proc.pid}", "PostgreSQL")
+        assert str(db) in line
+        # another file is not refused
+        other, _ = start(["--db", str(tmp_path / "other.db")], tmp_path)
+        other.terminate()
+        other.wait(timeout=10)
+    finally:
+        proc.kill()  # even a killed server lets go of the file
+        proc.wait(timeout=10)
+    again, _ = start(["--db", str(db)], tmp_path)
+    again.terminate()
+    again.wait(timeout=10)

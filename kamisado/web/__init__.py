@@ -116,12 +116,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"expected at least 1 worker, found {args.workers}")
+    from kamisado.web.storage import SQLiteInUse, lock_sqlite
+
     try:
         db = _database(args.db)
+        try:
+            lock = lock_sqlite(db)  # one process per SQLite file, held while serving
+        except SQLiteInUse as exc:
+            raise _Failure(str(exc)) from None
         sock = _listen(args.host, args.port)
     except _Failure as exc:
         return _fail(str(exc))
-    return _serve(args, db, sock)
+    try:
+        return _serve(args, db, sock)
+    finally:
+        if lock is not None:
+            lock.close()
 
 
 def _fail(message: str) -> int:

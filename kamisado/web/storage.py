@@ -57,10 +57,12 @@ from kamisado.web.ratings import Rating, rate_game
 
 __all__ = [
     "GameRow",
+    "SQLiteInUse",
     "SequenceError",
     "Store",
     "database_url",
     "default_database_url",
+    "lock_sqlite",
     "new_id",
 ]
 
@@ -322,6 +324,44 @@ def default_database_url() -> str:
     folder = Path(platformdirs.user_data_dir("kamisado"))
     folder.mkdir(parents=True, exist_ok=True)
     return database_url(str(folder / "games.sqlite3"))
+
+
+class SQLiteInUse(Exception):
+    """Another process serves the same SQLite file."""
+
+
+def lock_sqlite(url: str) -> Any:
+    """For an SQLite file URL, hold an exclusive lock on ``FILE.lock`` for as
+    long as the returned file stays open (the whole life of a server): one
+    process per SQLite file, since the games in memory are each process's
+    own (several processes need PostgreSQL).  ``None`` for any other
+    database.  Raises :class:`SQLiteInUse` naming the process that holds it.
+    The lock is the kernel's (``flock``): it goes when the holder dies,
+    even on ``kill -9``."""
+    import fcntl
+    import os
+
+    parsed = sa.engine.make_url(url)
+    if parsed.get_backend_name() != "sqlite" or not parsed.database or parsed.database == ":memory:":
+        return None
+    path = Path(parsed.database).expanduser().absolute()
+    handle = open(f"{path}.lock", "a+", encoding="ascii")  # noqa: SIM115 (held open on purpose)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise SQLiteInUse(
+            f"the SQLite database {path} is in use by another kamisado web (process {holder});"
+            " one process per SQLite file: stop it, choose another --db, or use PostgreSQL"
+            " for several processes"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
