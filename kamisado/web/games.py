@@ -58,7 +58,7 @@ from kamisado.web.messages import (
     rounds_view,
 )
 from kamisado.web.ratings import Rating, computer_rating, speed_of
-from kamisado.web.storage import GameRow, Store, new_id
+from kamisado.web.storage import CHANNEL, GameRow, Store, new_id
 
 __all__ = ["Conn", "Game", "GameError", "Hub"]
 
@@ -74,6 +74,10 @@ REJOIN = 1013
 #: (seconds), doubled at each failure up to :data:`RETRY_MAX_S`.
 RETRY_S = 1.0
 RETRY_MAX_S = 30.0
+#: Listening for other processes' changes: the first pause after a lost
+#: connection (seconds), doubled up to the second.
+LISTEN_RETRY_S = 0.2
+LISTEN_RETRY_MAX_S = 5.0
 #: How often the server looks for flags that fell (in memory; the store's
 #: overdue games are looked up every ``FLAG_SCAN_S``).
 FLAG_TICK_S = 0.2
@@ -434,6 +438,7 @@ class Hub:
         self.rng = random.SystemRandom()
         self._tasks: set[asyncio.Task[None]] = set()
         self._flag_task: asyncio.Task[None] | None = None
+        self._listen_task: asyncio.Task[None] | None = None
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
 
@@ -1252,6 +1257,8 @@ class Hub:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         self._flag_task = task
+        if self.store.shared:  # other processes serve these games too: hear of their changes
+            self._listen_task = asyncio.get_running_loop().create_task(self._listen())
         if self.pool is not None:
             try:
                 waiting = self.store.computer_to_act()
@@ -1291,6 +1298,64 @@ class Hub:
             except Exception:
                 log.exception("checking the clocks failed")
 
+    # -- other processes -----------------------------------------------------------
+
+    async def _listen(self) -> None:
+        """Hear of the changes other processes make to the games this one
+        holds (PostgreSQL ``LISTEN`` on :data:`kamisado.web.storage.CHANNEL`;
+        each change is announced by its own committed transaction) and bring
+        those games up to date (:meth:`refresh`).  A lost connection is
+        opened again, after a pause that doubles up to ``LISTEN_RETRY_MAX_S``;
+        then every game held is refreshed, for what was missed meanwhile."""
+        import psycopg
+
+        pause = LISTEN_RETRY_S
+        while True:
+            try:
+                conn = await psycopg.AsyncConnection.connect(self.store.listen_conninfo(), autocommit=True)
+                async with conn:
+                    await conn.execute(f"LISTEN {CHANNEL}")
+                    pause = LISTEN_RETRY_S
+                    for game_id in list(self.games):
+                        await self.refresh(game_id)
+                    async for note in conn.notifies():
+                        origin, _, game_id = note.payload.partition(" ")
+                        if origin != self.store.origin and game_id in self.games:
+                            await self.refresh(game_id)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("listening for other processes' changes failed (%s); again in %.1f s", exc, pause)
+                await asyncio.sleep(pause)
+                pause = min(LISTEN_RETRY_MAX_S, pause * 2)
+
+    async def refresh(self, game_id: str) -> None:
+        """Bring a game in memory up to what the store holds (another process
+        changed it) and tell its connections; nothing when nothing changed."""
+        game = self.games.get(game_id)
+        if game is None:
+            return
+        try:
+            loaded = self.store.load(game_id)
+        except Exception:
+            log.exception("could not reload game %s", game_id)
+            return
+        if loaded is None or self.games.get(game_id) is not game:
+            return
+        fresh = Game.build(*loaded)
+
+        def seen(g: Game) -> tuple[Any, ...]:
+            row = g.row
+            return (g.seq, row.offer, row.rematch, row.owners, row.black_name, row.gold_name, g.clock)
+
+        if seen(fresh) == seen(game):
+            return
+        game.adopt(fresh)
+        if game.state == OVER:
+            self._load_ratings(game)
+        self._kick(game)
+        await self.broadcast(game)
+
     async def flag(self, game: Game) -> None:
         """End a game on time if its running clock has run out."""
         clock = game.clock
@@ -1310,6 +1375,8 @@ class Hub:
         """Stop watching the clocks and every computer that is thinking."""
         if self._flag_task is not None:
             self._flag_task.cancel()
+        if self._listen_task is not None:
+            self._listen_task.cancel()
         for game in self.games.values():
             if game.task is not None and not game.task.done():
                 game.task.cancel()

@@ -56,6 +56,7 @@ from kamisado.web.migrations import upgrade
 from kamisado.web.ratings import Rating, rate_game
 
 __all__ = [
+    "CHANNEL",
     "GameRow",
     "SQLiteInUse",
     "SequenceError",
@@ -399,11 +400,26 @@ class _Checkpointer(threading.Thread):
             conn.close()
 
 
+#: The PostgreSQL channel on which every change to a game is announced
+#: (``NOTIFY``, sent with the change's own transaction, so delivered only
+#: once it is committed): the payload is ``"ORIGIN GAME_ID"``, ``ORIGIN``
+#: the :attr:`Store.origin` of the store that wrote it.
+CHANNEL = "kamisado_games"
+_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+
+
 class Store:
-    """The game store over one database URL (see :func:`database_url`)."""
+    """The game store over one database URL (see :func:`database_url`).
+
+    ``shared``: whether several processes may serve this database (PostgreSQL;
+    SQLite is one process's, see :func:`lock_sqlite`): then every change to
+    a game is announced on :data:`CHANNEL` for the other processes, and
+    ``origin`` (random, one per store) lets a process skip its own."""
 
     def __init__(self, url: str) -> None:
         self.url = database_url(url)
+        self.shared = self.url.startswith("postgresql")
+        self.origin = new_id(9)
         if self.url.startswith("sqlite"):
             memory = self.url in ("sqlite://", "sqlite:///:memory:")
             self.engine: Engine = sa.create_engine(
@@ -422,6 +438,16 @@ class Store:
         if self.url.startswith("sqlite") and database and database != ":memory:":
             self._checkpointer = _Checkpointer(database)
             self._checkpointer.start()
+
+    def _announce(self, conn: sa.Connection, game_id: str) -> None:
+        """Announce a change to a game to the other processes (PostgreSQL:
+        delivered when the transaction commits; nothing on SQLite)."""
+        if self.shared:
+            conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin} {game_id}"})
+
+    def listen_conninfo(self) -> str:
+        """The libpq connection string of this database (for ``LISTEN``)."""
+        return self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
     def close(self) -> None:
         """Close every pooled connection (and checkpoint an SQLite file)."""
@@ -495,6 +521,7 @@ class Store:
             conn.execute(
                 _INSERT_ACTION, {"game_id": game_id, "seq": seq, "token": token, "at": now}
             )
+            self._announce(conn, game_id)
 
     def load(self, game_id: str) -> tuple[GameRow, list[str]] | None:
         """A game's row and its actions in order, or ``None`` when unknown."""
@@ -533,7 +560,8 @@ class Store:
         if name:
             values[seat_name] = sa.case((games.c[seat_name] == "", name), else_=games.c[seat_name])
         with self.engine.begin() as conn:
-            conn.execute(games.update().where(games.c.id == game_id, col.is_(None)).values(**values))
+            if conn.execute(games.update().where(games.c.id == game_id, col.is_(None)).values(**values)).rowcount:
+                self._announce(conn, game_id)
             holder: str | None = conn.execute(
                 sa.select(col).where(games.c.id == game_id)
             ).scalar()
@@ -549,6 +577,8 @@ class Store:
                 .where(games.c.id == game_id, games.c.actions == seq)
                 .values(offer=offer)
             ).rowcount
+            if done:
+                self._announce(conn, game_id)
         return done == 1
 
     def set_clock(self, game_id: str, seq: int, clock: ClockState) -> bool:
@@ -563,6 +593,8 @@ class Store:
                     clock_since=clock.since, clock_deadline=clock.deadline(),
                 )
             ).rowcount
+            if done:
+                self._announce(conn, game_id)
         return done == 1
 
     def create_rematch(self, game_id: str, row: GameRow) -> str | None:
@@ -579,6 +611,7 @@ class Store:
             ).rowcount
             if done == 1:
                 conn.execute(games.insert().values(**asdict(row)))
+                self._announce(conn, game_id)
                 return row.id
             made: str | None = conn.execute(
                 sa.select(games.c.rematch).where(games.c.id == game_id)

@@ -1,0 +1,147 @@
+"""Several ``kamisado web`` processes on one PostgreSQL (issue: one service
+on many processes): a move made on one process reaches the connections of
+the same game on another (``LISTEN``/``NOTIFY``), and the database decides
+the order.  Real server processes on loopback, real websockets."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from websockets.sync.client import connect
+
+from kamisado.match import Match
+
+
+def start_server(db: str) -> tuple[subprocess.Popen[str], str]:
+    """Run ``kamisado web`` on a free port, without the computer."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kamisado.cli", "web", "--port", "0", "--no-browser",
+         "--db", db, "--workers", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        found = re.search(r"serving on http://([\d.]+:\d+)/", line)
+        if found:
+            return proc, found.group(1)
+    proc.kill()
+    raise AssertionError(f"the server did not start: {proc.wait()}")
+
+
+@pytest.fixture
+def two(pg_url: str) -> Iterator[tuple[str, str]]:
+    """Two server processes on the same PostgreSQL: their addresses."""
+    procs = []
+    try:
+        for _ in range(2):
+            procs.append(start_server(pg_url))
+        yield procs[0][1], procs[1][1]
+    finally:
+        for proc, _ in procs:
+            proc.terminate()
+        for proc, _ in procs:
+            proc.wait(timeout=10)
+
+
+def create(addr: str, body: dict[str, Any]) -> dict[str, Any]:
+    req = urllib.request.Request(
+        f"http://{addr}/api/games", data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"}, method="POST",
+    )
+    game: dict[str, Any] = json.loads(urllib.request.urlopen(req, timeout=10).read())
+    return game
+
+
+def frame(ws: Any, kind: str = "state", timeout: float = 10) -> dict[str, Any]:
+    """The next frame of a kind (others skipped)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        msg: dict[str, Any] = json.loads(ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+        if msg["type"] == kind:
+            return msg
+
+
+def until_seq(ws: Any, seq: int) -> dict[str, Any]:
+    while True:
+        st = frame(ws)
+        if st["seq"] >= seq:
+            return st
+
+
+def test_a_timed_standard_match_is_played_across_two_processes(two: tuple[str, str]) -> None:
+    a, b = two
+    game = create(a, {"target": 3, "online": True, "clock": {"initial": 600, "increment": 5}})
+    gid, tokens = game["id"], game["tokens"]
+    match = Match(3)
+    crossings: list[float] = []
+    with connect(f"ws://{a}/ws") as black, connect(f"ws://{b}/ws") as gold:
+        black.send(json.dumps({"type": "join", "game": gid, "token": tokens["b"]}))
+        assert frame(black)["you"] == ["b"]
+        gold.send(json.dumps({"type": "join", "game": gid, "token": tokens["g"]}))
+        st = frame(gold)
+        assert st["you"] == ["g"] and st["seq"] == 0
+        conns = {"b": black, "g": gold}
+        seq = 0
+        while match.state != "over":
+            side = "bg"[match.position.turn] if match.state == "playing" else "bg"[match.current_winner()]
+            mover, other = conns[side], conns["bg"[1 - "bg".index(side)]]
+            if match.state == "fill":
+                token: str = "left"
+                msg = {"type": "fill", "direction": token, "seq": seq}
+                match.choose_fill(token)
+            else:
+                token = str(next(iter(match.position.legal_moves)))
+                msg = {"type": "move", "move": token, "seq": seq}
+                match.push_move(token)
+            sent = time.monotonic()
+            mover.send(json.dumps(msg))
+            mine = until_seq(mover, seq + 1)
+            theirs = until_seq(other, seq + 1)  # the other process heard of it
+            crossings.append(time.monotonic() - sent)
+            seq += 1
+            assert mine["seq"] == theirs["seq"] == seq
+            assert mine["kpn"] == theirs["kpn"] == match.position.kpn()
+            assert mine["clock"]["running"] == theirs["clock"]["running"]
+        assert theirs["state"] == "over" and theirs["points"] == list(match.points)
+    crossings.sort()
+    p99 = crossings[min(len(crossings) - 1, int(len(crossings) * 0.99))]
+    print(f"\n{len(crossings)} actions across two processes: p50 "
+          f"{crossings[len(crossings) // 2] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms")
+    assert p99 < 1.0  # generous on a loaded machine; bench/load.py measures it
+
+
+def test_the_database_decides_between_two_processes_storing_at_once(two: tuple[str, str]) -> None:
+    # one hotseat game held on both processes (one token holds both seats):
+    # a different move sent to each at the same seq; one is stored, the
+    # other process answers stale, and both end up showing the stored one
+    a, b = two
+    game = create(a, {"target": 1})
+    gid, token = game["id"], game["tokens"]["b"]
+    with connect(f"ws://{a}/ws") as on_a, connect(f"ws://{b}/ws") as on_b:
+        for ws in (on_a, on_b):
+            ws.send(json.dumps({"type": "join", "game": gid, "token": token}))
+            frame(ws)
+        on_a.send(json.dumps({"type": "move", "move": "c1-c5", "seq": 0}))
+        on_b.send(json.dumps({"type": "move", "move": "d1-d4", "seq": 0}))
+        seen: list[list[dict[str, Any]]] = [[], []]
+        for i, ws in enumerate((on_a, on_b)):
+            deadline = time.monotonic() + 2.0  # every frame of the next two seconds
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    seen[i].append(json.loads(ws.recv(timeout=left)))
+                except TimeoutError:
+                    break
+        finals = [[m for m in frames if m["type"] == "state"][-1] for frames in seen]
+        errors = [m["code"] for frames in seen for m in frames if m["type"] == "error"]
+        assert finals[0]["seq"] == finals[1]["seq"] == 1  # one move stored, not two
+        assert finals[0]["kpn"] == finals[1]["kpn"]
+        assert finals[0]["last"]["move"] in ("c1-c5", "d1-d4")
+        assert errors == ["stale"]  # the loser was told
