@@ -25,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from kamisado.core import SIDE_LETTERS, KamisadoError, Move
 from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
@@ -60,7 +60,7 @@ from kamisado.web.messages import (
 from kamisado.web.ratings import Rating, computer_rating, speed_of
 from kamisado.web.storage import CHANNEL, GameRow, Store, new_id
 
-__all__ = ["Conn", "Game", "GameError", "Hub"]
+__all__ = ["Conn", "Game", "GameError", "Hub", "JobRunner"]
 
 log = logging.getLogger("kamisado.web")
 
@@ -427,13 +427,34 @@ class Game:
         return Record.new(self.match, black=black, gold=gold, date=date, end=end)
 
 
-class Hub:
-    """Every live game, the connections to them, and the store behind them."""
+class JobRunner(Protocol):
+    """Runs the engine's work somewhere else than this process's pool (a
+    job queue: :mod:`kamisado.web.jobs`): ``queue`` is ``moves`` (computer
+    moves) or ``analysis``, kept apart so analysis never starves the
+    computer opponents."""
 
-    def __init__(self, store: Store, pool_factory: Callable[[], Executor] | None) -> None:
+    async def run(self, queue: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, run by a worker; its result."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the queue."""
+        ...
+
+
+class Hub:
+    """Every live game, the connections to them, and the store behind them.
+
+    The engine's work (computer moves, analysis) runs in ``pool``, a process
+    pool of this process, or, given ``jobs``, on a job queue's workers."""
+
+    def __init__(
+        self, store: Store, pool_factory: Callable[[], Executor] | None, jobs: JobRunner | None = None
+    ) -> None:
         self.store = store
         self.pool_factory = pool_factory
-        self.pool: Executor | None = pool_factory() if pool_factory else None
+        self.pool: Executor | None = pool_factory() if pool_factory and jobs is None else None
+        self.jobs = jobs
         self.games: dict[str, Game] = {}
         self.rng = random.SystemRandom()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -1152,7 +1173,7 @@ class Hub:
         joins (:meth:`join` kicks).  A computer facing a person answers even
         when the person has left (its clock may be running)."""
         side = game.to_act()
-        if side is None or game.kinds()[side] == "human" or game.thinking or self.pool is None:
+        if side is None or game.kinds()[side] == "human" or game.thinking or not self.can_think:
             return
         if not game.conns and "human" not in game.kinds():
             self._pause_clock(game)
@@ -1193,8 +1214,16 @@ class Hub:
                 broken.shutdown(wait=False, cancel_futures=True)
             self.pool = self.pool_factory()
 
-    async def run_in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run ``fn(*args)`` in the process pool (renewed once if it broke)."""
+    @property
+    def can_think(self) -> bool:
+        """Whether this server runs the engine (a pool or a job queue)."""
+        return self.pool is not None or self.jobs is not None
+
+    async def run_in_pool(self, fn: Callable[..., Any], *args: Any, queue: str = "moves") -> Any:
+        """Run ``fn(*args)`` in the process pool (renewed once if it broke),
+        or on the job queue's ``queue`` when there is one."""
+        if self.jobs is not None:
+            return await self.jobs.run(queue, fn, *args)
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             pool = self.pool
@@ -1259,7 +1288,7 @@ class Hub:
         self._flag_task = task
         if self.store.shared:  # other processes serve these games too: hear of their changes
             self._listen_task = asyncio.get_running_loop().create_task(self._listen())
-        if self.pool is not None:
+        if self.can_think:
             try:
                 waiting = self.store.computer_to_act()
             except Exception:

@@ -572,7 +572,7 @@ async def analyse(request: Request) -> Response:
     if isinstance(pos, Response):
         return pos
     hub = hub_of(request)
-    if hub.pool is None:
+    if not hub.can_think:
         return _bad("no engine in this server", 503)
     try:
         ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
@@ -594,7 +594,7 @@ async def reply(request: Request) -> Response:
     if pos.outcome is not None:
         return _bad("the round is over")
     hub = hub_of(request)
-    if hub.pool is None:
+    if not hub.can_think:
         return _bad("no engine in this server", 503)
     move = await in_analysis_slot(request, worker.solver_reply, pos.kpn())
     if isinstance(move, Response):
@@ -716,7 +716,7 @@ async def evaluations_svg(request: Request) -> Response:
     game = game_or_404(request)
     if isinstance(game, Response):
         return game
-    if hub_of(request).pool is None:
+    if not hub_of(request).can_think:
         return _bad("no engine in this server", 503)
     row = game.row
     positions = sum(len(r.moves) + 1 for r in game.match.rounds)
@@ -759,7 +759,7 @@ async def in_analysis_slot(request: Request, fn: Callable[..., Any], *args: Any)
     finally:
         slots.waiting -= 1
     try:
-        return await hub_of(request).run_in_pool(fn, *args)
+        return await hub_of(request).run_in_pool(fn, *args, queue="analysis")
     finally:
         slots.semaphore.release()
 
