@@ -5,6 +5,7 @@ the order.  Real server processes on loopback, real websockets."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -36,19 +37,29 @@ def start_server(db: str) -> tuple[subprocess.Popen[str], str]:
     raise AssertionError(f"the server did not start: {proc.wait()}")
 
 
-@pytest.fixture
-def two(pg_url: str) -> Iterator[tuple[str, str]]:
-    """Two server processes on the same PostgreSQL: their addresses."""
+@contextlib.contextmanager
+def servers(db: str, n: int, logs: list[str] | None = None) -> Iterator[list[str]]:
+    """``n`` server processes on one database: their addresses; once they
+    stopped, their output goes into ``logs``."""
     procs = []
     try:
-        for _ in range(2):
-            procs.append(start_server(pg_url))
-        yield procs[0][1], procs[1][1]
+        for _ in range(n):
+            procs.append(start_server(db))
+        yield [addr for _, addr in procs]
     finally:
         for proc, _ in procs:
             proc.terminate()
         for proc, _ in procs:
-            proc.wait(timeout=10)
+            out, _ = proc.communicate(timeout=10)
+            if logs is not None:
+                logs.append(out or "")
+
+
+@pytest.fixture
+def two(pg_url: str) -> Iterator[tuple[str, str]]:
+    """Two server processes on the same PostgreSQL: their addresses."""
+    with servers(pg_url, 2) as (a, b):
+        yield a, b
 
 
 def create(addr: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -145,3 +156,60 @@ def test_the_database_decides_between_two_processes_storing_at_once(two: tuple[s
         assert finals[0]["kpn"] == finals[1]["kpn"]
         assert finals[0]["last"]["move"] in ("c1-c5", "d1-d4")
         assert errors == ["stale"]  # the loser was told
+
+
+def test_who_is_connected_is_known_across_processes(two: tuple[str, str]) -> None:
+    a, b = two
+    game = create(a, {"target": 1, "online": True, "clock": {"initial": 300, "increment": 0}})
+    gid, tokens = game["id"], game["tokens"]
+    with connect(f"ws://{a}/ws") as black:
+        black.send(json.dumps({"type": "join", "game": gid, "token": tokens["b"]}))
+        st = frame(black)
+        assert st["seats"]["g"]["online"] is False
+        with connect(f"ws://{b}/ws") as gold:
+            gold.send(json.dumps({"type": "join", "game": gid, "token": tokens["g"]}))
+            st = frame(gold)
+            assert st["seats"]["b"]["online"] is True  # Black is connected to the other process
+            st = frame(black)  # and Black hears that Gold came, through the other process
+            assert st["seats"]["g"]["online"] is True and st["seats"]["g"]["away_ms"] is None
+            black.send(json.dumps({"type": "claim"}))
+            err = frame(black, "error")
+            assert err["code"] == "not_allowed" and "connected" in err["message"]
+        st = frame(black)  # Gold left the other process
+        assert st["seats"]["g"]["online"] is False and st["seats"]["g"]["away_ms"] is not None
+
+
+def test_a_computer_move_is_thought_about_by_one_process(pg_url: str) -> None:
+    # a person against the computer, watched through both processes: one
+    # process holds the lease on each computer move, so no move is computed
+    # twice and refused as stale by the database
+    logs: list[str] = []
+    with servers(pg_url, 2, logs) as (a, b):
+        play_against_the_computer(a, b)
+    assert len(logs) == 2
+    thought = re.findall(r"game (\S+): the computer thinks about action (\d+)", "".join(logs))
+    assert len(thought) >= 2 and len(set(thought)) == len(thought)  # each move once, by one process
+
+
+def play_against_the_computer(a: str, b: str) -> None:
+    game = create(a, {"target": 1, "gold": "novice", "delay": 0.2})
+    gid, token = game["id"], game["tokens"]["b"]
+    match = Match(1)
+    with connect(f"ws://{a}/ws") as black, connect(f"ws://{b}/ws") as watcher:
+        black.send(json.dumps({"type": "join", "game": gid, "token": token}))
+        frame(black)
+        watcher.send(json.dumps({"type": "join", "game": gid}))
+        frame(watcher)
+        seq = 0
+        for _ in range(4):
+            if match.state != "playing":
+                break
+            move = str(next(iter(match.position.legal_moves)))
+            match.push_move(move)
+            black.send(json.dumps({"type": "move", "move": move, "seq": seq}))
+            st = until_seq(black, seq + 2)  # the computer answered
+            if st["state"] != "playing":
+                break
+            match.push_move(st["last"]["move"])
+            seq = st["seq"]
+            assert until_seq(watcher, seq)["kpn"] == st["kpn"]

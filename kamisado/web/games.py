@@ -78,6 +78,14 @@ RETRY_MAX_S = 30.0
 #: connection (seconds), doubled up to the second.
 LISTEN_RETRY_S = 0.2
 LISTEN_RETRY_MAX_S = 5.0
+#: Several processes on one database: a seat held through another process
+#: counts as connected while that process renewed its presence within
+#: ``PRESENCE_TTL_MS`` (it renews every ``PRESENCE_RENEW_S``); the lease on
+#: a computer move lasts ``THINK_LEASE_MS`` (a process that died thinking
+#: is taken over after it).
+PRESENCE_TTL_MS = 30_000
+PRESENCE_RENEW_S = 10.0
+THINK_LEASE_MS = 60_000
 #: How often the server looks for flags that fell (in memory; the store's
 #: overdue games are looked up every ``FLAG_SCAN_S``).
 FLAG_TICK_S = 0.2
@@ -144,6 +152,9 @@ class Game:
     movers: list[int] = field(default_factory=list)
     #: per side, since when (ms) no connection holds the seat (``None``: held)
     away_since: list[int | None] = field(default_factory=lambda: [None, None])
+    #: per side letter, when (ms) the seat was last seen held through another
+    #: process (several processes on one database)
+    elsewhere: dict[str, int] = field(default_factory=dict)
     #: per side, the rating beside the name and its change by this game
     ratings: list[tuple[int | None, int | None]] = field(
         default_factory=lambda: [(None, None), (None, None)])
@@ -323,19 +334,28 @@ class Game:
             names.append(name or (f"Computer ({kind})" if kind != "human" else ("Black", "Gold")[side]))
         return names[0], names[1]
 
-    def online_seats(self) -> tuple[bool, bool]:
-        """Whether someone holding each seat is connected."""
+    def held_here(self) -> tuple[bool, bool]:
+        """Whether a connection to this process holds each seat."""
         held = {s for c in self.conns for s in c.seats}
         return (0 in held, 1 in held)
 
+    def online_seats(self) -> tuple[bool, bool]:
+        """Whether someone holding each seat is connected (to this process,
+        or to another one that still lives: :attr:`elsewhere`)."""
+        here = self.held_here()
+        fresh = now_ms() - PRESENCE_TTL_MS
+        return (here[0] or self.elsewhere.get("b", 0) > fresh,
+                here[1] or self.elsewhere.get("g", 0) > fresh)
+
     def mark_presence(self, now: int) -> None:
-        """Note since when each person's seat has had no connection holding it."""
+        """Note since when each person's seat has had no connection holding it
+        (for a seat last held through another process: when it was last seen)."""
         online = self.online_seats()
         for side, kind in enumerate(self.kinds()):
             if kind != "human" or online[side]:
                 self.away_since[side] = None
             elif self.away_since[side] is None:
-                self.away_since[side] = now
+                self.away_since[side] = min(now, self.elsewhere.get(SIDE_LETTERS[side], now))
 
     def claimable(self) -> bool:
         """Whether a player may claim the win when the opponent is away: an
@@ -573,11 +593,35 @@ class Hub:
 
     def _cache(self, game: Game) -> Game:
         """Keep a game in memory (a connection is joining it); a game coming
-        into memory reads the ratings beside its names."""
+        into memory reads the ratings beside its names (and, with other
+        processes on the database, who is connected to it through them)."""
         kept = self.games.setdefault(game.row.id, game)
         if kept is game:
             self._load_ratings(game)
+            self._load_elsewhere(game)
         return kept
+
+    def _load_elsewhere(self, game: Game) -> bool:
+        """Read who holds the game's seats through other processes; returns
+        whether that changed who counts as connected."""
+        if not self.store.shared:
+            return False
+        before = game.online_seats()
+        try:
+            game.elsewhere = self.store.presence_elsewhere(game.row.id)
+        except Exception:
+            log.exception("could not read who is connected to game %s", game.row.id)
+            return False
+        return game.online_seats() != before
+
+    def _share_presence(self, game: Game, before: tuple[bool, bool]) -> None:
+        """Tell the other processes which seats this one holds, when that changed."""
+        if not self.store.shared or game.held_here() == before:
+            return
+        try:
+            self.store.set_presence(game.row.id, game.held_here(), now_ms())
+        except Exception:
+            log.exception("could not store who is connected to game %s", game.row.id)
 
     def view(self, game: Game) -> StateFrame:
         """The game's state frame, with this server's claim time."""
@@ -720,8 +764,10 @@ class Hub:
             game.conns.discard(conn)  # joining again: the join's own frame says it all
         elif conn.game is not None:
             self.leave(conn)
+        before = game.held_here()
         conn.game, conn.seats = game, seats
         game.conns.add(conn)
+        self._share_presence(game, before)
         game.mark_presence(now_ms())
         self._kick(game)  # before the join's frame, which then shows it thinking
         if seats:
@@ -814,9 +860,11 @@ class Hub:
         game = conn.game
         if game is None:
             return
+        before = game.held_here()
         game.conns.discard(conn)
         held = conn.seats
         conn.game, conn.seats = None, ()
+        self._share_presence(game, before)
         game.mark_presence(now_ms())
         if not game.conns:
             self._pause_clock(game)  # a computer-against-computer game nobody watches
@@ -1006,6 +1054,8 @@ class Hub:
         if not game.claimable() or len(conn.seats) != 1:
             raise GameError("not_allowed", "claim: only in an online real-time game between two people")
         other = 1 - conn.seats[0]
+        if self._load_elsewhere(game) or self.store.shared:
+            game.mark_presence(now_ms())  # as the store has it now
         away = game.away_since[other]
         if game.online_seats()[other] or away is None:
             raise GameError("not_allowed", "claim: your opponent is connected")
@@ -1178,6 +1228,15 @@ class Hub:
         if not game.conns and "human" not in game.kinds():
             self._pause_clock(game)
             return
+        if self.store.shared:  # one process thinks: the one holding the lease
+            now = now_ms()
+            try:
+                mine = self.store.take_turn(game.row.id, game.seq, now + THINK_LEASE_MS, now)
+            except Exception:
+                log.exception("could not take the computer's turn in game %s", game.row.id)
+                mine = False
+            if not mine:
+                return
         self._resume_clock(game)
         game.thinking = True
         game.task = asyncio.get_event_loop().create_task(self._think(game, side))
@@ -1239,6 +1298,7 @@ class Hub:
 
     async def _think(self, game: Game, side: int) -> None:
         seq = game.seq
+        log.info("game %s: the computer thinks about action %d", game.row.id, seq)
         try:
             if game.failures:  # the store refused the last write: give it time
                 await asyncio.sleep(min(RETRY_MAX_S, RETRY_S * 2 ** (game.failures - 1)))
@@ -1307,10 +1367,13 @@ class Hub:
         memory every ``FLAG_TICK_S``, and every ``FLAG_SCAN_S`` the store's
         overdue games that nobody has open (decided with no message from
         anyone, and after a restart too)."""
-        last_scan = 0.0
+        last_scan = last_renew = 0.0
         while True:
             await asyncio.sleep(FLAG_TICK_S)
             try:
+                if self.store.shared and time.monotonic() - last_renew >= PRESENCE_RENEW_S:
+                    last_renew = time.monotonic()
+                    await self._renew()
                 now = now_ms()
                 due = [g for g in list(self.games.values()) if g.clock is not None and g.clock.flagged(now)]
                 if time.monotonic() - last_scan >= FLAG_SCAN_S:
@@ -1358,6 +1421,18 @@ class Hub:
                 await asyncio.sleep(pause)
                 pause = min(LISTEN_RETRY_MAX_S, pause * 2)
 
+    async def _renew(self) -> None:
+        """With other processes on the database: say this one lives (its
+        presence rows), notice the seats whose process stopped renewing
+        theirs, and take over a computer move whose thinker's lease ran out."""
+        self.store.renew_presence(now_ms())
+        for game in list(self.games.values()):
+            if self._load_elsewhere(game):
+                game.mark_presence(now_ms())
+                await self.broadcast(game)
+            if not game.thinking:
+                self._kick(game)
+
     async def refresh(self, game_id: str) -> None:
         """Bring a game in memory up to what the store holds (another process
         changed it) and tell its connections; nothing when nothing changed."""
@@ -1377,7 +1452,12 @@ class Hub:
             row = g.row
             return (g.seq, row.offer, row.rematch, row.owners, row.black_name, row.gold_name, g.clock)
 
+        moved = self._load_elsewhere(game)
+        if moved:
+            game.mark_presence(now_ms())
         if seen(fresh) == seen(game):
+            if moved:
+                await self.broadcast(game)
             return
         game.adopt(fresh)
         if game.state == OVER:

@@ -116,6 +116,10 @@ games = sa.Table(
     sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("offer", sa.String(12), nullable=True),
     sa.Column("rematch", sa.String(40), nullable=True),
+    # several processes (revision 0005): the lease on the next computer move
+    # (the thinking store's origin, until when in ms; cleared by every action)
+    sa.Column("thinker", sa.String(20), nullable=True),
+    sa.Column("think_until", sa.BigInteger, nullable=True),
     sa.Index("games_updated", "updated"),
     sa.Index("games_clock_deadline", "clock_deadline"),
     sa.Index("games_black_player", "black_player"),
@@ -175,6 +179,19 @@ rating_history = sa.Table(
     sa.Index("rating_history_player_at", "player", "at"),
 )
 
+#: Who is connected to which seat through which process (revision 0005):
+#: ``seen`` (ms) is renewed while the process lives, so a dead process's
+#: rows age out.  Used only when several processes share the database.
+presence = sa.Table(
+    "presence",
+    metadata,
+    sa.Column("game_id", sa.String(40), primary_key=True),
+    sa.Column("side", sa.String(1), primary_key=True),
+    sa.Column("origin", sa.String(20), primary_key=True),
+    sa.Column("seen", sa.BigInteger, nullable=False),
+    sa.Index("presence_origin", "origin"),
+)
+
 actions = sa.Table(
     "actions",
     metadata,
@@ -206,6 +223,8 @@ _UPDATE_GAME = (
         ended=sa.bindparam("ended"),
         to_act=sa.bindparam("to_act"),
         offer=None,  # every action ends the offer pending
+        thinker=None,  # and the lease on the computer's move
+        think_until=None,
     )
 )
 
@@ -257,6 +276,8 @@ class GameRow:
     rated: bool = False
     offer: str | None = None
     rematch: str | None = None
+    thinker: str | None = None
+    think_until: int | None = None
 
     @property
     def owners(self) -> tuple[str | None, str | None]:
@@ -451,6 +472,9 @@ class Store:
 
     def close(self) -> None:
         """Close every pooled connection (and checkpoint an SQLite file)."""
+        if self.shared:  # this process's connections end with it
+            with contextlib.suppress(Exception), self.engine.begin() as conn:
+                conn.execute(presence.delete().where(presence.c.origin == self.origin))
         if self._checkpointer is not None:
             self._checkpointer.stopping.set()
             self._checkpointer.join(timeout=10)
@@ -617,6 +641,58 @@ class Store:
                 sa.select(games.c.rematch).where(games.c.id == game_id)
             ).scalar()
             return made
+
+    def take_turn(self, game_id: str, seq: int, until_ms: int, now_ms: int) -> bool:
+        """Take the lease on the computer's move at action ``seq`` of a game
+        until ``until_ms``: granted when nobody holds it, this store holds
+        it, or its holder's lease ran out (a process that died thinking).
+        Every action clears it.  Always granted on a database only one
+        process serves (SQLite)."""
+        if not self.shared:
+            return True
+        free = sa.or_(games.c.thinker.is_(None), games.c.thinker == self.origin,
+                      games.c.think_until < now_ms)
+        with self.engine.begin() as conn:
+            done = conn.execute(
+                games.update()
+                .where(games.c.id == game_id, games.c.actions == seq, free)
+                .values(thinker=self.origin, think_until=until_ms)
+            ).rowcount
+        return done == 1
+
+    def set_presence(self, game_id: str, sides: tuple[bool, bool], now_ms: int) -> None:
+        """Say which seats of a game this process has connections holding
+        (shared databases only), and announce the change."""
+        if not self.shared:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(presence.delete().where(presence.c.game_id == game_id,
+                                                 presence.c.origin == self.origin))
+            rows = [{"game_id": game_id, "side": "bg"[s], "origin": self.origin, "seen": now_ms}
+                    for s in (0, 1) if sides[s]]
+            if rows:
+                conn.execute(presence.insert(), rows)
+            self._announce(conn, game_id)
+
+    def renew_presence(self, now_ms: int) -> None:
+        """Renew this process's presence rows (it lives)."""
+        if not self.shared:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(presence.update().where(presence.c.origin == self.origin).values(seen=now_ms))
+
+    def presence_elsewhere(self, game_id: str) -> dict[str, int]:
+        """When each seat of a game was last seen held through another
+        process: side letter -> ms (renewed while that process lives)."""
+        if not self.shared:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(presence.c.side, sa.func.max(presence.c.seen))
+                .where(presence.c.game_id == game_id, presence.c.origin != self.origin)
+                .group_by(presence.c.side)
+            ).all()
+        return {side: int(seen) for side, seen in rows}
 
     def computer_to_act(self, limit: int = 1000) -> list[str]:
         """Ongoing games between a person and the computer whose action the
