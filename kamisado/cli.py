@@ -423,6 +423,7 @@ PLUGINS: dict[str, tuple[str, str]] = {
     "solve": ("kamisado.analysis:main_solve", "prove who wins the round: '<b|g> wins in N'"),
     "best": ("kamisado.analysis:main_best", "print the engine's move for a position"),
     "web": ("kamisado.web:main", "serve the game in the browser (the main program)"),
+    "worker": ("kamisado.web.jobs:main", "think for kamisado web --queue: computer moves and analysis"),
     "play": ("kamisado.tui:main", "play in the terminal"),
     "engine": ("kamisado.protocol:main", "speak the engine protocol on stdin/stdout"),
     "tournament": ("kamisado.tournament:main", "play a tournament between engines"),

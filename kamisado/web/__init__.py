@@ -70,6 +70,29 @@ def _database(arg: str | None) -> str:
     return url
 
 
+def _queue(url: str) -> None:
+    """Check that the job queue's Redis at ``url`` can be reached."""
+    import asyncio
+
+    from kamisado.web.jobs import JobError, connect, redis_settings
+
+    try:
+        redis_settings(url)
+    except ValueError as exc:
+        raise _Failure(f"--queue: {exc}") from None
+
+    async def check() -> None:
+        redis = await connect(url)
+        await redis.aclose()
+
+    try:
+        asyncio.run(check())
+    except ImportError:
+        raise _Failure("the job queue needs arq: pip install 'kamisado[queue]'") from None
+    except JobError as exc:
+        raise _Failure(str(exc)) from None
+
+
 def _listen(host: str, port: int) -> socket.socket:
     """A socket bound to ``host:port``, or a clear reason it cannot be."""
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
@@ -107,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
         "--workers", type=int, default=None, help="processes for computer moves (default: CPUs)"
     )
     parser.add_argument(
+        "--queue", default=None, metavar="URL",
+        help="a job queue for computer moves and analysis, redis://HOST[:PORT][/DB]: the"
+        " kamisado worker processes serving it think, and this process runs no pool"
+        " (see docs/deploy.md)",
+    )
+    parser.add_argument(
         "--secret", default=None, metavar="KEY",
         help="the key that signs the players' cookies (default: KAMISADO_SECRET, else one"
         " generated once and kept in the database)",
@@ -124,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
             lock = lock_sqlite(db)  # one process per SQLite file, held while serving
         except SQLiteInUse as exc:
             raise _Failure(str(exc)) from None
+        if args.queue is not None:
+            _queue(args.queue)
         sock = _listen(args.host, args.port)
     except _Failure as exc:
         return _fail(str(exc))
@@ -146,7 +177,7 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     config = uvicorn.Config(
-        create_app(db, workers=args.workers, secret=args.secret),
+        create_app(db, workers=args.workers, secret=args.secret, queue=args.queue),
         host=args.host,
         port=args.port,
         log_level="warning",

@@ -198,9 +198,10 @@ async def tame_gc() -> None:
 
 
 def lifespan(
-    db: str | Store, workers: int | None
+    db: str | Store, workers: int | None, queue: str | None = None
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
-    """The app's lifespan: opens the store and the process pool, puts the
+    """The app's lifespan: opens the store and the process pool (or, given
+    ``queue``, the job queue: :mod:`kamisado.web.jobs`), puts the
     :class:`Hub` in ``app.state.hub``, and closes them all when it stops."""
 
     @contextlib.asynccontextmanager
@@ -208,7 +209,18 @@ def lifespan(
         store = db if isinstance(db, Store) else Store(db)
         factory: Callable[[], Executor] | None = None
         n = 0 if workers == 0 else workers or max(1, os.cpu_count() or 1)
-        if n:
+        from kamisado.web.jobs import QueueRunner
+
+        runner: QueueRunner | None = None
+        if queue is not None:  # the workers of the queue think; this process has no pool
+            runner = QueueRunner(queue)
+            try:
+                await runner.open()
+            except BaseException:
+                store.close()
+                raise
+            n = max(2, n)  # the analysis jobs at once from this process: n - 1
+        elif n:
 
             def factory() -> Executor:
                 # the workers end when the server does, even on kill -9 (issue 10)
@@ -219,8 +231,8 @@ def lifespan(
                     initargs=(os.getpid(),),
                 )
 
-        hub = app.state.hub = Hub(store, factory)
-        app.state.lobby = Lobby()
+        hub = app.state.hub = Hub(store, factory, jobs=runner)
+        app.state.lobby = Lobby(hub)  # over every process, when several share the database
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
@@ -237,6 +249,8 @@ def lifespan(
             await hub.close()
             if hub.pool is not None:
                 hub.pool.shutdown(wait=False, cancel_futures=True)
+            if runner is not None:
+                await runner.close()
             store.close()
 
     return run
@@ -911,6 +925,7 @@ def create_app(
     limits: dict[str, Limit] | RateLimiter | None = None,
     allow_origins: tuple[str, ...] = (),
     secret: str | None = None,
+    queue: str | None = None,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -927,6 +942,10 @@ def create_app(
     ``secret`` signs the players' cookies (default: ``KAMISADO_SECRET``,
     else a key generated once and kept in the database;
     :func:`kamisado.web.players.session_secret`).
+
+    ``queue``: the Redis URL of a job queue (``redis://HOST:PORT/DB``):
+    computer moves and analysis go to the ``kamisado worker`` processes
+    that serve it, and this process runs no pool (:mod:`kamisado.web.jobs`).
     """
     keys = SessionKeys(secret)
     limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
@@ -934,7 +953,7 @@ def create_app(
     )
     app = Starlette(
         routes=ROUTES,
-        lifespan=lifespan(db, workers),
+        lifespan=lifespan(db, workers, queue),
         middleware=[
             Middleware(PlayerSession, keys=keys),  # the player cookie, read first:
             Middleware(Guard, limiter=limiter, allow_origins=allow_origins),  # limits per player too
