@@ -213,3 +213,47 @@ def play_against_the_computer(a: str, b: str) -> None:
             match.push_move(st["last"]["move"])
             seq = st["seq"]
             assert until_seq(watcher, seq)["kpn"] == st["kpn"]
+
+
+def visit(addr: str) -> str:
+    """A browser's first visit: its player cookie (``name=value``)."""
+    with urllib.request.urlopen(f"http://{addr}/api/me", timeout=10) as r:
+        cookie = r.headers["set-cookie"].split(";")[0]
+    return str(cookie)
+
+
+def lobby_until(ws: Any, pred: Any) -> list[dict[str, Any]]:
+    """The challenges of the first lobby frame ``pred`` accepts (a list may
+    also come again unchanged: every process sends it every 10 s)."""
+    while True:
+        challenges: list[dict[str, Any]] = frame(ws, "lobby")["challenges"]
+        if pred(challenges):
+            return challenges
+
+
+def test_the_lobby_is_shared_across_processes(two: tuple[str, str]) -> None:
+    a, b = two
+    ann, bob = visit(a), visit(b)  # one database: a cookie is good on every process
+    with connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as wa, \
+            connect(f"ws://{b}/ws", additional_headers={"Cookie": bob}) as wb:
+        for ws in (wa, wb):
+            ws.send(json.dumps({"type": "lobby", "watch": True}))
+            frame(ws, "lobby")
+        wa.send(json.dumps({"type": "challenge", "target": 3, "color": "b"}))
+        assert [c["mine"] for c in lobby_until(wa, bool)] == [True]
+        seen = lobby_until(wb, bool)  # posted on the other process
+        assert len(seen) == 1 and seen[0]["mine"] is False and seen[0]["target"] == 3
+        wb.send(json.dumps({"type": "accept", "challenge": seen[0]["id"]}))
+        game = frame(wb, "started")["game"]
+        assert frame(wa, "started")["game"] == game  # told by the process that holds Ann
+        lobby_until(wb, lambda cs: cs == [])
+        # a challenge goes with its poster's connection, on every process
+        wa.send(json.dumps({"type": "challenge", "target": 1}))
+        assert [c["target"] for c in lobby_until(wb, bool)] == [1]
+    with connect(f"ws://{b}/ws", additional_headers={"Cookie": bob}) as wb:
+        wb.send(json.dumps({"type": "lobby", "watch": True}))
+        assert frame(wb, "lobby")["challenges"] == []
+    # the game: Ann is Black (her challenge said so), Bob Gold
+    with connect(f"ws://{b}/ws", additional_headers={"Cookie": ann}) as ws:
+        ws.send(json.dumps({"type": "join", "game": game}))
+        assert frame(ws)["you"] == ["b"]

@@ -58,7 +58,7 @@ from kamisado.web.messages import (
     rounds_view,
 )
 from kamisado.web.ratings import Rating, computer_rating, speed_of
-from kamisado.web.storage import CHANNEL, GameRow, Store, new_id
+from kamisado.web.storage import CHANNEL, LOBBY_CHANNEL, GameRow, Store, new_id
 
 __all__ = ["Conn", "Game", "GameError", "Hub", "JobRunner"]
 
@@ -480,6 +480,9 @@ class Hub:
         self._tasks: set[asyncio.Task[None]] = set()
         self._flag_task: asyncio.Task[None] | None = None
         self._listen_task: asyncio.Task[None] | None = None
+        #: the lobby's handler of other processes' lobby changes
+        #: (:meth:`kamisado.web.lobby.Lobby.bind`): ``(origin, what)``
+        self.on_lobby: Callable[[str, str], Awaitable[None]] | None = None
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
 
@@ -1407,13 +1410,21 @@ class Hub:
                 conn = await psycopg.AsyncConnection.connect(self.store.listen_conninfo(), autocommit=True)
                 async with conn:
                     await conn.execute(f"LISTEN {CHANNEL}")
+                    await conn.execute(f"LISTEN {LOBBY_CHANNEL}")
                     pause = LISTEN_RETRY_S
-                    for game_id in list(self.games):
+                    for game_id in list(self.games):  # what was missed meanwhile
                         await self.refresh(game_id)
+                    if self.on_lobby is not None:
+                        await self.on_lobby(self.store.origin, "tick")
                     async for note in conn.notifies():
-                        origin, _, game_id = note.payload.partition(" ")
-                        if origin != self.store.origin and game_id in self.games:
-                            await self.refresh(game_id)
+                        origin, _, rest = note.payload.partition(" ")
+                        if origin == self.store.origin:
+                            continue  # this process's own change: done already
+                        if note.channel == LOBBY_CHANNEL:
+                            if self.on_lobby is not None:
+                                await self.on_lobby(origin, rest)
+                        elif rest in self.games:
+                            await self.refresh(rest)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -1426,6 +1437,8 @@ class Hub:
         presence rows), notice the seats whose process stopped renewing
         theirs, and take over a computer move whose thinker's lease ran out."""
         self.store.renew_presence(now_ms())
+        if self.on_lobby is not None:  # challenges of a process that died age out
+            await self.on_lobby(self.store.origin, "tick")
         for game in list(self.games.values()):
             if self._load_elsewhere(game):
                 game.mark_presence(now_ms())

@@ -57,6 +57,7 @@ from kamisado.web.ratings import Rating, rate_game
 
 __all__ = [
     "CHANNEL",
+    "LOBBY_CHANNEL",
     "GameRow",
     "SQLiteInUse",
     "SequenceError",
@@ -190,6 +191,28 @@ presence = sa.Table(
     sa.Column("origin", sa.String(20), primary_key=True),
     sa.Column("seen", sa.BigInteger, nullable=False),
     sa.Index("presence_origin", "origin"),
+)
+
+#: The lobby's open challenges (revision 0006), kept in the database only
+#: when several processes share it (:mod:`kamisado.web.lobby`).
+challenges = sa.Table(
+    "challenges",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("origin", sa.String(20), nullable=False),
+    sa.Column("player", sa.String(40), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("rating", sa.Integer, nullable=True),
+    sa.Column("target", sa.Integer, nullable=False),
+    sa.Column("series", sa.Boolean, nullable=False),
+    sa.Column("clock_initial", sa.Float, nullable=True),
+    sa.Column("clock_increment", sa.Float, nullable=True),
+    sa.Column("clock_days", sa.Integer, nullable=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("color", sa.String(6), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("seen", sa.BigInteger, nullable=False),
+    sa.Index("challenges_origin", "origin"),
 )
 
 actions = sa.Table(
@@ -426,6 +449,10 @@ class _Checkpointer(threading.Thread):
 #: once it is committed): the payload is ``"ORIGIN GAME_ID"``, ``ORIGIN``
 #: the :attr:`Store.origin` of the store that wrote it.
 CHANNEL = "kamisado_games"
+#: The channel of the lobby's changes: ``"ORIGIN changed"`` (the list
+#: changed) or ``"ORIGIN started CHALLENGE GAME"`` (a challenge was accepted:
+#: the process holding its poster's connection sends it ``started``).
+LOBBY_CHANNEL = "kamisado_lobby"
 _NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
 
 
@@ -475,6 +502,8 @@ class Store:
         if self.shared:  # this process's connections end with it
             with contextlib.suppress(Exception), self.engine.begin() as conn:
                 conn.execute(presence.delete().where(presence.c.origin == self.origin))
+                conn.execute(challenges.delete().where(challenges.c.origin == self.origin))
+                self.announce_lobby(conn, "changed")
         if self._checkpointer is not None:
             self._checkpointer.stopping.set()
             self._checkpointer.join(timeout=10)
@@ -675,11 +704,57 @@ class Store:
             self._announce(conn, game_id)
 
     def renew_presence(self, now_ms: int) -> None:
-        """Renew this process's presence rows (it lives)."""
+        """Renew this process's presence rows and challenges (it lives)."""
         if not self.shared:
             return
         with self.engine.begin() as conn:
             conn.execute(presence.update().where(presence.c.origin == self.origin).values(seen=now_ms))
+            conn.execute(challenges.update().where(challenges.c.origin == self.origin).values(seen=now_ms))
+
+    # -- the lobby (several processes) ------------------------------------------
+
+    def announce_lobby(self, conn: sa.Connection, what: str) -> None:
+        """Announce a change of the lobby to the other processes."""
+        conn.execute(_NOTIFY, {"channel": LOBBY_CHANNEL, "payload": f"{self.origin} {what}"})
+
+    def add_challenge(self, row: dict[str, Any]) -> None:
+        """Store a challenge this process holds the poster's connection of."""
+        with self.engine.begin() as conn:
+            conn.execute(challenges.insert().values(origin=self.origin, **row))
+            self.announce_lobby(conn, "changed")
+
+    def remove_challenges(self, ids: list[str]) -> None:
+        """Withdraw challenges (their poster left, or took them back)."""
+        if not ids:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(challenges.delete().where(challenges.c.id.in_(ids)))
+            self.announce_lobby(conn, "changed")
+
+    def take_challenge(self, challenge_id: str) -> dict[str, Any] | None:
+        """Take a challenge out of the lobby to accept it, at most once over
+        every process (``DELETE ... RETURNING``); ``None`` when it is gone."""
+        with self.engine.begin() as conn:
+            row = conn.execute(
+                challenges.delete().where(challenges.c.id == challenge_id).returning(*challenges.c)
+            ).mappings().first()
+            if row is not None:
+                self.announce_lobby(conn, "changed")
+            return None if row is None else dict(row)
+
+    def started(self, challenge_id: str, game_id: str) -> None:
+        """Tell the process holding a challenge's poster that it was accepted."""
+        with self.engine.begin() as conn:
+            self.announce_lobby(conn, f"started {challenge_id} {game_id}")
+
+    def open_challenges(self, since_ms: int) -> list[dict[str, Any]]:
+        """Every process's challenges whose process renewed them since
+        ``since_ms`` (a dead process's age out), oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                challenges.select().where(challenges.c.seen >= since_ms).order_by(challenges.c.created)
+            ).mappings()
+            return [dict(r) for r in rows]
 
     def presence_elsewhere(self, game_id: str) -> dict[str, int]:
         """When each seat of a game was last seen held through another
