@@ -232,7 +232,7 @@ def lifespan(
                 )
 
         hub = app.state.hub = Hub(store, factory, jobs=runner)
-        app.state.lobby = Lobby()
+        app.state.lobby = Lobby(hub)  # over every process, when several share the database
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
