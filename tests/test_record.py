@@ -452,7 +452,8 @@ def test_record_new_and_headers() -> None:
 
 
 def test_game_end_is_validated() -> None:
-    assert REASONS == ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation")
+    assert REASONS == ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation",
+                       "abandonment")
     end = GameEnd(1, "time", "Black's clock ran out")
     assert (end.winner, end.reason, end.detail, end.early) == (1, "time", "Black's clock ran out", True)
     assert GameEnd(0, "deadlock") == GameEnd(0, "deadlock", "") and not GameEnd(0, "goal").early
