@@ -225,7 +225,7 @@ class Record:
     match: Match
     early_end: GameEnd | None = None
     """How the match stopped before its natural end (time, illegal move,
-    crash, no answer, resignation); ``None`` when it did not."""
+    crash, no answer, resignation, abandonment); ``None`` when it did not."""
 
     def __post_init__(self) -> None:
         _check_early_end(self.match, self.early_end)
