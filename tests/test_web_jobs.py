@@ -120,27 +120,33 @@ def until_seq(ws: Any, seq: int, timeout: float = 20) -> dict[str, Any]:
             return msg
 
 
+def until_black(ws: Any, seq: int, timeout: float = 20) -> dict[str, Any]:
+    """The first state after ``seq`` where Black is to move, or the game is over."""
+    deadline = time.monotonic() + timeout
+    while True:
+        st = until_seq(ws, seq + 1, timeout=max(0.01, deadline - time.monotonic()))
+        if st["state"] == "over" or (st["to_act"] == "b" and not st["thinking"]):
+            return st
+
+
+def a_move(st: dict[str, Any]) -> str:
+    square, dests = next(iter(st["legal"].items()))
+    return f"{square}-{dests[0]}"
+
+
 def play_against_the_computer(addr: str, level: str, moves: int | None = None) -> list[float]:
-    """Black plays its first legal move each turn against ``level``; the
-    seconds from each move sent to the computer's answer seen."""
+    """Black plays a legal move each turn against ``level``; the seconds
+    from each move sent to the computer's answer seen."""
     game = create(addr, {"target": 1, "gold": level})
-    match = Match(1)
     waits: list[float] = []
     with connect(f"ws://{addr}/ws") as ws:
         ws.send(json.dumps({"type": "join", "game": game["id"], "token": game["tokens"]["b"]}))
         st = until_seq(ws, 0)
         while st["state"] != "over" and (moves is None or len(waits) < moves):
-            move = str(next(iter(match.position.legal_moves)))
-            match.push_move(move)
             sent = time.monotonic()
-            ws.send(json.dumps({"type": "move", "move": move, "seq": st["seq"]}))
-            st = until_seq(ws, st["seq"] + 1)
-            if st["state"] == "over":
-                break
-            st = until_seq(ws, st["seq"] + 1)  # the computer's answer
+            ws.send(json.dumps({"type": "move", "move": a_move(st), "seq": st["seq"]}))
+            st = until_black(ws, st["seq"])
             waits.append(time.monotonic() - sent)
-            match.push_move(st["last"]["move"])
-            assert st["kpn"] == match.position.kpn()
     return waits
 
 
@@ -181,9 +187,8 @@ def test_a_worker_killed_while_thinking_another_takes_the_job(
         second.wait_for(rf"moves job {job} started \(try 2\)")
         st = until_seq(ws, 2)  # the game goes on
         assert st["to_act"] == "b" or st["state"] == "over"
-        ws.send(json.dumps({"type": "move", "move": str(next(iter(
-            Match(1, start=st["kpn"]).position.legal_moves))), "seq": 2}))
-        until_seq(ws, 4)  # and on
+        ws.send(json.dumps({"type": "move", "move": a_move(st), "seq": 2}))
+        until_black(ws, 2)  # and on
     store = Store(f"sqlite:///{db}")
     try:
         row, tokens = store.load(game["id"]) or (None, [])
@@ -197,7 +202,7 @@ def test_an_analysis_flood_does_not_starve_the_computer_opponents(
 ) -> None:
     start_worker(procs, redis_url, "--queues", "moves", "--jobs", "1")
     analyst = start_worker(procs, redis_url, "--queues", "analysis", "--jobs", "1")
-    addr = start_web(procs, tmp_path / "g.db", redis_url, "--workers", "13")  # 12 analyses at once
+    addr = start_web(procs, tmp_path / "g.db", redis_url, "--workers", "11")  # 10 analyses at once
     kpn = urllib.request.quote(Match(1).position.kpn())
 
     def analyse(_: int) -> int:
@@ -208,8 +213,8 @@ def test_an_analysis_flood_does_not_starve_the_computer_opponents(
         except urllib.error.HTTPError as exc:
             return exc.code
 
-    with ThreadPoolExecutor(24) as flood:
-        answers = [flood.submit(analyse, i) for i in range(24)]
+    with ThreadPoolExecutor(10) as flood:  # 10 s of analysis on one worker
+        answers = [flood.submit(analyse, i) for i in range(10)]
         analyst.wait_for(r"analysis job \w+ started")
         waits = play_against_the_computer(addr, "strong", moves=6)
         waiting = sum(not a.done() for a in answers)
@@ -217,8 +222,8 @@ def test_an_analysis_flood_does_not_starve_the_computer_opponents(
     print(f"\ncomputer moves during an analysis flood: max {max(waits) * 1000:.0f} ms"
           f" ({waiting} analyses still waiting after them)")
     assert waiting >= 6  # the flood was still queued while the computer played
-    assert max(waits) < 3.0  # not behind 12 seconds of analysis
-    assert statuses.count(200) >= 12 and set(statuses) <= {200, 503}
+    assert max(waits) < 3.0  # not behind the analysis
+    assert statuses == [200] * 10  # and the analyses all went through
 
 
 def test_a_worker_or_server_that_cannot_reach_redis_fails_in_one_line(tmp_path: Path) -> None:
@@ -232,3 +237,19 @@ def test_a_worker_or_server_that_cannot_reach_redis_fails_in_one_line(tmp_path: 
     r = subprocess.run([sys.executable, "-m", "kamisado.cli", "worker", "--queue", "http://x"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("kamisado worker: --queue: expected a Redis URL")
+
+
+def test_the_runner_refuses_other_functions_and_fails_at_once_without_redis() -> None:
+    import asyncio
+
+    from kamisado.web import worker
+    from kamisado.web.jobs import JobError, QueueRunner
+
+    runner = QueueRunner("redis://127.0.0.1:1/0")
+    with pytest.raises(ValueError, match="print is not a job the workers run"):
+        asyncio.run(runner.run("moves", print, "x"))
+    started = time.monotonic()
+    with pytest.raises(JobError, match="cannot reach Redis at redis://127.0.0.1:1/0"):
+        asyncio.run(runner.run("moves", worker.computer_action, 1, False, Match(1).position.kpn(),
+                               [], "beginner", 1))
+    assert time.monotonic() - started < 5  # an error, not a wait

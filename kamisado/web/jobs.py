@@ -60,6 +60,7 @@ __all__ = [
     "JOBS",
     "LEASE_S",
     "POLICIES",
+    "RECONNECT_S",
     "QUEUES",
     "JobError",
     "QueuePolicy",
@@ -346,56 +347,101 @@ def _worker_class() -> type[Any]:
 async def serve(url: str, queues: list[str], jobs: int) -> None:
     """Take jobs from ``queues`` on the Redis at ``url`` until SIGTERM or
     SIGINT; ``jobs`` processes per queue (the analysis pool is one smaller
-    when this worker serves the moves too, so their CPUs stay free)."""
+    when this worker serves the moves too, so their CPUs stay free).  A
+    Redis that goes away is waited for :data:`RECONNECT_S` seconds."""
+    from redis.exceptions import RedisError
+
     redis = await connect(url)
     await redis.aclose()
-    settings = redis_settings(url)
-    settings.conn_retries = 5  # running: ride out a short Redis restart
+    pools = {
+        queue: _Pool(max(1, jobs - 1) if queue == "analysis" and "moves" in queues else jobs)
+        for queue in queues
+    }
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError):  # Windows
+            loop.add_signal_handler(sig, stop.set)
+    served = ", ".join(
+        f"{QUEUES[q]} ({pools[q].size} process{'es' if pools[q].size > 1 else ''})" for q in queues
+    )
+    print(f"kamisado worker: serving {served} on {shown(url)}", flush=True)
+    try:
+        while not stop.is_set():
+            failure = await _take_jobs(url, pools, stop)
+            if failure is None:
+                break
+            if not isinstance(failure, (RedisError, OSError)):
+                raise JobError(f"the queue failed: {_reason(failure)}")
+            log.warning("kamisado worker: lost Redis at %s (%s): waiting for it", shown(url),
+                        _reason(failure))
+            if not await _reconnect(url, stop):
+                raise JobError(f"Redis at {shown(url)} went away and did not come back within"
+                               f" {RECONNECT_S:g} s: {_reason(failure)}")
+            log.warning("kamisado worker: Redis is back")
+    finally:
+        for pool in pools.values():
+            pool.close()
+
+
+#: How long a running worker waits for a Redis that went away before it exits.
+RECONNECT_S = 60.0
+
+
+async def _take_jobs(url: str, pools: dict[str, _Pool], stop: asyncio.Event) -> BaseException | None:
+    """Run an arq worker per queue until ``stop`` (``None``) or one fails
+    (its exception); the jobs running go back on their queue."""
     cls = _worker_class()
-    pools: dict[str, _Pool] = {}
+    loop = asyncio.get_running_loop()
     workers = []
-    for queue in queues:
-        size = max(1, jobs - 1) if queue == "analysis" and "moves" in queues else jobs
-        pool = pools[queue] = _Pool(size)
+    for queue, pool in pools.items():
         functions = [_job(name, fn, queue, pool) for name, fn in JOBS.items()]
         workers.append(cls(
             functions,
             queue_name=QUEUES[queue],
-            redis_settings=settings,
+            redis_settings=redis_settings(url),
             handle_signals=False,
-            max_jobs=size,
+            max_jobs=pool.size,
             poll_delay=POLL_S,
             max_tries=POLICIES[queue].max_tries,
             job_serializer=_dumps,
             job_deserializer=_loads,
             log_results=False,
         ))
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError):  # Windows
-            loop.add_signal_handler(sig, stop.set)
     runs = [loop.create_task(w.async_run()) for w in workers]
-    served = ", ".join(
-        f"{QUEUES[q]} ({pools[q].size} process{'es' if pools[q].size > 1 else ''})" for q in queues
-    )
-    print(f"kamisado worker: serving {served} on {shown(url)}", flush=True)
     waiter = loop.create_task(stop.wait())
     try:
         done, _ = await asyncio.wait([*runs, waiter], return_when=asyncio.FIRST_COMPLETED)
         for task in done:
             failure = None if task is waiter else task.exception()
             if failure is not None:
-                raise JobError(f"the queue failed: {_reason(failure)}")
+                return failure
+        return None
     finally:
         waiter.cancel()
+        for w in workers:
+            w.allow_pick_jobs = False
         for w in workers:  # the jobs running go back on their queue for another worker
             with contextlib.suppress(Exception):
                 await w.close()
         for task in runs:
             task.cancel()
-        for pool in pools.values():
-            pool.close()
+
+
+async def _reconnect(url: str, stop: asyncio.Event) -> bool:
+    """Whether Redis answers again within :data:`RECONNECT_S` (or ``stop`` came)."""
+    deadline = asyncio.get_running_loop().time() + RECONNECT_S
+    while not stop.is_set():
+        try:
+            redis = await connect(url)
+        except JobError:
+            if asyncio.get_running_loop().time() > deadline:
+                return False
+            await asyncio.sleep(0.5)
+        else:
+            await redis.aclose()
+            return True
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
