@@ -468,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs: expected at least 1, found {args.jobs}")
     try:
         redis_settings(args.queue)
+    except ImportError:
+        parser.exit(2, "kamisado worker: the job queue needs arq: pip install 'kamisado[queue]'\n")
     except ValueError as exc:
         parser.error(f"--queue: {exc}")
     logging.basicConfig(level=logging.INFO, format="%(message)s")
