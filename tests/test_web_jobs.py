@@ -167,6 +167,29 @@ def test_a_game_against_the_computer_is_played_through_the_queue(
         assert json.loads(r.read())["best"]
 
 
+def engine_processes(pid: int) -> list[int]:
+    """The pool processes of the worker ``pid`` (Linux: ``/proc``; none elsewhere)."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    found = []
+    for child in children:
+        try:
+            if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
+                found.append(int(child))
+        except OSError:
+            pass
+    return found
+
+
+def gone(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+    except OSError:
+        return True
+
+
 def test_a_worker_killed_while_thinking_another_takes_the_job(
     redis_url: str, procs: list[Proc], tmp_path: Path
 ) -> None:
@@ -174,6 +197,10 @@ def test_a_worker_killed_while_thinking_another_takes_the_job(
     db = tmp_path / "g.db"
     addr = start_web(procs, db, redis_url)
     game = create(addr, {"target": 1, "gold": "expert"})  # thinks about half a second
+    # its engine process stopped: the job is certainly still running when its worker is killed
+    held = engine_processes(first.proc.pid)
+    for pid in held:
+        os.kill(pid, signal.SIGSTOP)
     with connect(f"ws://{addr}/ws") as ws:
         ws.send(json.dumps({"type": "join", "game": game["id"], "token": game["tokens"]["b"]}))
         until_seq(ws, 0)
@@ -183,6 +210,10 @@ def test_a_worker_killed_while_thinking_another_takes_the_job(
         first.proc.send_signal(signal.SIGKILL)  # mid-think
         first.proc.wait()
         assert not any(f"job {job} done" in line for line in first.lines)
+        deadline = time.monotonic() + 5
+        while not all(gone(pid) for pid in held):  # the engine dies with its worker
+            assert time.monotonic() < deadline, f"engine processes {held} outlived their worker"
+            time.sleep(0.05)
         second = start_worker(procs, redis_url, "--queues", "moves", "--jobs", "1")
         second.wait_for(rf"moves job {job} started \(try 2\)")
         st = until_seq(ws, 2)  # the game goes on
