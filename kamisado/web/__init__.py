@@ -74,7 +74,7 @@ def _queue(url: str) -> None:
     """Check that the job queue's Redis at ``url`` can be reached."""
     import asyncio
 
-    from kamisado.web.jobs import JobError, connect, redis_settings
+    from kamisado.web.jobs import JobError, connect, disconnect, redis_settings
 
     try:
         redis_settings(url)
@@ -83,7 +83,7 @@ def _queue(url: str) -> None:
 
     async def check() -> None:
         redis = await connect(url)
-        await redis.aclose()
+        await disconnect(redis)
 
     try:
         asyncio.run(check())

@@ -65,6 +65,8 @@ __all__ = [
     "JobError",
     "QueuePolicy",
     "QueueRunner",
+    "connect",
+    "disconnect",
     "job_name",
     "main",
     "redis_settings",
@@ -183,6 +185,12 @@ async def connect(url: str) -> Any:
     return redis
 
 
+async def disconnect(redis: Any) -> None:
+    """Close a connection of :func:`connect` (``aclose`` from redis-py 5 on)."""
+    close = getattr(redis, "aclose", None) or redis.close
+    await close()
+
+
 # -- the web process's side ----------------------------------------------------------
 
 
@@ -233,7 +241,7 @@ class QueueRunner:
         if self._redis is not None:
             redis, self._redis = self._redis, None
             with contextlib.suppress(Exception):
-                await redis.aclose()
+                await disconnect(redis)
 
 
 # -- the worker's side ------------------------------------------------------------------
@@ -352,7 +360,7 @@ async def serve(url: str, queues: list[str], jobs: int) -> None:
     from redis.exceptions import RedisError
 
     redis = await connect(url)
-    await redis.aclose()
+    await disconnect(redis)
     pools = {
         queue: _Pool(max(1, jobs - 1) if queue == "analysis" and "moves" in queues else jobs)
         for queue in queues
@@ -439,7 +447,7 @@ async def _reconnect(url: str, stop: asyncio.Event) -> bool:
                 return False
             await asyncio.sleep(0.5)
         else:
-            await redis.aclose()
+            await disconnect(redis)
             return True
     return True
 
