@@ -505,7 +505,7 @@ def test_lobby_refusals(client: TestClient) -> None:
 
 
 def test_a_timed_computer_game_nobody_watches_pauses_its_clock(tmp_path: Path, clock: FakeTime) -> None:
-    body = {"black": "beginner", "gold": "beginner", "target": 15, "delay": 0.05,
+    body: dict[str, Any] = {"black": "beginner", "gold": "beginner", "target": 15, "delay": 0.05,
             "clock": {"initial": 60, "increment": 0}}
     with TestClient(create_app(str(tmp_path / "g.db"), workers=1)) as client:
         hub = client.app.state.hub  # type: ignore[attr-defined]
@@ -572,3 +572,33 @@ def test_a_takeback_earns_no_increment_and_the_clock_runs_for_the_side_to_move(
     ws.send_json({"type": "takeback"})  # back at the start: the clocks wait for the first move
     st = state(ws)
     assert st["seq"] == 4 and st["clock"]["running"] is None
+
+
+class FlakyRunner:
+    """A job runner whose first job fails (a queue that cannot be reached),
+    then runs the job here."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def run(self, queue: str, fn: Callable[..., Any], *args: Any) -> Any:
+        self.calls += 1
+        if self.calls == 1:
+            raise OSError("the queue cannot be reached")
+        return fn(*args)
+
+    async def close(self) -> None:
+        pass
+
+
+def test_a_computer_move_that_failed_is_asked_for_again(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(web_games, "RETRY_S", 0.2)
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    runner = FlakyRunner()
+    hub.jobs = runner
+    g = create(client, gold="beginner")
+    ws = open_ws(client, g["id"])
+    st = state(ws)
+    ws.send_json({"type": "move", "move": a_move(st), "seq": 0})
+    st = until(ws, lambda m: m["type"] == "state" and m["seq"] == 2)
+    assert runner.calls == 2 and st["last"]["side"] == "g"

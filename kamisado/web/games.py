@@ -1322,6 +1322,9 @@ class Hub:
         except Exception:
             log.exception("computer move failed in game %s", game.row.id)
             game.thinking = False
+            game.failures += 1  # a broken pool or an unreachable queue: think again, after a pause
+            if game.conns and self.games.get(game.row.id) is game:
+                self._kick(game)
             self._evict(game)
             return
         game.thinking = False

@@ -50,6 +50,7 @@ from kamisado.web.guard import (
     limits_from_env,
     refusal,
 )
+from kamisado.web.jobs import JobError
 from kamisado.web.lobby import Lobby
 from kamisado.web.messages import (
     LEVEL_NAMES,
@@ -774,6 +775,10 @@ async def in_analysis_slot(request: Request, fn: Callable[..., Any], *args: Any)
         slots.waiting -= 1
     try:
         return await hub_of(request).run_in_pool(fn, *args, queue="analysis")
+    except JobError as exc:  # the job queue is unreachable, or no worker answered
+        log.warning("analysis job failed: %s", exc)
+        return JSONResponse({"error": f"the engine is unavailable: {exc}; try again later"},
+                            status_code=503, headers={"Retry-After": "5"})
     finally:
         slots.semaphore.release()
 
