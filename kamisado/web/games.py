@@ -1419,21 +1419,48 @@ class Hub:
                         await self.refresh(game_id)
                     if self.on_lobby is not None:
                         await self.on_lobby(self.store.origin, "tick")
-                    async for note in conn.notifies():
-                        origin, _, rest = note.payload.partition(" ")
-                        if origin == self.store.origin:
-                            continue  # this process's own change: done already
-                        if note.channel == LOBBY_CHANNEL:
-                            if self.on_lobby is not None:
-                                await self.on_lobby(origin, rest)
-                        elif rest in self.games:
-                            await self.refresh(rest)
+                    heard: asyncio.Queue[tuple[str, str, str]] = asyncio.Queue()
+                    worker = asyncio.get_running_loop().create_task(self._heard(heard))
+                    try:
+                        async for note in conn.notifies():
+                            origin, _, rest = note.payload.partition(" ")
+                            if origin != self.store.origin:  # this process's own: done already
+                                heard.put_nowait((note.channel, origin, rest))
+                    finally:
+                        worker.cancel()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 log.warning("listening for other processes' changes failed (%s); again in %.1f s", exc, pause)
                 await asyncio.sleep(pause)
                 pause = min(LISTEN_RETRY_MAX_S, pause * 2)
+
+    async def _heard(self, heard: asyncio.Queue[tuple[str, str, str]]) -> None:
+        """Act on what other processes announced: everything that has come
+        since the last look at once, each game brought up to date once
+        however many changes it had (under load the notices come faster
+        than the store is read)."""
+        while True:
+            notes = [await heard.get()]
+            while not heard.empty():
+                notes.append(heard.get_nowait())
+            states: dict[str, None] = {}
+            presences: dict[str, None] = {}
+            for channel, origin, rest in notes:
+                if channel == LOBBY_CHANNEL:
+                    if self.on_lobby is not None:
+                        await self.on_lobby(origin, rest)
+                    continue
+                game_id, _, kind = rest.partition(" ")
+                if game_id in self.games:
+                    (presences if kind == "presence" else states)[game_id] = None
+            for game_id in states:
+                await self.refresh(game_id)
+            for game_id in presences:
+                game = self.games.get(game_id)
+                if game is not None and game_id not in states and self._load_elsewhere(game):
+                    game.mark_presence(now_ms())
+                    await self.broadcast(game)
 
     async def _renew(self) -> None:
         """With other processes on the database: say this one lives (its
@@ -1442,8 +1469,12 @@ class Hub:
         self.store.renew_presence(now_ms())
         if self.on_lobby is not None:  # challenges of a process that died age out
             await self.on_lobby(self.store.origin, "tick")
-        for game in list(self.games.values()):
-            if self._load_elsewhere(game):
+        held = list(self.games.values())
+        elsewhere = self.store.presence_elsewhere_of([g.row.id for g in held])  # one query
+        for game in held:
+            before = game.online_seats()
+            game.elsewhere = elsewhere.get(game.row.id, {})
+            if game.online_seats() != before:
                 game.mark_presence(now_ms())
                 await self.broadcast(game)
             if not game.thinking:
@@ -1455,27 +1486,40 @@ class Hub:
         game = self.games.get(game_id)
         if game is None:
             return
-        try:
-            loaded = self.store.load(game_id)
+        try:  # only the actions this process lacks
+            loaded = self.store.load(game_id, since=game.seq)
         except Exception:
             log.exception("could not reload game %s", game_id)
             return
         if loaded is None or self.games.get(game_id) is not game:
             return
-        fresh = Game.build(*loaded)
+        row, new = loaded
+        if row.actions != game.seq + len(new):  # cannot happen: the store moved on meanwhile
+            new = []
+            row.actions = -1
 
         def seen(g: Game) -> tuple[Any, ...]:
-            row = g.row
-            return (g.seq, row.offer, row.rematch, row.owners, row.black_name, row.gold_name, g.clock)
+            r = g.row
+            return (g.seq, r.offer, r.rematch, r.owners, r.black_name, r.gold_name, g.clock)
 
-        moved = self._load_elsewhere(game)
-        if moved:
-            game.mark_presence(now_ms())
-        if seen(fresh) == seen(game):
-            if moved:
-                await self.broadcast(game)
+        before = seen(game)
+        try:
+            if row.actions < 0:
+                raise KamisadoError("the store moved on while it was read")
+            for token in new:  # the same rules replay them: same result as a rebuild
+                game.apply(token)
+            game.row, game.clock, game._rounds = row, row.clock, None
+        except Exception:  # anything odd: rebuild it whole from the store
+            try:
+                full = self.store.load(game_id)
+            except Exception:
+                log.exception("could not reload game %s", game_id)
+                return
+            if full is None or self.games.get(game_id) is not game:
+                return
+            game.adopt(Game.build(*full))
+        if seen(game) == before:
             return
-        game.adopt(fresh)
         if game.state == OVER:
             self._load_ratings(game)
         self._kick(game)

@@ -446,8 +446,9 @@ class _Checkpointer(threading.Thread):
 
 #: The PostgreSQL channel on which every change to a game is announced
 #: (``NOTIFY``, sent with the change's own transaction, so delivered only
-#: once it is committed): the payload is ``"ORIGIN GAME_ID"``, ``ORIGIN``
-#: the :attr:`Store.origin` of the store that wrote it.
+#: once it is committed): the payload is ``"ORIGIN GAME_ID KIND"``,
+#: ``ORIGIN`` the :attr:`Store.origin` of the store that wrote it, ``KIND``
+#: ``state`` (the game's row or actions) or ``presence`` (who is connected).
 CHANNEL = "kamisado_games"
 #: The channel of the lobby's changes: ``"ORIGIN changed"`` (the list
 #: changed) or ``"ORIGIN started CHALLENGE GAME"`` (a challenge was accepted:
@@ -487,11 +488,12 @@ class Store:
             self._checkpointer = _Checkpointer(database)
             self._checkpointer.start()
 
-    def _announce(self, conn: sa.Connection, game_id: str) -> None:
+    def _announce(self, conn: sa.Connection, game_id: str, kind: str = "state") -> None:
         """Announce a change to a game to the other processes (PostgreSQL:
-        delivered when the transaction commits; nothing on SQLite)."""
+        delivered when the transaction commits; nothing on SQLite):
+        ``kind`` ``state`` (its row or actions) or ``presence``."""
         if self.shared:
-            conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin} {game_id}"})
+            conn.execute(_NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin} {game_id} {kind}"})
 
     def listen_conninfo(self) -> str:
         """The libpq connection string of this database (for ``LISTEN``)."""
@@ -576,15 +578,17 @@ class Store:
             )
             self._announce(conn, game_id)
 
-    def load(self, game_id: str) -> tuple[GameRow, list[str]] | None:
-        """A game's row and its actions in order, or ``None`` when unknown."""
+    def load(self, game_id: str, since: int = 0) -> tuple[GameRow, list[str]] | None:
+        """A game's row and its actions in order (from action ``since``:
+        what a process holding the first ``since`` lacks), or ``None`` when
+        unknown."""
         with self.engine.connect() as conn:
             row = conn.execute(games.select().where(games.c.id == game_id)).mappings().first()
             if row is None:
                 return None
             tokens = conn.execute(
                 sa.select(actions.c.token)
-                .where(actions.c.game_id == game_id)
+                .where(actions.c.game_id == game_id, actions.c.seq >= since)
                 .order_by(actions.c.seq)
             ).scalars()
             return GameRow(**dict(row)), list(tokens)
@@ -701,7 +705,7 @@ class Store:
                     for s in (0, 1) if sides[s]]
             if rows:
                 conn.execute(presence.insert(), rows)
-            self._announce(conn, game_id)
+            self._announce(conn, game_id, "presence")
 
     def renew_presence(self, now_ms: int) -> None:
         """Renew this process's presence rows and challenges (it lives)."""
@@ -755,6 +759,21 @@ class Store:
                 challenges.select().where(challenges.c.seen >= since_ms).order_by(challenges.c.created)
             ).mappings()
             return [dict(r) for r in rows]
+
+    def presence_elsewhere_of(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
+        """:meth:`presence_elsewhere` of many games in one query."""
+        if not self.shared or not game_ids:
+            return {}
+        out: dict[str, dict[str, int]] = {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(presence.c.game_id, presence.c.side, sa.func.max(presence.c.seen))
+                .where(presence.c.game_id.in_(game_ids), presence.c.origin != self.origin)
+                .group_by(presence.c.game_id, presence.c.side)
+            ).all()
+        for game_id, side, seen in rows:
+            out.setdefault(game_id, {})[side] = int(seen)
+        return out
 
     def presence_elsewhere(self, game_id: str) -> dict[str, int]:
         """When each seat of a game was last seen held through another
