@@ -208,6 +208,10 @@ class WordError(MalformedError):
         super().__init__(message)
         self.word = word
 
+    def __reduce__(self) -> tuple[type[WordError], tuple[str, int]]:
+        """Pickled with its word (it crosses from a worker process whole)."""
+        return (type(self), (str(self), self.word))
+
 
 class Written(NamedTuple):
     """One written entry, read without a position: what the text names.

@@ -133,7 +133,7 @@ class GameEnd:
     Traceback (most recent call last):
     ...
     kamisado.core.MalformedError: a game ends by goal, deadlock, time, illegal move, \
-crash, no answer or resignation, found 'forfeit'
+crash, no answer, resignation or abandonment, found 'forfeit'
     """
 
     winner: int
@@ -283,7 +283,7 @@ class Record:
         Traceback (most recent call last):
         ...
         kamisado.core.MalformedError: a game ends by goal only by the rules, as the moves \
-show; an early end is one of time, illegal move, crash, no answer, resignation
+show; an early end is one of time, illegal move, crash, no answer, resignation, abandonment
         """
         if date is None:
             date = datetime.date.today().isoformat()

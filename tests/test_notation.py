@@ -151,3 +151,13 @@ def test_the_rulebooks_own_words_ambiguous_or_impossible() -> None:
         with pytest.raises(MalformedError) as info:
             parse_move(pos, text)
         assert message in str(info.value), (text, str(info.value))
+
+
+def test_a_word_error_crosses_processes_whole() -> None:
+    # raised in a worker process, it is pickled back to the server
+    import pickle
+
+    from kamisado.notation import WordError
+
+    back = pickle.loads(pickle.dumps(WordError("expected a colour, found 'undo'", 3)))
+    assert isinstance(back, WordError) and back.word == 3 and str(back) == "expected a colour, found 'undo'"

@@ -602,3 +602,23 @@ def test_a_computer_move_that_failed_is_asked_for_again(client: TestClient, monk
     ws.send_json({"type": "move", "move": a_move(st), "seq": 0})
     st = until(ws, lambda m: m["type"] == "state" and m["seq"] == 2)
     assert runner.calls == 2 and st["last"]["side"] == "g"
+
+
+def test_after_a_takeback_the_computer_plays_on(tmp_path: Path) -> None:
+    # the computer replays the moves in effect, not the takeback actions
+    with TestClient(create_app(str(tmp_path / "g.db"), workers=1)) as client:
+        client.get("/")
+        g = create(client, gold="beginner")
+        ws = open_ws(client, g["id"])
+        try:
+            st = state(ws)
+            ws.send_json({"type": "move", "move": a_move(st), "seq": 0})
+            st = until(ws, lambda m: m["type"] == "state" and m["seq"] == 2 and not m["thinking"])
+            ws.send_json({"type": "takeback"})  # Black's move and the computer's reply
+            st = until(ws, lambda m: m["type"] == "state" and m["seq"] == 3)
+            assert st["last"]["count"] == 2 and st["turn"] == "b"
+            ws.send_json({"type": "move", "move": a_move(st), "seq": 3})
+            st = until(ws, lambda m: m["type"] == "state" and m["seq"] == 5, limit=40)
+            assert st["last"]["kind"] == "move" and st["last"]["side"] == "g"
+        finally:
+            close_all()

@@ -1312,7 +1312,7 @@ class Hub:
                 game.row.target,
                 game.row.series,
                 game.row.start_kpn,
-                list(game.tokens),
+                list(game.played),  # the moves in effect (no takebacks, no endings)
                 game.kinds()[side],
                 game.row.seed + seq,
             )
