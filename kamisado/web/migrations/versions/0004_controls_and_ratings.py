@@ -54,7 +54,7 @@ def downgrade() -> None:
     op.drop_index("rating_history_player_at", "rating_history")
     op.drop_table("rating_history")
     op.drop_table("ratings")
-    with op.batch_alter_table("games") as batch:
-        batch.drop_column("rematch")
-        batch.drop_column("offer")
-        batch.drop_column("rated")
+    # plain DROP COLUMNs (SQLite 3.35+): a batch copy would cascade-delete the actions
+    op.drop_column("games", "rematch")
+    op.drop_column("games", "offer")
+    op.drop_column("games", "rated")
