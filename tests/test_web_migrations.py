@@ -152,3 +152,30 @@ def test_a_database_at_revision_0003_gets_ratings_with_its_games_kept(tmp_path: 
         assert store.player_ratings("p1") == {}
     finally:
         store.close()
+
+
+def test_a_downgrade_keeps_the_actions(tmp_path: Path) -> None:
+    # the later revisions change the games table in place: a table copy on
+    # SQLite would delete every action through ON DELETE CASCADE
+    from alembic import command
+
+    from kamisado.web.storage import GameRow
+
+    db = tmp_path / "down.sqlite3"
+    store = Store(str(db))
+    store.create(GameRow.new("gdown", target=3), ["c1-c5", "b8-b5"])
+    store.close()
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+        command.downgrade(migrations._config(conn), "0003")
+    assert migrations.current(engine) == "0003"
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("SELECT token FROM actions ORDER BY seq").scalars().all() == ["c1-c5", "b8-b5"]
+    engine.dispose()
+    store = Store(str(db))  # and up again
+    try:
+        loaded = store.load("gdown")
+        assert loaded is not None and loaded[1] == ["c1-c5", "b8-b5"]
+    finally:
+        store.close()
