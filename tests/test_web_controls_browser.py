@@ -25,6 +25,7 @@ from tests.browser_kit import (
     QUICK_WIN,
     SHOTS,
     LiveServer,
+    click_square,
     game_id,
     move,
     online_pair,
@@ -85,10 +86,19 @@ def test_a_takeback_in_a_hotseat_game_is_immediate(browser: Browser, server: str
     close(pg)
 
 
+def play(pg: Page, frm: str, to: str) -> None:
+    """A move against the computer: its reply may come before the page is
+    looked at, so the move is waited for in the list, not by its ``seq``."""
+    click_square(pg, frm)
+    expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
+    click_square(pg, to)
+    expect(pg.locator("#moves td.move").first).to_be_visible()
+
+
 def test_a_takeback_against_the_computer_takes_its_reply_back_too(browser: Browser, server: str) -> None:
     pg = page(browser, server + "/")
     start(pg, "computer", colour="b", level="beginner")
-    move(pg, "d1", "d5")
+    play(pg, "d1", "d5")
     expect(pg.locator("#moves td.move")).to_have_count(2)  # the computer answered
     expect(pg.locator("#status")).to_contain_text("Your move")
     pg.locator("#takeback").click()
@@ -97,7 +107,7 @@ def test_a_takeback_against_the_computer_takes_its_reply_back_too(browser: Brows
     tower_at(pg, "b-yellow", "d1")
     tower_at(pg, "g-orange", "a8")
     expect(pg.locator("#status")).to_contain_text("Your move: any tower")
-    move(pg, "c1", "c5")
+    play(pg, "c1", "c5")
     expect(pg.locator("#moves td.move")).to_have_count(2)
     close(pg)
 
