@@ -1,0 +1,468 @@
+"""Several ``kamisado web`` processes on one PostgreSQL when something fails
+(issue 12, one service on many processes): a process killed mid-game loses
+no acknowledged move and its player goes on through another process; a
+PostgreSQL server stopped mid-game refuses moves cleanly (nothing stored,
+nothing announced), the servers still answer what needs no database, and
+once it is started again the game goes on across both processes from exactly
+what was stored.  Real server processes on loopback, real websockets.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection, connect
+
+from kamisado.match import Match
+from tests.test_web_processes import create, frame, start_server
+
+# a regression here blocks in a receive: fail it in bounded time instead
+pytestmark = pytest.mark.timeout(120, method="thread")
+
+CLOCK = {"initial": 600, "increment": 5}
+REJOIN = 1013  # kamisado.web.games.REJOIN: "try again later", rejoin
+
+
+class Server:
+    """A ``kamisado web`` process (``start_server``), its output read all
+    along (a full pipe would block the server) and kept in ``lines``."""
+
+    def __init__(self, db: str) -> None:
+        self.proc, self.addr = start_server(db)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    def output(self) -> str:
+        return "".join(self.lines)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(timeout=5)
+
+
+@contextlib.contextmanager
+def servers(db: str, n: int) -> Iterator[list[Server]]:
+    """``n`` server processes on one database; their output is printed when
+    the test fails (pytest shows it with the failure)."""
+    started: list[Server] = []
+    failed = True
+    try:
+        for _ in range(n):
+            started.append(Server(db))
+        yield started
+        failed = False
+    finally:
+        for server in started:
+            server.stop()
+        if failed:
+            for i, server in enumerate(started):
+                print(f"--- server {'AB'[i] if i < 2 else i} output ---\n{server.output()[-6000:]}")
+
+
+class Seat:
+    """One player's websocket to one process, joined to a game with its
+    seat's token; ``state`` is the last state frame it got."""
+
+    def __init__(self, addr: str, gid: str, token: str) -> None:
+        self.addr, self.gid, self.token = addr, gid, token
+        self.ws: ClientConnection | None = None
+        self.state: dict[str, Any] = {}
+        self.join()
+
+    def join(self, addr: str | None = None) -> dict[str, Any]:
+        """A new connection (to ``addr``, or the same process), joined."""
+        self.close()
+        self.addr = addr or self.addr
+        # entered as a context manager (closed by close()), as websockets wants
+        self.ws = connect(f"ws://{self.addr}/ws", open_timeout=10).__enter__()
+        self.send({"type": "join", "game": self.gid, "token": self.token})
+        return self.until(0)
+
+    def send(self, msg: dict[str, Any]) -> None:
+        assert self.ws is not None
+        self.ws.send(json.dumps(msg))
+
+    def until(self, seq: int, timeout: float = 10) -> dict[str, Any]:
+        """The first state frame at ``seq`` or later."""
+        assert self.ws is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            st = frame(self.ws, timeout=max(0.01, deadline - time.monotonic()))
+            self.state = st
+            if st["seq"] >= seq:
+                return st
+
+    def answer(self, seq: int, timeout: float = 10) -> dict[str, Any]:
+        """The answer to an action: the state frame at ``seq`` or later, or
+        an error frame, whichever comes first."""
+        assert self.ws is not None
+        deadline = time.monotonic() + timeout
+        while True:
+            left = max(0.01, deadline - time.monotonic())
+            msg: dict[str, Any] = json.loads(self.ws.recv(timeout=left))
+            if msg["type"] == "error":
+                return msg
+            if msg["type"] == "state":
+                self.state = msg
+                if msg["seq"] >= seq:
+                    return msg
+
+    def close(self) -> None:
+        if self.ws is not None:
+            self.ws.close()
+            self.ws = None
+
+
+def action(match: Match, seq: int) -> tuple[str, dict[str, Any]]:
+    """The side to act and its next action's frame (a legal move, or a
+    fill), played on ``match`` too."""
+    if match.state == "fill":
+        side = "bg"[match.current_winner()]
+        match.choose_fill("left")
+        return side, {"type": "fill", "direction": "left", "seq": seq}
+    side = "bg"[match.position.turn]
+    move = str(next(iter(match.position.legal_moves)))
+    match.push_move(move)
+    return side, {"type": "move", "move": move, "seq": seq}
+
+
+def to_act(match: Match) -> str:
+    return "bg"[match.position.turn] if match.state == "playing" else "bg"[match.current_winner()]
+
+
+def play(match: Match, seats: dict[str, Seat], seq: int, timeout: float = 10) -> dict[str, Any]:
+    """The next action, by the seat to act; acknowledged (the mover's state
+    frame at the new seq) and seen by the other seat, on the stored position."""
+    side, msg = action(match, seq)
+    mover, other = seats[side], seats["g" if side == "b" else "b"]
+    mover.send(msg)
+    mine = mover.until(seq + 1, timeout)
+    theirs = other.until(seq + 1, timeout)
+    assert mine["seq"] == theirs["seq"] == seq + 1
+    assert mine["kpn"] == theirs["kpn"] == match.position.kpn()
+    assert mine["points"] == theirs["points"] == list(match.points)
+    return theirs
+
+
+def http_get(addr: str, path: str, timeout: float = 5) -> tuple[int, bytes]:
+    with urllib.request.urlopen(f"http://{addr}{path}", timeout=timeout) as r:
+        return r.status, r.read()
+
+
+# -- a process killed mid-game ----------------------------------------------------------
+
+
+def test_a_killed_process_loses_nothing_its_player_reconnects_to_the_other(pg_url: str) -> None:
+    # Black on process A, Gold on B, a timed match; A is killed (SIGKILL) the
+    # moment Black's move is acknowledged: Gold still gets it, Black joins B and
+    # finds every acknowledged move, and the match is played to its end on B
+    with servers(pg_url, 2) as (a, b):
+        game = create(a.addr, {"target": 3, "online": True, "clock": CLOCK})
+        gid, tokens = game["id"], game["tokens"]
+        black = Seat(a.addr, gid, tokens["b"])
+        assert black.state["you"] == ["b"]
+        gold = Seat(b.addr, gid, tokens["g"])
+        assert gold.state["you"] == ["g"] and gold.state["seq"] == 0
+        seats = {"b": black, "g": gold}
+        match = Match(3)
+        seq = 0
+        while seq < 6 or to_act(match) != "b":  # a few moves, then Black to move
+            play(match, seats, seq)
+            seq += 1
+        # Black moves and, the moment its move is acknowledged, its process dies
+        side, msg = action(match, seq)
+        assert side == "b"
+        black.send(msg)
+        acked = black.until(seq + 1)
+        a.proc.kill()
+        a.proc.wait(timeout=10)
+        seq += 1
+        assert acked["seq"] == seq and acked["kpn"] == match.position.kpn()
+        # Gold, on the other process, got it: committed (and announced) before acknowledged
+        st = gold.until(seq)
+        assert (st["seq"], st["kpn"]) == (seq, match.position.kpn())
+        assert st["clock"]["running"] == to_act(match)
+        # Black's connection went with its process; Black joins the other one
+        assert black.ws is not None
+        with pytest.raises((ConnectionClosed, OSError)):
+            while True:
+                black.ws.recv(timeout=10)
+        st = black.join(b.addr)
+        assert st["you"] == ["b"]
+        assert (st["seq"], st["kpn"]) == (seq, match.position.kpn())  # every acknowledged move
+        assert st["points"] == list(match.points)
+        assert st["clock"]["running"] == to_act(match)
+        # the game goes on, on the process left, with its clocks, to the match's end
+        after = 0
+        while match.state != "over":
+            st = play(match, seats, seq)
+            seq += 1
+            if st["state"] != "over":
+                assert st["clock"]["running"] == to_act(match)
+            # Gold sees Black connected again (to Gold's own process now)
+            assert st["seats"]["b"]["online"] is True and st["seats"]["g"]["online"] is True
+            after += 1
+        assert after >= 5
+        assert gold.state["state"] == black.state["state"] == "over"
+        assert gold.state["points"] == list(match.points) and gold.state["winner"] in ("b", "g")
+        status, body = http_get(b.addr, f"/api/games/{gid}/steps")
+        steps = json.loads(body)["steps"]
+        assert status == 200 and len(steps) == seq + 1  # each round's start, each move
+        assert steps[-1]["kpn"] == match.position.kpn()
+        black.close()
+        gold.close()
+        assert b.proc.poll() is None
+
+
+# -- PostgreSQL stopped and started mid-game --------------------------------------------
+
+
+def _require_pg(why: str) -> None:
+    if os.environ.get("KAMISADO_REQUIRE_PG"):
+        pytest.fail(f"PostgreSQL is required here (KAMISADO_REQUIRE_PG is set): {why}")
+    pytest.skip(why)
+
+
+class Cluster:
+    """A throwaway PostgreSQL cluster of this test's own in a temporary
+    folder, on a free port (made as ``.ci/pg-start`` makes one): never the
+    shared test server, which other tests use."""
+
+    def __init__(self, bindir: str) -> None:
+        self.bin = bindir
+        self.run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.base = tempfile.mkdtemp(prefix="kamisado-pg-failover-")
+        if self.run_as:
+            shutil.chown(self.base, "postgres")
+        self.data = os.path.join(self.base, "data")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/kamisado"
+
+    def pg(self, tool: str, *args: str) -> None:
+        subprocess.run(
+            [*self.run_as, os.path.join(self.bin, tool), *args],
+            check=True, capture_output=True, timeout=60,
+        )
+
+    def start(self) -> None:
+        self.pg(
+            "pg_ctl", "-D", self.data, "-l", os.path.join(self.base, "log"), "-w",
+            "-o", f"-p {self.port} -k /tmp -c listen_addresses=127.0.0.1", "start",
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        self.pg("pg_ctl", "-D", self.data, "-w", "-m", mode, "stop")
+
+    def create(self) -> None:
+        self.pg("initdb", "-D", self.data, "-A", "trust", "-U", "postgres")
+        self.start()
+        self.pg("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "kamisado")
+
+    def remove(self) -> None:
+        with contextlib.suppress(Exception):
+            self.stop("immediate")
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+@pytest.fixture
+def own_pg() -> Iterator[Cluster]:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
+    if not found:
+        _require_pg("the PostgreSQL server programs are not installed")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _require_pg("psycopg is not installed")
+    cluster = Cluster(found[-1])
+    try:
+        cluster.create()
+    except (subprocess.SubprocessError, OSError, LookupError) as exc:
+        cluster.remove()
+        _require_pg(f"cannot start a PostgreSQL cluster: {exc}")
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+def pong_within(ws: ClientConnection) -> float:
+    """Seconds until a ping is answered (other frames skipped)."""
+    sent = time.monotonic()
+    ws.send(json.dumps({"type": "ping"}))
+    frame(ws, "pong", timeout=5)
+    return time.monotonic() - sent
+
+
+def pong_or_rejoin(seat: Seat) -> list[float]:
+    """A ping's answer time on a seat's connection, if the server has not
+    closed it (code 1013, rejoin: allowed while the store is down, the seat
+    then joins again once it is back)."""
+    if seat.ws is None:
+        return []
+    try:
+        return [pong_within(seat.ws)]
+    except ConnectionClosed as exc:
+        assert exc.rcvd is not None and exc.rcvd.code == REJOIN, exc
+        seat.ws = None
+        return []
+
+
+def refused(seat: Seat, seq: int) -> list[dict[str, Any]]:
+    """The frames a seat gets for an action refused by a store that is down:
+    a ``storage`` error, and maybe the close (1013, rejoin); never a state
+    frame past ``seq``.  Reads for up to 2 s after the error."""
+    assert seat.ws is not None
+    got: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 10
+    error_at: float | None = None
+    while True:
+        left = deadline - time.monotonic() if error_at is None else error_at + 2 - time.monotonic()
+        if left <= 0:
+            break
+        try:
+            msg = json.loads(seat.ws.recv(timeout=left))
+        except TimeoutError:
+            break
+        except ConnectionClosed as exc:
+            assert exc.rcvd is not None and exc.rcvd.code == REJOIN, exc
+            got.append({"type": "closed", "code": exc.rcvd.code})
+            seat.ws = None
+            break
+        got.append(msg)
+        if msg["type"] == "state":
+            assert msg["seq"] <= seq, msg  # nothing announced that was not stored
+        elif msg["type"] == "error" and error_at is None:
+            error_at = time.monotonic()
+    errors = [m for m in got if m["type"] == "error"]
+    assert errors and errors[0]["code"] == "storage" and errors[0]["message"], got
+    return got
+
+
+def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
+    # Black on process A, Gold on B, a timed match, on a PostgreSQL of the
+    # test's own.  Stopped: a move is refused with ``storage`` (the connection
+    # kept, or closed with 1013 and joined again: both are the protocol's),
+    # nothing stored or announced; ping and GET /api/board answer at once.
+    # Started again: the move is taken from exactly the stored position and
+    # reaches Gold on the other process; the game goes on across both.
+    with servers(own_pg.url, 2) as (a, b):
+        game = create(a.addr, {"target": 3, "online": True, "clock": CLOCK})
+        gid, tokens = game["id"], game["tokens"]
+        black = Seat(a.addr, gid, tokens["b"])
+        gold = Seat(b.addr, gid, tokens["g"])
+        seats = {"b": black, "g": gold}
+        match = Match(3)
+        seq = 0
+        while seq < 4 or to_act(match) != "b":  # a few moves, then Black (on A) to move
+            play(match, seats, seq)
+            seq += 1
+        stored_kpn = match.position.kpn()
+        assert black.ws is not None and gold.ws is not None
+
+        own_pg.stop("fast")
+        # what needs no database still answers, at once, on both processes
+        pongs = [pong_within(black.ws)]
+        pongs += pong_or_rejoin(gold)
+        for server in (a, b):
+            status, body = http_get(server.addr, "/api/board")
+            assert status == 200 and json.loads(body)["rows"]
+        # a move while the database is down is refused, not stored, not announced
+        side, msg = action(match, seq)
+        assert side == "b"
+        black.send(msg)
+        got = refused(black, seq)
+        with connect(f"ws://{a.addr}/ws", open_timeout=5) as fresh:  # a new connection too
+            pongs.append(pong_within(fresh))
+        pongs += pong_or_rejoin(gold)
+        assert max(pongs) < 1.0, pongs
+        # Gold's process heard of nothing: nothing was stored
+        if gold.ws is not None:
+            try:
+                while True:
+                    msg_g = json.loads(gold.ws.recv(timeout=0.5))
+                    assert msg_g["type"] != "state" or msg_g["seq"] <= seq, msg_g
+            except TimeoutError:
+                pass
+            except ConnectionClosed as exc:  # let go while the store is down: rejoins
+                assert exc.rcvd is not None and exc.rcvd.code == REJOIN, exc
+                gold.ws = None
+
+        own_pg.start()
+        restarted = time.monotonic()
+        # within seconds the game goes on from exactly what was stored: Black
+        # tries again (joining again when its connection was closed)
+        deadline = time.monotonic() + 30
+        tries: list[str] = []
+        while True:
+            assert time.monotonic() < deadline, (got, tries, a.output()[-3000:])
+            try:
+                if black.ws is None:
+                    st = black.join()
+                    assert (st["seq"], st["kpn"]) == (seq, stored_kpn)
+                    tries.append("joined")
+                black.send(msg)
+                st = black.answer(seq + 1, timeout=5)
+                if st["type"] == "state":
+                    break
+                assert st["code"] == "storage", st  # not yet: try again
+                tries.append("storage")
+            except ConnectionClosed as exc:
+                tries.append(f"closed {exc.rcvd.code if exc.rcvd else None}")
+                black.ws = None
+            except (TimeoutError, OSError) as exc:
+                tries.append(repr(exc))
+                black.close()
+            time.sleep(0.2)
+        accepted = time.monotonic() - restarted
+        seq += 1
+        assert (st["seq"], st["kpn"]) == (seq, match.position.kpn())
+        # and it reaches Gold on the other process (its listener connects again)
+        st = gold.join() if gold.ws is None else gold.until(seq, timeout=15)
+        crossed = time.monotonic() - restarted
+        assert (st["seq"], st["kpn"]) == (seq, match.position.kpn())
+        assert st["clock"]["running"] == to_act(match)
+        print(f"\nwhile down: {[m.get('code', m['type']) for m in got]}, pongs "
+              f"{[round(p * 1000, 1) for p in pongs]} ms; after the restart: {tries}, "
+              f"the move taken in {accepted:.2f} s, seen on the other process in {crossed:.2f} s")
+        # the game goes on across both processes
+        for _ in range(6):
+            if match.state == "over":
+                break
+            st = play(match, seats, seq)
+            seq += 1
+            if st["state"] != "over":
+                assert st["clock"]["running"] == to_act(match)
+        status, body = http_get(b.addr, f"/api/games/{gid}/steps")
+        steps = json.loads(body)["steps"]  # stored: each round's start, each move
+        assert status == 200 and len(steps) == seq + 1
+        assert steps[-1]["kpn"] == match.position.kpn()
+        black.close()
+        gold.close()
