@@ -21,7 +21,7 @@ from the colour-matching start, one point a round, first move alternating.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kamisado.core import (
     BLACK,
@@ -306,6 +306,24 @@ class Match:
         self.rounds.append(Round(pos.copy(stack=False), fill=direction))
         self.state = PLAYING
         return pos
+
+    def copy(self) -> Match:
+        """An independent copy: playing on it leaves this match as it is
+        (the web server tries an action on a copy, and keeps the copy once
+        the action is stored).
+
+        >>> m = Match(3)
+        >>> c = m.copy()
+        >>> _ = c.push_move("c1-c5")
+        >>> len(m.current.moves), len(c.current.moves), m.key() == c.key()
+        (0, 1, False)
+        """
+        other = Match.__new__(Match)
+        other.__dict__.update(self.__dict__)
+        other.points = self.points[:]
+        other.position = self.position.copy()
+        other.rounds = [replace(r, moves=r.moves[:]) for r in self.rounds]
+        return other
 
     def apply(self, token: str) -> None:
         """Apply a CLI token: a move in any form, or ``left``/``right``."""

@@ -1,9 +1,10 @@
 """A store that fails mid-game: no game in memory is ever ahead of the store.
 
-After a failed write every connection is either on the stored state or
-closed (code 1013) with a ``storage`` error, so it rejoins from the store;
-the players, a new spectator and a restarted server then agree on the game,
-and it goes on.  First with a store that fails on demand, then with a real
+A move the store cannot take is refused with a ``storage`` error and every
+connection stays on the stored state (a join to a game that cannot be read
+is closed, code 1013, to rejoin later); once the store is back the game goes
+on from what it holds, and the players, a new spectator and a restarted
+server agree on it.  First with a store that fails on demand, then with a real
 PostgreSQL server (a throwaway cluster of the test's own, on its own port)
 stopped and started mid-game.
 """
@@ -208,34 +209,39 @@ def stored_moves(client: TestClient, gid: str) -> list[str]:
 # -- a store that fails on demand -------------------------------------------------------
 
 
-def test_a_store_down_mid_move_lets_go_of_the_game_and_it_goes_on_from_the_store(
+def test_a_store_down_mid_move_refuses_it_and_the_game_goes_on_from_the_store(
     flaky: tuple[TestClient, FlakyStore, str],
 ) -> None:
     client, store, url = flaky
     hub = client.app.state.hub  # type: ignore[attr-defined]
     table = opened(client)
     gid, tokens, stored = table.gid, table.tokens, table.state
+    idle = client.post("/api/games", json={"target": 1}).json()["id"]  # nobody has it open
     player = TestClient(client.app)  # a browser with a player: its game list reads the store
     player.portal = client.portal
     player.get("/")
     refused = moves(stored)[0]
     store.down = True
     table.gold.send_json({"type": "move", "move": refused, "seq": 3})
-    for ws in (table.gold, table.black, table.watcher):  # every connection is told, and let go
-        closed_for_storage(ws)
-    table.close()
-    assert gid not in hub.games  # nothing in memory is ahead of the store
-    # while the store is down the game cannot be read, and says so
-    assert client.get(f"/api/games/{gid}/steps").status_code == 503
+    err = recv(table.gold, "error")
+    assert err["code"] == "storage" and "try again" in err["message"]
+    for ws in table.all:  # nobody heard of the move; the connections stay, and answer
+        nothing_pending(ws)
+    game = hub.games[gid]  # nothing in memory is ahead of the store
+    assert game.seq == 3 and game.unsure and game.match.position.kpn() == stored["kpn"]
+    # what needs the store says so; what is in memory is served as the store held it
     assert player.get("/api/games").status_code == 503
     assert client.post("/api/games", json={"target": 1}).status_code == 503
-    with client.websocket_connect("/ws") as ws:
-        ws.send_json({"type": "join", "game": gid, "token": tokens["g"]})
+    assert stored_moves(client, gid) == OPENING
+    with client.websocket_connect("/ws") as ws:  # a game nobody holds cannot be read: rejoin later
+        ws.send_json({"type": "join", "game": idle})
         closed_for_storage(ws)
+    with client.websocket_connect("/ws") as ws:  # a new spectator of the game held: as stored
+        st = join(ws, gid)
+        assert st["seq"] == 3 and st["kpn"] == stored["kpn"]
+    table.gold.send_json({"type": "move", "move": refused, "seq": 3})  # still down: refused again
+    assert recv(table.gold, "error")["code"] == "storage"
     store.down = False
-    # the players rejoin and a new spectator comes: all at seq 3, as stored
-    table = Table(client, gid, tokens)
-    assert table.state["seq"] == 3 and table.state["kpn"] == stored["kpn"]
     assert table.play(refused)["seq"] == 4  # now it is stored, and the game goes on
     after = table.play(moves(table.state)[0])
     table.close()
@@ -475,19 +481,31 @@ def test_postgresql_stopped_mid_game_then_started_again(own_pg: Cluster, tmp_pat
             refused = moves(stored)[0]
             own_pg.stop("fast")
             gold.move(refused)
-            gold.closed_for_storage()  # refused with storage, and every connection let go
-            black.closed_for_storage()
-            assert http_get(addr, f"/api/games/{gid}/steps")[0] == 503
+            err = gold.next("error")  # refused, and said so; the connections stay
+            assert err["code"] == "storage" and "try again" in err["message"]
+            for p in (black, gold):  # what needs no database keeps working
+                sent = time.monotonic()
+                p.ws.send(json.dumps({"type": "ping"}))
+                p.next("pong")
+                assert time.monotonic() - sent < 1.0
+            status, steps = http_get(addr, f"/api/games/{gid}/steps")  # the game held, as stored
+            assert status == 200 and [s["move"] for s in steps["steps"][1:]] == OPENING
             own_pg.start()
-            watcher = Player(stack, addr, gid, None)  # a new spectator, the players rejoining
-            black = Player(stack, addr, gid, tokens["b"])
-            gold = Player(stack, addr, gid, tokens["g"])
+            watcher = Player(stack, addr, gid, None)  # a new spectator
             everyone = (watcher, black, gold)
-            for p in everyone:
-                assert (p.state["seq"], p.state["kpn"]) == (3, stored["kpn"])
-            watcher.next(), watcher.next(), black.next()  # the players came online
-            gold.move(refused)
-            assert [p.next()["seq"] for p in everyone] == [4, 4, 4]
+            assert (watcher.state["seq"], watcher.state["kpn"]) == (3, stored["kpn"])
+            deadline = time.monotonic() + 20
+            while True:  # the server finds the database again: the move goes through
+                gold.move(refused)
+                msg = json.loads(gold.ws.recv(timeout=10))
+                if msg["type"] == "state":
+                    gold.state = msg
+                    break
+                assert msg["type"] == "error" and msg["code"] == "storage", msg
+                assert time.monotonic() < deadline, "the database never came back"
+                time.sleep(0.2)
+            assert gold.state["seq"] == 4
+            assert [p.next()["seq"] for p in (watcher, black)] == [4, 4]
             assert len({p.state["kpn"] for p in everyone}) == 1
             black.move(moves(black.state)[0])
             assert [p.next()["seq"] for p in everyone] == [5, 5, 5]

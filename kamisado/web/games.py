@@ -2,15 +2,21 @@
 
 The :class:`Hub` owns every game in play.  All game logic runs on the event
 loop; every action is stored (committed) before anyone hears of it; the
-computer thinks in a process pool so the loop never waits for it.  Frames
-sent to the page are described in ``docs/web.md``.
+computer thinks in a process pool (or on a job queue's workers) and the
+database is called from the store's threads (:meth:`Store.call`), so the
+loop never waits for either.  Frames sent to the page are described in
+``docs/web.md``.
 
 The store is the truth and the games in memory a cache of it: a game is
 kept only while a connection is on it or its computer thinks, and it is
-never ahead of the store.  When an action cannot be stored, the game is put
-back to what the store holds; when the store cannot even be read, the game
-is forgotten and its connections closed (code :data:`REJOIN`), so every
-client rejoins and reloads it from the store.
+never ahead of the store.  One change of a game at a time (its ``lock``):
+an action is tried on a copy of the game (:meth:`Game.fork`), stored, and
+only then taken by the game, so nothing ever shows an action the store
+does not hold.  When an action cannot be stored the game stays as the
+store has it and the mover gets a ``storage`` error; when the store cannot
+even be read the game is marked ``unsure`` and read again before its next
+action.  A connection whose game cannot be read when it joins gets a
+``storage`` error and is closed (code :data:`REJOIN`): it rejoins later.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
@@ -159,6 +165,14 @@ class Game:
     ratings: list[tuple[int | None, int | None]] = field(
         default_factory=lambda: [(None, None), (None, None)])
     _rounds: tuple[int, list[RoundView]] | None = field(default=None, repr=False)
+    #: held by whatever changes the game (an action, a refresh from the
+    #: store): one change at a time, each stored before the next begins
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
+    #: the store could not answer whether the last action was stored: the
+    #: game is read again from the store before its next action
+    unsure: bool = False
+    #: joins under way (the game is not let go of meanwhile)
+    joining: int = 0
 
     @classmethod
     def build(cls, row: GameRow, tokens: list[str]) -> Game:
@@ -168,6 +182,13 @@ class Game:
             game.apply(token)
         game.clock = row.clock  # as stored with the last action
         return game
+
+    def fork(self) -> Game:
+        """A copy of the game's rules state to try an action on: the game
+        itself changes only once the action is stored (:meth:`adopt`), so
+        whatever reads it meanwhile sees only what the store holds."""
+        return Game(self.row, self.match.copy(), self.tokens[:], self.last, ended=self.ended,
+                    clock=self.clock, played=self.played[:], movers=self.movers[:])
 
     def adopt(self, other: Game) -> None:
         """Take the stored state of ``other`` (the same game, rebuilt), keeping
@@ -485,10 +506,27 @@ class Hub:
         self.on_lobby: Callable[[str, str], Awaitable[None]] | None = None
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
+        #: games whose held seats changed since the store last heard (several
+        #: processes on one database): written by one task, in order
+        self._presence_due: set[str] = set()
+        self._presence_wake: asyncio.Event | None = None
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task of the hub's (kept until done)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _locked(self, game: Game, fn: Callable[[Game], Awaitable[None]]) -> None:
+        """Run ``fn(game)`` in a task of its own, holding the game's lock."""
+        async def run() -> None:
+            async with game.lock:
+                await fn(game)
+        self._spawn(run())
 
     # -- games -----------------------------------------------------------------
 
-    def create(
+    async def create(
         self, msg: CreateMsg, player: str | None = None, registered: bool = False
     ) -> tuple[Game, dict[str, str]]:
         """Create and store a new game; returns it and the seats' secret tokens.
@@ -537,12 +575,10 @@ class Hub:
             row.clock_increment = None if msg.clock.days else msg.clock.increment
             row.clock_days = msg.clock.days or None
             row.set_clock(ClockState.start(msg.clock))
-        self._store_new(row)
-        game = self._cache(Game.build(row, []))
-        self._evict(game)  # kept in memory only while someone is there (or it thinks)
-        return game, tokens
+        await self._store_new(row)
+        return Game.build(row, []), tokens  # kept in memory once someone joins it
 
-    def create_from_record(self, rec: Record, player: str | None = None) -> tuple[Game, dict[str, str]]:
+    async def create_from_record(self, rec: Record, player: str | None = None) -> tuple[Game, dict[str, str]]:
         """Store an uploaded record as a local (hotseat) game that can go on
         (both seats the uploading player's)."""
         match = rec.match
@@ -570,61 +606,95 @@ class Hub:
         row.to_act = None if act is None else SIDE_LETTERS[act]
         row.black_points, row.gold_points = game.match.points
         row.actions = len(tokens)
-        self._store_new(row, tokens)
+        await self._store_new(row, tokens)
         return game, {"b": token, "g": token}
 
-    def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
+    async def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
         try:
-            self.store.create(row, tokens)
+            await self.store.call(self.store.create, row, tokens)
         except Exception:
             log.exception("could not store new game %s", row.id)
             raise GameError("storage", "the game could not be saved; try again") from None
 
-    def load(self, game_id: str) -> Game | None:
+    async def load(self, game_id: str) -> Game | None:
         """A game by id: the one in memory, else rebuilt from the store (and
-        not kept: see :meth:`_cache`).  ``None`` when there is no such game;
+        not kept: see :meth:`_hold`).  ``None`` when there is no such game;
         :class:`GameError` ``storage`` when the store cannot be read."""
         game = self.games.get(game_id)
         if game is not None:
             return game
         try:
-            loaded = self.store.load(game_id)
+            loaded = await self.store.call(self.store.load, game_id)
         except Exception:
             log.exception("could not load game %s", game_id)
             raise GameError("storage", f"game {game_id}: the store cannot be read; try again") from None
         return None if loaded is None else Game.build(*loaded)
 
-    def _cache(self, game: Game) -> Game:
-        """Keep a game in memory (a connection is joining it); a game coming
-        into memory reads the ratings beside its names (and, with other
-        processes on the database, who is connected to it through them)."""
-        kept = self.games.setdefault(game.row.id, game)
-        if kept is game:
-            self._load_ratings(game)
-            self._load_elsewhere(game)
-        return kept
+    async def _hold(self, game_id: str) -> Game | None:
+        """The game in memory (read from the store when it is not), counted
+        as joining (``game.joining``) so it is not let go of until the
+        caller is done: the caller counts it down and calls :meth:`_evict`.
+        A game coming into memory reads the ratings beside its names (and,
+        with other processes on the database, who is connected through
+        them).  ``None``: no such game."""
+        game = self.games.get(game_id)
+        if game is None:
+            loaded = await self.load(game_id)
+            if loaded is None:
+                return None
+            game = self.games.setdefault(game_id, loaded)
+            if game is loaded:
+                game.joining += 1
+                try:
+                    await self._load_ratings(game)
+                    await self._load_elsewhere(game)
+                except BaseException:
+                    game.joining -= 1
+                    self._evict(game)
+                    raise
+                return game
+        game.joining += 1
+        return game
 
-    def _load_elsewhere(self, game: Game) -> bool:
+    async def _load_elsewhere(self, game: Game) -> bool:
         """Read who holds the game's seats through other processes; returns
         whether that changed who counts as connected."""
         if not self.store.shared:
             return False
         before = game.online_seats()
         try:
-            game.elsewhere = self.store.presence_elsewhere(game.row.id)
+            game.elsewhere = await self.store.call(self.store.presence_elsewhere, game.row.id)
         except Exception:
             log.exception("could not read who is connected to game %s", game.row.id)
             return False
         return game.online_seats() != before
 
-    def _share_presence(self, game: Game, before: tuple[bool, bool]) -> None:
-        """Tell the other processes which seats this one holds, when that changed."""
-        if not self.store.shared or game.held_here() == before:
+    def _share_presence(self, game: Game) -> None:
+        """Tell the other processes (soon, in order) which seats of the game
+        this one holds."""
+        if not self.store.shared:
             return
-        try:
-            self.store.set_presence(game.row.id, game.held_here(), now_ms())
-        except Exception:
-            log.exception("could not store who is connected to game %s", game.row.id)
+        self._presence_due.add(game.row.id)
+        if self._presence_wake is None:
+            self._presence_wake = asyncio.Event()
+            self._spawn(self._write_presence(self._presence_wake))
+        self._presence_wake.set()
+
+    async def _write_presence(self, wake: asyncio.Event) -> None:
+        """Write the held seats of the games :meth:`_share_presence` named,
+        as they are when written (one task: the last write is the latest)."""
+        while True:
+            await wake.wait()
+            wake.clear()
+            due, self._presence_due = self._presence_due, set()
+            held: dict[str, tuple[bool, bool]] = {}
+            for game_id in due:
+                game = self.games.get(game_id)
+                held[game_id] = (False, False) if game is None else game.held_here()
+            try:
+                await self.store.call(self.store.set_presence, held, now_ms())
+            except Exception:
+                log.exception("could not store who is connected to %d games", len(held))
 
     def view(self, game: Game) -> StateFrame:
         """The game's state frame, with this server's claim time."""
@@ -632,7 +702,7 @@ class Hub:
 
     # -- ratings -----------------------------------------------------------------
 
-    def _load_ratings(self, game: Game) -> None:
+    async def _load_ratings(self, game: Game) -> None:
         """The ratings beside a game's names: a computer level's fixed rating;
         in a rated game each player's for its speed and, once it is over,
         the change it made (a rated game over but not yet rated, because
@@ -647,11 +717,11 @@ class Hub:
         if row.rated and speed is not None and players:
             try:
                 if game.state == OVER:
-                    self._rate(game)
-                    changes = self.store.rating_changes(row.id)
+                    await self._rate(game)
+                    changes = await self.store.call(self.store.rating_changes, row.id)
                 else:
                     changes = {}
-                now = self.store.ratings_of(players, speed)
+                now = await self.store.call(self.store.ratings_of, players, speed)
             except Exception:
                 log.exception("could not read the ratings of game %s", row.id)
                 return
@@ -665,7 +735,7 @@ class Hub:
                     got[side] = (round(now.get(player, Rating()).rating), None)
         game.ratings = got
 
-    def _rate(self, game: Game) -> bool:
+    async def _rate(self, game: Game) -> bool:
         """Update the players' ratings for a rated game that ended with a
         winner (at most once: :meth:`Store.rate`)."""
         row = game.row
@@ -676,7 +746,7 @@ class Hub:
         won, lost = row.owners[winner], row.owners[1 - winner]
         if won is None or lost is None or won == lost:
             return False
-        return self.store.rate(row.id, speed, won, lost)
+        return await self.store.call(self.store.rate, row.id, speed, won, lost)
 
     # -- lists -----------------------------------------------------------------------
 
@@ -702,7 +772,7 @@ class Hub:
             "watch": f"/game/{row.id}",  # the share page: its link preview shows the board
         }
 
-    def my_games(self, player: str, limit: int = 200) -> list[dict[str, Any]]:
+    async def my_games(self, player: str, limit: int = 200) -> list[dict[str, Any]]:
         """A player's games (``GET /api/games``): the games waiting for the
         player first, then the other ongoing ones, then the finished ones,
         each group most recently played first.  Each says the seats the
@@ -710,12 +780,12 @@ class Hub:
         still unclaimed, its invite (``{"seat", "token", "link"}``): only its
         players ever see it."""
         out: list[tuple[int, dict[str, Any]]] = []
-        for row in self.store.games_of(player, limit):  # the store is the truth
+        for row in await self.store.call(self.store.games_of, player, limit):  # the store is the truth
             you = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player]
             to_act = row.to_act
             if row.state != OVER and to_act is None:  # stored before revision 0003: replay it
                 with contextlib.suppress(Exception):
-                    game = self.load(row.id)
+                    game = await self.load(row.id)
                     to_act = None if game is None else game.to_act_letter()
             item = self.summary(row)
             item["to_act"] = to_act if row.state != OVER else None
@@ -734,10 +804,10 @@ class Hub:
         out.sort(key=lambda gi: (gi[0], -gi[1]["updated"]))
         return [item for _, item in out]
 
-    def live_games(self, limit: int = 50) -> list[dict[str, Any]]:
+    async def live_games(self, limit: int = 50) -> list[dict[str, Any]]:
         """Ongoing games anyone may watch (``GET /api/games/live``): no token,
         no player id."""
-        return [self.summary(row) for row in self.store.live(limit)]
+        return [self.summary(row) for row in await self.store.call(self.store.live, limit)]
 
     # -- connections --------------------------------------------------------------
 
@@ -754,33 +824,41 @@ class Hub:
         ``storage`` error and is closed (:data:`REJOIN`): the client tries
         again later."""
         try:
-            game = self.load(msg.game)
+            game = await self._hold(msg.game)
         except GameError as exc:
             self.leave(conn)
             await self._close(conn, exc)
             return
         if game is None:
             raise GameError("no_game", f"join: no game {msg.game!r}")
-        seats, note = self.seats_for(game, conn, msg.token)
-        game = self._cache(game)  # no await since load: still the same game
-        if conn.game is game:
-            game.conns.discard(conn)  # joining again: the join's own frame says it all
-        elif conn.game is not None:
-            self.leave(conn)
-        before = game.held_here()
-        conn.game, conn.seats = game, seats
-        game.conns.add(conn)
-        self._share_presence(game, before)
-        game.mark_presence(now_ms())
-        self._kick(game)  # before the join's frame, which then shows it thinking
-        if seats:
-            await self.broadcast(game)  # the others see the seat come online
-        else:
-            await self.send_state(game, conn)
+        try:
+            async with game.lock:
+                owners = game.row.owners
+                seats, note = await self.seats_for(game, conn, msg.token)
+                if game.row.owners != owners:  # a seat was claimed: its rating goes beside its name
+                    await self._load_ratings(game)
+                if conn.game is game:
+                    game.conns.discard(conn)  # joining again: the join's own frame says it all
+                elif conn.game is not None:
+                    self.leave(conn)
+                before = game.held_here()
+                conn.game, conn.seats = game, seats
+                game.conns.add(conn)
+                if game.held_here() != before:
+                    self._share_presence(game)
+                game.mark_presence(now_ms())
+                self._kick(game)  # before the join's frame, which then shows it thinking
+                if seats:
+                    await self.broadcast(game)  # the others see the seat come online
+                else:
+                    await self.send_state(game, conn)
+        finally:
+            game.joining -= 1
+            self._evict(game)
         if note is not None:
             await self.error(conn, *note)
 
-    def seats_for(
+    async def seats_for(
         self, game: Game, conn: Conn, token: str | None
     ) -> tuple[tuple[int, ...], tuple[str, str] | None]:
         """The seats a joining connection holds, and the informational error
@@ -823,7 +901,8 @@ class Hub:
                 held.add(side)  # a client without a player: held while connected, not claimed
                 continue
             try:
-                holder = self.store.claim(row.id, side, player, conn.name if row.online else "")
+                holder = await self.store.call(
+                    self.store.claim, row.id, side, player, conn.name if row.online else "")
             except Exception:
                 log.exception("could not claim a seat of game %s", row.id)
                 raise GameError("storage", "join: the seat could not be claimed; try again") from None
@@ -863,22 +942,56 @@ class Hub:
         game = conn.game
         if game is None:
             return
-        before = game.held_here()
         game.conns.discard(conn)
         held = conn.seats
         conn.game, conn.seats = None, ()
-        self._share_presence(game, before)
+        if held:
+            self._share_presence(game)
         game.mark_presence(now_ms())
         if not game.conns:
-            self._pause_clock(game)  # a computer-against-computer game nobody watches
+            self._locked(game, self._pause_clock)  # a computer-against-computer game nobody watches
         self._evict(game)
         if held:
-            task = asyncio.get_running_loop().create_task(self.broadcast(game))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._spawn(self.broadcast(game))
+
+    async def _locked_action(self, conn: Conn, fn: Callable[[Conn, Any], Awaitable[None]], msg: Any) -> None:
+        """Handle a message of a connection on a game (``fn(conn, msg)``)
+        holding the game's lock: one change of a game at a time, each
+        checked against the game as the store has it."""
+        game = conn.game
+        if game is None:
+            raise GameError("not_joined", "join a game first")
+        async with game.lock:
+            if conn.game is not game:
+                raise GameError("not_joined", "join a game first")
+            if game.unsure:
+                await self._resync(game)
+            await fn(conn, msg)
+
+    async def _resync(self, game: Game) -> None:
+        """Read a game again from the store after the store could not say
+        whether its last action was stored (``game.unsure``); the others
+        hear of any change.  :class:`GameError` ``storage`` while the store
+        cannot be read (lock held)."""
+        try:
+            loaded = await self.store.call(self.store.load, game.row.id)
+        except Exception:
+            log.exception("could not reload game %s", game.row.id)
+            loaded = None
+        if loaded is None:
+            raise GameError("storage", "the game's database cannot be reached; try again in a moment")
+        seq = game.seq
+        game.adopt(Game.build(*loaded))
+        game.unsure = False
+        if game.seq != seq:
+            self._kick(game)
+            await self.broadcast(game)
 
     async def end(self, conn: Conn, msg: ResignMsg | AbortMsg) -> None:
         """A resignation or an abort from a seat holder: stored, then broadcast."""
+        await self._locked_action(conn, self._end_action, msg)
+
+    async def _end_action(self, conn: Conn, msg: ResignMsg | AbortMsg) -> None:
         game = conn.game
         what = "resign" if isinstance(msg, ResignMsg) else "abort"
         if game is None:
@@ -896,7 +1009,7 @@ class Hub:
             act = game.to_act()
             side = conn.seats[0] if len(conn.seats) == 1 or act is None else act
             token = f"resign-{SIDE_LETTERS[side]}"
-        await self.play(game, token)
+        await self._play(game, token)
         await self.broadcast(game)
 
     def _seat_holder(self, conn: Conn, what: str) -> Game:
@@ -914,7 +1027,7 @@ class Hub:
 
     async def _set_offer(self, game: Game, offer: str | None) -> None:
         try:
-            stored = self.store.set_offer(game.row.id, game.seq, offer)
+            stored = await self.store.call(self.store.set_offer, game.row.id, game.seq, offer)
         except Exception:
             log.exception("could not store an offer in game %s", game.row.id)
             raise GameError("storage", "the offer could not be saved; try again") from None
@@ -949,6 +1062,9 @@ class Hub:
         """Take back moves of the round being played: at once when the
         connection holds both seats or plays the computer, else by an offer
         the opponent accepts (docs/web.md, "Game controls")."""
+        await self._locked_action(conn, self._takeback, msg)
+
+    async def _takeback(self, conn: Conn, msg: TakebackMsg) -> None:
         game = self._seat_holder(conn, "takeback")
         if game.state == OVER:
             raise GameError("over", "takeback: the match is over")
@@ -974,13 +1090,16 @@ class Hub:
             game.task.cancel()  # the computer was answering the move taken back
             game.thinking = False
         letter = SIDE_LETTERS[side if side is not None else game.movers[-1]]
-        await self.play(game, f"undo-{letter}-{count}")
+        await self._play(game, f"undo-{letter}-{count}")
         await self.broadcast(game)
 
     async def rematch(self, conn: Conn, msg: RematchMsg) -> None:
         """Once the match is over, the same game again with the colours
         swapped: at once alone (hotseat, the computer), else by offer and
         acceptance.  Every connection holding a seat is sent the new game."""
+        await self._locked_action(conn, self._rematch, msg)
+
+    async def _rematch(self, conn: Conn, msg: RematchMsg) -> None:
         game = self._seat_holder(conn, "rematch")
         if game.state != OVER:
             raise GameError("not_allowed", "rematch: the match is not over")
@@ -990,14 +1109,14 @@ class Hub:
                     raise GameError("no_offer", f"rematch: nothing to {msg.action} here")
             elif await self._answer(game, conn, "rematch", msg.action) is None:
                 return
-            made = self._make_rematch(game)
+            made = await self._make_rematch(game)
         else:
             made = game.row.rematch
         game.row.rematch, game.row.offer = made, None
         await self.broadcast(game)
         await self._started(game, made)
 
-    def _make_rematch(self, game: Game) -> str:
+    async def _make_rematch(self, game: Game) -> str:
         old = game.row
         tokens: list[str | None] = [None, None]
         shared = new_id(18)
@@ -1020,7 +1139,7 @@ class Hub:
         if row.control is not None:
             row.set_clock(ClockState.start(row.control))
         try:
-            made = self.store.create_rematch(old.id, row)
+            made = await self.store.call(self.store.create_rematch, old.id, row)
         except Exception:
             log.exception("could not store the rematch of game %s", old.id)
             raise GameError("storage", "rematch: the new game could not be saved; try again") from None
@@ -1039,7 +1158,7 @@ class Hub:
             tokens: dict[str, str] = {}
             if conn.player is None:
                 if row is None:
-                    loaded = self.store.load(new)
+                    loaded = await self.store.call(self.store.load, new)
                     row = None if loaded is None else loaded[0]
                 if row is not None:
                     for side in conn.seats:
@@ -1051,13 +1170,16 @@ class Hub:
     async def claim(self, conn: Conn, msg: ClaimMsg) -> None:
         """Claim the win of a real-time game between people whose opponent
         has been away (no connection on their seat) ``claim_after_s``."""
+        await self._locked_action(conn, self._claim, msg)
+
+    async def _claim(self, conn: Conn, msg: ClaimMsg) -> None:
         game = self._seat_holder(conn, "claim")
         if game.state == OVER:
             raise GameError("over", "claim: the match is over")
         if not game.claimable() or len(conn.seats) != 1:
             raise GameError("not_allowed", "claim: only in an online real-time game between two people")
         other = 1 - conn.seats[0]
-        if self._load_elsewhere(game) or self.store.shared:
+        if await self._load_elsewhere(game) or self.store.shared:
             game.mark_presence(now_ms())  # as the store has it now
         away = game.away_since[other]
         if game.online_seats()[other] or away is None:
@@ -1066,11 +1188,14 @@ class Hub:
         if left > 0:
             raise GameError("not_allowed", f"claim: your opponent left {(now_ms() - away) / 1000:.0f} s ago; "
                             f"you can claim the win in {left / 1000:.0f} s")
-        await self.play(game, f"abandon-{SIDE_LETTERS[other]}")
+        await self._play(game, f"abandon-{SIDE_LETTERS[other]}")
         await self.broadcast(game)
 
     async def act(self, conn: Conn, msg: MoveMsg | FillMsg) -> None:
         """A move or fill from a connection: checked, stored, then broadcast."""
+        await self._locked_action(conn, self._act, msg)
+
+    async def _act(self, conn: Conn, msg: MoveMsg | FillMsg) -> None:
         game = conn.game
         if game is None:
             raise GameError("not_joined", "join a game first")
@@ -1092,75 +1217,88 @@ class Hub:
             raise GameError("illegal", f"{what}: the round is over; choose to fill left or right")
         if isinstance(msg, FillMsg) and game.match.state != FILL:
             raise GameError("illegal", f"{what}: a fill is chosen only after a round ends")
-        await self.play(game, what)
+        await self._play(game, what)
         await self.broadcast(game)
 
-    async def play(self, game: Game, token: str) -> None:
-        """Check an action with the rules, apply it, and store it before anyone
-        hears of it.  When the store refuses it the game is put back to what
-        the store holds, or let go of (:meth:`_recover`), and ``storage`` (or
-        ``stale``, when the store had moved on) is raised."""
+    async def _play(self, game: Game, token: str) -> None:
+        """Check an action with the rules and store it; only then does the
+        game take it (its lock held: tried on a :meth:`Game.fork`, so
+        nothing reads an action the store does not hold).  When the store
+        refuses it the game stays as the store has it (:meth:`_recover`)
+        and ``storage`` (or ``stale``, when the store had moved on) is
+        raised."""
         seq = game.seq
         now = now_ms()
         clock = game.clock
         if clock is not None and not token.startswith("time-"):
             flag = clock.flagged(now)
             if flag is not None:  # too late: the flag fell first, and that is what is stored
-                await self.play(game, f"time-{flag}")
+                await self._play(game, f"time-{flag}")
                 await self.broadcast(game)
                 raise GameError("time", f"{token}: {('Black', 'Gold')[SIDE_LETTERS.index(flag)]}'s time ran out")
+        trial = game.fork()
         try:
-            game.apply(token)  # the rules check it before anything changes
+            trial.apply(token)  # the rules check it before anything changes
         except KamisadoError as exc:
             raise GameError("illegal", str(exc)) from None
         if clock is not None:
-            act = game.to_act()
+            act = trial.to_act()
             if token.startswith("undo-"):
                 # a takeback earns no increment; back at the match's very
                 # start the clocks wait for the first move again
                 stopped = clock.stop(now)
-                fresh = len(game.match.rounds) == 1 and not game.moves_made()
-                game.clock = stopped if act is None or fresh else stopped.begin(SIDE_LETTERS[act], now)
+                fresh = len(trial.match.rounds) == 1 and not trial.moves_made()
+                trial.clock = stopped if act is None or fresh else stopped.begin(SIDE_LETTERS[act], now)
             else:
                 # the clocks start with the first move (Black's first move is
                 # not timed); then the clock of the side the game waits for runs
-                game.clock = clock.stop(now) if act is None else clock.switch(SIDE_LETTERS[act], now)
+                trial.clock = clock.stop(now) if act is None else clock.switch(SIDE_LETTERS[act], now)
         try:
-            self.store.append(
-                game.row.id, seq, token, state=game.state,
-                points=(game.match.points[0], game.match.points[1]),
-                clock=game.clock, ended=None if game.ended is None else game.ended[0],
-                to_act=game.to_act_letter(),
+            await self.store.call(
+                self.store.append,
+                game.row.id, seq, token, state=trial.state,
+                points=(trial.match.points[0], trial.match.points[1]),
+                clock=trial.clock, ended=None if trial.ended is None else trial.ended[0],
+                to_act=trial.to_act_letter(),
             )
+        except asyncio.CancelledError:
+            game.unsure = True  # the server stops: whether it was stored is not known here
+            raise
         except Exception:
             log.exception("could not store action %d of game %s", seq, game.row.id)
             game.failures += 1
             await self._recover(game, seq, token)  # raises, unless it was stored
+        else:
+            game.adopt(trial)
         game.failures = 0
         game.row.offer = None  # stored: every action ends the offer pending
         if game.state == OVER and game.row.rated:
             try:
-                self._rate(game)
+                await self._rate(game)
             except Exception:  # the game is stored: it is rated when next loaded
                 log.exception("could not rate game %s", game.row.id)
-            self._load_ratings(game)
+            await self._load_ratings(game)
         self._kick(game)
 
     async def _recover(self, game: Game, seq: int, token: str) -> None:
-        """After action ``seq`` (``token``) failed to store: rebuild the game
-        from the store, in place, so its connections stay on it; when the
-        store cannot be read, let go of the game (:meth:`_drop`).  Returns
-        when the action was stored after all (the commit went through but
-        its answer was lost); otherwise raises the refusal."""
+        """After action ``seq`` (``token``) failed to store: read the game
+        again from the store (it may have been stored after all, the commit
+        done but its answer lost, or another process may have stored
+        another action first).  Returns when it was stored; otherwise
+        raises the refusal.  When the store cannot even be read the game
+        stays as it was, marked ``unsure``: it is read again before its
+        next action (:meth:`_resync`)."""
         try:
-            loaded = self.store.load(game.row.id)
+            loaded = await self.store.call(self.store.load, game.row.id)
             fresh = None if loaded is None else Game.build(*loaded)
         except Exception:
             log.exception("could not reload game %s", game.row.id)
             fresh = None
         if fresh is None:
-            await self._drop(game)
-            raise GameError("storage", f"{token}: the move could not be saved; rejoin the game")
+            game.unsure = True
+            raise GameError("storage", f"{token}: the move could not be saved (the database cannot be "
+                            "reached); try again in a moment")
+        game.unsure = False
         game.adopt(fresh)
         if game.seq > seq and game.tokens[seq] == token:
             return  # stored after all: the caller announces it
@@ -1169,19 +1307,6 @@ class Hub:
             await self.broadcast(game)
             raise GameError("stale", f"{token}: the game has moved on (at action {game.seq})")
         raise GameError("storage", f"{token}: the move could not be saved; try again")
-
-    async def _drop(self, game: Game) -> None:
-        """Forget a game that may disagree with the store: each connection on
-        it gets a ``storage`` error and is closed (:data:`REJOIN`), so it
-        rejoins and reloads the game from the store."""
-        if self.games.get(game.row.id) is game:
-            del self.games[game.row.id]
-        conns = list(game.conns)
-        game.conns.clear()
-        for conn in conns:
-            conn.game, conn.seats = None, ()
-        error = GameError("storage", "the game could not be saved; rejoin it to go on")
-        await asyncio.gather(*(self._close(conn, error) for conn in conns))
 
     async def _close(self, conn: Conn, error: GameError) -> None:
         """Send an error to a connection and close it (:data:`REJOIN`)."""
@@ -1229,40 +1354,44 @@ class Hub:
         if side is None or game.kinds()[side] == "human" or game.thinking or not self.can_think:
             return
         if not game.conns and "human" not in game.kinds():
-            self._pause_clock(game)
+            self._locked(game, self._pause_clock)
             return
-        if self.store.shared:  # one process thinks: the one holding the lease
-            now = now_ms()
-            try:
-                mine = self.store.take_turn(game.row.id, game.seq, now + THINK_LEASE_MS, now)
-            except Exception:
-                log.exception("could not take the computer's turn in game %s", game.row.id)
-                mine = False
-            if not mine:
-                return
-        self._resume_clock(game)
         game.thinking = True
-        game.task = asyncio.get_event_loop().create_task(self._think(game, side))
+        game.task = asyncio.get_running_loop().create_task(self._think(game, side))
 
-    def _pause_clock(self, game: Game) -> None:
+    async def _take_turn(self, game: Game) -> bool:
+        """Whether this process is to think about the game's computer move:
+        with other processes on the database, the one holding the lease."""
+        if not self.store.shared:
+            return True
+        now = now_ms()
+        try:
+            return await self.store.call(self.store.take_turn, game.row.id, game.seq, now + THINK_LEASE_MS, now)
+        except Exception:
+            log.exception("could not take the computer's turn in game %s", game.row.id)
+            return False
+
+    async def _pause_clock(self, game: Game) -> None:
         """Stop the clock of a computer-against-computer game nobody watches
         (it pauses: no flag falls while nobody can see it)."""
         clock = game.clock
         if clock is None or clock.running is None or "human" in game.kinds() or game.state == OVER:
             return
-        self._store_clock(game, clock.stop(now_ms()))
+        if game.conns or game.thinking:  # someone came back meanwhile
+            return
+        await self._store_clock(game, clock.stop(now_ms()))
 
-    def _resume_clock(self, game: Game) -> None:
+    async def _resume_clock(self, game: Game) -> None:
         """Start again the clock of a paused computer-against-computer game
         (after the first move a clock always runs until the match is over)."""
         clock, act = game.clock, game.to_act_letter()
         if clock is None or clock.running is not None or act is None or not game.seq or "human" in game.kinds():
             return
-        self._store_clock(game, clock.begin(act, now_ms()))
+        await self._store_clock(game, clock.begin(act, now_ms()))
 
-    def _store_clock(self, game: Game, clock: ClockState) -> None:
+    async def _store_clock(self, game: Game, clock: ClockState) -> None:
         try:
-            if self.store.set_clock(game.row.id, game.seq, clock):
+            if await self.store.call(self.store.set_clock, game.row.id, game.seq, clock):
                 game.clock = clock
                 game.row.set_clock(clock)
         except Exception:  # the clock keeps its stored state; the game goes on
@@ -1301,8 +1430,15 @@ class Hub:
 
     async def _think(self, game: Game, side: int) -> None:
         seq = game.seq
-        log.info("game %s: the computer thinks about action %d", game.row.id, seq)
         try:
+            if not await self._take_turn(game):  # another process thinks about it
+                game.thinking = False
+                self._evict(game)
+                return
+            async with game.lock:
+                if game.seq == seq:
+                    await self._resume_clock(game)
+            log.info("game %s: the computer thinks about action %d", game.row.id, seq)
             if game.failures:  # the store refused the last write: give it time
                 await asyncio.sleep(min(RETRY_MAX_S, RETRY_S * 2 ** (game.failures - 1)))
             if game.row.delay:
@@ -1327,19 +1463,20 @@ class Hub:
                 self._kick(game)
             self._evict(game)
             return
-        game.thinking = False
-        if game.seq != seq or self.games.get(game.row.id) is not game:
-            self._evict(game)
-            return
-        try:
-            await self.play(game, token)
-        except GameError as exc:
-            log.warning("computer action %s refused in game %s: %s", token, game.row.id, exc)
-            if exc.code == "storage" and game.conns and self.games.get(game.row.id) is game:
-                self._kick(game)  # think again, after a pause (game.failures)
-            self._evict(game)
-            return
-        await self.broadcast(game)
+        async with game.lock:
+            game.thinking = False
+            if game.seq != seq or self.games.get(game.row.id) is not game:
+                self._evict(game)
+                return
+            try:
+                await self._play(game, token)
+            except GameError as exc:
+                log.warning("computer action %s refused in game %s: %s", token, game.row.id, exc)
+                if exc.code == "storage" and game.conns and self.games.get(game.row.id) is game:
+                    self._kick(game)  # think again, after a pause (game.failures)
+                self._evict(game)
+                return
+            await self.broadcast(game)
         self._evict(game)
 
     # -- flags ----------------------------------------------------------------
@@ -1355,18 +1492,23 @@ class Hub:
         if self.store.shared:  # other processes serve these games too: hear of their changes
             self._listen_task = asyncio.get_running_loop().create_task(self._listen())
         if self.can_think:
-            try:
-                waiting = self.store.computer_to_act()
-            except Exception:
-                log.exception("could not look for games waiting for the computer")
-                waiting = []
-            for gid in waiting:
-                with contextlib.suppress(Exception):
-                    game = self.load(gid)
-                    if game is not None:
-                        game = self._cache(game)
-                        self._kick(game)
-                        self._evict(game)  # kept while it thinks
+            self._spawn(self._answer_waiting())
+
+    async def _answer_waiting(self) -> None:
+        """Start the computer in every game where a person waits for its
+        move (it was thinking when the server stopped)."""
+        try:
+            waiting = await self.store.call(self.store.computer_to_act)
+        except Exception:
+            log.exception("could not look for games waiting for the computer")
+            waiting = []
+        for gid in waiting:
+            with contextlib.suppress(Exception):
+                game = await self._hold(gid)
+                if game is not None:
+                    game.joining -= 1
+                    self._kick(game)
+                    self._evict(game)  # kept while it thinks
 
     async def _flags(self) -> None:
         """End on time every game whose running clock ran out: the games in
@@ -1384,11 +1526,16 @@ class Hub:
                 due = [g for g in list(self.games.values()) if g.clock is not None and g.clock.flagged(now)]
                 if time.monotonic() - last_scan >= FLAG_SCAN_S:
                     last_scan = time.monotonic()
-                    for gid in self.store.overdue(now):
+                    for game in [g for g in self.games.values() if g.unsure]:
+                        with contextlib.suppress(GameError):  # the store was unreachable: is it back?
+                            async with game.lock:
+                                if game.unsure:
+                                    await self._resync(game)
+                    for gid in await self.store.call(self.store.overdue, now):
                         if gid not in self.games:
-                            game = self.load(gid)
-                            if game is not None and game.clock is not None and game.clock.flagged(now):
-                                due.append(game)
+                            stored = await self.load(gid)
+                            if stored is not None and stored.clock is not None and stored.clock.flagged(now):
+                                due.append(stored)
                 for game in due:
                     await self.flag(game)
             except asyncio.CancelledError:
@@ -1458,7 +1605,7 @@ class Hub:
                 await self.refresh(game_id)
             for game_id in presences:
                 game = self.games.get(game_id)
-                if game is not None and game_id not in states and self._load_elsewhere(game):
+                if game is not None and game_id not in states and await self._load_elsewhere(game):
                     game.mark_presence(now_ms())
                     await self.broadcast(game)
 
@@ -1466,11 +1613,11 @@ class Hub:
         """With other processes on the database: say this one lives (its
         presence rows), notice the seats whose process stopped renewing
         theirs, and take over a computer move whose thinker's lease ran out."""
-        self.store.renew_presence(now_ms())
+        await self.store.call(self.store.renew_presence, now_ms())
         if self.on_lobby is not None:  # challenges of a process that died age out
             await self.on_lobby(self.store.origin, "tick")
         held = list(self.games.values())
-        elsewhere = self.store.presence_elsewhere_of([g.row.id for g in held])  # one query
+        elsewhere = await self.store.call(self.store.presence_elsewhere_of, [g.row.id for g in held])  # one query
         for game in held:
             before = game.online_seats()
             game.elsewhere = elsewhere.get(game.row.id, {})
@@ -1486,17 +1633,19 @@ class Hub:
         game = self.games.get(game_id)
         if game is None:
             return
+        async with game.lock:
+            await self._refresh(game)
+
+    async def _refresh(self, game: Game) -> None:
+        game_id = game.row.id
         try:  # only the actions this process lacks
-            loaded = self.store.load(game_id, since=game.seq)
+            loaded = await self.store.call(self.store.load, game_id, since=game.seq)
         except Exception:
             log.exception("could not reload game %s", game_id)
             return
         if loaded is None or self.games.get(game_id) is not game:
             return
         row, new = loaded
-        if row.actions != game.seq + len(new):  # cannot happen: the store moved on meanwhile
-            new = []
-            row.actions = -1
 
         def seen(g: Game) -> tuple[Any, ...]:
             r = g.row
@@ -1504,41 +1653,45 @@ class Hub:
 
         before = seen(game)
         try:
-            if row.actions < 0:
+            if row.actions != game.seq + len(new):  # cannot happen: the store moved on meanwhile
                 raise KamisadoError("the store moved on while it was read")
+            trial = game.fork()
             for token in new:  # the same rules replay them: same result as a rebuild
-                game.apply(token)
-            game.row, game.clock, game._rounds = row, row.clock, None
+                trial.apply(token)
+            trial.row, trial.clock = row, row.clock
         except Exception:  # anything odd: rebuild it whole from the store
             try:
-                full = self.store.load(game_id)
+                full = await self.store.call(self.store.load, game_id)
             except Exception:
                 log.exception("could not reload game %s", game_id)
                 return
             if full is None or self.games.get(game_id) is not game:
                 return
-            game.adopt(Game.build(*full))
+            trial = Game.build(*full)
+        game.adopt(trial)
+        game.unsure = False
         if seen(game) == before:
             return
         if game.state == OVER:
-            self._load_ratings(game)
+            await self._load_ratings(game)
         self._kick(game)
         await self.broadcast(game)
 
     async def flag(self, game: Game) -> None:
         """End a game on time if its running clock has run out."""
-        clock = game.clock
-        flagged = None if clock is None else clock.flagged(now_ms())
-        if flagged is None or game.state == OVER:
-            return
-        if game.task is not None and not game.task.done():
-            game.task.cancel()  # a computer still thinking has lost on time
-        try:
-            await self.play(game, f"time-{flagged}")
-        except GameError as exc:
-            log.warning("flag in game %s not stored: %s", game.row.id, exc)
-            return
-        await self.broadcast(game)
+        async with game.lock:
+            clock = game.clock
+            flagged = None if clock is None else clock.flagged(now_ms())
+            if flagged is None or game.state == OVER:
+                return
+            if game.task is not None and not game.task.done():
+                game.task.cancel()  # a computer still thinking has lost on time
+            try:
+                await self._play(game, f"time-{flagged}")
+            except GameError as exc:
+                log.warning("flag in game %s not stored: %s", game.row.id, exc)
+                return
+            await self.broadcast(game)
 
     async def close(self) -> None:
         """Stop watching the clocks and every computer that is thinking."""
@@ -1549,3 +1702,5 @@ class Hub:
         for game in self.games.values():
             if game.task is not None and not game.task.done():
                 game.task.cancel()
+        for task in list(self._tasks):
+            task.cancel()

@@ -152,11 +152,12 @@ class Lobby:
         assert self.hub is not None
         return [self._row_view(r, viewer) for r in self._rows]
 
-    def _refresh_rows(self) -> None:
+    async def _refresh_rows(self) -> None:
         if self.shared:
             assert self.hub is not None
+            store = self.hub.store
             try:
-                self._rows = self.hub.store.open_challenges(now_ms() - CHALLENGE_TTL_MS)
+                self._rows = await store.call(store.open_challenges, now_ms() - CHALLENGE_TTL_MS)
             except Exception:
                 log.exception("could not read the lobby's challenges")
 
@@ -181,7 +182,7 @@ class Lobby:
         if msg.watch:
             conn.lobby = True
             self.watchers.add(conn)
-            self._refresh_rows()
+            await self._refresh_rows()
             await self._send(conn)
         else:
             await self.leave(conn)
@@ -197,7 +198,7 @@ class Lobby:
             if self.shared:
                 assert self.hub is not None
                 try:
-                    self.hub.store.remove_challenges(gone)
+                    await self.hub.store.call(self.hub.store.remove_challenges, gone)
                 except Exception:
                     log.exception("could not withdraw challenges")
             await self.broadcast()
@@ -216,7 +217,7 @@ class Lobby:
                          None if msg.clock is None or msg.clock.days else msg.clock.initial)
         if speed is not None:
             try:
-                got = hub.store.ratings_of([conn.player], speed)
+                got = await hub.store.call(hub.store.ratings_of, [conn.player], speed)
             except Exception:
                 log.exception("could not read a rating for the lobby")
                 got = {}
@@ -226,7 +227,7 @@ class Lobby:
             self.bind(hub)
             clock = msg.clock
             try:
-                hub.store.add_challenge({
+                await hub.store.call(hub.store.add_challenge, {
                     "id": challenge.id, "player": conn.player, "name": conn.name, "rating": rating,
                     "target": msg.target, "series": msg.series,
                     "clock_initial": None if clock is None or clock.days else clock.initial,
@@ -254,7 +255,7 @@ class Lobby:
         if self.shared:
             assert self.hub is not None
             try:
-                self.hub.store.remove_challenges([msg.challenge])
+                await self.hub.store.call(self.hub.store.remove_challenges, [msg.challenge])
             except Exception:
                 log.exception("could not withdraw a challenge")
         await self.broadcast()
@@ -283,9 +284,9 @@ class Lobby:
             black_name=names[0], gold_name=names[1], clock=c.clock, seat=seat, rated=c.rated,
         )
         try:
-            game, _ = hub.create(create, challenge.player, registered=challenge.conn.registered)
+            game, _ = await hub.create(create, challenge.player, registered=challenge.conn.registered)
             other = 1 - SIDE_LETTERS.index(seat)
-            holder = hub.store.claim(game.row.id, other, conn.player, conn.name)
+            holder = await hub.store.call(hub.store.claim, game.row.id, other, conn.player, conn.name)
         except GameError:
             self.challenges[challenge.id] = challenge
             raise
@@ -311,14 +312,15 @@ class Lobby:
         if listed is not None and listed["rated"] and not conn.registered:
             raise GameError("account_needed", "accept: a rated game needs an account; sign up or sign in")
         try:
-            row = hub.store.take_challenge(msg.challenge)
+            row = await hub.store.call(hub.store.take_challenge, msg.challenge)
         except Exception:
             log.exception("could not take a challenge")
             raise GameError("storage", "accept: the lobby could not be read; try again") from None
         if row is None:
             raise GameError("no_challenge", f"accept: the challenge {msg.challenge!r} is gone")
         if row["player"] == conn.player or (row["rated"] and not conn.registered):
-            hub.store.add_challenge({k: v for k, v in row.items() if k != "origin"})  # put it back
+            put_back = {k: v for k, v in row.items() if k != "origin"}
+            await hub.store.call(hub.store.add_challenge, put_back)
             raise GameError("not_allowed" if row["player"] == conn.player else "account_needed",
                             "accept: this is your own challenge" if row["player"] == conn.player
                             else "accept: a rated game needs an account; sign up or sign in")
@@ -330,8 +332,8 @@ class Lobby:
             black_name=names[0], gold_name=names[1], clock=_row_clock(row), seat=seat, rated=row["rated"],
         )
         try:
-            game, _ = hub.create(create, row["player"], registered=bool(row["rated"]))
-            hub.store.claim(game.row.id, 1 - SIDE_LETTERS.index(seat), conn.player, conn.name)
+            game, _ = await hub.create(create, row["player"], registered=bool(row["rated"]))
+            await hub.store.call(hub.store.claim, game.row.id, 1 - SIDE_LETTERS.index(seat), conn.player, conn.name)
         except GameError:
             raise
         except Exception:
@@ -343,14 +345,14 @@ class Lobby:
             sends.append(self._raw(local.conn, frame))
         else:  # the poster is connected to another process: it tells them
             with contextlib.suppress(Exception):
-                hub.store.started(row["id"], game.row.id)
+                await hub.store.call(hub.store.started, row["id"], game.row.id)
         await asyncio.gather(*sends)
         await self.broadcast()
         return game.row.id
 
     async def broadcast(self) -> None:
         """Send every follower the list (each with its own ``mine``)."""
-        self._refresh_rows()
+        await self._refresh_rows()
         await asyncio.gather(*(self._send(c) for c in list(self.watchers)))
 
     async def _send(self, conn: Conn) -> None:

@@ -352,6 +352,19 @@ def player_of(conn: HTTPConnection, create: bool = False) -> Player | None:
     return player
 
 
+async def player_in_thread(conn: HTTPConnection, create: bool = False) -> Player | None:
+    """:func:`player_of`, run in one of the store's threads (its database
+    calls never hold up the server's event loop)."""
+    store = conn.app.state.hub.store
+    player: Player | None = await store.call(player_of, conn, create)
+    return player
+
+
+async def _in_thread(request: Request, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` (a database call) in one of the store's threads."""
+    return await request.app.state.hub.store.call(fn, *args)
+
+
 async def _json_body(request: Request) -> dict[str, Any]:
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
@@ -386,7 +399,7 @@ def _answer(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request],
 @_answer
 async def me(request: Request) -> Response:
     """``GET /api/me``: who this browser is (made on a first visit)."""
-    player = player_of(request, create=True)
+    player = await player_in_thread(request, create=True)
     assert player is not None
     return JSONResponse(player.view())
 
@@ -395,9 +408,10 @@ async def me(request: Request) -> Response:
 async def set_me(request: Request) -> Response:
     """``POST /api/me`` ``{"name": ...}``: set the display name."""
     body = await _json_body(request)
-    player = player_of(request, create=True)
+    player = await player_in_thread(request, create=True)
     assert player is not None
-    return JSONResponse(book_of(request).set_name(player.id, body.get("name")).view())
+    named = await _in_thread(request, book_of(request).set_name, player.id, body.get("name"))
+    return JSONResponse(named.view())
 
 
 @_answer
@@ -405,7 +419,7 @@ async def sign_up(request: Request) -> Response:
     """``POST /api/signup`` ``{"account", "password", "name"?}``: this
     browser's player gets an account (and keeps its games)."""
     body = await _json_body(request)
-    player = player_of(request, create=True)
+    player = await player_in_thread(request, create=True)
     assert player is not None
     done = await run_in_threadpool(
         book_of(request).sign_up, player.id, body.get("account"), body.get("password"), body.get("name"))
@@ -418,11 +432,11 @@ async def sign_in(request: Request) -> Response:
     the account's player; the games of the anonymous player it was move to
     the account."""
     body = await _json_body(request)
-    current = player_of(request)
+    current = await player_in_thread(request)
     player = await run_in_threadpool(book_of(request).sign_in, body.get("account"), body.get("password"))
     if current is not None and current.account is None and current.id != player.id:
         hub = request.app.state.hub
-        if hub.store.move_games(current.id, player.id):
+        if await hub.store.call(hub.store.move_games, current.id, player.id):
             hub.moved_games(current.id, player.id)
     request.session.clear()
     request.session["player"] = player.id
@@ -433,7 +447,7 @@ async def sign_in(request: Request) -> Response:
 async def sign_out(request: Request) -> Response:
     """``POST /api/signout``: this browser gets a new anonymous player (the
     account keeps its games)."""
-    player = book_of(request).new()
+    player = await _in_thread(request, book_of(request).new)
     request.session.clear()
     request.session["player"] = player.id
     return JSONResponse(player.view())

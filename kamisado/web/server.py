@@ -15,7 +15,7 @@ import json
 import logging
 import multiprocessing
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import AbstractAsyncContextManager
 from importlib.resources import files
@@ -84,7 +84,7 @@ from kamisado.web.players import (
     Players,
     PlayerSession,
     SessionKeys,
-    player_of,
+    player_in_thread,
     session_secret,
 )
 from kamisado.web.ratings import SPEEDS, computer_rating
@@ -292,16 +292,16 @@ def page_html(og: str) -> str:
     ).replace("<!--engine-->", engine_footer()).replace("<!--og-->", og)
 
 
-def _visit(request: Request) -> None:
+async def _visit(request: Request) -> None:
     # the first visit: the browser is given a player (the cookie)
     try:
-        player_of(request, create=True)
+        await player_in_thread(request, create=True)
     except Exception:
         log.exception("could not read or make the player of a page visit")
 
 
 async def index(request: Request) -> Response:
-    _visit(request)
+    await _visit(request)
     og = og_tags(request, title=OG_TITLE, description=OG_DESCRIPTION, image="/static/og.png",
                  alt="A Kamisado board at the start of a game")
     return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
@@ -310,10 +310,10 @@ async def index(request: Request) -> Response:
 async def share_page(request: Request) -> Response:
     """``/game/<id>``, a game's share link: the page (main.js opens the game
     from the path) with the game's board as its link preview."""
-    game = game_or_404(request)
+    game = await game_or_404(request)
     if isinstance(game, Response):
         return game
-    _visit(request)
+    await _visit(request)
     black, gold = game.seat_names()
     match = game.match
     title = f"Kamisado: {black} – {gold}"
@@ -364,18 +364,18 @@ async def create_game(request: Request) -> Response:
         return _bad(str(exc))
     except (ValueError, RecursionError):
         return _bad("create: expected a JSON object")
-    return _created(request, lambda hub, player: hub.create(
+    return await _created(request, lambda hub, player: hub.create(
         msg, None if player is None else player.id, player is not None and player.account is not None))
 
 
-def _created(
-    request: Request, make: Callable[[Hub, Player | None], tuple[Game, dict[str, str]]]
+async def _created(
+    request: Request, make: Callable[[Hub, Player | None], Awaitable[tuple[Game, dict[str, str]]]]
 ) -> Response:
     """Make a game for the requesting player (``make(hub, player)``) and
     answer with its id, the seats' tokens and the seats the player holds."""
     try:
-        player = player_of(request)
-        game, tokens = make(hub_of(request), player)
+        player = await player_in_thread(request)
+        game, tokens = await make(hub_of(request), player)
     except GameError as exc:
         return _bad(str(exc), {"storage": 503, "account_needed": 403}.get(exc.code, 400))
     except Exception:
@@ -396,8 +396,8 @@ async def list_games(request: Request) -> Response:
     # old client) is no player and holds no game: an empty list (the games
     # anyone may watch are /api/games/live)
     try:
-        player = player_of(request)
-        return JSONResponse([] if player is None else hub_of(request).my_games(player.id))
+        player = await player_in_thread(request)
+        return JSONResponse([] if player is None else await hub_of(request).my_games(player.id))
     except Exception:
         log.exception("could not list games")
         return _bad("the store cannot be read; try again", 503)
@@ -406,17 +406,17 @@ async def list_games(request: Request) -> Response:
 async def live_games(request: Request) -> Response:
     # ongoing games anyone may watch: no tokens, no players
     try:
-        return JSONResponse(hub_of(request).live_games())
+        return JSONResponse(await hub_of(request).live_games())
     except Exception:
         log.exception("could not list live games")
         return _bad("the store cannot be read; try again", 503)
 
 
-def _player_or_404(request: Request) -> Player | Response:
+async def _player_or_404(request: Request) -> Player | Response:
     player_id = request.path_params["player"]
     book: Players = request.app.state.players
     try:
-        player = book.get(player_id)
+        player = await hub_of(request).store.call(book.get, player_id)
     except Exception:
         log.exception("could not read player %s", player_id)
         return _bad("the store cannot be read; try again", 503)
@@ -428,14 +428,15 @@ def _player_or_404(request: Request) -> Player | Response:
 async def player_page(request: Request) -> Response:
     """``GET /api/players/{id}``: a player as others see it: name, ratings
     per speed, rating history, online games (no token, no account name)."""
-    player = _player_or_404(request)
+    player = await _player_or_404(request)
     if isinstance(player, Response):
         return player
     hub = hub_of(request)
     try:
-        ratings = hub.store.player_ratings(player.id)
-        history = hub.store.rating_history(player.id)
-        rows = hub.store.games_public(player.id)
+        store = hub.store
+        ratings = await store.call(store.player_ratings, player.id)
+        history = await store.call(store.rating_history, player.id)
+        rows = await store.call(store.games_public, player.id)
     except Exception:
         log.exception("could not read player %s", player.id)
         return _bad("the store cannot be read; try again", 503)
@@ -463,11 +464,12 @@ async def player_rating_svg(request: Request) -> Response:
     speed = request.query_params.get("speed", "realtime")
     if speed not in SPEEDS:
         return _bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
-    player = _player_or_404(request)
+    player = await _player_or_404(request)
     if isinstance(player, Response):
         return player
     try:
-        history = [h for h in hub_of(request).store.rating_history(player.id) if h["speed"] == speed]
+        store = hub_of(request).store
+        history = [h for h in await store.call(store.rating_history, player.id) if h["speed"] == speed]
     except Exception:
         log.exception("could not read player %s", player.id)
         return _bad("the store cannot be read; try again", 503)
@@ -476,11 +478,11 @@ async def player_rating_svg(request: Request) -> Response:
                     headers={"Cache-Control": "no-cache"})
 
 
-def game_or_404(request: Request) -> Game | Response:
+async def game_or_404(request: Request) -> Game | Response:
     """The game named in the path (read from the store when not in memory,
     and not kept there), or the error answer."""
     try:
-        game = hub_of(request).load(request.path_params["game"])
+        game = await hub_of(request).load(request.path_params["game"])
     except GameError as exc:
         return _bad(str(exc), 503)
     if game is None:
@@ -489,7 +491,7 @@ def game_or_404(request: Request) -> Game | Response:
 
 
 async def game_record(request: Request) -> Response:
-    game = game_or_404(request)
+    game = await game_or_404(request)
     if isinstance(game, Response):
         return game
     text = records.write(game.record())
@@ -503,7 +505,7 @@ async def game_steps(request: Request) -> Response:
     # every step: its entries as the move list shows them, and for a step
     # with a move the tower that moved and the towers it pushed back, worked
     # out on the step before (the same fields as a live frame's ``last``)
-    game = game_or_404(request)
+    game = await game_or_404(request)
     if isinstance(game, Response):
         return game
     steps: list[dict[str, Any]] = []
@@ -552,7 +554,8 @@ async def upload_record(request: Request) -> Response:
         return _bad("expected a UTF-8 text record")
     except KamisadoError as exc:
         return _bad(str(exc))
-    return _created(request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
+    return await _created(
+        request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
 
 
 def kpn_arg(request: Request) -> Position | Response:
@@ -659,9 +662,9 @@ def _picture_headers(game: Game) -> dict[str, str]:
             "ETag": f'"{game.row.id}-{game.seq}"'}
 
 
-def _picture_of(request: Request) -> tuple[Game, int] | Response:
+async def _picture_of(request: Request) -> tuple[Game, int] | Response:
     """The game a picture request names and the size asked for, or the error answer."""
-    game = game_or_404(request)
+    game = await game_or_404(request)
     if isinstance(game, Response):
         return game
     size = size_arg(request, PICTURE_SIZE)
@@ -671,7 +674,7 @@ def _picture_of(request: Request) -> tuple[Game, int] | Response:
 
 
 async def board_svg(request: Request) -> Response:
-    asked = _picture_of(request)
+    asked = await _picture_of(request)
     if isinstance(asked, Response):
         return asked
     game, size = asked
@@ -687,7 +690,7 @@ def _board_png(pos: Position, size: int) -> bytes:
 
 
 async def board_png(request: Request) -> Response:
-    asked = _picture_of(request)
+    asked = await _picture_of(request)
     if isinstance(asked, Response):
         return asked
     game, size = asked
@@ -711,7 +714,7 @@ def _match_gif(match: Any, size: int) -> bytes:
 
 
 async def match_gif(request: Request) -> Response:
-    game = game_or_404(request)
+    game = await game_or_404(request)
     if isinstance(game, Response):
         return game
     size = size_arg(request, GIF_SIZE)
@@ -728,7 +731,7 @@ async def match_gif(request: Request) -> Response:
 
 
 async def evaluations_svg(request: Request) -> Response:
-    game = game_or_404(request)
+    game = await game_or_404(request)
     if isinstance(game, Response):
         return game
     if not hub_of(request).can_think:
@@ -818,7 +821,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
     frames, flood = limiter.bucket("frame"), limiter.bucket("flood")
     conn = Conn(ws.send_text, ws.close)
     try:  # the player its browser is (its cookie), or none
-        player = player_of(ws)
+        player = await player_in_thread(ws)
     except Exception:
         log.exception("could not read the player of a websocket")
         await hub.error(conn, "storage", "the store cannot be read; try again")
@@ -879,7 +882,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
                     if wait:
                         await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
                         continue
-                    game, tokens = hub.create(msg, conn.player, conn.registered)
+                    game, tokens = await hub.create(msg, conn.player, conn.registered)
                     await ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
             except (ProtocolError, GameError) as exc:
                 await hub.error(conn, exc.code, str(exc))

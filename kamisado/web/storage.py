@@ -36,15 +36,18 @@ cut alike.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -455,6 +458,16 @@ CHANNEL = "kamisado_games"
 #: the process holding its poster's connection sends it ``started``).
 LOBBY_CHANNEL = "kamisado_lobby"
 _NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+#: Threads running the database calls of a server (:meth:`Store.call`), and
+#: so the connections it holds at once: PostgreSQL serves several calls at
+#: a time; an SQLite file takes one writer at a time but reads beside it
+#: (WAL); an in-memory database is one connection, used by one thread.
+DB_THREADS = {"postgresql": 8, "sqlite": 4, "memory": 1}
+#: Seconds to wait for a PostgreSQL connection before the call fails (a
+#: database that is down fails what needs it quickly, see ``docs/web.md``).
+CONNECT_TIMEOUT_S = 5
+
+T = TypeVar("T")
 
 
 class Store:
@@ -471,6 +484,7 @@ class Store:
         self.origin = new_id(9)
         if self.url.startswith("sqlite"):
             memory = self.url in ("sqlite://", "sqlite:///:memory:")
+            threads = DB_THREADS["memory" if memory else "sqlite"]
             self.engine: Engine = sa.create_engine(
                 self.url,
                 connect_args={"check_same_thread": False},
@@ -478,7 +492,14 @@ class Store:
             )
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
-            self.engine = sa.create_engine(self.url, pool_pre_ping=True)
+            threads = DB_THREADS["postgresql"]
+            self.engine = sa.create_engine(
+                self.url, pool_pre_ping=True, pool_size=threads, max_overflow=threads,
+                connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
+            )
+        #: the threads of :meth:`call` (one per pooled connection), made on first use
+        self._thread_count = threads
+        self._threads: ThreadPoolExecutor | None = None
         # the schema through its migrations: a database of an earlier version
         # is brought up to date, every game kept (kamisado.web.migrations)
         upgrade(self.engine)
@@ -487,6 +508,23 @@ class Store:
         if self.url.startswith("sqlite") and database and database != ":memory:":
             self._checkpointer = _Checkpointer(database)
             self._checkpointer.start()
+
+    async def call(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Run ``fn(*args, **kwargs)`` (a method of this store, or anything
+        else that uses its database) in one of the store's threads: the
+        server's event loop never waits on the database, so a slow or
+        unreachable database delays only what needs it.
+
+        >>> import asyncio
+        >>> store = Store("sqlite://")
+        >>> store.create(GameRow.new("g2", target=1))
+        >>> asyncio.run(store.call(store.load, "g2"))[1]
+        []
+        """
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(self._thread_count, thread_name_prefix="kamisado-db")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._threads, functools.partial(fn, *args, **kwargs))
 
     def _announce(self, conn: sa.Connection, game_id: str, kind: str = "state") -> None:
         """Announce a change to a game to the other processes (PostgreSQL:
@@ -500,7 +538,11 @@ class Store:
         return self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
     def close(self) -> None:
-        """Close every pooled connection (and checkpoint an SQLite file)."""
+        """Close every pooled connection (and checkpoint an SQLite file),
+        once the calls in the store's threads are done."""
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
+            self._threads = None
         if self.shared:  # this process's connections end with it
             with contextlib.suppress(Exception), self.engine.begin() as conn:
                 conn.execute(presence.delete().where(presence.c.origin == self.origin))
@@ -693,19 +735,21 @@ class Store:
             ).rowcount
         return done == 1
 
-    def set_presence(self, game_id: str, sides: tuple[bool, bool], now_ms: int) -> None:
-        """Say which seats of a game this process has connections holding
-        (shared databases only), and announce the change."""
-        if not self.shared:
+    def set_presence(self, held: dict[str, tuple[bool, bool]], now_ms: int) -> None:
+        """Say which seats of some games this process has connections
+        holding (``game id -> (black held, gold held)``; shared databases
+        only), in one transaction, and announce each change."""
+        if not self.shared or not held:
             return
         with self.engine.begin() as conn:
-            conn.execute(presence.delete().where(presence.c.game_id == game_id,
+            conn.execute(presence.delete().where(presence.c.game_id.in_(list(held)),
                                                  presence.c.origin == self.origin))
             rows = [{"game_id": game_id, "side": "bg"[s], "origin": self.origin, "seen": now_ms}
-                    for s in (0, 1) if sides[s]]
+                    for game_id, sides in held.items() for s in (0, 1) if sides[s]]
             if rows:
                 conn.execute(presence.insert(), rows)
-            self._announce(conn, game_id, "presence")
+            for game_id in held:
+                self._announce(conn, game_id, "presence")
 
     def renew_presence(self, now_ms: int) -> None:
         """Renew this process's presence rows and challenges (it lives)."""
