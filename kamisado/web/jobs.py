@@ -266,7 +266,7 @@ class _Pool:
         pool = ProcessPoolExecutor(
             self.size,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=worker.die_with_parent,  # gone with this worker, even on kill -9
+            initializer=worker.start_worker,  # gone with this worker, even on kill -9
             initargs=(os.getpid(),),
         )
         for _ in range(self.size):

@@ -228,7 +228,7 @@ def lifespan(
                 return ProcessPoolExecutor(
                     n,
                     mp_context=multiprocessing.get_context("spawn"),
-                    initializer=worker.die_with_parent,
+                    initializer=worker.start_worker,
                     initargs=(os.getpid(),),
                 )
 

@@ -22,13 +22,30 @@ from kamisado.core import SIDE_LETTERS, Position
 from kamisado.limits import Limit
 from kamisado.match import FILL, Match
 
-__all__ = ["analyse", "computer_action", "die_with_parent", "replay_match", "solver_reply"]
+__all__ = ["analyse", "computer_action", "die_with_parent", "replay_match", "solver_reply", "start_worker"]
 
 
 #: Linux prctl(2) option: the signal this process gets when its parent dies.
 PR_SET_PDEATHSIG = 1
 #: How often the watcher thread checks that the server is still the parent.
 PARENT_POLL_S = 0.5
+#: How much nicer than the server its pool workers run (``nice(2)``): the
+#: computer's thinking gives way to the server's event loop, so a person's
+#: move is answered at once while every core is busy thinking (the computer
+#: still gets every core the server leaves idle).
+WORKER_NICE = 10
+
+
+def start_worker(parent: int) -> None:
+    """The pool's initializer: run below the server's priority
+    (:data:`WORKER_NICE`) and end when the server ``parent`` dies
+    (:func:`die_with_parent`)."""
+    if hasattr(os, "nice"):
+        try:
+            os.nice(WORKER_NICE)
+        except OSError:
+            pass
+    die_with_parent(parent)
 
 
 def die_with_parent(parent: int) -> None:
