@@ -170,6 +170,18 @@ def test_display_names_are_checked(app_client: TestClient) -> None:
     assert me(app_client)["name"] == "Ann Smith"
 
 
+def test_an_online_game_shows_its_creator_under_the_players_name(app_client: TestClient) -> None:
+    post(app_client, "/api/me", {"name": "Ann"})
+    g = post(app_client, "/api/games", {"target": 1, "online": True, "seat": "g"})
+    ws, st, _ = join(app_client, g["id"])
+    ws.__exit__(None, None, None)
+    assert st["you"] == ["g"] and st["seats"]["g"]["name"] == "Ann" and st["seats"]["b"]["name"] == "Black"
+    named = post(app_client, "/api/games", {"target": 1, "online": True, "seat": "b", "black_name": "Queen"})
+    ws, st, _ = join(app_client, named["id"])
+    ws.__exit__(None, None, None)
+    assert st["seats"]["b"]["name"] == "Queen"  # a name given in the message stands
+
+
 def test_passwords_are_stored_as_argon2id_hashes_only(app_client: TestClient) -> None:
     post(app_client, "/api/signup", {"account": "hashme", "password": "never-stored-1"})
     engine = app_client.app.state.hub.store.engine  # type: ignore[attr-defined]

@@ -527,7 +527,7 @@ class Hub:
     # -- games -----------------------------------------------------------------
 
     async def create(
-        self, msg: CreateMsg, player: str | None = None, registered: bool = False
+        self, msg: CreateMsg, player: str | None = None, registered: bool = False, name: str = ""
     ) -> tuple[Game, dict[str, str]]:
         """Create and store a new game; returns it and the seats' secret tokens.
 
@@ -536,7 +536,9 @@ class Hub:
         the seat ``msg.seat`` names (none when not named: the player claims
         one by joining with its token, as the page of before players did).
         A rated game is created only by a player with an account
-        (``registered``), who names its seat."""
+        (``registered``), who names its seat.  The seat an online game's
+        creator takes is shown under the player's ``name`` unless the
+        message names it."""
         if msg.rated and (player is None or not registered):
             raise GameError("account_needed", "create: a rated game needs an account; sign up or sign in")
         if msg.rated and msg.seat is None:
@@ -569,6 +571,10 @@ class Hub:
             if msg.online:
                 mine = None if msg.seat is None else SIDE_LETTERS.index(msg.seat)
                 owners = [o if side == mine else None for side, o in enumerate(owners)]
+                if name and mine == 0 and not row.black_name:
+                    row.black_name = name[:40]
+                elif name and mine == 1 and not row.gold_name:
+                    row.gold_name = name[:40]
             row.black_player, row.gold_player = owners
         if msg.clock is not None:
             row.clock_initial = None if msg.clock.days else msg.clock.initial

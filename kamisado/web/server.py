@@ -365,7 +365,8 @@ async def create_game(request: Request) -> Response:
     except (ValueError, RecursionError):
         return _bad("create: expected a JSON object")
     return await _created(request, lambda hub, player: hub.create(
-        msg, None if player is None else player.id, player is not None and player.account is not None))
+        msg, None if player is None else player.id, player is not None and player.account is not None,
+        "" if player is None else player.name))
 
 
 async def _created(
@@ -882,7 +883,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
                     if wait:
                         await hub.error(conn, "rate_limited", refusal(limiter.limits["create"], wait)[0])
                         continue
-                    game, tokens = await hub.create(msg, conn.player, conn.registered)
+                    game, tokens = await hub.create(msg, conn.player, conn.registered, conn.name)
                     await ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
             except (ProtocolError, GameError) as exc:
                 await hub.error(conn, exc.code, str(exc))

@@ -12,6 +12,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -41,10 +42,8 @@ def start_worker(parent: int) -> None:
     (:data:`WORKER_NICE`) and end when the server ``parent`` dies
     (:func:`die_with_parent`)."""
     if hasattr(os, "nice"):
-        try:
+        with contextlib.suppress(OSError):
             os.nice(WORKER_NICE)
-        except OSError:
-            pass
     die_with_parent(parent)
 
 
