@@ -1607,8 +1607,11 @@ class Hub:
                 game_id, _, kind = rest.partition(" ")
                 if game_id in self.games:
                     (presences if kind == "presence" else states)[game_id] = None
-            for game_id in states:
-                await self.refresh(game_id)
+            # the games at once (their reads run side by side in the store's threads)
+            done = await asyncio.gather(*(self.refresh(game_id) for game_id in states), return_exceptions=True)
+            for game_id, result in zip(states, done, strict=True):
+                if isinstance(result, Exception):
+                    log.error("could not bring game %s up to date", game_id, exc_info=result)
             for game_id in presences:
                 game = self.games.get(game_id)
                 if game is not None and game_id not in states and await self._load_elsewhere(game):
