@@ -211,8 +211,14 @@ def play_against_the_computer(a: str, b: str) -> None:
             if st["state"] != "playing":
                 break
             match.push_move(st["last"]["move"])
+            thinking_seen = False
+            while True:  # the watcher, whichever process thinks, sees the computer thinking
+                seen = frame(watcher)
+                thinking_seen = thinking_seen or (seen["seq"] == seq + 1 and seen["thinking"])
+                if seen["seq"] >= st["seq"]:
+                    break
             seq = st["seq"]
-            assert until_seq(watcher, seq)["kpn"] == st["kpn"]
+            assert seen["kpn"] == st["kpn"] and thinking_seen
 
 
 def visit(addr: str) -> str:

@@ -147,6 +147,9 @@ class Game:
     last: LastView | None = None
     conns: set[Conn] = field(default_factory=set, repr=False)
     thinking: bool = False
+    #: the action this process holds the computer's turn for (shown thinking
+    #: once held: with other processes on the database, once its lease is)
+    leased_seq: int = -1
     task: asyncio.Task[None] | None = field(default=None, repr=False)
     failures: int = 0  # writes refused by the store in a row
     ended: tuple[str, int | None] | None = None  # (reason, winning side) of an early end
@@ -436,7 +439,7 @@ class Game:
             round=len(match.rounds),
             to_act=None if act is None else SIDE_LETTERS[act],
             seats=seats,
-            thinking=self.thinking,
+            thinking=(self.thinking and self.leased_seq == self.seq) or self.thinking_elsewhere(),
             last=self.last,
             rounds=self.rounds,
             fill=fill,
@@ -451,6 +454,14 @@ class Game:
             rematch=self.row.rematch,
             claim_after_ms=claim_after_ms if self.claimable() else None,
         )
+
+    def thinking_elsewhere(self) -> bool:
+        """Whether another process holds the lease on the computer's move
+        the game waits for (several processes on one database: it thinks
+        there, and this process shows it thinking too)."""
+        row, act = self.row, self.to_act()
+        return (row.thinker is not None and act is not None and self.kinds()[act] != "human"
+                and (row.think_until or 0) > now_ms())
 
     def record(self) -> Record:
         """The game as a match record (``kamisado.record``)."""
@@ -1363,6 +1374,8 @@ class Hub:
             self._locked(game, self._pause_clock)
             return
         game.thinking = True
+        if not self.store.shared:  # nobody else thinks about it: shown thinking at once
+            game.leased_seq = game.seq
         game.task = asyncio.get_running_loop().create_task(self._think(game, side))
 
     async def _take_turn(self, game: Game) -> bool:
@@ -1437,10 +1450,14 @@ class Hub:
     async def _think(self, game: Game, side: int) -> None:
         seq = game.seq
         try:
-            if not await self._take_turn(game):  # another process thinks about it
-                game.thinking = False
-                self._evict(game)
-                return
+            if self.store.shared:
+                if not await self._take_turn(game):  # another process thinks about it
+                    game.thinking = False
+                    self._evict(game)
+                    return
+                if game.seq == seq:
+                    game.leased_seq = seq
+                    await self.broadcast(game)  # this process's connections see it thinking
             async with game.lock:
                 if game.seq == seq:
                     await self._resume_clock(game)
@@ -1658,7 +1675,7 @@ class Hub:
 
         def seen(g: Game) -> tuple[Any, ...]:
             r = g.row
-            return (g.seq, r.offer, r.rematch, r.owners, r.black_name, r.gold_name, g.clock)
+            return (g.seq, r.offer, r.rematch, r.owners, r.black_name, r.gold_name, g.clock, r.thinker)
 
         before = seen(game)
         try:

@@ -722,7 +722,8 @@ class Store:
         until ``until_ms``: granted when nobody holds it, this store holds
         it, or its holder's lease ran out (a process that died thinking).
         Every action clears it.  Always granted on a database only one
-        process serves (SQLite)."""
+        process serves (SQLite).  A lease granted is announced, so the
+        other processes show the computer thinking."""
         if not self.shared:
             return True
         free = sa.or_(games.c.thinker.is_(None), games.c.thinker == self.origin,
@@ -733,6 +734,8 @@ class Store:
                 .where(games.c.id == game_id, games.c.actions == seq, free)
                 .values(thinker=self.origin, think_until=until_ms)
             ).rowcount
+            if done == 1:
+                self._announce(conn, game_id)
         return done == 1
 
     def set_presence(self, held: dict[str, tuple[bool, bool]], now_ms: int) -> None:
