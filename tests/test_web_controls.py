@@ -184,9 +184,10 @@ def test_a_takeback_against_the_computer_is_immediate(client: TestClient) -> Non
 def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
     other = browser(client)
     gid, wb, wg, st = online_pair(client, other)
+    assert st["takeback"] == {"b": 0, "g": 0}
     wb.send_json({"type": "move", "move": a_move(st)})
     st = state(wb)
-    state(wg)
+    assert state(wg)["takeback"] == st["takeback"] == {"b": 1, "g": 0}  # the page enables by it
     wg.send_json({"type": "takeback"})  # Gold has no move in this round
     assert error(wg)["code"] == "not_allowed"
     wb.send_json({"type": "takeback"})
@@ -211,7 +212,7 @@ def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
     state(wb), state(wg)
     wg.send_json({"type": "move", "move": a_move(st)})
     st = state(wg)
-    assert st["offer"] is None
+    assert st["offer"] is None and st["takeback"] == {"b": 2, "g": 1}
     wb.send_json({"type": "takeback", "action": "accept"})
     assert error(wb)["code"] == "no_offer"
     # Black takes back after Gold replied: both moves go (the offer's count is 2)

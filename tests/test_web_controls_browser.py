@@ -116,6 +116,8 @@ def test_an_online_takeback_is_offered_declined_and_accepted(browser: Browser, s
     black, gold = online_pair(browser, server, target="3")
     move(black, "c1", "c5")
     expect(black.locator("#takeback")).to_have_text("Ask to take back")
+    expect(black.locator("#takeback")).to_be_enabled()
+    expect(gold.locator("#takeback")).to_be_disabled()  # Gold has no move to take back
     black.locator("#takeback").click()
     # the asker sees a note and a way to withdraw; the opponent a question
     expect(black.locator("#offer-text")).to_have_text("Takeback offered: waiting for your opponent.")

@@ -453,6 +453,7 @@ class Game:
             offer=None if offer is None else {"kind": offer[0], "by": SIDE_LETTERS[offer[1]]},
             rematch=self.row.rematch,
             claim_after_ms=claim_after_ms if self.claimable() else None,
+            takeback={SIDE_LETTERS[side]: self.takeback_count(side) for side in (0, 1)},
         )
 
     def thinking_elsewhere(self) -> bool:

@@ -786,6 +786,9 @@ class StateFrame:
     offer: OfferView | None = None
     rematch: str | None = None
     claim_after_ms: int | None = None
+    #: per side letter, the moves a takeback by that side would take back
+    #: now (0: none; :meth:`kamisado.web.games.Game.takeback_count`)
+    takeback: dict[str, int] = field(default_factory=dict)
 
     def fields(self) -> dict[str, Any]:
         """The frame as a JSON object, without ``you``."""
@@ -813,6 +816,7 @@ class StateFrame:
             "offer": self.offer,
             "rematch": self.rematch,
             "claim_after_ms": self.claim_after_ms,
+            "takeback": self.takeback,
             **self.position,
         }
 

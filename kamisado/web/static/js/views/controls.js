@@ -36,10 +36,12 @@ export function renderExtras(st, you, connected) {
   const offer = st.offer || null;
   const over = st.state === "over";
   // take back: while a round is being played and something of it was moved
+  // (by the asker, when it holds one seat: the server says how much there is)
   const round = st.rounds[st.rounds.length - 1];
   const moved = Boolean(round && round.entries.some((e) => e.kind === "move"));
+  const mine = you.length === 1 ? Boolean(st.takeback && st.takeback[you[0]]) : moved;
   const tb = /** @type {HTMLButtonElement} */ ($("#takeback"));
-  tb.disabled = !connected || st.state !== "playing" || Boolean(st.outcome) || !moved
+  tb.disabled = !connected || st.state !== "playing" || Boolean(st.outcome) || !mine
     || Boolean(offer && offer.kind === "takeback");
   tb.textContent = t(offered(st, you) ? "control.takeback_offer" : "control.takeback");
   renderOffer(st, you, connected);
