@@ -181,6 +181,8 @@ async def one_game(
                 while True:  # a new game whenever one ends
                     await black.send(json.dumps({"type": "create", "online": True, "target": target}))
                     created = json.loads(await black.recv())
+                    while created["type"] == "state":  # a late frame of the game before (another process's)
+                        created = json.loads(await black.recv())
                     if created["type"] != "created":
                         raise RuntimeError(f"create answered {created}")
                     gid, tokens = created["game"], created["tokens"]

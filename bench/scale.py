@@ -1,0 +1,90 @@
+"""Scale-out benchmark: how many moves a second one and several ``kamisado
+web`` processes on one PostgreSQL carry while the move round trip stays
+under a p99 limit (issue 12: two processes should carry 1.5 times one,
+with p99 under 50 ms).
+
+For each number of servers the offered load is raised step by step (more
+concurrent games, each player thinking ``--think`` seconds a move) with
+``bench/load.py``; the capacity is the highest moves/s of a step whose
+round-trip p99 stayed under ``--p99``.  Every step starts fresh server
+processes on the same database, one after the other in one run, so the
+ratio compares like with like.
+
+    python bench/scale.py --db postgresql://postgres@127.0.0.1:54329/kamisado_bench \\
+        --servers 1,2 --games 50,100,150,200,300 --think 0.3 --seconds 15
+
+Prints one line per step, then the capacity of each server count and
+their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+LOAD = Path(__file__).with_name("load.py")
+
+
+def step(args: argparse.Namespace, servers: int, games: int) -> dict[str, float]:
+    """One run of load.py: moves/s, p50/p99 round trip, p50/p99 delivery (ms)."""
+    cmd = [sys.executable, str(LOAD), "--servers", str(servers), "--db", args.db,
+           "--games", str(games), "--think", str(args.think), "--seconds", str(args.seconds),
+           "--clients", str(args.clients)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 180).stdout
+    got: dict[str, float] = {}
+    rate = re.search(r"moves acknowledged: \d+ in [\d.]+ s \((\d+)/s\)", out)
+    trip = re.search(r"move round trip: p50 ([\d.]+) ms, p90 [\d.]+ ms, p99 ([\d.]+) ms", out)
+    delivery = re.search(r"delivery to the other player \(\d+\): p50 ([\d.]+) ms, p90 [\d.]+ ms, p99 ([\d.]+) ms", out)
+    errors = re.search(r"errors: (\d+)", out)
+    if rate is None or trip is None:
+        raise RuntimeError(f"load.py gave no figures:\n{out[-2000:]}")
+    got["rate"] = float(rate.group(1))
+    got["p50"], got["p99"] = float(trip.group(1)), float(trip.group(2))
+    if delivery is not None:
+        got["d50"], got["d99"] = float(delivery.group(1)), float(delivery.group(2))
+    got["errors"] = float(errors.group(1)) if errors else 0.0
+    return got
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--db", required=True, help="a PostgreSQL URL the servers share")
+    ap.add_argument("--servers", default="1,2", help="server counts to compare (default 1,2)")
+    ap.add_argument("--games", default="50,100,150,200,300",
+                    help="concurrent games of each step, rising (default 50,100,150,200,300)")
+    ap.add_argument("--think", type=float, default=0.3, help="mean pause before each move, s (default 0.3)")
+    ap.add_argument("--seconds", type=float, default=15.0, help="measured time of each step (default 15)")
+    ap.add_argument("--clients", type=int, default=2, help="client processes (default 2)")
+    ap.add_argument("--p99", type=float, default=50.0, help="the round trip's p99 limit, ms (default 50)")
+    args = ap.parse_args()
+    counts = [int(n) for n in args.servers.split(",")]
+    loads = [int(n) for n in args.games.split(",")]
+    capacity: dict[int, float] = {}
+    for servers in counts:
+        best = 0.0
+        for games in loads:
+            got = step(args, servers, games)
+            ok = got["p99"] < args.p99
+            delivery = (f", delivery to the other player p50 {got['d50']:.1f} / p99 {got['d99']:.1f} ms"
+                        if "d50" in got else "")
+            print(f"servers {servers} games {games:5d}: {got['rate']:5.0f} moves/s, round trip "
+                  f"p50 {got['p50']:.1f} / p99 {got['p99']:.1f} ms{delivery}, errors {got['errors']:.0f}"
+                  f"{'' if ok else '  (over the limit)'}", flush=True)
+            if ok:
+                best = max(best, got["rate"])
+            else:
+                break  # more load only makes it worse
+        capacity[servers] = best
+    print(f"capacity with round-trip p99 < {args.p99:.0f} ms:")
+    base = capacity[counts[0]]
+    for servers in counts:
+        ratio = f" ({capacity[servers] / base:.2f}x)" if base else ""
+        print(f"  {servers} server(s): {capacity[servers]:.0f} moves/s{ratio}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
