@@ -99,7 +99,7 @@ class Shared:
 
 async def player(
     ws: ClientConnection, me: str, stats: Stats, think: float, rng: random.Random,
-    shared: Shared, computer: bool = False,
+    shared: Shared, computer: bool = False, game: str | None = None,
 ) -> None:
     sent_at: float | None = None
     reply_from: float | None = None
@@ -113,8 +113,8 @@ async def player(
             else:
                 stats.stale += 1
             continue
-        if msg["type"] != "state":
-            continue
+        if msg["type"] != "state" or (game is not None and msg["game"] != game):
+            continue  # (a late frame of the game before: its other player left it)
         now = time.perf_counter()
         seq = msg["seq"]
         for k in [k for k, (side, _) in shared.sent.items() if k < seq and side != me]:
@@ -181,7 +181,7 @@ async def one_game(
                 while True:  # a new game whenever one ends
                     await black.send(json.dumps({"type": "create", "online": True, "target": target}))
                     created = json.loads(await black.recv())
-                    while created["type"] == "state":  # a late frame of the game before (another process's)
+                    while created["type"] == "state":  # a late frame of the game before
                         created = json.loads(await black.recv())
                     if created["type"] != "created":
                         raise RuntimeError(f"create answered {created}")
@@ -201,8 +201,8 @@ async def one_game(
                         return
                     shared = Shared()
                     await asyncio.gather(
-                        player(black, "b", stats, think, rng, shared),
-                        player(gold, "g", stats, think, rng, shared),
+                        player(black, "b", stats, think, rng, shared, game=gid),
+                        player(gold, "g", stats, think, rng, shared, game=gid),
                     )
             finally:
                 if counted:
@@ -224,11 +224,13 @@ async def computer_game(url: str, stats: Stats, level: str, seed: int) -> None:
                 await ws.send(json.dumps(
                     {"type": "create", "black": "human", "gold": level, "target": 1}))
                 created = json.loads(await ws.recv())
+                while created["type"] == "state":  # a late frame of the game before
+                    created = json.loads(await ws.recv())
                 if created["type"] != "created":
                     raise RuntimeError(f"create answered {created}")
                 await ws.send(json.dumps(
                     {"type": "join", "game": created["game"], "token": created["tokens"]["b"]}))
-                await player(ws, "b", stats, 0.0, rng, Shared(), computer=True)
+                await player(ws, "b", stats, 0.0, rng, Shared(), computer=True, game=created["game"])
     except asyncio.CancelledError:
         raise
     except Exception as exc:
