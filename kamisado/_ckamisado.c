@@ -2624,9 +2624,16 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
     return r;
 }
 
+/* The default Searcher's tables, those not in use in another thread (a
+ * search or solve of this thread's callback cannot be running here). */
 static PyObject *mod_clear_tt(PyObject *module, PyObject *Py_UNUSED(ignored))
 {
-    return Searcher_clear_tt(default_searcher, NULL);
+    SearcherObject *d = default_searcher;
+    if (d->sv && !d->sv_busy)
+        sv_tt_reset(d->sv, d->sv_mask);
+    if (d->se && !d->se_busy)
+        memset(d->se, 0, sizeof(SeEntry) * (d->se_mask + 1));
+    Py_RETURN_NONE;
 }
 
 static PyObject *mod_square_colours(PyObject *module, PyObject *Py_UNUSED(ignored))
@@ -2768,7 +2775,8 @@ static PyMethodDef module_methods[] = {
     {"evaluate", (PyCFunction)(void (*)(void))mod_evaluate, METH_VARARGS | METH_KEYWORDS,
      "evaluate(pos, weights=None) -> int: the static evaluation (side to move);\n"
      "weights as for search()"},
-    {"clear_tt", (PyCFunction)mod_clear_tt, METH_NOARGS, "clear the transposition tables"},
+    {"clear_tt", (PyCFunction)mod_clear_tt, METH_NOARGS,
+     "clear the default Searcher's transposition tables (those not in use in another thread)"},
     {"square_colours", (PyCFunction)mod_square_colours, METH_NOARGS,
      "square_colours() -> tuple of 64 colours"},
     {NULL}};

@@ -330,8 +330,11 @@ def square_colours() -> tuple[int, ...]:
 
 
 def clear_tt() -> None:
-    """Empty the solver's and the search's transposition tables (the default Searcher's)."""
-    _DEFAULT.clear_tt()
+    """Empty the default Searcher's tables (those not in use in another thread)."""
+    if _DEFAULT._se_owner is None:
+        _DEFAULT._se.clear()
+    if _DEFAULT._sv_owner is None:
+        _DEFAULT._sv.clear()
 
 
 def evaluate(pos: Position, weights: tuple[int, ...] | list[int] | None = None) -> int:
