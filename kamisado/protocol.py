@@ -1075,7 +1075,10 @@ class Engine:
                     self.handle(raw.decode("utf-8", "replace").strip())
         finally:
             self._drop_job()
-            self.runner.wait(STOP_WAIT)
+            if self.runner.wait(STOP_WAIT):  # (a job still running may write to the pipe)
+                for end in (self._wake_read, self._wake_write):
+                    with contextlib.suppress(OSError):
+                        os.close(end)
         return 0
 
 

@@ -941,3 +941,31 @@ def test_a_compiled_search_releases_the_gil() -> None:
     assert "r" in out
     # with the GIL held for the whole search this loop would hardly run at all
     assert count > 10_000, count
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("call", ["C.search(C.Position(), time_ms=60_000)",
+                                  "C.Searcher().solve(C.Position(SEARCHER_KPN))"])
+def test_ctrl_c_interrupts_a_search_on_the_main_thread(call: str) -> None:
+    """Without the GIL, the search still runs the signal handlers now and then."""
+    import signal
+    from pathlib import Path
+
+    code = (
+        "from kamisado._backend import impl as C\n"
+        f"SEARCHER_KPN = {SEARCHER_KPNS[3]!r}\n"
+        "print('go', flush=True)\n"
+        f"{call}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "go"
+    time.sleep(0.5)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert "KeyboardInterrupt" in err
+    assert time.monotonic() - start < 10
