@@ -867,8 +867,6 @@ typedef struct {
     PyThreadState **ts; /* where the main thread's state is saved, or NULL */
 } Limits;
 
-static double now_ms(void);
-
 static int limits_check(Limits *L)
 {
     L->next_check = L->nodes + 1024;
