@@ -18,12 +18,15 @@
  *   4. the heuristic search: iterative deepening negamax with PVS, a Zobrist
  *      transposition table, TT move / immediate wins / killers / history
  *      ordering and an evaluation whose weights come from Python
- *   5. the Python type ``Position`` and the module functions
+ *   5. the Python types ``Position`` and ``Searcher`` (the tables of a search
+ *      and a solver, which run without the GIL and stop on a flag another
+ *      thread sets) and the module functions (a default Searcher)
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -823,57 +826,99 @@ typedef struct {
     uint16_t work; /* log2 of the nodes below, for replacement */
 } SvEntry;
 
-static SvEntry *sv_tt = NULL;
-static size_t sv_tt_mask = 0;
-static size_t sv_tt_size_log = 0;
+/* -- the tables: one allocator for the solver's and the search's ----------- */
 
-static int sv_tt_alloc(int log2)
+/* A transposition table of 2**log2 entries of ``size`` bytes, zeroed; NULL
+ * when out of memory. */
+static void *tt_alloc(int log2, size_t size)
 {
-    if (sv_tt && (size_t)log2 == sv_tt_size_log)
-        return 0;
-    free(sv_tt);
-    sv_tt = (SvEntry *)calloc((size_t)1 << log2, sizeof(SvEntry));
-    if (!sv_tt) {
-        sv_tt_mask = 0;
-        sv_tt_size_log = 0;
-        return -1;
-    }
-    sv_tt_mask = ((size_t)1 << log2) - 1;
-    sv_tt_size_log = (size_t)log2;
-    for (size_t i = 0; i <= sv_tt_mask; i++) {
-        sv_tt[i].lo = -MATE;
-        sv_tt[i].hi = MATE;
-    }
-    return 0;
+    return calloc((size_t)1 << log2, size);
 }
 
-static void sv_tt_clear(void)
+/* An empty solver table: every entry the bounds -MATE..MATE. */
+static void sv_tt_reset(SvEntry *tt, size_t mask)
 {
-    if (!sv_tt)
-        return;
-    for (size_t i = 0; i <= sv_tt_mask; i++) {
-        sv_tt[i].key = 0;
-        sv_tt[i].lo = -MATE;
-        sv_tt[i].hi = MATE;
-        sv_tt[i].move = 0;
-        sv_tt[i].work = 0;
+    for (size_t i = 0; i <= mask; i++) {
+        tt[i].key = 0;
+        tt[i].lo = -MATE;
+        tt[i].hi = MATE;
+        tt[i].move = 0;
+        tt[i].work = 0;
     }
 }
 
 #define SV_BUCKET 4
 
-static inline SvEntry *sv_probe(u64 key)
+/* -- limits: one check for the solver and the search ------------------------
+ *
+ * A search runs without the GIL.  Every 1024 nodes it looks at its node
+ * limit, at the stop flag of its Searcher (an atomic int another thread sets
+ * without the GIL), and at its deadline; on the main thread, every 64 such
+ * checks, it takes the GIL back for a moment to run the signal handlers (a
+ * Ctrl-C sets ``interrupted`` and leaves its exception set).
+ */
+typedef struct {
+    u64 nodes;
+    u64 node_limit;
+    double deadline; /* ms, 0 none */
+    int stop, interrupted;
+    u64 next_check, checks;
+    atomic_int *flag;  /* the Searcher's stop flag, or NULL */
+    PyThreadState **ts; /* where the main thread's state is saved, or NULL */
+} Limits;
+
+static int limits_check(Limits *L)
 {
-    SvEntry *b = &sv_tt[(key & sv_tt_mask) & ~(size_t)(SV_BUCKET - 1)];
+    L->next_check = L->nodes + 1024;
+    if (L->node_limit && L->nodes >= L->node_limit)
+        L->stop = 1;
+    else if (L->flag && atomic_load_explicit(L->flag, memory_order_relaxed))
+        L->stop = 1;
+    else if (L->deadline > 0 && now_ms() >= L->deadline)
+        L->stop = 1;
+    else if ((++L->checks & 63) == 0 && L->ts) {
+        PyEval_RestoreThread(*L->ts);
+        int r = PyErr_CheckSignals();
+        *L->ts = PyEval_SaveThread();
+        if (r < 0)
+            L->stop = L->interrupted = 1; /* Ctrl-C: the exception is set */
+    }
+    return L->stop;
+}
+
+/* Whether to stop: the limits are looked at every 1024 nodes. */
+static inline int limits_hit(Limits *L)
+{
+    if (L->nodes >= L->next_check)
+        return limits_check(L);
+    return L->stop;
+}
+
+typedef struct {
+    Pos p;
+    Limits L;
+    SvEntry *tt;
+    size_t mask;
+    uint32_t history[16][64];
+} Solver;
+
+static inline SvEntry *sv_bucket(const Solver *s, u64 key)
+{
+    return &s->tt[(key & s->mask) & ~(size_t)(SV_BUCKET - 1)];
+}
+
+static inline SvEntry *sv_probe(const Solver *s, u64 key)
+{
+    SvEntry *b = sv_bucket(s, key);
     for (int i = 0; i < SV_BUCKET; i++)
         if (b[i].key == key)
             return &b[i];
     return NULL;
 }
 
-static inline void sv_store(u64 key, int lo, int hi, int move, int work)
+static inline void sv_store(Solver *s, u64 key, int lo, int hi, int move, int work)
 {
-    SvEntry *b = &sv_tt[(key & sv_tt_mask) & ~(size_t)(SV_BUCKET - 1)];
+    SvEntry *b = sv_bucket(s, key);
     SvEntry *e = NULL;
     for (int i = 0; i < SV_BUCKET; i++)
         if (b[i].key == key) {
@@ -922,30 +967,6 @@ static inline int up_value(int c, int same)
 static inline int down_bound(int v)
 {
     return v > 0 ? v + 1 : v < 0 ? v - 1 : 0;
-}
-
-typedef struct {
-    Pos p;
-    u64 nodes;
-    u64 node_limit;
-    double deadline; /* ms, 0 none */
-    int stop, interrupted;
-    u64 next_check, checks;
-    uint32_t history[16][64];
-} Solver;
-
-static inline int sv_check_limits(Solver *s)
-{
-    if (s->nodes >= s->next_check) {
-        s->next_check = s->nodes + 1024;
-        if (s->node_limit && s->nodes >= s->node_limit)
-            s->stop = 1;
-        else if (s->deadline > 0 && now_ms() >= s->deadline)
-            s->stop = 1;
-        else if ((++s->checks & 63) == 0 && PyErr_CheckSignals() < 0)
-            s->stop = s->interrupted = 1; /* Ctrl-C: the exception is set */
-    }
-    return s->stop;
 }
 
 static inline int ilog2(u64 x)
@@ -1014,7 +1035,7 @@ static inline void true_bounds(int r, int d, int alpha, int beta, int *lo, int *
 static int sv_dl1(Solver *s)
 {
     Pos *p = &s->p;
-    s->nodes++;
+    s->L.nodes++;
     if (can_win_now(p))
         return MATE - 1;
     uint16_t mv[MAXMOVES];
@@ -1060,8 +1081,8 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
     Pos *p = &s->p;
     if (d <= 0)
         return 0;
-    s->nodes++;
-    if (sv_check_limits(s))
+    s->L.nodes++;
+    if (limits_hit(&s->L))
         return 0;
     if (can_win_now(p))
         return MATE - 1;
@@ -1105,7 +1126,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
         true_bounds(best, d, alpha, beta, &lo, &hi);
         return best >= beta ? dl(lo, d0) : best <= alpha ? dl(hi, d0) : best;
     }
-    SvEntry *e = sv_probe(key);
+    SvEntry *e = sv_probe(s, key);
     int ttmove = 0;
     if (e) {
         int tlo = dl(e->lo, d), thi = dl(e->hi, d);
@@ -1123,7 +1144,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
         ttmove = e->move;
     }
     int alpha0 = alpha;
-    u64 nodes0 = s->nodes;
+    u64 nodes0 = s->L.nodes;
     /* Order: the TT move first, then by the opponent's safe replies (fewest
      * first), then history. */
     int score[MAXMOVES];
@@ -1138,7 +1159,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
                 sc = p->owinner == side ? (1 << 29) : -(1 << 29);
             } else if (p->turn != side) {
                 /* the child's TT bucket is needed soon: fetch it now */
-                __builtin_prefetch(&sv_tt[(p->hash & sv_tt_mask) & ~(size_t)(SV_BUCKET - 1)]);
+                __builtin_prefetch(sv_bucket(s, p->hash));
                 int sr = safe_replies(p, side);
                 if (sr == 64)
                     sc = LOSE2;
@@ -1189,7 +1210,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
             }
             unmake_move(p);
         }
-        if (s->stop)
+        if (s->L.stop)
             return 0;
         if (v > best) {
             best = v;
@@ -1209,7 +1230,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
         }
     }
     true_bounds(best, d, alpha0, beta, &lo, &hi);
-    sv_store(key, lo, hi, best > alpha0 ? bestmove : ttmove, ilog2(s->nodes - nodes0 + 1));
+    sv_store(s, key, lo, hi, best > alpha0 ? bestmove : ttmove, ilog2(s->L.nodes - nodes0 + 1));
     if (d == d0)
         return best;
     return best >= beta ? dl(lo, d0) : best <= alpha0 ? dl(hi, d0) : best;
@@ -1241,7 +1262,7 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
     for (int d = start_depth > 1 ? start_depth : 1; !max_depth || d <= max_depth; d++) {
         int best = -SV_INF, bm = 0;
         int alpha = -SV_INF, beta = SV_INF;
-        SvEntry *e = sv_probe(p->hash);
+        SvEntry *e = sv_probe(s, p->hash);
         int ttmove = e ? e->move : 0;
         /* TT move first */
         for (int i = 0; i < n; i++)
@@ -1261,7 +1282,7 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
             else
                 v = up_value(sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha)), 0);
             unmake_move(p);
-            if (s->stop)
+            if (s->L.stop)
                 return 0;
             if (v > best) {
                 best = v;
@@ -1273,11 +1294,11 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
         *depth_done = d;
         if (best != 0) {
             *bestmove = bm;
-            sv_store(p->hash, best, best, bm, 60);
+            sv_store(s, p->hash, best, best, bm, 60);
             return best;
         }
         int cut = MATE - d - 1;
-        sv_store(p->hash, -cut, cut, 0, 0);
+        sv_store(s, p->hash, -cut, cut, 0, 0);
         if (d >= SOLVE_MAX_DEPTH)
             break;
     }
@@ -1328,47 +1349,27 @@ typedef struct {
     uint16_t move;
     int8_t depth;
     uint8_t flag; /* 1 lower, 2 upper, 3 exact */
-    uint8_t pad[2];
+    uint16_t gen; /* the search that wrote it: others read as empty */
 } SeEntry;
 
 #define F_LOWER 1
 #define F_UPPER 2
 #define F_EXACT 3
 
-static SeEntry *se_tt = NULL;
-static size_t se_tt_mask = 0;
-static size_t se_tt_size_log = 0;
-
-static int se_tt_alloc(int log2)
-{
-    if (se_tt && (size_t)log2 == se_tt_size_log)
-        return 0;
-    free(se_tt);
-    se_tt = (SeEntry *)calloc((size_t)1 << log2, sizeof(SeEntry));
-    if (!se_tt) {
-        se_tt_size_log = 0;
-        se_tt_mask = 0;
-        return -1;
-    }
-    se_tt_mask = ((size_t)1 << log2) - 1;
-    se_tt_size_log = (size_t)log2;
-    return 0;
-}
-
 typedef struct {
     Pos p;
     int w[NWEIGHTS];
-    u64 nodes, node_limit;
-    double deadline;
-    int stop, interrupted;
-    u64 next_check, checks;
+    Limits L;
+    SeEntry *tt;
+    size_t mask;
+    uint16_t gen;
     u64 seed;
     uint16_t killers[MAXPLY][2];
     int32_t history[16][64];
     uint16_t pv[MAXPLY][MAXPLY];
     int pvlen[MAXPLY];
     int seldepth;
-} Searcher;
+} Search;
 
 static inline int tier_of(const Pos *p, int side, int rings)
 {
@@ -1420,7 +1421,7 @@ static inline int count_moves(const Pos *p, int t)
     return n;
 }
 
-static int evaluate(Searcher *S)
+static int evaluate(Search *S)
 {
     const Pos *p = &S->p;
     const int *w = S->w;
@@ -1488,19 +1489,6 @@ static int evaluate(Searcher *S)
     return sc;
 }
 
-static inline int se_check(Searcher *S)
-{
-    if (S->nodes >= S->next_check) {
-        S->next_check = S->nodes + 1024;
-        if (S->node_limit && S->nodes >= S->node_limit)
-            S->stop = 1;
-        else if (S->deadline > 0 && now_ms() >= S->deadline)
-            S->stop = 1;
-        else if ((++S->checks & 63) == 0 && PyErr_CheckSignals() < 0)
-            S->stop = S->interrupted = 1; /* Ctrl-C: the exception is set */
-    }
-    return S->stop;
-}
 
 static inline int to_tt(int v, int ply)
 {
@@ -1520,14 +1508,14 @@ static inline int from_tt(int v, int ply)
     return v;
 }
 
-static int se_search(Searcher *S, int depth, int alpha, int beta, int ply, int pvnode)
+static int se_search(Search *S, int depth, int alpha, int beta, int ply, int pvnode)
 {
     Pos *p = &S->p;
     S->pvlen[ply] = 0;
-    S->nodes++;
+    S->L.nodes++;
     if (ply > S->seldepth)
         S->seldepth = ply;
-    if (se_check(S))
+    if (limits_hit(&S->L))
         return 0;
     if (ply > 0) {
         /* the root searches its moves, so that the PV has the winning move */
@@ -1538,9 +1526,9 @@ static int se_search(Searcher *S, int depth, int alpha, int beta, int ply, int p
     if (depth <= 0 || ply >= MAXPLY - 1)
         return evaluate(S);
     u64 key = p->hash;
-    SeEntry *e = &se_tt[key & se_tt_mask];
+    SeEntry *e = &S->tt[key & S->mask];
     int ttmove = 0;
-    if (e->key == key) {
+    if (e->key == key && e->gen == S->gen) {
         ttmove = e->move;
         if (!pvnode && e->depth >= depth) {
             int v = from_tt(e->score, ply);
@@ -1570,7 +1558,7 @@ static int se_search(Searcher *S, int depth, int alpha, int beta, int ply, int p
             if (p->owinner >= 0) {
                 sc = p->owinner == side ? (1 << 29) : -(1 << 29);
             } else if (p->turn != side) {
-                __builtin_prefetch(&se_tt[p->hash & se_tt_mask]);
+                __builtin_prefetch(&S->tt[p->hash & S->mask]);
                 int sr = safe_replies(p, side);
                 sc = sr == 64 ? -(1 << 28) + h : ((64 - sr) << 20) + h;
             } else {
@@ -1611,13 +1599,13 @@ static int se_search(Searcher *S, int depth, int alpha, int beta, int ply, int p
             } else {
                 v = same ? se_search(S, depth - 1, alpha, alpha + 1, ply + 1, 0)
                          : -se_search(S, depth - 1, -alpha - 1, -alpha, ply + 1, 0);
-                if (v > alpha && v < beta && !S->stop)
+                if (v > alpha && v < beta && !S->L.stop)
                     v = same ? se_search(S, depth - 1, alpha, beta, ply + 1, pvnode)
                              : -se_search(S, depth - 1, -beta, -alpha, ply + 1, pvnode);
             }
         }
         unmake_move(p);
-        if (S->stop)
+        if (S->L.stop)
             return 0;
         if (v > best) {
             best = v;
@@ -1648,9 +1636,11 @@ static int se_search(Searcher *S, int depth, int alpha, int beta, int ply, int p
     if (n == 0)
         return evaluate(S); /* not reached: a round in progress has moves */
     int flag = best >= beta ? F_LOWER : best > alpha0 ? F_EXACT : F_UPPER;
-    if (e->key != key || depth >= e->depth || flag == F_EXACT) {
-        int keep = e->key == key ? e->move : 0;
+    int same = e->key == key && e->gen == S->gen;
+    if (!same || depth >= e->depth || flag == F_EXACT) {
+        int keep = same ? e->move : 0;
         e->key = key;
+        e->gen = S->gen;
         e->score = (int16_t)to_tt(best, ply);
         e->depth = (int8_t)(depth > 127 ? 127 : depth);
         e->flag = (uint8_t)flag;
@@ -2160,13 +2150,13 @@ static int sv_pv(Solver *s, int value, uint16_t *pv, int maxlen)
     Pos *p = &s->p;
     int n = 0;
     int v = value;
-    u64 saved_limit = s->node_limit;
-    double saved_deadline = s->deadline;
+    u64 saved_limit = s->L.node_limit;
+    double saved_deadline = s->L.deadline;
     while (n < maxlen && v != 0 && p->owinner < 0) {
         int dist = MATE - (v > 0 ? v : -v);
         int bm = 0, dd = 0;
         int r = sv_root(s, dist, dist, &bm, &dd);
-        if (s->stop || r != v || !bm)
+        if (s->L.stop || r != v || !bm)
             break;
         pv[n++] = (uint16_t)bm;
         int side = p->turn;
@@ -2177,23 +2167,102 @@ static int sv_pv(Solver *s, int value, uint16_t *pv, int maxlen)
     }
     while (p->ply)
         unmake_move(p);
-    s->node_limit = saved_limit;
-    s->deadline = saved_deadline;
+    s->L.node_limit = saved_limit;
+    s->L.deadline = saved_deadline;
     return n;
 }
 
-static int ensure_sv_tt(int log2)
+/* -- the Searcher ---------------------------------------------------------------
+ *
+ * A Searcher owns a search table and a solver table, as a chess engine's
+ * thread does: searches of different Searchers run side by side in threads
+ * of one process, each without the GIL.  Its stop flag is an atomic int:
+ * stop() sets it from any thread, the search sees it within 1024 nodes and
+ * answers as at a limit; it stays set (every later search and solve of the
+ * Searcher stops at once, after a search's first depth) until resume().
+ *
+ * The search table is not zeroed on each search: each search that does not
+ * keep the table takes a new generation, and entries of other generations
+ * read as empty (the whole table is zeroed once every 65535 generations).
+ * The solver's table holds bounds on exact values, valid for ever: it is
+ * kept between calls.
+ *
+ * The module functions search(), solve() and clear_tt() use a default
+ * Searcher (a fresh one when the default is busy in another thread).
+ */
+
+typedef struct {
+    PyObject_HEAD
+    SeEntry *se; /* the search's table, NULL until the first search */
+    size_t se_mask;
+    int se_log2;
+    uint16_t gen; /* the generation of the last search (0: none) */
+    SvEntry *sv; /* the solver's table, NULL until the first solve */
+    size_t sv_mask;
+    int sv_log2;
+    atomic_int stop;
+    /* read and written with the GIL: a table in use, and by which thread */
+    int se_busy, sv_busy;
+    unsigned long se_owner, sv_owner;
+} SearcherObject;
+
+static PyTypeObject SearcherType;
+static SearcherObject *default_searcher = NULL;
+static unsigned long main_thread_ident = 0;
+
+/* Where a running search saves the thread state so that the limit check can
+ * look at signals: only on the main thread, where Python runs handlers. */
+static PyThreadState **signal_slot(PyThreadState **ts)
 {
-    if (!sv_tt || (log2 > 0 && (size_t)log2 != sv_tt_size_log)) {
-        if (sv_tt_alloc(log2 > 0 ? log2 : SV_TT_DEFAULT_LOG2) < 0) {
+    return PyThread_get_thread_ident() == main_thread_ident ? ts : NULL;
+}
+
+static int searcher_sv_table(SearcherObject *self, int log2)
+{
+    if (self->sv && (log2 == 0 || log2 == self->sv_log2))
+        return 0;
+    if (log2 == 0)
+        log2 = SV_TT_DEFAULT_LOG2;
+    SvEntry *t = (SvEntry *)tt_alloc(log2, sizeof(SvEntry));
+    if (!t) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    free(self->sv);
+    self->sv = t;
+    self->sv_mask = ((size_t)1 << log2) - 1;
+    self->sv_log2 = log2;
+    sv_tt_reset(t, self->sv_mask);
+    return 0;
+}
+
+/* The search table of 2**log2 entries for a new search: a new generation
+ * unless ``keep`` (and the table is the same size). */
+static int searcher_se_table(SearcherObject *self, int log2, int keep)
+{
+    if (!self->se || log2 != self->se_log2) {
+        SeEntry *t = (SeEntry *)tt_alloc(log2, sizeof(SeEntry));
+        if (!t) {
             PyErr_NoMemory();
             return -1;
+        }
+        free(self->se);
+        self->se = t;
+        self->se_mask = ((size_t)1 << log2) - 1;
+        self->se_log2 = log2;
+        self->gen = 0;
+        keep = 0;
+    }
+    if (!keep || !self->gen) {
+        if (++self->gen == 0) {
+            memset(self->se, 0, sizeof(SeEntry) * (self->se_mask + 1));
+            self->gen = 1;
         }
     }
     return 0;
 }
 
-static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
+static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "node_limit", "time_ms", "max_depth", "pv", "tt_log2",
                              NULL};
@@ -2218,7 +2287,11 @@ static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "the round is over");
         return NULL;
     }
-    if (ensure_sv_tt(tt_log2) < 0)
+    if (self->sv_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "solve: this Searcher is solving in another thread");
+        return NULL;
+    }
+    if (searcher_sv_table(self, tt_log2) < 0)
         return NULL;
     Solver *s = (Solver *)calloc(1, sizeof(Solver));
     if (!s)
@@ -2227,25 +2300,36 @@ static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
         free(s);
         return PyErr_NoMemory();
     }
-    s->node_limit = node_limit;
+    s->tt = self->sv;
+    s->mask = self->sv_mask;
+    s->L.node_limit = node_limit;
+    s->L.flag = &self->stop;
     double t0 = now_ms();
-    s->deadline = time_ms > 0 ? t0 + time_ms : 0;
+    s->L.deadline = time_ms > 0 ? t0 + time_ms : 0;
     int bm = 0, dd = 0, value;
     uint16_t pv[512];
     int npv = 0;
     u64 pv_nodes = 0;
+    self->sv_busy = 1;
+    self->sv_owner = PyThread_get_thread_ident();
+    PyThreadState *ts = PyEval_SaveThread();
+    s->L.ts = signal_slot(&ts);
     value = sv_root(s, 1, (int)max_depth, &bm, &dd);
-    if (value && want_pv && !s->stop) {
-        u64 before = s->nodes;
-        s->node_limit = 0;
-        s->deadline = 0;
+    int stopped = s->L.stop;
+    if (value && want_pv && !stopped) {
+        /* the line of a proven value: no limit (it is quick), no stop */
+        u64 before = s->L.nodes;
+        s->L.node_limit = 0;
+        s->L.deadline = 0;
+        s->L.flag = NULL;
         npv = sv_pv(s, value, pv, 512);
-        pv_nodes = s->nodes - before;
+        pv_nodes = s->L.nodes - before;
     }
     double secs = (now_ms() - t0) / 1000.0;
-    int stopped = s->stop;
-    int interrupted = s->interrupted;
-    u64 nodes = s->nodes;
+    PyEval_RestoreThread(ts);
+    self->sv_busy = 0;
+    int interrupted = s->L.interrupted;
+    u64 nodes = s->L.nodes;
     pos_free(&s->p);
     free(s);
     if (interrupted)
@@ -2262,23 +2346,9 @@ static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
                          stopped ? Py_True : Py_False);
 }
 
-static PyObject *mod_clear_tt(PyObject *module, PyObject *Py_UNUSED(ignored))
-{
-    sv_tt_clear();
-    if (se_tt)
-        memset(se_tt, 0, sizeof(SeEntry) * (se_tt_mask + 1));
-    Py_RETURN_NONE;
-}
-
-/* -- search ----------------------------------------------------------------- */
-
-/* Whether a search is running (its table is in use): a search started from
- * an on_iteration callback is refused. */
-static int se_running = 0;
-
 /* Report a finished iteration to on_iteration(depth, score, nodes, seconds,
  * seldepth, pv): 1 to stop (the callback answered a true value), 0 to go on,
- * -1 when it raised (the exception is set). */
+ * -1 when it raised (the exception is set).  Called with the GIL. */
 static int se_report(PyObject *cb, int d, int v, u64 nodes, double secs, int sel,
                      const uint16_t *pv, int npv)
 {
@@ -2294,7 +2364,7 @@ static int se_report(PyObject *cb, int d, int v, u64 nodes, double secs, int sel
     return stop;
 }
 
-static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
+static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "depth", "time_ms", "node_limit", "weights", "seed",
                              "tt_log2", "keep_tt", "on_iteration", NULL};
@@ -2321,9 +2391,13 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
         type_error("on_iteration", "a callable or None", cb);
         return NULL;
     }
-    if (se_running) {
-        PyErr_SetString(PyExc_RuntimeError, "search: a search is running (called from its"
-                                            " on_iteration callback)");
+    if (self->se_busy) {
+        if (self->se_owner == PyThread_get_thread_ident())
+            PyErr_SetString(PyExc_RuntimeError, "search: a search is running (called from its"
+                                                " on_iteration callback)");
+        else
+            PyErr_SetString(PyExc_RuntimeError,
+                            "search: this Searcher is searching in another thread");
         return NULL;
     }
     int max_depth = (int)depth;
@@ -2338,34 +2412,30 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
     }
     if (max_depth == 0)
         max_depth = MAX_DEPTH;
-    Searcher *S = (Searcher *)calloc(1, sizeof(Searcher));
+    if (searcher_se_table(self, tt_log2, keep_tt) < 0)
+        return NULL;
+    Search *S = (Search *)calloc(1, sizeof(Search));
     if (!S)
         return PyErr_NoMemory();
     memcpy(S->w, w, sizeof S->w);
-    if (!se_tt || (size_t)tt_log2 != se_tt_size_log) {
-        if (se_tt_alloc(tt_log2) < 0) {
-            free(S);
-            return PyErr_NoMemory();
-        }
-    } else if (!keep_tt) {
-        memset(se_tt, 0, sizeof(SeEntry) * (se_tt_mask + 1));
-    }
     if (pos_clone_state(&S->p, src, MAXPLY + 8) < 0) {
         free(S);
         return PyErr_NoMemory();
     }
-    S->node_limit = node_limit;
+    S->tt = self->se;
+    S->mask = self->se_mask;
+    S->gen = self->gen;
+    S->L.node_limit = node_limit;
     S->seed = seed;
     double t0 = now_ms();
-    S->deadline = time_ms > 0 ? t0 + time_ms : 0;
+    S->L.deadline = time_ms > 0 ? t0 + time_ms : 0;
     int done_depth = 0, done_score = 0, done_len = 0, done_sel = 0;
     uint16_t done_pv[MAXPLY];
-    PyObject *iters = PyList_New(0);
-    if (!iters) {
-        pos_free(&S->p);
-        free(S);
-        return NULL;
-    }
+    /* the finished iterations: (depth, score, nodes, seconds) */
+    int nit = 0;
+    int it_score[MAX_DEPTH + 1];
+    u64 it_nodes[MAX_DEPTH + 1];
+    double it_secs[MAX_DEPTH + 1];
     uint16_t rootmv[MAXMOVES];
     int nroot = gen_moves(&S->p, rootmv);
     u64 rs = seed;
@@ -2380,29 +2450,35 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
             S->history[S->p.board[rootmv[i] & 63] & 15][rootmv[i] >> 6] = nroot - i;
     }
     int err = 0;
-    se_running = 1;
+    self->se_busy = 1;
+    self->se_owner = PyThread_get_thread_ident();
+    PyThreadState *ts = PyEval_SaveThread();
+    S->L.ts = signal_slot(&ts);
     for (int d = 1; d <= max_depth; d++) {
         int v;
         S->seldepth = 0;
+        /* the first depth always finishes (a move to answer); stop() ends
+         * the deeper ones */
+        S->L.flag = d == 1 ? NULL : &self->stop;
+        if (d > 1 && atomic_load_explicit(&self->stop, memory_order_relaxed))
+            break;
         v = se_search(S, d, -S_INF, S_INF, 0, 1);
-        if (S->interrupted || (S->stop && d > 1))
+        if (S->L.interrupted || (S->L.stop && d > 1))
             break;
         done_depth = d;
         done_score = v;
         done_len = S->pvlen[0];
         done_sel = S->seldepth;
         memcpy(done_pv, S->pv[0], sizeof(uint16_t) * (size_t)done_len);
-        PyObject *it = Py_BuildValue("(iiKd)", d, v, (unsigned long long)S->nodes,
-                                     (now_ms() - t0) / 1000.0);
-        if (!it || PyList_Append(iters, it) < 0) {
-            Py_XDECREF(it);
-            err = 1;
-            break;
-        }
-        Py_DECREF(it);
+        it_score[nit] = v;
+        it_nodes[nit] = S->L.nodes;
+        it_secs[nit] = (now_ms() - t0) / 1000.0;
+        nit++;
         if (cb != Py_None) {
-            int r = se_report(cb, d, v, S->nodes, (now_ms() - t0) / 1000.0, done_sel, done_pv,
-                              done_len);
+            PyEval_RestoreThread(ts);
+            int r = se_report(cb, d, v, S->L.nodes, (now_ms() - t0) / 1000.0, done_sel,
+                              done_pv, done_len);
+            ts = PyEval_SaveThread();
             if (r < 0) {
                 err = 1;
                 break;
@@ -2410,7 +2486,7 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
             if (r)
                 break;
         }
-        if (S->stop)
+        if (S->L.stop)
             break;
         /* A proven result within the horizon needs no deeper search, unless
          * a more valuable round (match points) might lie beyond it. */
@@ -2422,16 +2498,27 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
                 break;
         }
     }
-    se_running = 0;
     double secs = (now_ms() - t0) / 1000.0;
-    u64 nodes = S->nodes;
-    if (S->interrupted)
+    PyEval_RestoreThread(ts);
+    self->se_busy = 0;
+    u64 nodes = S->L.nodes;
+    if (S->L.interrupted)
         err = 1;
     pos_free(&S->p);
     free(S);
-    if (err) {
-        Py_DECREF(iters);
+    if (err)
         return NULL;
+    PyObject *iters = PyList_New(nit);
+    if (!iters)
+        return NULL;
+    for (int i = 0; i < nit; i++) {
+        PyObject *it = Py_BuildValue("(iiKd)", i + 1, it_score[i],
+                                     (unsigned long long)it_nodes[i], it_secs[i]);
+        if (!it) {
+            Py_DECREF(iters);
+            return NULL;
+        }
+        PyList_SET_ITEM(iters, i, it);
     }
     PyObject *pvl = moves_to_list(done_pv, done_len);
     if (!pvl) {
@@ -2441,6 +2528,110 @@ static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
     return Py_BuildValue("{s:i,s:i,s:N,s:K,s:d,s:i,s:N}", "depth", done_depth, "score",
                          done_score, "pv", pvl, "nodes", (unsigned long long)nodes, "seconds",
                          secs, "seldepth", done_sel, "iterations", iters);
+}
+
+static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored))
+{
+    atomic_store(&self->stop, 1);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_resume(SearcherObject *self, PyObject *Py_UNUSED(ignored))
+{
+    atomic_store(&self->stop, 0);
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_get_stopped(SearcherObject *self, void *closure)
+{
+    return PyBool_FromLong(atomic_load(&self->stop));
+}
+
+static PyObject *Searcher_get_generation(SearcherObject *self, void *closure)
+{
+    return PyLong_FromLong(self->gen);
+}
+
+static PyObject *Searcher_clear_tt(SearcherObject *self, PyObject *Py_UNUSED(ignored))
+{
+    if (self->se_busy || self->sv_busy) {
+        PyErr_SetString(PyExc_RuntimeError, "clear_tt: the Searcher is running");
+        return NULL;
+    }
+    if (self->sv)
+        sv_tt_reset(self->sv, self->sv_mask);
+    if (self->se)
+        memset(self->se, 0, sizeof(SeEntry) * (self->se_mask + 1));
+    Py_RETURN_NONE;
+}
+
+static PyObject *Searcher_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, ":Searcher", kwlist))
+        return NULL;
+    SearcherObject *self = (SearcherObject *)type->tp_alloc(type, 0);
+    if (!self)
+        return NULL;
+    self->se = NULL;
+    self->sv = NULL;
+    self->gen = 0;
+    self->se_busy = self->sv_busy = 0;
+    atomic_init(&self->stop, 0);
+    return (PyObject *)self;
+}
+
+static void Searcher_dealloc(SearcherObject *self)
+{
+    free(self->se);
+    free(self->sv);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The Searcher of a module function: the default one, or a fresh one when
+ * the default is busy in another thread (new reference). */
+static SearcherObject *module_searcher(int solver)
+{
+    SearcherObject *d = default_searcher;
+    int busy = solver ? d->sv_busy : d->se_busy;
+    unsigned long owner = solver ? d->sv_owner : d->se_owner;
+    if (!busy || owner == PyThread_get_thread_ident()) {
+        Py_INCREF(d);
+        return d;
+    }
+    return (SearcherObject *)PyObject_CallNoArgs((PyObject *)&SearcherType);
+}
+
+static PyObject *mod_solve(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    SearcherObject *s = module_searcher(1);
+    if (!s)
+        return NULL;
+    PyObject *r = Searcher_solve(s, args, kwds);
+    Py_DECREF(s);
+    return r;
+}
+
+static PyObject *mod_search(PyObject *module, PyObject *args, PyObject *kwds)
+{
+    SearcherObject *s = module_searcher(0);
+    if (!s)
+        return NULL;
+    PyObject *r = Searcher_search(s, args, kwds);
+    Py_DECREF(s);
+    return r;
+}
+
+/* The default Searcher's tables, those not in use in another thread (a
+ * search or solve of this thread's callback cannot be running here). */
+static PyObject *mod_clear_tt(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    SearcherObject *d = default_searcher;
+    if (d->sv && !d->sv_busy)
+        sv_tt_reset(d->sv, d->sv_mask);
+    if (d->se && !d->se_busy)
+        memset(d->se, 0, sizeof(SeEntry) * (d->se_mask + 1));
+    Py_RETURN_NONE;
 }
 
 static PyObject *mod_square_colours(PyObject *module, PyObject *Py_UNUSED(ignored))
@@ -2466,7 +2657,7 @@ static PyObject *mod_evaluate(PyObject *module, PyObject *args, PyObject *kwds)
         PyErr_SetString(PyExc_ValueError, "the round is over");
         return NULL;
     }
-    Searcher *S = (Searcher *)calloc(1, sizeof(Searcher));
+    Search *S = (Search *)calloc(1, sizeof(Search));
     if (!S)
         return PyErr_NoMemory();
     memcpy(S->w, w, sizeof S->w);
@@ -2524,6 +2715,42 @@ static PyTypeObject PositionType = {
     .tp_repr = (reprfunc)Position_repr,
 };
 
+static PyMethodDef Searcher_methods[] = {
+    {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_VARARGS | METH_KEYWORDS,
+     "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
+     " keep_tt=False, on_iteration=None) -> dict: as the module's search(), with this\n"
+     "Searcher's table, without the GIL"},
+    {"solve", (PyCFunction)(void (*)(void))Searcher_solve, METH_VARARGS | METH_KEYWORDS,
+     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict: as the\n"
+     "module's solve(), with this Searcher's table, without the GIL"},
+    {"stop", (PyCFunction)Searcher_stop, METH_NOARGS,
+     "stop(): from any thread, end the running search or solve as at a limit (a search\n"
+     "answers its last finished depth); later ones stop at once until resume()"},
+    {"resume", (PyCFunction)Searcher_resume, METH_NOARGS, "resume(): clear the stop flag"},
+    {"clear_tt", (PyCFunction)Searcher_clear_tt, METH_NOARGS,
+     "clear_tt(): empty this Searcher's tables (RuntimeError while it runs)"},
+    {NULL}};
+
+static PyGetSetDef Searcher_getset[] = {
+    {"stopped", (getter)Searcher_get_stopped, NULL, "whether stop() was called (and no resume())",
+     NULL},
+    {"generation", (getter)Searcher_get_generation, NULL,
+     "the generation of the search table (a new one per search that does not keep it)", NULL},
+    {NULL}};
+
+static PyTypeObject SearcherType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "kamisado._ckamisado.Searcher",
+    .tp_doc = PyDoc_STR("Searcher(): a search and a solver with tables of their own; they run "
+                        "without the GIL, and stop() ends them from another thread"),
+    .tp_basicsize = sizeof(SearcherObject),
+    .tp_itemsize = 0,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_new = Searcher_new,
+    .tp_dealloc = (destructor)Searcher_dealloc,
+    .tp_methods = Searcher_methods,
+    .tp_getset = Searcher_getset,
+};
+
 static PyMethodDef module_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))mod_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict\n\n"
@@ -2541,11 +2768,13 @@ static PyMethodDef module_methods[] = {
      "value out of range.  on_iteration (None or a callable) is called after each\n"
      "finished iteration with (depth, score, nodes, seconds, seldepth, pv): a true\n"
      "answer ends the search there, an exception ends it and propagates; a\n"
-     "search started from the callback raises RuntimeError."},
+     "search started from the callback raises RuntimeError.  Runs without the GIL,\n"
+     "with a default Searcher (a fresh one while that one searches in another thread)."},
     {"evaluate", (PyCFunction)(void (*)(void))mod_evaluate, METH_VARARGS | METH_KEYWORDS,
      "evaluate(pos, weights=None) -> int: the static evaluation (side to move);\n"
      "weights as for search()"},
-    {"clear_tt", (PyCFunction)mod_clear_tt, METH_NOARGS, "clear the transposition tables"},
+    {"clear_tt", (PyCFunction)mod_clear_tt, METH_NOARGS,
+     "clear the default Searcher's transposition tables (those not in use in another thread)"},
     {"square_colours", (PyCFunction)mod_square_colours, METH_NOARGS,
      "square_colours() -> tuple of 64 colours"},
     {NULL}};
@@ -2557,14 +2786,37 @@ static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "_ckamisado",
 PyMODINIT_FUNC PyInit__ckamisado(void)
 {
     init_tables();
-    if (PyType_Ready(&PositionType) < 0)
+    if (PyType_Ready(&PositionType) < 0 || PyType_Ready(&SearcherType) < 0)
         return NULL;
+    main_thread_ident = PyThread_get_thread_ident();
+    PyObject *threading = PyImport_ImportModule("threading");
+    if (threading) {
+        PyObject *mt = PyObject_CallMethod(threading, "main_thread", NULL);
+        PyObject *ident = mt ? PyObject_GetAttrString(mt, "ident") : NULL;
+        if (ident && PyLong_Check(ident))
+            main_thread_ident = PyLong_AsUnsignedLong(ident);
+        Py_XDECREF(ident);
+        Py_XDECREF(mt);
+        Py_DECREF(threading);
+    }
+    PyErr_Clear();
+    if (!default_searcher) {
+        default_searcher = (SearcherObject *)PyObject_CallNoArgs((PyObject *)&SearcherType);
+        if (!default_searcher)
+            return NULL;
+    }
     PyObject *m = PyModule_Create(&moduledef);
     if (!m)
         return NULL;
     Py_INCREF(&PositionType);
     if (PyModule_AddObject(m, "Position", (PyObject *)&PositionType) < 0) {
         Py_DECREF(&PositionType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&SearcherType);
+    if (PyModule_AddObject(m, "Searcher", (PyObject *)&SearcherType) < 0) {
+        Py_DECREF(&SearcherType);
         Py_DECREF(m);
         return NULL;
     }

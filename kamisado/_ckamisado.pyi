@@ -11,6 +11,16 @@ pv)`` after each finished iteration (the ones listed in ``iterations``;
 ``nodes`` and ``seconds`` count from the start, ``pv`` is move codes): a true
 answer ends the search there, an exception ends it and propagates, and a
 search started from inside ``f`` raises ``RuntimeError``.
+
+A :class:`Searcher` owns a search table and a solver table; its ``search``
+and ``solve`` run without the GIL (the compiled core; the pure-Python one
+takes turns), so searches of different Searchers run side by side in
+threads, and ``stop()`` ends one from another thread within 1024 nodes (a
+search answers its last finished depth; the first always finishes).  The
+stop flag stays set until ``resume()``.  A Searcher runs one search and one
+solve at a time: another from a second thread raises ``RuntimeError``.  The
+module functions ``search``, ``solve`` and ``clear_tt`` use a default
+Searcher (a fresh one while it runs in another thread).
 """
 
 from collections.abc import Callable
@@ -75,6 +85,39 @@ class Position:
     def board(self) -> tuple[int, ...]: ...
     @property
     def rings(self) -> tuple[int, ...]: ...
+
+class Searcher:
+    """A search and a solver with tables of their own (see the module's notes)."""
+
+    def __init__(self) -> None: ...
+    def search(
+        self,
+        pos: Position,
+        depth: int = 0,
+        time_ms: float = 0,
+        node_limit: int = 0,
+        weights: tuple[int, ...] | list[int] | None = None,
+        seed: int = 0,
+        tt_log2: int = 20,
+        keep_tt: bool = False,
+        on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
+    ) -> dict[str, Any]: ...
+    def solve(
+        self,
+        pos: Position,
+        node_limit: int = 0,
+        time_ms: float = 0,
+        max_depth: int = 0,
+        pv: bool = True,
+        tt_log2: int = 0,
+    ) -> dict[str, Any]: ...
+    def stop(self) -> None: ...
+    def resume(self) -> None: ...
+    def clear_tt(self) -> None: ...
+    @property
+    def stopped(self) -> bool: ...
+    @property
+    def generation(self) -> int: ...
 
 def solve(
     pos: Position,

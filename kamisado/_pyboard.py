@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from kamisado import core as _core
 from kamisado.core import RANGE, RAYS, SQUARE_COLOUR
@@ -216,24 +217,35 @@ def can_win_now(p: _core.Position, occ: int) -> bool:
     return any(can_win(p, base + c, occ) for c in range(8))
 
 
+class StopFlag(Protocol):
+    """What :class:`Limits` looks at for a stop from another thread."""
+
+    @property
+    def stopped(self) -> bool: ...
+
+
 class Limits:
-    """Node and time limits, checked every 1024 nodes as in C."""
+    """Node and time limits and a stop flag, checked every 1024 nodes as in C
+    (one check for the search and the solver)."""
 
-    __slots__ = ("nodes", "node_limit", "deadline", "next_check", "stop")
+    __slots__ = ("nodes", "node_limit", "deadline", "next_check", "stop", "flag")
 
-    def __init__(self, node_limit: int, time_ms: float) -> None:
+    def __init__(self, node_limit: int, time_ms: float, flag: StopFlag | None = None) -> None:
         self.nodes = 0
         self.node_limit = node_limit
         self.deadline = time.monotonic() + time_ms / 1000.0 if time_ms > 0 else 0.0
         self.next_check = 0
         self.stop = False
+        self.flag = flag
 
     def check(self) -> bool:
         """Called when ``nodes >= next_check``: whether to stop."""
         self.next_check = self.nodes + CHECK_EVERY
-        if self.node_limit and self.nodes >= self.node_limit:
-            self.stop = True
-        if self.deadline > 0 and time.monotonic() >= self.deadline:
+        if (
+            (self.node_limit and self.nodes >= self.node_limit)
+            or (self.flag is not None and self.flag.stopped)
+            or (self.deadline > 0 and time.monotonic() >= self.deadline)
+        ):
             self.stop = True
         return self.stop
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 from typing import Any, Protocol
 
 from kamisado import _pysearch, _pysolve
@@ -73,6 +74,7 @@ __all__ = [
     "WIN_BASE",
     "WIN_MIN",
     "Position",
+    "Searcher",
     "clear_tt",
     "evaluate",
     "search",
@@ -328,9 +330,11 @@ def square_colours() -> tuple[int, ...]:
 
 
 def clear_tt() -> None:
-    """Empty the solver's and the search's transposition tables."""
-    _pysearch.clear()
-    _pysolve.clear()
+    """Empty the default Searcher's tables (those not in use in another thread)."""
+    if _DEFAULT._se_owner is None:
+        _DEFAULT._se.clear()
+    if _DEFAULT._sv_owner is None:
+        _DEFAULT._sv.clear()
 
 
 def evaluate(pos: Position, weights: tuple[int, ...] | list[int] | None = None) -> int:
@@ -345,6 +349,174 @@ def evaluate(pos: Position, weights: tuple[int, ...] | list[int] | None = None) 
     return _pysearch.evaluator(p._p, w, 0)(p._occ, p._hash)
 
 
+class Searcher:
+    """A search and a solver with tables of their own (C's ``Searcher``).
+
+    Searches of different Searchers may run in threads of one process; in
+    pure Python they share the GIL, so they take turns.  :meth:`stop` sets a
+    flag that the search and the solver look at every 1024 nodes: the
+    search answers its last finished depth (the first depth always
+    finishes), the solver answers "stopped".  The flag stays set, so every
+    later search or solve of this Searcher stops at once, until
+    :meth:`resume`.
+
+    >>> s = Searcher()
+    >>> s.search(Position(), depth=3)["depth"]
+    3
+    >>> s.stop()
+    >>> s.stopped, s.search(Position(), depth=9)["depth"], s.solve(Position())["stopped"]
+    (True, 1, True)
+    >>> s.resume()
+    >>> s.stopped
+    False
+    """
+
+    def __init__(self) -> None:
+        self._se = _pysearch.Table()
+        self._sv = _pysolve.Table()
+        self._stop = False
+        self._se_owner: int | None = None
+        self._sv_owner: int | None = None
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`stop` was called (and not :meth:`resume` since)."""
+        return self._stop
+
+    @property
+    def generation(self) -> int:
+        """The generation of the search table: a new one per search that does not keep it."""
+        return self._se.generation
+
+    def stop(self) -> None:
+        """End the running search or solve as at a limit (from any thread)."""
+        self._stop = True
+
+    def resume(self) -> None:
+        """Clear the stop flag."""
+        self._stop = False
+
+    def clear_tt(self) -> None:
+        """Empty this Searcher's tables; ``RuntimeError`` while it runs."""
+        if self._se_owner is not None or self._sv_owner is not None:
+            raise RuntimeError("clear_tt: the Searcher is running")
+        self._se.clear()
+        self._sv.clear()
+
+    def search(
+        self,
+        pos: Position,
+        depth: int = 0,
+        time_ms: float = 0,
+        node_limit: int = 0,
+        weights: tuple[int, ...] | list[int] | None = None,
+        seed: int = 0,
+        tt_log2: int = 20,
+        keep_tt: bool = False,
+        on_iteration: _pysearch.OnIteration | None = None,
+    ) -> dict[str, Any]:
+        """Iterative deepening PVS, as the compiled ``search``: the same keys and values.
+
+        ``depth`` in 0..MAX_DEPTH, ``time_ms`` finite >= 0, ``node_limit`` in
+        0..NODE_LIMIT_MAX (0: no limit of that kind, but one is needed);
+        ``weights`` None or NWEIGHTS ints in -WEIGHT_MAX..WEIGHT_MAX; ``seed``
+        in 0..SEED_MAX; ``tt_log2`` in TT_LOG2_MIN..TT_LOG2_MAX.  Answers
+        ``depth``, ``score``, ``pv`` (codes), ``nodes``, ``seconds``,
+        ``seldepth`` and ``iterations`` (``(depth, score, nodes, seconds)``).
+        ``on_iteration`` (None or a callable) is called after each finished
+        iteration with ``(depth, score, nodes, seconds, seldepth, pv)``: a true
+        answer ends the search there, an exception ends it and propagates; a
+        search started from the callback raises ``RuntimeError``.
+
+        >>> r = Searcher().search(Position(), depth=2)
+        >>> r["depth"], len(r["iterations"])
+        (2, 2)
+        """
+        p = _position(pos, "search")
+        d = _int(depth, "depth", 0, MAX_DEPTH, f"an integer in 0..{MAX_DEPTH} (0: no limit)")
+        ms = _time_ms(time_ms)
+        nodes = _int(node_limit, "node_limit", 0, NODE_LIMIT_MAX, _NODE_LIMIT_RANGE)
+        w = _weights(weights)
+        s = _int(seed, "seed", 0, SEED_MAX, "an integer in 0..2**64-1")
+        log2 = _tt_log2(tt_log2, allow_zero=False)
+        keep = _bool(keep_tt, "keep_tt")
+        if on_iteration is not None and not callable(on_iteration):
+            raise _type_error("on_iteration", "a callable or None", on_iteration)
+        _in_progress(p)
+        if d <= 0 and ms <= 0 and not nodes:
+            raise ValueError("give a depth, a time or a node limit")
+        me = threading.get_ident()
+        if self._se_owner is not None:
+            if self._se_owner == me:
+                raise RuntimeError(
+                    "search: a search is running (called from its on_iteration callback)"
+                )
+            raise RuntimeError("search: this Searcher is searching in another thread")
+        self._se_owner = me
+        try:
+            return _pysearch.run(
+                p._p.copy(stack=False), p._hash, p._occ, d or MAX_DEPTH, ms, nodes, w, s, log2,
+                keep, on_iteration, self._se, self,
+            )
+        finally:
+            self._se_owner = None
+
+
+
+    def solve(
+        self,
+        pos: Position,
+        node_limit: int = 0,
+        time_ms: float = 0,
+        max_depth: int = 0,
+        pv: bool = True,
+        tt_log2: int = 0,
+    ) -> dict[str, Any]:
+        """Prove who wins the round, as the compiled ``solve``: the same keys and values.
+
+        ``node_limit`` in 0..NODE_LIMIT_MAX, ``time_ms`` finite >= 0,
+        ``max_depth`` in 0..SOLVE_MAX_DEPTH (0: no limit of that kind);
+        ``tt_log2`` 0 (keep the table) or TT_LOG2_MIN..TT_LOG2_MAX.  Answers
+        ``result`` (1 the side to move wins, -1 it loses, 0 stopped by a limit),
+        ``distance``, ``best_move``, ``pv``, ``nodes``, ``pv_nodes``,
+        ``seconds``, ``depth`` and ``stopped``.  The table of proven bounds is
+        kept between calls.
+
+        >>> r = Searcher().solve(Position(), node_limit=500)
+        >>> r["result"], r["stopped"]
+        (0, True)
+        """
+        p = _position(pos, "solve")
+        nodes = _int(node_limit, "node_limit", 0, NODE_LIMIT_MAX, _NODE_LIMIT_RANGE)
+        ms = _time_ms(time_ms)
+        span = f"an integer in 0..{SOLVE_MAX_DEPTH} (0: no limit)"
+        d = _int(max_depth, "max_depth", 0, SOLVE_MAX_DEPTH, span)
+        want_pv = _bool(pv, "pv")
+        log2 = _tt_log2(tt_log2, allow_zero=True)
+        _in_progress(p)
+        if self._sv_owner is not None:
+            raise RuntimeError("solve: this Searcher is solving in another thread")
+        self._sv_owner = threading.get_ident()
+        try:
+            return _pysolve.run(
+                p._p.copy(stack=False), p._hash, p._occ, nodes, ms, d, want_pv, log2, self._sv, self
+            )
+        finally:
+            self._sv_owner = None
+
+
+#: The Searcher of the module functions.
+_DEFAULT = Searcher()
+
+
+def _module_searcher(solver: bool) -> Searcher:
+    """The default Searcher, or a fresh one while it runs in another thread."""
+    owner = _DEFAULT._sv_owner if solver else _DEFAULT._se_owner
+    if owner is None or owner == threading.get_ident():
+        return _DEFAULT
+    return Searcher()
+
+
 def search(
     pos: Position,
     depth: int = 0,
@@ -356,39 +528,14 @@ def search(
     keep_tt: bool = False,
     on_iteration: _pysearch.OnIteration | None = None,
 ) -> dict[str, Any]:
-    """Iterative deepening PVS, as the compiled ``search``: the same keys and values.
-
-    ``depth`` in 0..MAX_DEPTH, ``time_ms`` finite >= 0, ``node_limit`` in
-    0..NODE_LIMIT_MAX (0: no limit of that kind, but one is needed);
-    ``weights`` None or NWEIGHTS ints in -WEIGHT_MAX..WEIGHT_MAX; ``seed``
-    in 0..SEED_MAX; ``tt_log2`` in TT_LOG2_MIN..TT_LOG2_MAX.  Answers
-    ``depth``, ``score``, ``pv`` (codes), ``nodes``, ``seconds``,
-    ``seldepth`` and ``iterations`` (``(depth, score, nodes, seconds)``).
-    ``on_iteration`` (None or a callable) is called after each finished
-    iteration with ``(depth, score, nodes, seconds, seldepth, pv)``: a true
-    answer ends the search there, an exception ends it and propagates; a
-    search started from the callback raises ``RuntimeError``.
+    """:meth:`Searcher.search` with the default Searcher (the compiled ``search``).
 
     >>> r = search(Position(), depth=2)
     >>> r["depth"], len(r["iterations"])
     (2, 2)
     """
-    p = _position(pos, "search")
-    d = _int(depth, "depth", 0, MAX_DEPTH, f"an integer in 0..{MAX_DEPTH} (0: no limit)")
-    ms = _time_ms(time_ms)
-    nodes = _int(node_limit, "node_limit", 0, NODE_LIMIT_MAX, _NODE_LIMIT_RANGE)
-    w = _weights(weights)
-    s = _int(seed, "seed", 0, SEED_MAX, "an integer in 0..2**64-1")
-    log2 = _tt_log2(tt_log2, allow_zero=False)
-    keep = _bool(keep_tt, "keep_tt")
-    if on_iteration is not None and not callable(on_iteration):
-        raise _type_error("on_iteration", "a callable or None", on_iteration)
-    _in_progress(p)
-    if d <= 0 and ms <= 0 and not nodes:
-        raise ValueError("give a depth, a time or a node limit")
-    return _pysearch.run(
-        p._p.copy(stack=False), p._hash, p._occ, d or MAX_DEPTH, ms, nodes, w, s, log2, keep,
-        on_iteration,
+    return _module_searcher(False).search(
+        pos, depth, time_ms, node_limit, weights, seed, tt_log2, keep_tt, on_iteration
     )
 
 
@@ -400,26 +547,10 @@ def solve(
     pv: bool = True,
     tt_log2: int = 0,
 ) -> dict[str, Any]:
-    """Prove who wins the round, as the compiled ``solve``: the same keys and values.
-
-    ``node_limit`` in 0..NODE_LIMIT_MAX, ``time_ms`` finite >= 0,
-    ``max_depth`` in 0..SOLVE_MAX_DEPTH (0: no limit of that kind);
-    ``tt_log2`` 0 (keep the table) or TT_LOG2_MIN..TT_LOG2_MAX.  Answers
-    ``result`` (1 the side to move wins, -1 it loses, 0 stopped by a limit),
-    ``distance``, ``best_move``, ``pv``, ``nodes``, ``pv_nodes``,
-    ``seconds``, ``depth`` and ``stopped``.  The table of proven bounds is
-    kept between calls.
+    """:meth:`Searcher.solve` with the default Searcher (the compiled ``solve``).
 
     >>> r = solve(Position(), node_limit=500)
     >>> r["result"], r["stopped"]
     (0, True)
     """
-    p = _position(pos, "solve")
-    nodes = _int(node_limit, "node_limit", 0, NODE_LIMIT_MAX, _NODE_LIMIT_RANGE)
-    ms = _time_ms(time_ms)
-    span = f"an integer in 0..{SOLVE_MAX_DEPTH} (0: no limit)"
-    d = _int(max_depth, "max_depth", 0, SOLVE_MAX_DEPTH, span)
-    want_pv = _bool(pv, "pv")
-    log2 = _tt_log2(tt_log2, allow_zero=True)
-    _in_progress(p)
-    return _pysolve.run(p._p.copy(stack=False), p._hash, p._occ, nodes, ms, d, want_pv, log2)
+    return _module_searcher(True).solve(pos, node_limit, time_ms, max_depth, pv, tt_log2)

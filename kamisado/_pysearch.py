@@ -39,6 +39,7 @@ from kamisado._pyboard import (
     ZR,
     ZT,
     Limits,
+    StopFlag,
     push_length,
     safe_replies_fn,
     splitmix,
@@ -48,14 +49,20 @@ from kamisado.core import GOAL_RANK, RING_POINTS, SQUARE_COLOUR
 _S_INF = 30000
 _F_LOWER, _F_UPPER, _F_EXACT = 1, 2, 3
 
-#: The transposition table, by slot: ``(key, score, move, depth, flag)``.
-_tt: dict[int, tuple[int, int, int, int, int]] = {}
-_tt_log2 = 0
+class Table:
+    """The search table of a Searcher, by slot: ``(key, score, move, depth, flag)``."""
 
+    __slots__ = ("tt", "log2", "generation")
 
-def clear() -> None:
-    """Empty the transposition table."""
-    _tt.clear()
+    def __init__(self) -> None:
+        self.tt: dict[int, tuple[int, int, int, int, int]] = {}
+        self.log2 = 0
+        self.generation = 0
+        """Bumped by each search that does not keep the table, 1 for a new size (as in C)."""
+
+    def clear(self) -> None:
+        """Empty the table."""
+        self.tt.clear()
 
 
 def round_tiers(p: _core.Position) -> tuple[tuple[int, ...], ...]:
@@ -222,10 +229,6 @@ def evaluator(p: _core.Position, w: Sequence[int], seed: int) -> Callable[[int, 
 #: ``on_iteration(depth, score, nodes, seconds, seldepth, pv)``: true to stop.
 OnIteration = Callable[[int, int, int, float, int, list[int]], object]
 
-#: Whether a search is running (its table is in use): C's ``se_running``.
-_running = False
-
-
 def run(
     cp: _core.Position,
     h: int,
@@ -237,43 +240,23 @@ def run(
     seed: int,
     tt_log2: int,
     keep_tt: bool,
-    on_iteration: OnIteration | None = None,
+    on_iteration: OnIteration | None,
+    table: Table,
+    flag: StopFlag | None = None,
 ) -> dict[str, Any]:
     """Iterative deepening from ``cp`` (a copy the search may use; key ``h``,
-    occupancy ``occ``) with checked arguments: ``mod_search`` in C."""
-    global _running
-    if _running:
-        raise RuntimeError("search: a search is running (called from its on_iteration callback)")
-    _running = True
-    try:
-        return _run(cp, h, occ, max_depth, time_ms, node_limit, w, seed, tt_log2, keep_tt,
-                    on_iteration)
-    finally:
-        _running = False
-
-
-def _run(
-    cp: _core.Position,
-    h: int,
-    occ: int,
-    max_depth: int,
-    time_ms: float,
-    node_limit: int,
-    w: Sequence[int],
-    seed: int,
-    tt_log2: int,
-    keep_tt: bool,
-    on_iteration: OnIteration | None,
-) -> dict[str, Any]:
-    global _tt, _tt_log2
-    if _tt_log2 != tt_log2:
-        _tt = {}
-        _tt_log2 = tt_log2
-    elif not keep_tt:
-        _tt.clear()
+    occupancy ``occ``) with checked arguments, with ``table``, stopped by
+    ``flag`` after the first depth: ``Searcher_search`` in C."""
+    if table.log2 != tt_log2:
+        table.tt = {}
+        table.log2 = tt_log2
+        table.generation = 1
+    elif not keep_tt or not table.generation:
+        table.tt.clear()
+        table.generation += 1
     t0 = time.monotonic()
     lim = Limits(int(node_limit), float(time_ms))
-    tree = Tree(cp, w, seed, lim, _tt, (1 << tt_log2) - 1)
+    tree = Tree(cp, w, seed, lim, table.tt, (1 << tt_log2) - 1)
 
     root = cp.move_codes()
     if seed:
@@ -290,6 +273,10 @@ def _run(
     iterations: list[tuple[int, int, int, float]] = []
     for d in range(1, max_depth + 1):
         tree.seldepth = 0
+        # the first depth always finishes (a move to answer); the flag ends the deeper ones
+        lim.flag = None if d == 1 else flag
+        if d > 1 and flag is not None and flag.stopped:
+            break
         v = tree.search(d, -_S_INF, _S_INF, 0, 1, h, occ)
         if lim.stop and d > 1:
             break

@@ -35,6 +35,7 @@ from kamisado._pyboard import (
     ZR,
     ZT,
     Limits,
+    StopFlag,
     make,
     safe_replies_fn,
 )
@@ -50,32 +51,38 @@ _DEFAULT_LOG2 = 22
 _MIN_LOG2 = 16
 _MAX_LOG2 = 19
 
-#: Bounds on exact values by Zobrist key, packed in one int each:
-#: ``lo + MATE | (hi + MATE) << 16 | move << 32``.
-_tt: dict[int, int] = {}
-_cap = 1 << _MAX_LOG2
-_log2 = 0
+class Table:
+    """The solver's table of a Searcher: bounds on exact values by Zobrist
+    key, packed in one int each: ``lo + MATE | (hi + MATE) << 16 | move << 32``.
+    Valid for ever, so kept between calls; emptied when full."""
 
+    __slots__ = ("tt", "cap", "log2")
 
-def clear() -> None:
-    """Empty the table of bounds."""
-    _tt.clear()
+    def __init__(self) -> None:
+        self.tt: dict[int, int] = {}
+        self.cap = 1 << _MAX_LOG2
+        self.log2 = 0
 
+    def clear(self) -> None:
+        """Empty the table of bounds."""
+        self.tt.clear()
 
-def _store(key: int, lo: int, hi: int, move: int) -> None:
-    e = _tt.get(key)
-    if e is not None:
-        elo = (e & 0xFFFF) - MATE
-        ehi = (e >> 16 & 0xFFFF) - MATE
-        if elo > lo:
-            lo = elo
-        if ehi < hi:
-            hi = ehi
-        if not move:
-            move = e >> 32
-    elif len(_tt) >= _cap:
-        _tt.clear()
-    _tt[key] = lo + MATE | (hi + MATE) << 16 | move << 32
+    def store(self, key: int, lo: int, hi: int, move: int) -> None:
+        """Narrow the bounds of ``key`` (and set its move when ``move``)."""
+        tt = self.tt
+        e = tt.get(key)
+        if e is not None:
+            elo = (e & 0xFFFF) - MATE
+            ehi = (e >> 16 & 0xFFFF) - MATE
+            if elo > lo:
+                lo = elo
+            if ehi < hi:
+                hi = ehi
+            if not move:
+                move = e >> 32
+        elif len(tt) >= self.cap:
+            tt.clear()
+        tt[key] = lo + MATE | (hi + MATE) << 16 | move << 32
 
 
 def _dl(v: int, d: int) -> int:
@@ -115,9 +122,10 @@ def _convert(r: int, d: int, d0: int, alpha: int, beta: int) -> int:
 class Solver:
     """The state of one solve: C's ``Solver``, ``sv_search`` and ``sv_root``."""
 
-    def __init__(self, cp: _core.Position, lim: Limits) -> None:
+    def __init__(self, cp: _core.Position, lim: Limits, table: Table) -> None:
         self.cp = cp
         self.lim = lim
+        self.table = table
         self.history = [0] * 1024
         self.search = self._build()
 
@@ -136,7 +144,8 @@ class Solver:
         ring_key = 0
         for t in range(16):
             ring_key ^= ZR[t << 2 | rings[t]]
-        tt = _tt
+        tt = self.table.tt
+        store = self.table.store
         zt = ZT
         smk = SMK
         bit = BIT
@@ -403,7 +412,7 @@ class Solver:
                                     history[a] >>= 1
                             break
             lo, hi_ = _true_bounds(best, d, alpha0, beta)
-            _store(h, lo, hi_, bestmove if best > alpha0 else ttmove)
+            store(h, lo, hi_, bestmove if best > alpha0 else ttmove)
             return _convert(best, d, d0, alpha0, beta)
 
         self.child = child
@@ -428,7 +437,7 @@ class Solver:
             best = -_SV_INF
             bm = 0
             alpha, beta = -_SV_INF, _SV_INF
-            e = _tt.get(h)
+            e = self.table.tt.get(h)
             ttmove = 0 if e is None else e >> 32
             for i in range(1, len(mv)):  # the TT move first
                 if mv[i] == ttmove:
@@ -452,10 +461,10 @@ class Solver:
                         alpha = v
             depth_done = d
             if best != 0:
-                _store(h, best, best, bm)
+                self.table.store(h, best, best, bm)
                 return best, bm, depth_done
             cut = MATE - d - 1
-            _store(h, -cut, cut, 0)
+            self.table.store(h, -cut, cut, 0)
             if d >= SOLVE_MAX_DEPTH:
                 break
             d += 1
@@ -493,24 +502,29 @@ def run(
     max_depth: int,
     pv: bool,
     tt_log2: int,
+    table: Table,
+    flag: StopFlag | None = None,
 ) -> dict[str, Any]:
     """Solve from ``cp`` (a copy the solver may use; key ``h``, occupancy
-    ``occ``) with checked arguments: ``mod_solve`` in C."""
-    global _cap, _log2
-    if not _log2 or (tt_log2 > 0 and tt_log2 != _log2):
-        _tt.clear()
-        _log2 = tt_log2 or _DEFAULT_LOG2
-        _cap = 1 << min(max(_log2, _MIN_LOG2), _MAX_LOG2)
+    ``occ``) with checked arguments, with ``table``, stopped by ``flag``:
+    ``Searcher_solve`` in C."""
+    if not table.log2 or (tt_log2 > 0 and tt_log2 != table.log2):
+        table.clear()
+        table.log2 = tt_log2 or _DEFAULT_LOG2
+        table.cap = 1 << min(max(table.log2, _MIN_LOG2), _MAX_LOG2)
     t0 = time.monotonic()
-    lim = Limits(int(node_limit), float(time_ms))
-    s = Solver(cp, lim)
+    lim = Limits(int(node_limit), float(time_ms), flag)
+    s = Solver(cp, lim, table)
     value, bm, depth_done = s.root(h, occ, 1, max_depth)
+    stopped = lim.stop
     line: list[int] = []
     pv_nodes = 0
-    if value and pv and not lim.stop:
+    if value and pv and not stopped:
+        # the line of a proven value: no limit (it is quick), no stop
         before = lim.nodes
         lim.node_limit = 0
         lim.deadline = 0.0
+        lim.flag = None
         line = s.pv(h, occ, value)
         pv_nodes = lim.nodes - before
     return {
@@ -522,5 +536,5 @@ def run(
         "pv_nodes": pv_nodes,
         "seconds": time.monotonic() - t0,
         "depth": depth_done,
-        "stopped": lim.stop,
+        "stopped": stopped,
     }

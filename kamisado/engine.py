@@ -48,8 +48,11 @@ a true answer ends the search there, an exception ends it and propagates.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import astuple, dataclass
+from typing import Any, Protocol
 
 from kamisado._backend import BACKEND
 from kamisado._backend import impl as _c
@@ -64,6 +67,7 @@ __all__ = [
     "MoveValue",
     "Score",
     "SearchResult",
+    "Searcher",
     "SolveResult",
     "Weights",
     "clear_tables",
@@ -292,15 +296,56 @@ class MoveValue:
     """Moves to the end of the round, this move included."""
 
 
+class _Core(Protocol):
+    """What runs a search or a solve: the core module (its default Searcher)
+    or a core ``Searcher`` (both have the API of ``_ckamisado.pyi``)."""
+
+    def search(
+        self,
+        pos: _c.Position,
+        depth: int = 0,
+        time_ms: float = 0,
+        node_limit: int = 0,
+        weights: tuple[int, ...] | list[int] | None = None,
+        seed: int = 0,
+        tt_log2: int = 20,
+        keep_tt: bool = False,
+        on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
+    ) -> dict[str, Any]: ...
+
+    def solve(
+        self,
+        pos: _c.Position,
+        node_limit: int = 0,
+        time_ms: float = 0,
+        max_depth: int = 0,
+        pv: bool = True,
+        tt_log2: int = 0,
+    ) -> dict[str, Any]: ...
+
+    def clear_tt(self) -> None: ...
+
+
+#: The Searcher made active in this thread by :meth:`Searcher.active`.
+_local = threading.local()
+
+
+def _core() -> _Core:
+    """The core of the module functions in this thread: the active Searcher's, or the default."""
+    searcher: Searcher | None = getattr(_local, "searcher", None)
+    return _c if searcher is None else searcher._core
+
+
 def clear_tables() -> None:
     """Empty the solver's and the search's transposition tables.
 
     The solver keeps its table between calls: it holds bounds on exact game
     values, so it only makes later calls faster (a proven position answers
-    at once, whatever its limits).  The search clears its own table on every
-    call.
+    at once, whatever its limits).  The search starts each call on an empty
+    table (a new generation of it).  In a thread where a :class:`Searcher`
+    is active, its tables.
     """
-    _c.clear_tt()
+    _core().clear_tt()
 
 
 def _position(pos: PositionLike) -> Position:
@@ -387,7 +432,7 @@ def solve(
     if p.outcome is not None:
         return SolveResult(p.outcome.winner, 0, None, (), 0, 0.0, p.turn, 0)
     cp = _c.Position(p.kpn())
-    r = _c.solve(
+    r = _core().solve(
         cp,
         node_limit=nodes or 0,
         time_ms=0.0 if seconds is None else min(seconds * 1000.0, 1e300),
@@ -583,7 +628,7 @@ def search(
         def report(d: int, s: int, n: int, t: float, sel: int, line: list[int]) -> object:
             return callback(Iteration(d, s, n, t, sel, tuple(_move(c) for c in line)))
 
-    r = _c.search(
+    r = _core().search(
         cp,
         depth=depth or 0,
         time_ms=time_ms or 0.0,
@@ -647,3 +692,80 @@ def perft(pos: PositionLike, depth: int) -> int:
     if p.outcome is not None:
         return 1 if depth == 0 else 0
     return int(_c.Position(p.kpn()).perft(depth))
+
+
+class Searcher:
+    """A search and a solver with tables of their own, which another thread can stop.
+
+    As a chess engine's thread: the compiled core runs its searches without
+    the GIL, so several Searchers search side by side in threads of one
+    process (the pure-Python core takes turns).  :meth:`stop`, from any
+    thread, ends the running search as at a limit (it answers its last
+    finished depth; the first always finishes) and the running solve
+    (``winner=None``); the flag stays set, so the Searcher's later searches
+    stop at once too, until :meth:`resume`.  A Searcher runs one search and
+    one solve at a time (another from a second thread raises
+    ``RuntimeError``).
+
+    :meth:`search`, :meth:`solve` and :meth:`solve_moves` take the
+    arguments of the module functions.  ``with searcher.active():`` makes
+    the module functions use it in this thread, for code that calls them
+    (the players of :mod:`kamisado.players`); :mod:`kamisado.runner` runs a
+    job that way in a thread of its own.
+
+    >>> s = Searcher()
+    >>> s.search(Position(), depth=4).depth
+    4
+    >>> s.stop()
+    >>> s.stopped, s.search(Position(), depth=9).depth
+    (True, 1)
+    >>> s.resume()
+    >>> with s.active():
+    ...     solve("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0").proven
+    True
+    """
+
+    def __init__(self) -> None:
+        self._core = _c.Searcher()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`stop` was called (and not :meth:`resume` since)."""
+        return self._core.stopped
+
+    def stop(self) -> None:
+        """End the running search or solve, from any thread (see the class)."""
+        self._core.stop()
+
+    def resume(self) -> None:
+        """Clear the stop flag: later searches run to their limits again."""
+        self._core.resume()
+
+    def clear_tables(self) -> None:
+        """Empty this Searcher's tables (``RuntimeError`` while it runs)."""
+        self._core.clear_tt()
+
+    @contextmanager
+    def active(self) -> Iterator[Searcher]:
+        """Within the block, the module functions of this thread use this Searcher."""
+        previous = getattr(_local, "searcher", None)
+        _local.searcher = self
+        try:
+            yield self
+        finally:
+            _local.searcher = previous
+
+    def search(self, pos: PositionLike, *args: Any, **kwargs: Any) -> SearchResult:
+        """:func:`search` with this Searcher (the same arguments)."""
+        with self.active():
+            return search(pos, *args, **kwargs)
+
+    def solve(self, pos: PositionLike, *args: Any, **kwargs: Any) -> SolveResult:
+        """:func:`solve` with this Searcher (the same arguments)."""
+        with self.active():
+            return solve(pos, *args, **kwargs)
+
+    def solve_moves(self, pos: PositionLike, *args: Any, **kwargs: Any) -> list[MoveValue]:
+        """:func:`solve_moves` with this Searcher (the same arguments)."""
+        with self.active():
+            return solve_moves(pos, *args, **kwargs)

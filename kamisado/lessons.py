@@ -31,8 +31,9 @@ A puzzle is ``{"id", "kpn", "side", "win_in", "solution", "text"}``
 
 :func:`puzzle_reply` is the computer's answer in a puzzle: the solver's
 best move for the side to move, which for the losing side is the longest
-resistance.  The solver holds the interpreter lock and uses global tables:
-a server calls it in a worker process, never in threads.
+resistance.  The compiled solver runs without the interpreter lock, on the
+tables of the thread's :class:`kamisado.engine.Searcher` (the default one
+otherwise); the web server calls it in a worker process of its pool.
 
 >>> puzzle_reply("o1upyrgn/8/8/1P5b/6B1/N6O/8/1GRY1U2 g b 1 0 0")
 'h5-h4'

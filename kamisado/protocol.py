@@ -18,11 +18,12 @@ This module speaks it for the built-in engine::
     ...
     bestmove b8-b3
 
-The searches run in a worker process, so the engine answers ``isready`` and
-``stop`` at once whatever the search is doing (the compiled search holds the
-GIL); ``stop`` ends the worker and answers with the best move of the last
-completed depth (with ``MultiPV`` or ``searchmoves``: or the better move of
-the depth cut short, written as a ``lowerbound`` line).  Every command that asks a question gets its answer, even on
+The searches run in a thread (a :class:`kamisado.runner.Runner`: the
+compiled search releases the GIL), so the engine answers ``isready`` and
+``stop`` at once whatever the search is doing; ``stop`` sets the search's
+stop flag, and the search answers with the best move of the last completed
+depth (with ``MultiPV`` or ``searchmoves``: or the better move of the depth
+cut short, written as a ``lowerbound`` line).  Every command that asks a question gets its answer, even on
 an error: ``info string error: ...`` then ``bestmove none`` or
 ``fillchoice none``.  Unknown or malformed commands get an ``info string
 error: ...`` line and change nothing.
@@ -35,17 +36,16 @@ Programs drive engines through :mod:`kamisado.client`.
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
-import signal
+import queue
 import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
-from typing import IO, Any
+from multiprocessing.connection import wait
+from typing import IO, Any, Protocol
 
 from kamisado import __version__ as _version
 from kamisado._backend import BACKEND
@@ -53,6 +53,7 @@ from kamisado.core import START_KPN, KamisadoError, Move, Position
 from kamisado.limits import MATCH_TIER, WIN_BASE, Limit, Score
 from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.players import LEVELS, SEED_MAX
+from kamisado.runner import Runner
 
 __all__ = [
     "AUTHOR",
@@ -92,6 +93,8 @@ SAFETY_MS = 50
 MULTIPV_MAX = 256
 #: Entries in the search's transposition table (``hashfull`` is estimated from it).
 TT_ENTRIES = 1 << 20
+#: Seconds ``stop`` waits for the stopped job's answer (it comes within milliseconds).
+STOP_WAIT = 2.0
 
 
 def Limits(
@@ -284,8 +287,40 @@ def position_seed(seed: int, pos: Position) -> int:
 
 
 # ---------------------------------------------------------------------------
-# The worker process: searches and level play
+# The jobs: searches and level play, in the runner's thread
 # ---------------------------------------------------------------------------
+
+
+class _Sender(Protocol):
+    """Where a job sends its messages ``(kind, text)``, and whether it was stopped."""
+
+    def send(self, message: tuple[str, str]) -> None: ...
+
+    @property
+    def stopped(self) -> bool: ...
+
+
+class _Outbox:
+    """A job's messages to the engine: onto its queue, tagged with the job's
+    number (the engine drops those of jobs it gave up), and a byte down a
+    pipe that wakes the engine's loop."""
+
+    def __init__(self, number: int, inbox: queue.SimpleQueue[tuple[int, str, str]],
+                 wake: int, runner: Runner) -> None:
+        self.number = number
+        self.inbox = inbox
+        self.wake = wake
+        self.runner = runner
+
+    def send(self, message: tuple[str, str]) -> None:
+        self.inbox.put((self.number, *message))
+        with contextlib.suppress(OSError):  # full (the engine will read), or closed
+            os.write(self.wake, b"\0")
+
+    @property
+    def stopped(self) -> bool:
+        """Whether the engine stopped the job (``stop``, its deadline)."""
+        return self.runner.searcher.stopped
 
 
 def format_info(info: dict[str, Any]) -> str:
@@ -343,7 +378,7 @@ def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
 
 @dataclass(frozen=True)
 class _Plan:
-    """What the worker does for a ``go``: play at the level, or search."""
+    """What the job does for a ``go``: play at the level, or search."""
 
     level: bool = False
     limit: Limit = field(default_factory=Limit)  # time: the search's own, in seconds
@@ -355,7 +390,7 @@ class _Plan:
         return self.multipv > 1 or bool(self.searchmoves)
 
 
-def _search_job(conn: Connection, pos: Position, limit: Limit, seed: int) -> str | None:
+def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | None:
     """One search of the engine, an ``info`` after each depth it finishes.
 
     The search stops by itself at the limits, or once it proves a result
@@ -463,7 +498,7 @@ def _lead_line(
     })
 
 
-def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str | None:
+def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | None:
     """``MultiPV`` and ``searchmoves``: an iterative deepening over the root moves.
 
     Depth ``d`` searches each (allowed) root move's position to ``d - 1``
@@ -479,7 +514,8 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
     and played (as Stockfish does); otherwise the answer is the best move of
     the last finished depth and nothing is claimed.  While a depth runs, each
     such lead is also sent as a ``("bound", line)`` message, so that the
-    engine can do the same when it ends the worker (``stop``, its deadline).
+    engine can do the same if the job gives no answer after a ``stop``.  A
+    stopped job searches no further root move: its depth is cut short.
     """
     from kamisado.engine import evaluate, search
 
@@ -516,7 +552,11 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
                 continue
             left_s = None if end is None else end - time.monotonic()
             left_n = None if limit.nodes is None else limit.nodes - nodes
-            if (left_s is not None and left_s <= 0) or (left_n is not None and left_n <= 0):
+            if (
+                (left_s is not None and left_s <= 0)
+                or (left_n is not None and left_n <= 0)
+                or conn.stopped
+            ):
                 break
             conn.send(("info", format_info(
                 {"depth": depth, "currmove": str(m), "currmovenumber": k + 1}
@@ -565,32 +605,26 @@ def _lines_job(conn: Connection, pos: Position, plan: _Plan, seed: int) -> str |
     return best
 
 
-def _worker(conn: Connection) -> None:  # pragma: no cover - runs in the worker process
+def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
+    """Carry out one job of the engine, ``("go", pos, plan, level, seed)`` or
+    ``("fill", match, level, seed)``: its answer (or an error) is its last message."""
     from kamisado.players import player
 
-    # a Ctrl-C in the terminal is for the engine process, which ends the worker
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-    while True:
-        try:
-            job = conn.recv()
-        except (EOFError, OSError):
-            return
-        try:
-            if job[0] == "go":
-                _, pos, plan, level, seed = job
-                if plan.level:
-                    move: str | None = str(player(level, seed).choose_move(pos))
-                elif plan.by_root_moves:
-                    move = _lines_job(conn, pos, plan, seed)
-                else:
-                    move = _search_job(conn, pos, plan.limit, seed)
-                conn.send(("bestmove", move or "none"))
-            elif job[0] == "fill":
-                _, match, level, seed = job
-                conn.send(("fillchoice", player(level, seed).choose_fill(match)))
-        except Exception as e:  # report, never die silently
-            conn.send(("error", f"{type(e).__name__}: {e}"))
+    try:
+        if job[0] == "go":
+            _, pos, plan, level, seed = job
+            if plan.level:
+                move: str | None = str(player(level, seed).choose_move(pos))
+            elif plan.by_root_moves:
+                move = _lines_job(conn, pos, plan, seed)
+            else:
+                move = _search_job(conn, pos, plan.limit, seed)
+            conn.send(("bestmove", move or "none"))
+        else:
+            _, match, level, seed = job
+            conn.send(("fillchoice", player(level, seed).choose_fill(match)))
+    except Exception as e:  # report, never die silently
+        conn.send(("error", f"{type(e).__name__}: {e}"))
 
 
 # ---------------------------------------------------------------------------
@@ -603,7 +637,7 @@ class _Job:
     kind: str  # "go" or "fill"
     infinite: bool = False
     stopped: bool = False
-    answer: str | None = None  # the worker's answer, held during an infinite go
+    answer: str | None = None  # the job's answer, held during an infinite go
     best: str | None = None  # the first move of the last pv seen
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None  # answer with the best so far at this time
@@ -618,9 +652,10 @@ class _Job:
 class Engine:
     """The engine's state and its command handlers (one line at a time).
 
-    ``write`` receives every output line.  Jobs go to a worker process; the
-    caller feeds the worker's messages to :meth:`on_worker` (see
-    :meth:`run`).
+    ``write`` receives every output line.  Jobs run in a thread (a
+    :class:`~kamisado.runner.Runner`); their messages wait in a queue and
+    wake the loop of :meth:`run` through a pipe, which hands them to
+    :meth:`on_worker`.
     """
 
     def __init__(
@@ -636,8 +671,12 @@ class Engine:
         self.match = Match(1)
         self.job: _Job | None = None
         self._infinite_after_ponder = False
-        self.proc: BaseProcess | None = None
-        self.conn: Connection | None = None
+        self.runner = Runner()
+        self.inbox: queue.SimpleQueue[tuple[int, str, str]] = queue.SimpleQueue()
+        self.number = 0  # the job whose messages are read; others are dropped
+        self._wake_read, self._wake_write = os.pipe()
+        os.set_blocking(self._wake_read, False)
+        os.set_blocking(self._wake_write, False)
         self.quit = False
         self.commands: dict[str, Callable[[list[str]], None]] = {
             "kei": self.cmd_kei,
@@ -672,46 +711,29 @@ class Engine:
             return
         handler(words[1:])
 
-    def _worker_conn(self) -> Connection:
-        if self.proc is None or not self.proc.is_alive() or self.conn is None:
-            # fork is safe here: the engine process has a single thread
-            if "fork" in multiprocessing.get_all_start_methods():
-                ctx: Any = multiprocessing.get_context("fork")
-            else:  # pragma: no cover - not Linux
-                ctx = multiprocessing.get_context("spawn")
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child,), daemon=True)
-            proc.start()
-            child.close()
-            self.proc, self.conn = proc, parent
-        return self.conn
+    def _start(self, job: tuple[Any, ...]) -> None:
+        """Run a job in the runner's thread (a stopped one is waited for first)."""
+        self.number += 1
+        out = _Outbox(self.number, self.inbox, self._wake_write, self.runner)
+        self.runner.start(_job, out, job)
 
-    def _kill_worker(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.join()
-        if self.conn is not None:
-            self.conn.close()
-        self.proc = self.conn = None
+    def _drop_job(self) -> None:
+        """Stop the job and drop whatever it still sends."""
+        self.runner.stop()
+        self.number += 1
 
     def on_worker(self) -> None:
-        """Read the worker's messages that are waiting (call when its pipe is readable)."""
-        conn = self.conn
-        while conn is not None and not conn.closed:
+        """Read the job's messages that are waiting (call when the wake pipe is readable)."""
+        with contextlib.suppress(OSError):  # BlockingIOError: read them all
+            while os.read(self._wake_read, 4096):
+                pass
+        while True:
             try:
-                if not conn.poll():
-                    return
-                kind, text = conn.recv()
-            except (EOFError, OSError):
-                self._kill_worker()
-                job = self.job
-                if job is not None:
-                    # still a move (or a fill) whenever there is one: the
-                    # best so far, else a one-ply search
-                    self.error("the search worker ended unexpectedly")
-                    self._finish(job.answer or self._best_so_far(job))
+                number, kind, text = self.inbox.get_nowait()
+            except queue.Empty:
                 return
-            self._message(kind, text)
+            if number == self.number:
+                self._message(kind, text)
 
     def _message(self, kind: str, text: str) -> None:
         job = self.job
@@ -724,14 +746,16 @@ class Engine:
             if first and "pv" in words and words.index("pv") + 1 < len(words):
                 job.best = words[words.index("pv") + 1]
                 job.best_line, job.after_best = text, False
-                job.bound = None  # a finished depth, or the lead written by the worker
+                job.bound = None  # a finished depth, or the lead written by the job
             else:
                 job.after_best = True
         elif kind == "bound":
-            job.bound = text  # written only if the worker is stopped in this depth
+            job.bound = text  # written only if a stopped job gives no answer
         elif kind == "error":
+            # still a move (or a fill) whenever there is one: the best so
+            # far, else a one-ply search
             self.error(text)
-            self._finish(None)
+            self._finish(job.answer or self._best_so_far(job))
         else:
             job.answer = text
             if not job.infinite or job.stopped:
@@ -936,7 +960,7 @@ class Engine:
                 job.deadline = job.started + hard / 1000
         self.job = job
         seed = position_seed(self.seed, pos)
-        self._worker_conn().send(("go", pos.copy(stack=False), plan, self.level, seed))
+        self._start(("go", pos.copy(stack=False), plan, self.level, seed))
         self._infinite_after_ponder = limit.infinite
 
     def cmd_ponderhit(self, args: list[str]) -> None:
@@ -968,7 +992,7 @@ class Engine:
             return
         self.job = _Job("fill")
         seed = position_seed(self.seed, self.match.position)
-        self._worker_conn().send(("fill", self.match, self.level, seed))
+        self._start(("fill", self.match, self.level, seed))
 
     def cmd_stop(self, args: list[str]) -> None:
         """``stop``: answer now with the best move so far (nothing happens when idle)."""
@@ -982,7 +1006,16 @@ class Engine:
         if job.answer is not None:
             self._finish(job.answer)
             return
-        self._kill_worker()
+        # the stop flag: the job's searches end at once, and it answers
+        self.runner.stop()
+        if self.runner.wait(STOP_WAIT):
+            self.on_worker()
+            if self.job is not job:
+                return
+            if job.answer is not None:
+                self._finish(job.answer)
+                return
+        self._drop_job()  # no answer: the best so far
         if job.bound is not None and job.kind != "fill":
             # the depth stopped has a move proven better than the last depth's best
             self.write(job.bound)
@@ -991,7 +1024,7 @@ class Engine:
         self._finish(self._best_so_far(job))
 
     def _best_so_far(self, job: _Job) -> str | None:
-        """What to answer when the worker gives nothing more: for a fill a
+        """What to answer when the job gives nothing more: for a fill a
         fixed choice, for a move the best move so far, else a one-ply search
         (instant); ``None`` only when the position has no move."""
         if job.kind == "fill":
@@ -1011,7 +1044,7 @@ class Engine:
         self.write(f"info string state {m.state} points {m.points[0]} {m.points[1]}")
 
     def cmd_quit(self, args: list[str]) -> None:
-        """``quit``: end the worker and exit."""
+        """``quit``: stop the job and exit."""
         self.quit = True
 
     # -- the loop ------------------------------------------------------------------
@@ -1023,8 +1056,8 @@ class Engine:
             while not self.quit:
                 deadline = None if self.job is None else self.job.deadline
                 timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                ready = wait([fd] if self.conn is None else [fd, self.conn], timeout)
-                if self.conn is not None and self.conn in ready:
+                ready = wait([fd, self._wake_read], timeout)
+                if self._wake_read in ready:
                     self.on_worker()
                 job = self.job
                 if job is not None and job.deadline is not None and (
@@ -1041,7 +1074,11 @@ class Engine:
                     raw, buffer = buffer.split(b"\n", 1)
                     self.handle(raw.decode("utf-8", "replace").strip())
         finally:
-            self._kill_worker()
+            self._drop_job()
+            if self.runner.wait(STOP_WAIT):  # (a job still running may write to the pipe)
+                for end in (self._wake_read, self._wake_write):
+                    with contextlib.suppress(OSError):
+                        os.close(end)
         return 0
 
 

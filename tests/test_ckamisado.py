@@ -12,9 +12,12 @@ pure-Python ``kamisado._pyengine`` where it is not built or
 * the solver against an exhaustive minimax over ``core.Position`` (exact
   values of near-end positions, and values "resolved within d moves");
 * the solver's best move keeps a won position won;
-* the search's proven results agree with the solver.
+* the search's proven results agree with the solver;
+* Searchers: threads searching side by side answer as one after the other,
+  ``stop()`` from another thread, the table's generations, the GIL released.
 
-No assertion depends on timing.
+No assertion depends on timing, but for generous bounds on how soon
+``stop()`` ends a search.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ import math
 import random
 import subprocess
 import sys
+import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -757,3 +762,210 @@ def test_table_sizes_out_of_range_leave_the_interpreter_alive() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        timeout=120)
     assert (r.returncode, r.stdout.strip()) == (0, "alive"), r.stderr[-2000:]
+
+
+# -- Searchers: tables of their own, threads, stop -------------------------------------
+
+SEARCHER_KPNS = [
+    START_KPN,
+    "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0",
+    "obupyrgn/8/8/8/8/8/8/NGRYPU+BO+ g - 3 2 0",
+    "o+bu++pyrg+n/8/8/8/8/8/8/N++GRY+++PUBO b - 15 10 5",
+]
+#: A search depth of a few tenths of a second (compiled) or seconds (pure Python).
+SEARCHER_DEPTH = 8 if BACKEND == "compiled" else 4
+#: Seconds ``stop()`` may take to end a search (the brief wants ~50 ms compiled;
+#: generous here so that a loaded machine does not fail the test).
+STOP_WITHIN = 0.25 if BACKEND == "compiled" else 2.0
+
+
+def _same_search(r: dict[str, Any]) -> tuple[object, ...]:
+    """A search's answer less its timings."""
+    its = tuple((d, s, n) for d, s, n, _ in r["iterations"])
+    return (r["depth"], r["score"], tuple(r["pv"]), r["nodes"], r["seldepth"], its)
+
+
+def _search_in_thread(
+    searcher: Any, kpn: str, **kw: Any
+) -> tuple[threading.Thread, dict[str, Any], threading.Event]:
+    """Start ``searcher.search`` in a thread: the thread, its answer (key
+    ``r``, or ``error``) and an event set once its first depth is done."""
+    out: dict[str, Any] = {}
+    first = threading.Event()
+
+    def report(*_: object) -> None:
+        first.set()
+
+    def body() -> None:
+        try:
+            out["r"] = searcher.search(C.Position(kpn), on_iteration=report, **kw)
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+        first.set()
+
+    t = threading.Thread(target=body)
+    t.start()
+    return t, out, first
+
+
+def test_searchers_in_threads_answer_as_one_after_the_other() -> None:
+    alone = [
+        _same_search(C.Searcher().search(C.Position(k), depth=SEARCHER_DEPTH, seed=i))
+        for i, k in enumerate(SEARCHER_KPNS)
+    ]
+    results: list[tuple[object, ...] | None] = [None] * len(SEARCHER_KPNS)
+
+    def run(i: int) -> None:
+        s = C.Searcher()
+        results[i] = _same_search(s.search(C.Position(SEARCHER_KPNS[i]), depth=SEARCHER_DEPTH,
+                                           seed=i))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(SEARCHER_KPNS))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == alone
+    # the module function too: the default Searcher, a fresh one while it is busy
+    module: list[tuple[object, ...] | None] = [None, None]
+
+    def run_module(i: int) -> None:
+        module[i] = _same_search(C.search(C.Position(SEARCHER_KPNS[i]), depth=SEARCHER_DEPTH,
+                                          seed=i))
+
+    threads = [threading.Thread(target=run_module, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert module == alone[:2]
+
+
+def test_solves_in_threads_answer_as_one_after_the_other() -> None:
+    kpns = ["obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0",
+            "1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0"]
+    alone = [C.Searcher().solve(C.Position(k), tt_log2=16) for k in kpns]
+    got: list[dict[str, Any] | None] = [None, None]
+
+    def run(i: int) -> None:
+        got[i] = C.Searcher().solve(C.Position(kpns[i]), tt_log2=16)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for a, b in zip(alone, got, strict=True):
+        assert b is not None
+        assert (a["result"], a["distance"], a["pv"]) == (b["result"], b["distance"], b["pv"])
+
+
+def test_stop_from_another_thread_ends_a_search_with_its_best_move() -> None:
+    s = C.Searcher()
+    t, out, first = _search_in_thread(s, START_KPN, time_ms=60_000)
+    assert first.wait(30)
+    time.sleep(0.2)
+    start = time.monotonic()
+    s.stop()
+    t.join(30)
+    took = time.monotonic() - start
+    assert not t.is_alive() and "error" not in out
+    assert took < STOP_WITHIN, took
+    r = out["r"]
+    assert r["depth"] >= 1 and r["pv"] and r["pv"][0] in C.Position().moves()
+    assert s.stopped
+    # the flag stays set: the next search answers its first depth at once
+    assert s.search(C.Position(), depth=20)["depth"] == 1
+    s.resume()
+    assert not s.stopped and s.search(C.Position(), depth=3)["depth"] == 3
+
+
+def test_stop_from_another_thread_ends_a_solve() -> None:
+    s = C.Searcher()
+    out: dict[str, Any] = {}
+    t = threading.Thread(target=lambda: out.update(s.solve(C.Position(SEARCHER_KPNS[3]))))
+    t.start()
+    time.sleep(0.3)
+    start = time.monotonic()
+    s.stop()
+    t.join(30)
+    assert not t.is_alive()
+    assert time.monotonic() - start < STOP_WITHIN
+    assert out["stopped"] is True and out["result"] == 0
+
+
+def test_a_searcher_runs_one_search_at_a_time() -> None:
+    s = C.Searcher()
+    t, out, first = _search_in_thread(s, START_KPN, time_ms=60_000)
+    assert first.wait(30)
+    with pytest.raises(RuntimeError, match="searching in another thread"):
+        s.search(C.Position(), depth=2)
+    with pytest.raises(RuntimeError, match="running"):
+        s.clear_tt()
+    # its solver is free, and so are other Searchers
+    assert s.solve(C.Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0"))["result"] == 1
+    assert C.Searcher().search(C.Position(), depth=2)["depth"] == 2
+    s.stop()
+    t.join(30)
+    assert "r" in out
+
+
+def test_search_table_ages_by_generation() -> None:
+    s = C.Searcher()
+    assert s.generation == 0
+    s.search(C.Position(SEARCHER_KPNS[1]), depth=6)
+    g = s.generation
+    assert g == 1
+    # a new generation: the answer of an empty table, as from a fresh Searcher
+    r = s.search(C.Position(SEARCHER_KPNS[2]), depth=6)
+    assert s.generation == g + 1
+    assert _same_search(r) == _same_search(C.Searcher().search(C.Position(SEARCHER_KPNS[2]),
+                                                               depth=6))
+    # keep_tt keeps the generation (and the entries: fewer nodes the second time)
+    again = s.search(C.Position(SEARCHER_KPNS[2]), depth=6, keep_tt=True)
+    assert s.generation == g + 1 and again["nodes"] < r["nodes"]
+    # a new size is a new table
+    s.search(C.Position(), depth=2, tt_log2=C.TT_LOG2_MIN)
+    assert s.generation == 1
+
+
+@pytest.mark.skipif(BACKEND != "compiled", reason="pure Python holds the GIL")
+def test_a_compiled_search_releases_the_gil() -> None:
+    s = C.Searcher()
+    t, out, first = _search_in_thread(s, START_KPN, time_ms=400)
+    assert first.wait(30)
+    count = 0
+    while t.is_alive():
+        count += 1
+    t.join()
+    assert "r" in out
+    # with the GIL held for the whole search this loop would hardly run at all
+    assert count > 10_000, count
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("call", ["C.search(C.Position(), time_ms=60_000)",
+                                  "C.Searcher().solve(C.Position(SEARCHER_KPN))"])
+def test_ctrl_c_interrupts_a_search_on_the_main_thread(call: str) -> None:
+    """Without the GIL, the search still runs the signal handlers now and then."""
+    import signal
+    from pathlib import Path
+
+    code = (
+        "from kamisado._backend import impl as C\n"
+        f"SEARCHER_KPN = {SEARCHER_KPNS[3]!r}\n"
+        "print('go', flush=True)\n"
+        f"{call}\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "go"
+    time.sleep(0.5)
+    start = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert "KeyboardInterrupt" in err
+    assert time.monotonic() - start < 10

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import time
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -423,3 +424,77 @@ def test_arguments_at_their_limits_are_taken() -> None:
     assert engine.search(pos, time_ms=1e308, depth=1).depth == 1  # huge but finite
     assert engine.perft(_over(), engine.MAX_DEPTH) == 0
     assert engine.perft(pos, 0) == 1
+
+
+# -- Searcher and Runner ---------------------------------------------------------------
+
+
+def _less_time(r: engine.SearchResult) -> tuple[object, ...]:
+    its = tuple((i.depth, i.score, i.nodes) for i in r.iterations)
+    return (r.depth, r.score, r.pv, r.nodes, r.seldepth, its)
+
+
+def test_a_searcher_answers_as_the_module_functions() -> None:
+    s = engine.Searcher()
+    pos = Position("obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0")
+    assert _less_time(s.search(pos, depth=5, seed=3)) == _less_time(
+        engine.search(pos, depth=5, seed=3)
+    )
+    # the solver keeps its table: from empty tables, the same answers
+    engine.clear_tables()
+    a, b = s.solve(pos), engine.solve(pos)
+    assert (a.winner, a.distance, a.pv) == (b.winner, b.distance, b.pv)
+    s.clear_tables()
+    engine.clear_tables()
+    assert s.solve_moves(pos, node_limit=2000) == engine.solve_moves(pos, node_limit=2000)
+
+
+def test_an_active_searcher_takes_the_module_functions_of_its_thread() -> None:
+    s = engine.Searcher()
+    s.stop()
+    with s.active():
+        # the stopped Searcher answers: the first depth, an unknown solve
+        assert engine.search(Position(), depth=6).depth == 1
+        assert engine.solve(Position()).winner is None
+    # outside the block, and in other threads, the default one
+    assert engine.search(Position(), depth=3).depth == 3
+    s.resume()
+    assert s.search(Position(), depth=3).depth == 3
+
+
+def test_a_runner_stops_a_level_at_once_with_a_legal_move() -> None:
+    from kamisado.players import player
+    from kamisado.runner import Runner
+
+    runner = Runner()
+    pos = Position()
+    # a search of a minute, stopped: a legal move soon
+    runner.start(engine.search, pos, time_ms=60_000)
+    time.sleep(0.2)
+    start = time.monotonic()
+    runner.stop()
+    r = runner.result(timeout=30)
+    assert time.monotonic() - start < 5
+    assert r.best_move in pos.legal_moves and r.depth >= 1
+    # a level's move: its searches and solves stop at once, its move is legal
+    runner.start(player("perfect", 1).choose_move, pos)
+    runner.stop()
+    assert runner.result(timeout=30) in pos.legal_moves
+    # a new job runs to its limits again
+    assert runner.start(engine.search, pos, depth=3).result(timeout=30).depth == 3
+
+
+def test_a_runner_hands_back_errors_and_replaces_a_running_job() -> None:
+    from kamisado.runner import Runner
+
+    runner = Runner()
+    with pytest.raises(RuntimeError, match="run nothing"):
+        runner.result()
+    runner.start(engine.search, Position())  # no limit: ValueError in the thread
+    with pytest.raises(ValueError, match="give a depth"):
+        runner.result(timeout=30)
+    first = runner.start(engine.search, Position(), time_ms=60_000)
+    second = runner.start(engine.search, Position(), depth=2)
+    assert first.done() and first.result().depth >= 1  # stopped to make way
+    assert second.result(timeout=30).depth == 2
+    assert runner.wait(30) and not runner.running

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -626,24 +625,55 @@ def test_stop_between_root_moves_plays_the_lead() -> None:
     ]
 
 
-def test_a_worker_that_dies_mid_search_still_gets_a_legal_move(engine: Pipe) -> None:
-    """The search runs in a worker process; if it dies (killed, out of
-    memory), the engine says so and still answers with a legal move."""
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (field 4 of /proc/PID/stat)."""
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            if int(fields[1]) == pid:
+                out.append(int(stat.parent.name))
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_stop_ends_a_search_in_a_thread_of_the_engine(engine: Pipe) -> None:
+    """The search runs in a thread of the engine's own process (no worker
+    process); ``stop`` sets its flag and the search answers its best move."""
     engine.ask("kei", answer="keiok")
     engine.send(f"position kpn {STANDARD}", "go infinite")
-    time.sleep(0.3)
-    # the engine's children, from /proc (field 4 of /proc/PID/stat is the parent)
-    children = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            if int(fields[1]) == engine.proc.pid:
-                children.append(stat.parent.name)
-    assert children, "no search worker found"
-    for pid in children:
-        os.kill(int(pid), signal.SIGKILL)
-    lines = engine.until(lambda s: s.startswith("bestmove"))
-    assert any("the search worker ended unexpectedly" in s for s in lines)
-    from kamisado.core import Position
+    engine.until(lambda s: s.startswith("info depth 2"))
+    assert _children(engine.proc.pid) == []
+    t = time.monotonic()
+    lines = engine.ask("stop")
+    assert time.monotonic() - t < 2.0
+    assert not any("error" in s for s in lines)
+    assert Move.from_str(bestmove(lines)) in Position(STANDARD).legal_moves
+    # the best move is the first move of the last pv written
+    last_pv = [w for w in infos(lines) if "pv" in w][-1] if infos(lines) else None
+    if last_pv is not None:
+        assert last_pv[last_pv.index("pv") + 1] == bestmove(lines)
+    lines = engine.ask("go depth 2")
+    assert [int(field(w, "depth")) for w in infos(lines)] == [1, 2]
 
-    assert bestmove(lines) in {str(m) for m in Position(STANDARD).legal_moves}
+
+def test_a_job_that_fails_mid_search_still_gets_a_legal_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """If the job raises (out of memory, a bug), the engine says so and
+    still answers with the best move so far."""
+    from kamisado import protocol
+
+    def failing(conn: Any, pos: Position, limit: Any, seed: int) -> str:
+        conn.send(("info", "info depth 1 seldepth 1 score cp 5 nodes 10 pv c1-c5"))
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(protocol, "_search_job", failing)
+    out: list[str] = []
+    engine = protocol.Engine(out.append)
+    engine.handle("go depth 5")
+    assert engine.runner.wait(10)
+    engine.on_worker()
+    assert "info string error: MemoryError: out of memory" in out
+    assert out[-1] == "bestmove c1-c5"
+    assert engine.job is None

@@ -7,7 +7,11 @@ never meets another event loop of the same pytest session (Playwright's).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import multiprocessing
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -434,7 +438,7 @@ def test_series_and_board_turned_for_gold() -> None:
     run(body)
 
 
-def test_computer_in_a_process_keeps_the_screen_alive() -> None:
+def test_computer_in_a_thread_keeps_the_screen_alive() -> None:
     async def body() -> None:
         # the computer keeps "thinking" for at least 3 s (--delay), so the typed move
         # always arrives while it does, however fast the machine
@@ -450,8 +454,8 @@ def test_computer_in_a_process_keeps_the_screen_alive() -> None:
             assert "Wait" in app.messages[-1]
             await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1, 60)
             assert app.thinking is None and app.match.position.turn == 1
-            assert app._pool is not None
-        assert app._pool is None  # the computer's process is gone
+            assert multiprocessing.active_children() == []  # no process of its own
+        assert not app._thinker.running  # the computer's thread is done
 
     run(body)
 
@@ -905,3 +909,32 @@ def test_too_small_terminal_shows_a_notice_and_recovers() -> None:
             assert len(app.match.position.move_stack) == 1
 
     run(body)
+
+
+def test_the_computer_stops_on_a_flag_when_its_answer_is_not_wanted() -> None:
+    """Cancelled (a new match, the app closing), the computer's search is
+    stopped through its flag: its thread ends at once, nothing is killed."""
+    from kamisado import engine
+    from kamisado.core import Position
+    from kamisado.tui.computer import Thinker
+
+    async def body() -> None:
+        thinker = Thinker()
+        long = functools.partial(engine.search, time_ms=60_000)
+        task = asyncio.ensure_future(thinker.run(long, Position()))
+        await asyncio.sleep(0.3)
+        assert thinker.running
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        start = time.monotonic()
+        assert thinker.runner.wait(10) and not thinker.running
+        assert time.monotonic() - start < 5
+        result = thinker.runner.result()
+        assert result.best_move in Position().legal_moves
+        # the next question is answered in full
+        r = await thinker.run(functools.partial(engine.search, depth=3), Position())
+        assert r.depth == 3
+        thinker.close()
+
+    asyncio.run(body())

@@ -147,8 +147,9 @@ def parse_args(argv: Sequence[str]) -> Options:
 def think_move(player: Player, pos: Position) -> tuple[Move, Player]:
     """The player's move in ``pos`` and the player afterwards (its random state moved on).
 
-    Runs in a separate process for the levels whose search holds the GIL; the
-    player travels both ways so its choices stay replayable from its seed.
+    Runs in the computer's thread (:mod:`kamisado.tui.computer`); the player
+    comes back with its random state moved on, so its choices stay
+    replayable from its seed.
 
     >>> from kamisado.players import player
     >>> move, after = think_move(player("beginner", 1), Position())

@@ -13,8 +13,8 @@ turn and the move list; ``selected`` the marks; ``plain`` and ``flipped`` the
 board; ``thinking`` runs the spinner, only while the computer thinks.
 
 Computer moves never block the screen (:mod:`kamisado.tui.computer`): the
-quick levels think in a thread, the others in a separate process, and the app
-keeps drawing meanwhile.
+computer thinks in a thread whose search releases the GIL and stops on a
+flag, and the app keeps drawing meanwhile.
 
 >>> from kamisado.tui import Options
 >>> app = build_app(Options(level="beginner", colour="gold", target=3))
@@ -30,7 +30,6 @@ import os
 import re
 import time
 from collections.abc import Callable
-from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import ClassVar, TypeVar
 
@@ -51,7 +50,7 @@ from kamisado.players import LEVELS, Player
 from kamisado.record import Record, load, save
 from kamisado.tui import Options, think_fill, think_move
 from kamisado.tui.board import BoardView
-from kamisado.tui.computer import THINK_TIMEOUT, THREAD_LEVELS, Thinker
+from kamisado.tui.computer import THINK_TIMEOUT, Thinker
 from kamisado.tui.moves import MoveList
 from kamisado.tui.screens import (
     MIN_SIZE,
@@ -72,7 +71,6 @@ from kamisado.tui.words import (
 
 __all__ = [
     "THINK_TIMEOUT",
-    "THREAD_LEVELS",
     "BoardView",
     "FillScreen",
     "HelpScreen",
@@ -198,8 +196,6 @@ class KamisadoApp(App[int]):
             mine = [m.from_square for m in pos.legal_moves]
             start = mine[0] if mine else 0
         self.board.cursor = start
-        if any(p is not None and p.level not in THREAD_LEVELS for p in self.players):
-            self._thinker.start()  # it takes a moment: start it while the person thinks
         self.board.focus()
         self.watch_match()
         self._advance()
@@ -257,11 +253,6 @@ class KamisadoApp(App[int]):
 
     def on_unmount(self) -> None:
         self._thinker.close()
-
-    @property
-    def _pool(self) -> Pool | None:
-        """The computer's process, while it runs."""
-        return self._thinker.pool
 
     # -- drawing ----------------------------------------------------------------
 
@@ -637,10 +628,10 @@ class KamisadoApp(App[int]):
         try:
             if what == "move":
                 move, after = await self._thinker.run(
-                    pl.level, think_move, pl, m.position.copy(stack=False)
+                    think_move, pl, m.position.copy(stack=False)
                 )
             else:
-                fill, after = await self._thinker.run(pl.level, think_fill, pl, m)
+                fill, after = await self._thinker.run(think_fill, pl, m)
         except Exception as e:  # the computer failing must not end the program
             if game == self._game:
                 self.thinking = None
