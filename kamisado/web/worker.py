@@ -1,9 +1,10 @@
 """Work done in the server's process pool: computer moves and analysis.
 
-The compiled engine holds the GIL and keeps global tables, so the server
-never runs it in its own process: these functions run in worker processes
-(``concurrent.futures.ProcessPoolExecutor``) and take and return plain
-data only.
+The server runs the engine in worker processes
+(``concurrent.futures.ProcessPoolExecutor``), or on a job queue's workers:
+not because it needs the GIL (the compiled search releases it) but for the
+cores, and so a computer move never competes with the event loop for its
+process's time.  These functions take and return plain data only.
 
 >>> computer_action(1, False, "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0", [], "beginner", 7) in {
 ...     str(m) for m in __import__("kamisado").Position().legal_moves}
