@@ -255,6 +255,47 @@ _UPDATE_GAME = (
 )
 
 
+def _pg_append() -> sa.Select[Any]:
+    """Action ``seq`` of a game stored on PostgreSQL in one statement, so
+    one round trip and its own transaction: the game's row updated
+    (guarded by its count, as :data:`_UPDATE_GAME`), the action inserted
+    only when it was, and the change announced (``pg_notify``) only then.
+    Selects ``stored`` (1, or 0 when the count had moved on)."""
+    g = _UPDATE_GAME.returning(games.c.id).cte("g")
+    a = (
+        actions.insert()
+        .from_select(
+            ["game_id", "seq", "token", "at"],
+            sa.select(g.c.id, sa.bindparam("seq", type_=sa.Integer), sa.bindparam("token", type_=sa.String),
+                      sa.bindparam("at", type_=sa.Float)),
+        )
+        .returning(actions.c.seq)
+        .cte("a")
+    )
+    told = sa.select(sa.func.pg_notify(sa.bindparam("channel", type_=sa.String),
+                                       sa.bindparam("payload", type_=sa.String))).select_from(g).subquery()
+    return sa.select(
+        sa.select(sa.func.count()).select_from(a).scalar_subquery().label("stored"),
+        sa.select(sa.func.count()).select_from(told).scalar_subquery().label("told"),
+    )
+
+
+def _pg_load() -> sa.Select[Any]:
+    """A game's row and its actions from ``since`` on PostgreSQL in one
+    statement: one round trip, and row and actions of one snapshot."""
+    tokens = (
+        sa.select(actions.c.token)
+        .where(actions.c.game_id == games.c.id, actions.c.seq >= sa.bindparam("since", type_=sa.Integer))
+        .order_by(actions.c.seq)
+        .scalar_subquery()
+    )
+    return sa.select(games, sa.func.array(tokens).label("_tokens")).where(games.c.id == sa.bindparam("gid"))
+
+
+_PG_APPEND = _pg_append()
+_PG_LOAD = _pg_load()
+
+
 class SequenceError(Exception):
     """An action that is not the game's next one (or a game that is not stored)."""
 
@@ -493,10 +534,15 @@ class Store:
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
             threads = DB_THREADS["postgresql"]
+            # no ping before each use (a round trip a call): a connection the
+            # server dropped fails its call once, and the pool is renewed
             self.engine = sa.create_engine(
-                self.url, pool_pre_ping=True, pool_size=threads, max_overflow=threads,
+                self.url, pool_size=threads, max_overflow=threads,
                 connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
             )
+        #: the same connections in autocommit: a single statement is its own
+        #: transaction, with no BEGIN and no COMMIT round trips
+        self._auto = self.engine.execution_options(isolation_level="AUTOCOMMIT")
         #: the threads of :meth:`call` (one per pooled connection), made on first use
         self._thread_count = threads
         self._threads: ThreadPoolExecutor | None = None
@@ -586,26 +632,12 @@ class Store:
         two writers of the same ``seq`` wait for each other (the loser finds
         the count moved on)."""
         now = time.time()
+        if self.shared:
+            self._append_pg(game_id, seq, token, now, state, points, clock, ended, to_act)
+            return
         with self.engine.begin() as conn:
             updated = conn.execute(
-                _UPDATE_GAME,
-                {
-                    "gid": game_id,
-                    "seq": seq,
-                    "updated": now,
-                    "state": state,
-                    "black_points": points[0],
-                    "gold_points": points[1],
-                    "actions": seq + 1,
-                    "black_ms": None if clock is None else clock.b,
-                    "gold_ms": None if clock is None else clock.g,
-                    "clock_running": None if clock is None else clock.running,
-                    "clock_since": None if clock is None else clock.since,
-                    "clock_deadline": None if clock is None else clock.deadline(),
-                    "ended": ended,
-                    "to_act": to_act,
-                },
-            )
+                _UPDATE_GAME, self._game_values(game_id, seq, now, state, points, clock, ended, to_act))
             if updated.rowcount != 1:
                 count = conn.execute(
                     sa.select(games.c.actions).where(games.c.id == game_id)
@@ -620,10 +652,56 @@ class Store:
             )
             self._announce(conn, game_id)
 
+    @staticmethod
+    def _game_values(
+        game_id: str, seq: int, now: float, state: str, points: tuple[int, int],
+        clock: ClockState | None, ended: str | None, to_act: str | None,
+    ) -> dict[str, Any]:
+        return {
+            "gid": game_id,
+            "seq": seq,
+            "updated": now,
+            "state": state,
+            "black_points": points[0],
+            "gold_points": points[1],
+            "actions": seq + 1,
+            "black_ms": None if clock is None else clock.b,
+            "gold_ms": None if clock is None else clock.g,
+            "clock_running": None if clock is None else clock.running,
+            "clock_since": None if clock is None else clock.since,
+            "clock_deadline": None if clock is None else clock.deadline(),
+            "ended": ended,
+            "to_act": to_act,
+        }
+
+    def _append_pg(
+        self, game_id: str, seq: int, token: str, now: float, state: str, points: tuple[int, int],
+        clock: ClockState | None, ended: str | None, to_act: str | None,
+    ) -> None:
+        """:meth:`append` on PostgreSQL: one statement (:func:`_pg_append`)."""
+        values = self._game_values(game_id, seq, now, state, points, clock, ended, to_act)
+        values.update(token=token, at=now, channel=CHANNEL, payload=f"{self.origin} {game_id} state")
+        with self._auto.connect() as conn:
+            stored = conn.execute(_PG_APPEND, values).scalar()
+            if stored != 1:
+                count = conn.execute(sa.select(games.c.actions).where(games.c.id == game_id)).scalar()
+        if stored != 1:
+            if count is None:
+                raise SequenceError(f"action {seq} of game {game_id!r}: no such game")
+            raise SequenceError(f"action {seq} of game {game_id!r}: the game has {count} actions")
+
     def load(self, game_id: str, since: int = 0) -> tuple[GameRow, list[str]] | None:
         """A game's row and its actions in order (from action ``since``:
         what a process holding the first ``since`` lacks), or ``None`` when
         unknown."""
+        if self.shared:  # one statement: one round trip, one snapshot
+            with self._auto.connect() as conn:
+                found = conn.execute(_PG_LOAD, {"gid": game_id, "since": since}).mappings().first()
+            if found is None:
+                return None
+            fields = dict(found)
+            got = fields.pop("_tokens")
+            return GameRow(**fields), list(got or [])
         with self.engine.connect() as conn:
             row = conn.execute(games.select().where(games.c.id == game_id)).mappings().first()
             if row is None:
