@@ -77,17 +77,19 @@ class Stats:
         self.finished = 0
         self.stale = 0  # moves refused as sent against an old position
         self.errors: list[str] = []
+        self.cpu = 0.0  # CPU seconds the client processes used while measuring
 
     def result(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in
                 ("rtts", "deliveries", "computer_rtts", "replies", "finished", "stale",
-                 "errors")}
+                 "errors", "cpu")}
 
     def merge(self, r: dict[str, Any]) -> None:
         for k in ("rtts", "deliveries", "computer_rtts", "replies", "errors"):
             getattr(self, k).extend(r[k])
         self.finished += r["finished"]
         self.stale += r["stale"]
+        self.cpu += r["cpu"]
 
 
 class Shared:
@@ -390,8 +392,11 @@ async def child(args: argparse.Namespace) -> int:
     else:
         await asyncio.sleep(min(2.0, args.seconds / 4))
         stats.measuring = True
+        before = os.times()
         await asyncio.sleep(args.seconds)
         stats.measuring = False
+        after = os.times()
+        stats.cpu = (after.user - before.user) + (after.system - before.system)
     freezer.cancel()
     await stop(tasks)
     print("RESULT " + json.dumps(stats.result()), flush=True)
@@ -526,7 +531,7 @@ async def load(args: argparse.Namespace, urls: list[str], pids: list[int]) -> in
                 stats.merge(json.loads(found))
             k.wait()
         elapsed = args.seconds
-        cpu = meter.report() + " (client processes not counted)"
+        cpu = meter.report() + f"; the {args.clients} client processes {100 * stats.cpu / elapsed:.0f}%"
     else:
         freezer = asyncio.create_task(freeze())
         tasks = await drive(args, urls, args.games, 0, stats, False, args.computer)
