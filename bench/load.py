@@ -351,7 +351,8 @@ async def drive(
     idle: bool, computers: int,
 ) -> list[asyncio.Task[None]]:
     """Open this client's games (game i: Black on server i, Gold on server
-    i + 1) and wait until they are held."""
+    i + 1, or with ``--spread game`` on server i too) and wait until they
+    are held."""
     n = len(urls)
     tasks = []
     # games being opened at once (a burst of thousands of handshakes, each
@@ -361,7 +362,8 @@ async def drive(
     for j in range(games):
         i = offset + j
         tasks.append(asyncio.create_task(one_game(
-            urls[i % n], urls[(i + 1) % n], stats, args.think, args.target, i, idle, opening)))
+            urls[i % n], urls[(i + (args.spread == "player")) % n], stats, args.think, args.target,
+            i, idle, opening)))
         if j % 50 == 49:
             await asyncio.sleep(0.05)
     for j in range(computers):
@@ -411,7 +413,8 @@ def spawn_clients(
         lo, hi = games * c // clients, games * (c + 1) // clients
         cmd = [sys.executable, __file__, "--child", ",".join(urls), "--games", str(hi - lo),
                "--offset", str(lo), "--seconds", str(args.seconds), "--think", str(args.think),
-               "--target", str(args.target), "--ramp", str(args.ramp), "--idle", "1" if args.idle else "0"]
+               "--target", str(args.target), "--ramp", str(args.ramp), "--idle", "1" if args.idle else "0",
+               "--spread", args.spread]
         procs.append(subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       text=True))
     return procs
@@ -578,6 +581,10 @@ def main() -> int:
     ap.add_argument("--computer", type=int, default=0,
                     help="K more games against the computer thinking meanwhile")
     ap.add_argument("--level", default="expert", help="their level (default expert)")
+    ap.add_argument("--spread", choices=["player", "game"], default="player",
+                    help="with several servers: each game's two players on different servers"
+                    " (player, the default: every move crosses processes) or both on one (game:"
+                    " what a load balancer routing by game does)")
     ap.add_argument("--ramp", type=int, default=100,
                     help="games each client process opens at once (default 100)")
     ap.add_argument("--child", help=argparse.SUPPRESS)

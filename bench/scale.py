@@ -32,7 +32,7 @@ def step(args: argparse.Namespace, servers: int, games: int) -> dict[str, float]
     """One run of load.py: moves/s, p50/p99 round trip, p50/p99 delivery (ms)."""
     cmd = [sys.executable, str(LOAD), "--servers", str(servers), "--db", args.db,
            "--games", str(games), "--think", str(args.think), "--seconds", str(args.seconds),
-           "--clients", str(args.clients)]
+           "--clients", str(args.clients), "--spread", args.spread]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 180).stdout
     got: dict[str, float] = {}
     rate = re.search(r"moves acknowledged: \d+ in [\d.]+ s \((\d+)/s\)", out)
@@ -59,6 +59,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=15.0, help="measured time of each step (default 15)")
     ap.add_argument("--clients", type=int, default=2, help="client processes (default 2)")
     ap.add_argument("--p99", type=float, default=50.0, help="the round trip's p99 limit, ms (default 50)")
+    ap.add_argument("--spread", choices=["player", "game"], default="game",
+                    help="each game's players on one server (game, the default: routing by game)"
+                    " or on two (player: every move crosses processes)")
     args = ap.parse_args()
     counts = [int(n) for n in args.servers.split(",")]
     loads = [int(n) for n in args.games.split(",")]

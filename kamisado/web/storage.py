@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import os
 import secrets
 import sqlite3
 import threading
@@ -500,10 +501,14 @@ CHANNEL = "kamisado_games"
 LOBBY_CHANNEL = "kamisado_lobby"
 _NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
 #: Threads running the database calls of a server (:meth:`Store.call`), and
-#: so the connections it holds at once: PostgreSQL serves several calls at
-#: a time; an SQLite file takes one writer at a time but reads beside it
-#: (WAL); an in-memory database is one connection, used by one thread.
-DB_THREADS = {"postgresql": 8, "sqlite": 4, "memory": 1}
+#: so the connections it holds at once (``KAMISADO_DB_THREADS`` sets it for
+#: PostgreSQL).  Few: the calls are short (an action is one statement on
+#: PostgreSQL), and every thread running Python code takes the GIL from the
+#: event loop; measured on 2 cores, 8 threads stalled the loop for 50-150 ms
+#: at times (the threads queueing for the GIL), 2 did not.  An SQLite file
+#: takes one writer at a time but reads beside it (WAL); an in-memory
+#: database is one connection, used by one thread.
+DB_THREADS = {"postgresql": 2, "sqlite": 2, "memory": 1}
 #: Seconds to wait for a PostgreSQL connection before the call fails (a
 #: database that is down fails what needs it quickly, see ``docs/web.md``).
 CONNECT_TIMEOUT_S = 5
@@ -533,7 +538,7 @@ class Store:
             )
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
-            threads = DB_THREADS["postgresql"]
+            threads = int(os.environ.get("KAMISADO_DB_THREADS", DB_THREADS["postgresql"]))
             # no ping before each use (a round trip a call): a connection the
             # server dropped fails its call once, and the pool is renewed
             self.engine = sa.create_engine(
