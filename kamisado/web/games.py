@@ -1669,6 +1669,7 @@ class Hub:
             loaded = await self.store.call(self.store.load, game_id, since=game.seq)
         except Exception:
             log.exception("could not reload game %s", game_id)
+            game.unsure = True  # read again every second until the store answers
             return
         if loaded is None or self.games.get(game_id) is not game:
             return
