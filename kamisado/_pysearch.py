@@ -11,7 +11,7 @@ down the recursion as arguments.
 >>> from kamisado.core import Position
 >>> from kamisado._pyboard import DEFAULT_WEIGHTS, full_hash, occupancy
 >>> p = Position()
->>> r = run(p, full_hash(p), occupancy(p.board), 3, 0.0, 0, DEFAULT_WEIGHTS, 0, 20, False)
+>>> r = run(p, full_hash(p), occupancy(p.board), 3, 0.0, 0, DEFAULT_WEIGHTS, 0, 20, False, None, Table())
 >>> r["depth"], [d for d, *_ in r["iterations"]], p.kpn() == Position().kpn()
 (3, [1, 2, 3], True)
 """

@@ -11,7 +11,7 @@ are C's whatever the order of the nodes.
 >>> from kamisado.core import Position
 >>> from kamisado._pyboard import full_hash, occupancy
 >>> p = Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
->>> r = run(p, full_hash(p), occupancy(p.board), 0, 0.0, 0, True, 0)
+>>> r = run(p, full_hash(p), occupancy(p.board), 0, 0.0, 0, True, 0, Table())
 >>> r["result"], r["distance"], len(r["pv"])
 (1, 11, 11)
 """
