@@ -9,6 +9,8 @@ a skip.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import os
 import random
 import shutil
@@ -112,3 +114,70 @@ def redis_url() -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+class Cluster:
+    """A throwaway PostgreSQL cluster of a test's own in a temporary folder,
+    on a free port (made as ``.ci/pg-start`` makes one): never the shared
+    test server, which other tests use; a test may stop and start it."""
+
+    def __init__(self, bindir: str) -> None:
+        self.bin = bindir
+        self.run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        self.base = tempfile.mkdtemp(prefix="kamisado-pg-own-")
+        if self.run_as:
+            shutil.chown(self.base, "postgres")
+        self.data = os.path.join(self.base, "data")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/kamisado"
+
+    def pg(self, tool: str, *args: str) -> None:
+        subprocess.run(
+            [*self.run_as, os.path.join(self.bin, tool), *args],
+            check=True, capture_output=True, timeout=60,
+        )
+
+    def start(self) -> None:
+        self.pg(
+            "pg_ctl", "-D", self.data, "-l", os.path.join(self.base, "log"), "-w",
+            "-o", f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1", "start",
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        self.pg("pg_ctl", "-D", self.data, "-w", "-m", mode, "stop")
+
+    def create(self) -> None:
+        self.pg("initdb", "-D", self.data, "-A", "trust", "-U", "postgres")
+        self.start()
+        self.pg("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "kamisado")
+
+    def remove(self) -> None:
+        with contextlib.suppress(Exception):
+            self.stop("immediate")
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+@pytest.fixture
+def own_pg() -> Iterator[Cluster]:
+    """A PostgreSQL cluster of the test's own (:class:`Cluster`), removed after it."""
+    if not os.environ.get("KAMISADO_TEST_PG"):
+        _missing("PostgreSQL (KAMISADO_TEST_PG)", "KAMISADO_REQUIRE_PG")
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
+    if not found:
+        _missing("the PostgreSQL server programs", "KAMISADO_REQUIRE_PG")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _missing("psycopg", "KAMISADO_REQUIRE_PG")
+    cluster = Cluster(found[-1])
+    try:
+        cluster.create()
+    except (subprocess.SubprocessError, OSError, LookupError) as exc:
+        cluster.remove()
+        _missing(f"a PostgreSQL cluster of the test's own ({exc})", "KAMISADO_REQUIRE_PG")
+    try:
+        yield cluster
+    finally:
+        cluster.remove()

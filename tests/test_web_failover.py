@@ -10,13 +10,8 @@ what was stored.  Real server processes on loopback, real websockets.
 from __future__ import annotations
 
 import contextlib
-import glob
 import json
-import os
-import shutil
-import socket
 import subprocess
-import tempfile
 import threading
 import time
 import urllib.request
@@ -28,6 +23,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from kamisado.match import Match
+from tests.conftest import Cluster
 from tests.test_web_processes import create, frame, start_server
 
 # a regression here blocks in a receive: fail it in bounded time instead
@@ -241,76 +237,6 @@ def test_a_killed_process_loses_nothing_its_player_reconnects_to_the_other(pg_ur
 
 
 # -- PostgreSQL stopped and started mid-game --------------------------------------------
-
-
-def _require_pg(why: str) -> None:
-    if os.environ.get("KAMISADO_REQUIRE_PG"):
-        pytest.fail(f"PostgreSQL is required here (KAMISADO_REQUIRE_PG is set): {why}")
-    pytest.skip(why)
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster of this test's own in a temporary
-    folder, on a free port (made as ``.ci/pg-start`` makes one): never the
-    shared test server, which other tests use."""
-
-    def __init__(self, bindir: str) -> None:
-        self.bin = bindir
-        self.run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        self.base = tempfile.mkdtemp(prefix="kamisado-pg-failover-")
-        if self.run_as:
-            shutil.chown(self.base, "postgres")
-        self.data = os.path.join(self.base, "data")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/kamisado"
-
-    def pg(self, tool: str, *args: str) -> None:
-        subprocess.run(
-            [*self.run_as, os.path.join(self.bin, tool), *args],
-            check=True, capture_output=True, timeout=60,
-        )
-
-    def start(self) -> None:
-        self.pg(
-            "pg_ctl", "-D", self.data, "-l", os.path.join(self.base, "log"), "-w",
-            "-o", f"-p {self.port} -k /tmp -c listen_addresses=127.0.0.1", "start",
-        )
-
-    def stop(self, mode: str = "fast") -> None:
-        self.pg("pg_ctl", "-D", self.data, "-w", "-m", mode, "stop")
-
-    def create(self) -> None:
-        self.pg("initdb", "-D", self.data, "-A", "trust", "-U", "postgres")
-        self.start()
-        self.pg("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "kamisado")
-
-    def remove(self) -> None:
-        with contextlib.suppress(Exception):
-            self.stop("immediate")
-        shutil.rmtree(self.base, ignore_errors=True)
-
-
-@pytest.fixture
-def own_pg() -> Iterator[Cluster]:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
-    if not found:
-        _require_pg("the PostgreSQL server programs are not installed")
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        _require_pg("psycopg is not installed")
-    cluster = Cluster(found[-1])
-    try:
-        cluster.create()
-    except (subprocess.SubprocessError, OSError, LookupError) as exc:
-        cluster.remove()
-        _require_pg(f"cannot start a PostgreSQL cluster: {exc}")
-    try:
-        yield cluster
-    finally:
-        cluster.remove()
 
 
 def pong_within(ws: ClientConnection) -> float:

@@ -12,15 +12,10 @@ stopped and started mid-game.
 from __future__ import annotations
 
 import contextlib
-import glob
 import json
-import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -38,6 +33,7 @@ from kamisado.web import games as web_games
 from kamisado.web.games import REJOIN
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
+from tests.conftest import Cluster
 
 # a regression here blocks in a receive: fail it in bounded time instead
 pytestmark = pytest.mark.timeout(120, method="thread")
@@ -329,73 +325,6 @@ def test_a_computer_move_that_cannot_be_stored_is_tried_again(
 
 
 # -- a real PostgreSQL server, stopped and started mid-game ------------------------------
-
-
-def _require_pg(why: str) -> None:
-    if os.environ.get("KAMISADO_REQUIRE_PG"):
-        pytest.fail(f"PostgreSQL is required here (KAMISADO_REQUIRE_PG is set): {why}")
-    pytest.skip(why)
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster in a temporary folder, on a free port
-    (as ``.ci/pg-start`` makes one), never the shared test server."""
-
-    def __init__(self, bindir: str) -> None:
-        self.bin = bindir
-        self.run_as = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        self.base = tempfile.mkdtemp(prefix="kamisado-pg-outage-")
-        if self.run_as:
-            shutil.chown(self.base, "postgres")
-        self.data = os.path.join(self.base, "data")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/kamisado"
-
-    def pg(self, tool: str, *args: str) -> None:
-        subprocess.run(
-            [*self.run_as, os.path.join(self.bin, tool), *args],
-            check=True, capture_output=True, timeout=60,
-        )
-
-    def start(self) -> None:
-        self.pg(
-            "pg_ctl", "-D", self.data, "-l", os.path.join(self.base, "log"), "-w",
-            "-o", f"-p {self.port} -k {self.base} -c listen_addresses=127.0.0.1", "start",
-        )
-
-    def stop(self, mode: str = "fast") -> None:
-        self.pg("pg_ctl", "-D", self.data, "-w", "-m", mode, "stop")
-
-    def create(self) -> None:
-        self.pg("initdb", "-D", self.data, "-A", "trust", "-U", "postgres")
-        self.start()
-        self.pg("createdb", "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "kamisado")
-
-    def remove(self) -> None:
-        with contextlib.suppress(Exception):
-            self.stop("immediate")
-        shutil.rmtree(self.base, ignore_errors=True)
-
-
-@pytest.fixture
-def own_pg() -> Iterator[Cluster]:
-    if not os.environ.get("KAMISADO_TEST_PG"):
-        _require_pg("PostgreSQL (KAMISADO_TEST_PG) is not available")
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
-    if not found:
-        _require_pg("the PostgreSQL server programs are not installed")
-    cluster = Cluster(found[-1])
-    try:
-        cluster.create()
-    except (subprocess.SubprocessError, OSError, LookupError) as exc:
-        cluster.remove()
-        _require_pg(f"cannot start a PostgreSQL cluster: {exc}")
-    try:
-        yield cluster
-    finally:
-        cluster.remove()
 
 
 def start_server(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
