@@ -299,7 +299,32 @@ _BOOLEAN_FIELDS = [c.name for c in games.columns if isinstance(c.type, sa.Boolea
 _PG_LOAD = _pg_load()
 
 
-class _Direct:
+class _PerThread:
+    """Database connections of the store's own, one per thread (``local.conn``),
+    closed together by :meth:`close`."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self.opened: list[Any] = []
+        self.lock = threading.Lock()
+
+    def keep(self, conn: Any) -> Any:
+        """Make ``conn`` this thread's connection (closed by :meth:`close`)."""
+        self.local.conn = conn
+        with self.lock:
+            self.opened.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every connection opened (each thread's)."""
+        with self.lock:
+            for conn in self.opened:
+                with contextlib.suppress(Exception):
+                    conn.close()
+            self.opened.clear()
+
+
+class _Direct(_PerThread):
     """The hot path's statements (:data:`_PG_APPEND`, :data:`_PG_LOAD`) run
     straight on psycopg, compiled once: SQLAlchemy's execution layer costs
     about 0.25 ms of CPU a call, three times the statement's own.  Each
@@ -310,10 +335,8 @@ class _Direct:
     stored after all finds the count moved on)."""
 
     def __init__(self, engine: Engine) -> None:
+        super().__init__()
         self.engine = engine
-        self.local = threading.local()
-        self.opened: list[Any] = []
-        self.lock = threading.Lock()
         self.sql: dict[int, tuple[str, dict[str, Any]]] = {}
         for stmt in (_PG_APPEND, _PG_LOAD):
             compiled = stmt.compile(dialect=engine.dialect)
@@ -327,12 +350,9 @@ class _Direct:
             conn: Any = getattr(self.local, "conn", None)
             fresh = conn is None or conn.closed
             if fresh:
-                conn = self.engine.dialect.dbapi.connect(  # type: ignore[union-attr]
+                conn = self.keep(self.engine.dialect.dbapi.connect(  # type: ignore[union-attr]
                     self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False),
-                    autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-                self.local.conn = conn
-                with self.lock:
-                    self.opened.append(conn)
+                    autocommit=True, connect_timeout=CONNECT_TIMEOUT_S))
             try:
                 with conn.cursor() as cur:
                     cur.execute(sql, {**fixed, **values})
@@ -345,15 +365,8 @@ class _Direct:
                 if fresh or not isinstance(exc, self.engine.dialect.dbapi.OperationalError):  # type: ignore[union-attr]
                     raise
 
-    def close(self) -> None:
-        with self.lock:
-            for conn in self.opened:
-                with contextlib.suppress(Exception):
-                    conn.close()
-            self.opened.clear()
 
-
-class _DirectSQLite:
+class _DirectSQLite(_PerThread):
     """The hot path on an SQLite file (an action, a game read) straight on
     :mod:`sqlite3`, its statements compiled once by SQLAlchemy: the
     execution layer's Python (0.3 ms a call) is what the store's thread
@@ -363,10 +376,8 @@ class _DirectSQLite:
     (``BEGIN IMMEDIATE``, waiting up to the busy timeout in its thread)."""
 
     def __init__(self, engine: Engine, path: str) -> None:
+        super().__init__()
         self.path = path
-        self.local = threading.local()
-        self.opened: list[sqlite3.Connection] = []
-        self.lock = threading.Lock()
 
         def compiled(stmt: Any) -> tuple[str, list[str], dict[str, Any]]:
             c = stmt.compile(dialect=engine.dialect)
@@ -385,11 +396,8 @@ class _DirectSQLite:
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self.local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            conn = self.keep(sqlite3.connect(self.path, isolation_level=None, check_same_thread=False))
             _sqlite_pragmas(conn, None)
-            self.local.conn = conn
-            with self.lock:
-                self.opened.append(conn)
         return conn
 
     @staticmethod
@@ -432,13 +440,6 @@ class _DirectSQLite:
         finally:
             conn.execute("COMMIT")
         return dict(zip(names, row, strict=True)), tokens
-
-    def close(self) -> None:
-        with self.lock:
-            for conn in self.opened:
-                with contextlib.suppress(Exception):
-                    conn.close()
-            self.opened.clear()
 
 
 class SequenceError(Exception):
