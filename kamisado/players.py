@@ -23,9 +23,10 @@ Levels, weakest first (see the README for their measured strength):
 ``club``
     A 5-move search.
 ``strong``
-    Iterative deepening for 50,000 nodes (about 0.02 s).
+    Iterative deepening for 50,000 nodes (at most about 0.05 s a move).
 ``expert``
-    Iterative deepening for 600,000 nodes (about 0.2 s); when the round
+    Iterative deepening for 600,000 nodes (about 0.25 s at a round's start,
+    at most about 0.5 s: ``bench/levels.py``); when the round
     decides the match, the solver (1 million nodes) has the last word.
 ``perfect``
     The opening book and the solver: wins every won single round and plays
@@ -284,9 +285,9 @@ LEVELS: dict[str, Level] = {
     "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy", 471),
     "casual": Level(_searcher(depth=3, noise=40), 3, "3-move search, some noise", 663),
     "club": Level(_searcher(depth=5), 4, "5-move search", 904),
-    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (about 0.02 s)", 1165),
+    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (at most about 0.05 s)", 1165),
     "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
-                    "600k nodes of search (about 0.2 s) and the solver", 1327),
+                    "600k nodes of search (up to about 0.5 s) and the solver", 1327),
     "perfect": Level(_perfect, 10, "opening book and solver", 1323),
 }
 
