@@ -1236,6 +1236,246 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
     return best >= beta ? dl(lo, d0) : best <= alpha0 ? dl(hi, d0) : best;
 }
 
+/* -- who wins, without the distance ---------------------------------------
+ *
+ * wl_search(d) proves only who wins: 1 when the side to move wins, -1 when
+ * it loses, 0 when it cannot tell (or a limit stopped it: L.stop).  It is
+ * the sign of DL_d, found cheaply: the first winning move ends a node (the
+ * exact search must go on to find the shortest win), and a win or loss
+ * proven at any distance (in the table, or by the move-ordering tests)
+ * counts, so 1 and -1 hold at every distance while 0 means: neither side
+ * wins within d.  Iterative deepening on d (wl_root) ends at the first d
+ * where the root is decided, at most its exact distance.
+ *
+ * The table is the exact solver's: a win is stored as lo = 1 (a win at some
+ * distance), a loss as hi = -1, "neither within d" as the bounds
+ * -(MATE-d-1)..MATE-d-1; all are bounds on the exact value, valid for both
+ * solvers.
+ */
+static int wl_search(Solver *s, int d, int alpha, int beta)
+{
+    Pos *p = &s->p;
+    s->L.nodes++;
+    if (limits_hit(&s->L))
+        return 0;
+    if (can_win_now(p))
+        return 1;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    if (d <= 1) {
+        /* a loss within 1: every move ends the round against us */
+        for (int i = 0; i < n; i++) {
+            make_move(p, mv[i]);
+            int lost = p->owinner >= 0 && p->owinner != side;
+            unmake_move(p);
+            if (!lost)
+                return 0;
+        }
+        return -1;
+    }
+    u64 key = p->hash;
+    SvEntry *e = sv_probe(s, key);
+    int ttmove = 0;
+    if (e) {
+        if (e->lo > 0)
+            return 1;
+        if (e->hi < 0)
+            return -1;
+        int tlo = e->lo > -(MATE - d) ? 0 : -1; /* not lost within d */
+        int thi = e->hi < MATE - d ? 0 : 1;     /* no win within d */
+        if (tlo >= beta || thi <= alpha || tlo == thi)
+            return 0;
+        ttmove = e->move;
+    }
+    u64 nodes0 = s->L.nodes;
+    int score[MAXMOVES];
+    for (int i = 0; i < n; i++) {
+        int m = mv[i];
+        int sc;
+        if (m == ttmove) {
+            sc = 1 << 30;
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0) {
+                sc = p->owinner == side ? (1 << 29) : -(1 << 29);
+            } else if (p->turn != side) {
+                __builtin_prefetch(sv_bucket(s, p->hash));
+                int sr = safe_replies(p, side);
+                if (sr == 64)
+                    sc = LOSE2;
+                else if (sr == 0)
+                    sc = WIN3;
+                else {
+                    uint32_t h = s->history[p->board[m >> 6] & 15][m >> 6] >> 4;
+                    sc = ((64 - sr) << 20) + (int)(h < 0xFFFFF ? h : 0xFFFFF);
+                }
+            } else {
+                sc = (32 << 20);
+            }
+            unmake_move(p);
+        }
+        score[i] = sc;
+    }
+    int alpha0 = alpha, best = -2, bestmove = 0;
+    for (int i = 0; i < n; i++) {
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (score[j] > score[bi])
+                bi = j;
+        if (bi != i) {
+            int tm = mv[i];
+            mv[i] = mv[bi];
+            mv[bi] = (uint16_t)tm;
+            int ts = score[i];
+            score[i] = score[bi];
+            score[bi] = ts;
+        }
+        int m = mv[i];
+        /* sorted: from the first move that lets the opponent win at once,
+         * every move loses */
+        if (score[i] <= LOSE2) {
+            if (best < -1)
+                best = -1;
+            break;
+        }
+        int v;
+        if (score[i] == WIN3) {
+            v = 1; /* every reply lets us win at once */
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0)
+                v = p->owinner == side ? 1 : -1;
+            else if (p->turn == side)
+                v = wl_search(s, d - 1, alpha, beta);
+            else
+                v = -wl_search(s, d - 1, -beta, -alpha);
+            unmake_move(p);
+        }
+        if (s->L.stop)
+            return 0;
+        if (v > 0) {
+            uint32_t *h = &s->history[p->board[m & 63] & 15][m >> 6];
+            *h += (uint32_t)(d * d);
+            if (*h > (1u << 30))
+                for (int a = 0; a < 16; a++)
+                    for (int b = 0; b < 64; b++)
+                        s->history[a][b] >>= 1;
+            sv_store(s, key, 1, MATE, m, ilog2(s->L.nodes - nodes0 + 1));
+            return 1;
+        }
+        if (v > best) {
+            best = v;
+            bestmove = m;
+            if (v > alpha) {
+                alpha = v;
+                if (v >= beta)
+                    break;
+            }
+        }
+    }
+    int work = ilog2(s->L.nodes - nodes0 + 1);
+    int cut = MATE - d - 1;
+    if (best < 0) /* every move loses: -1 answers are proofs */
+        sv_store(s, key, -MATE, -1, ttmove, work);
+    else if (best >= beta) /* not lost within d */
+        sv_store(s, key, -cut, MATE, bestmove, work);
+    else if (best <= alpha0) /* no win within d */
+        sv_store(s, key, -MATE, cut, ttmove, work);
+    else
+        sv_store(s, key, -cut, cut, bestmove, work);
+    return best < 0 ? -1 : 0;
+}
+
+/* A winning move of a position proven won (wl_search answered 1): the
+ * table's move, else the first move whose position is proven won for us
+ * (the proofs are in the table, so this costs little).  0 if none is found
+ * (a limit stopped the search). */
+static int wl_winning_move(Solver *s, int d)
+{
+    Pos *p = &s->p;
+    SvEntry *e = sv_probe(s, p->hash);
+    if (e && e->move)
+        return e->move;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int v;
+        if (p->owinner >= 0)
+            v = p->owinner == side ? 1 : -1;
+        else if (p->turn == side)
+            v = wl_search(s, d, -2, 2);
+        else
+            v = -wl_search(s, d, -2, 2);
+        unmake_move(p);
+        if (v > 0)
+            return mv[i];
+        if (s->L.stop)
+            break;
+    }
+    return 0;
+}
+
+/* Who wins (1: the side to move, -1: the other, 0: a limit stopped it, or
+ * nothing within max_depth when it is not 0): iterative deepening of
+ * wl_search on the horizon d = 1, 2, 3, ...  After each horizon from 4 on, a
+ * probe searches twice as deep for as many nodes as the iterations took so
+ * far: a long forced win is often found at once far beyond the horizon the
+ * deepening has reached (from the start of a single round: about 0.1M nodes
+ * instead of 2M).  A probe cut short by its own budget leaves only proofs
+ * and bounds in the table.  Fills *bestmove (a winning move, 0 for a loss)
+ * and *depth_done (the horizon that decided it). */
+static int wl_root(Solver *s, int max_depth, int *bestmove, int *depth_done)
+{
+    *bestmove = 0;
+    *depth_done = 0;
+    u64 nodes0 = s->L.nodes;
+    for (int d = 1; !max_depth || d <= max_depth; d++) {
+        int r = wl_search(s, d, -2, 2);
+        if (s->L.stop)
+            return 0;
+        int done = d;
+        if (!r && d >= 4 && (!max_depth || d < max_depth)) {
+            int pd = 2 * d;
+            if (max_depth && pd > max_depth)
+                pd = max_depth;
+            if (pd > SOLVE_MAX_DEPTH)
+                pd = SOLVE_MAX_DEPTH;
+            u64 saved = s->L.node_limit, lim = s->L.nodes + (s->L.nodes - nodes0);
+            if (!saved || lim < saved)
+                s->L.node_limit = lim;
+            s->L.next_check = s->L.nodes; /* look at the new limit at once */
+            r = wl_search(s, pd, -2, 2);
+            s->L.node_limit = saved;
+            if (s->L.stop && !s->L.interrupted && (!saved || s->L.nodes < saved) &&
+                !(s->L.flag && atomic_load_explicit(s->L.flag, memory_order_relaxed)) &&
+                !(s->L.deadline > 0 && now_ms() >= s->L.deadline)) {
+                s->L.stop = 0; /* only the probe's budget ran out */
+                r = 0;
+            }
+            if (s->L.stop)
+                return 0;
+            if (r)
+                done = pd;
+        }
+        if (r) {
+            *depth_done = done;
+            if (r > 0) {
+                *bestmove = wl_winning_move(s, done);
+                if (!*bestmove)
+                    return 0;
+            }
+            return r;
+        }
+        *depth_done = d;
+        if (d >= SOLVE_MAX_DEPTH)
+            break;
+    }
+    return 0;
+}
+
 /* Solve the position: the exact value, or 0 when a limit stops it.  Fills
  * *bestmove and *depth_done. */
 static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int *depth_done)
@@ -2265,13 +2505,16 @@ static int searcher_se_table(SearcherObject *self, int log2, int keep)
 static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "node_limit", "time_ms", "max_depth", "pv", "tt_log2",
-                             NULL};
-    PyObject *pobj, *nobj = NULL, *tobj = NULL, *dobj = NULL, *pvobj = NULL, *ttobj = NULL;
+                             "exact", NULL};
+    PyObject *pobj, *nobj = NULL, *tobj = NULL, *dobj = NULL, *pvobj = NULL, *ttobj = NULL,
+             *exobj = NULL;
     u64 node_limit = 0, max_depth = 0;
     double time_ms = 0;
-    int want_pv = 1, tt_log2 = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOO", kwlist, &PositionType, &pobj,
-                                     &nobj, &tobj, &dobj, &pvobj, &ttobj))
+    int want_pv = 1, tt_log2 = 0, exact = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOO", kwlist, &PositionType, &pobj,
+                                     &nobj, &tobj, &dobj, &pvobj, &ttobj, &exobj))
+        return NULL;
+    if (exobj && get_bool(exobj, "exact", &exact) < 0)
         return NULL;
     if ((nobj && get_int(nobj, "node_limit", 0, NODE_LIMIT_MAX, NODE_LIMIT_RANGE,
                          &node_limit) < 0) ||
@@ -2314,7 +2557,12 @@ static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *
     self->sv_owner = PyThread_get_thread_ident();
     PyThreadState *ts = PyEval_SaveThread();
     s->L.ts = signal_slot(&ts);
-    value = sv_root(s, 1, (int)max_depth, &bm, &dd);
+    if (exact) {
+        value = sv_root(s, 1, (int)max_depth, &bm, &dd);
+    } else {
+        value = wl_root(s, (int)max_depth, &bm, &dd);
+        want_pv = 0;
+    }
     int stopped = s->L.stop;
     if (value && want_pv && !stopped) {
         /* the line of a proven value: no limit (it is quick), no stop */
@@ -2334,7 +2582,7 @@ static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *
     free(s);
     if (interrupted)
         return NULL;
-    int dist = value ? MATE - (value > 0 ? value : -value) : 0;
+    int dist = !exact ? -1 : value ? MATE - (value > 0 ? value : -value) : 0;
     int sign = value > 0 ? 1 : value < 0 ? -1 : 0;
     PyObject *pvl = moves_to_list(pv, npv);
     if (!pvl)

@@ -110,6 +110,7 @@ class Searcher:
         max_depth: int = 0,
         pv: bool = True,
         tt_log2: int = 0,
+        exact: bool = True,
     ) -> dict[str, Any]: ...
     def stop(self) -> None: ...
     def resume(self) -> None: ...
@@ -126,6 +127,7 @@ def solve(
     max_depth: int = 0,
     pv: bool = True,
     tt_log2: int = 0,
+    exact: bool = True,
 ) -> dict[str, Any]: ...
 def search(
     pos: Position,

@@ -249,6 +249,15 @@ class Limits:
             self.stop = True
         return self.stop
 
+    def only_nodes(self, node_limit: int) -> bool:
+        """Whether a stop came from a node budget tighter than ``node_limit``
+        (0: none) alone: not the flag, the deadline or ``node_limit`` itself."""
+        return not (
+            (node_limit and self.nodes >= node_limit)
+            or (self.flag is not None and self.flag.stopped)
+            or (self.deadline > 0 and time.monotonic() >= self.deadline)
+        )
+
 
 def safe_replies_fn(
     p: _core.Position,

@@ -471,6 +471,7 @@ class Searcher:
         max_depth: int = 0,
         pv: bool = True,
         tt_log2: int = 0,
+        exact: bool = True,
     ) -> dict[str, Any]:
         """Prove who wins the round, as the compiled ``solve``: the same keys and values.
 
@@ -492,6 +493,7 @@ class Searcher:
         span = f"an integer in 0..{SOLVE_MAX_DEPTH} (0: no limit)"
         d = _int(max_depth, "max_depth", 0, SOLVE_MAX_DEPTH, span)
         want_pv = _bool(pv, "pv")
+        want_exact = _bool(exact, "exact")
         log2 = _tt_log2(tt_log2, allow_zero=True)
         _in_progress(p)
         if self._sv_owner is not None:
@@ -499,7 +501,8 @@ class Searcher:
         self._sv_owner = threading.get_ident()
         try:
             return _pysolve.run(
-                p._p.copy(stack=False), p._hash, p._occ, nodes, ms, d, want_pv, log2, self._sv, self
+                p._p.copy(stack=False), p._hash, p._occ, nodes, ms, d, want_pv, log2, self._sv,
+                self, want_exact,
             )
         finally:
             self._sv_owner = None
@@ -546,6 +549,7 @@ def solve(
     max_depth: int = 0,
     pv: bool = True,
     tt_log2: int = 0,
+    exact: bool = True,
 ) -> dict[str, Any]:
     """:meth:`Searcher.solve` with the default Searcher (the compiled ``solve``).
 
@@ -553,4 +557,4 @@ def solve(
     >>> r["result"], r["stopped"]
     (0, True)
     """
-    return _module_searcher(True).solve(pos, node_limit, time_ms, max_depth, pv, tt_log2)
+    return _module_searcher(True).solve(pos, node_limit, time_ms, max_depth, pv, tt_log2, exact)

@@ -274,45 +274,9 @@ class Solver:
                         break
             return best
 
-        def sv(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
-            if d <= 0:
-                return 0
-            lim.nodes += 1
-            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
-                return 0
-            if can_win_now(occ):
-                return win1
-            if alpha >= win1:
-                return win1  # an upper bound: nothing beats a win at once
-            if beta <= -win1:
-                return -win1
-            # only values outside the window matter: shorten the horizon
-            d0 = d
-            if alpha > 0 and MATE - alpha - 1 < d:
-                d = MATE - alpha - 1
-            if beta < 0 and MATE + beta - 1 < d:
-                d = MATE + beta - 1
-            side = cp.turn
-            if d <= 2:
-                if d <= 1:
-                    best = -win1 if loses_at_once(side, occ) else 0
-                else:
-                    best = dl2(beta, h, occ)
-                return _convert(best, d, d0, alpha, beta)
-            e = tt.get(h)
-            ttmove = 0
-            if e is not None:
-                tlo = _dl((e & 0xFFFF) - MATE, d)
-                thi = _dl((e >> 16 & 0xFFFF) - MATE, d)
-                if tlo >= beta or thi <= alpha or tlo == thi:
-                    r = tlo if tlo >= beta else thi if thi <= alpha else tlo
-                    return _convert(r, d, d0, alpha, beta)
-                if tlo > alpha:
-                    alpha = tlo
-                if thi < beta:
-                    beta = thi
-                ttmove = e >> 32
-            alpha0 = alpha
+        def order(side: int, occ: int, ttmove: int) -> tuple[list[int], list[int]]:
+            """The moves and their ordering scores (the TT move first, then by the
+            opponent's safe replies, fewest first, then history)."""
             mv = gen()
             n = len(mv)
             score = [0] * n
@@ -372,6 +336,49 @@ class Solver:
                 else:
                     score[i] = 32 << 20
                 pop()
+            return mv, score
+
+        def sv(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
+            if d <= 0:
+                return 0
+            lim.nodes += 1
+            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+                return 0
+            if can_win_now(occ):
+                return win1
+            if alpha >= win1:
+                return win1  # an upper bound: nothing beats a win at once
+            if beta <= -win1:
+                return -win1
+            # only values outside the window matter: shorten the horizon
+            d0 = d
+            if alpha > 0 and MATE - alpha - 1 < d:
+                d = MATE - alpha - 1
+            if beta < 0 and MATE + beta - 1 < d:
+                d = MATE + beta - 1
+            side = cp.turn
+            if d <= 2:
+                if d <= 1:
+                    best = -win1 if loses_at_once(side, occ) else 0
+                else:
+                    best = dl2(beta, h, occ)
+                return _convert(best, d, d0, alpha, beta)
+            e = tt.get(h)
+            ttmove = 0
+            if e is not None:
+                tlo = _dl((e & 0xFFFF) - MATE, d)
+                thi = _dl((e >> 16 & 0xFFFF) - MATE, d)
+                if tlo >= beta or thi <= alpha or tlo == thi:
+                    r = tlo if tlo >= beta else thi if thi <= alpha else tlo
+                    return _convert(r, d, d0, alpha, beta)
+                if tlo > alpha:
+                    alpha = tlo
+                if thi < beta:
+                    beta = thi
+                ttmove = e >> 32
+            alpha0 = alpha
+            mv, score = order(side, occ, ttmove)
+            n = len(mv)
             best = -_SV_INF
             bestmove = 0
             hb = h ^ smk[side * 9 + cp.must_move + 1]
@@ -415,7 +422,93 @@ class Solver:
             store(h, lo, hi_, bestmove if best > alpha0 else ttmove)
             return _convert(best, d, d0, alpha0, beta)
 
+        def wl(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
+            """C's ``wl_search``: 1 the side to move wins, -1 it loses (at any
+            distance), 0 neither within ``d`` moves (or stopped); fail soft on
+            the values -1, 0, 1 in the window (alpha, beta)."""
+            lim.nodes += 1
+            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+                return 0
+            if can_win_now(occ):
+                return 1
+            side = cp.turn
+            if d <= 1:
+                return -1 if loses_at_once(side, occ) else 0
+            e = tt.get(h)
+            ttmove = 0
+            if e is not None:
+                elo = (e & 0xFFFF) - MATE
+                ehi = (e >> 16 & 0xFFFF) - MATE
+                if elo > 0:
+                    return 1
+                if ehi < 0:
+                    return -1
+                tlo = 0 if elo > -(MATE - d) else -1
+                thi = 0 if ehi < MATE - d else 1
+                if tlo >= beta or thi <= alpha or tlo == thi:
+                    return 0
+                ttmove = e >> 32
+            alpha0 = alpha
+            mv, score = order(side, occ, ttmove)
+            n = len(mv)
+            best = -2
+            bestmove = 0
+            hb = h ^ smk[side * 9 + cp.must_move + 1]
+            for i in range(n):
+                if i + 1 < n:
+                    bi = max(range(i, n), key=score.__getitem__)
+                    if bi != i:
+                        mv[i], mv[bi] = mv[bi], mv[i]
+                        score[i], score[bi] = score[bi], score[i]
+                m = mv[i]
+                sc = score[i]
+                if sc <= _LOSE2:  # this and every later move lets the opponent win at once
+                    if best < -1:
+                        best = -1
+                    break
+                if sc == _WIN3:
+                    v = 1  # every reply lets us win at once
+                else:
+                    h2, occ2 = child(m, hb, occ)
+                    o = cp.outcome
+                    if o is not None:
+                        v = 1 if o.winner == side else -1
+                    elif cp.turn == side:
+                        v = wl(d - 1, alpha, beta, h2, occ2)
+                    else:
+                        v = -wl(d - 1, -beta, -alpha, h2, occ2)
+                    pop()
+                if lim.stop:
+                    return 0
+                if v > 0:
+                    hi = (board[m & 63] & 15) << 6 | m >> 6
+                    history[hi] += d * d
+                    if history[hi] > 1 << 30:
+                        for a in range(1024):
+                            history[a] >>= 1
+                    store(h, 1, MATE, m)
+                    return 1
+                if v > best:
+                    best = v
+                    bestmove = m
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            break
+            cut = MATE - d - 1
+            if best < 0:
+                store(h, -MATE, -1, ttmove)
+                return -1
+            if best >= beta:
+                store(h, -cut, MATE, bestmove)
+            elif best <= alpha0:
+                store(h, -MATE, cut, ttmove)
+            else:
+                store(h, -cut, cut, bestmove)
+            return 0
+
         self.child = child
+        self.wl = wl
         return sv
 
     def root(self, h: int, occ: int, start_depth: int, max_depth: int) -> tuple[int, int, int]:
@@ -470,6 +563,69 @@ class Solver:
             d += 1
         return 0, 0, depth_done
 
+    def winning_move(self, h: int, occ: int, d: int) -> int:
+        """C's ``wl_winning_move``: a winning move of a position proven won."""
+        e = self.table.tt.get(h)
+        if e is not None and e >> 32:
+            return e >> 32
+        cp = self.cp
+        side = cp.turn
+        hb = h ^ SMK[side * 9 + cp.must_move + 1]
+        for m in cp.move_codes():
+            h2, occ2 = self.child(m, hb, occ)
+            o = cp.outcome
+            if o is not None:
+                v = 1 if o.winner == side else -1
+            elif cp.turn == side:
+                v = self.wl(d, -2, 2, h2, occ2)
+            else:
+                v = -self.wl(d, -2, 2, h2, occ2)
+            cp.pop_code()
+            if v > 0:
+                return m
+            if self.lim.stop:
+                break
+        return 0
+
+    def wl_root(self, h: int, occ: int, max_depth: int) -> tuple[int, int, int]:
+        """C's ``wl_root``: who wins (1, -1; 0 when stopped), a winning move
+        and the horizon that decided it."""
+        lim = self.lim
+        nodes0 = lim.nodes
+        depth_done = 0
+        d = 1
+        while not max_depth or d <= max_depth:
+            r = self.wl(d, -2, 2, h, occ)
+            if lim.stop:
+                return 0, 0, depth_done
+            done = d
+            if not r and d >= 4 and (not max_depth or d < max_depth):
+                pd = min(2 * d, max_depth or SOLVE_MAX_DEPTH, SOLVE_MAX_DEPTH)
+                saved = lim.node_limit
+                cap = lim.nodes + (lim.nodes - nodes0)
+                if not saved or cap < saved:
+                    lim.node_limit = cap
+                lim.next_check = lim.nodes
+                r = self.wl(pd, -2, 2, h, occ)
+                lim.node_limit = saved
+                if lim.stop and lim.only_nodes(saved):
+                    lim.stop = False  # only the probe's budget ran out
+                    r = 0
+                if lim.stop:
+                    return 0, 0, depth_done
+                if r:
+                    done = pd
+            if r:
+                if r < 0:
+                    return -1, 0, done
+                m = self.winning_move(h, occ, done)
+                return (1, m, done) if m else (0, 0, done)
+            depth_done = d
+            if d >= SOLVE_MAX_DEPTH:
+                break
+            d += 1
+        return 0, 0, depth_done
+
     def pv(self, h: int, occ: int, value: int) -> list[int]:
         """The winner's shortest win against the loser's longest resistance."""
         cp = self.cp
@@ -504,10 +660,11 @@ def run(
     tt_log2: int,
     table: Table,
     flag: StopFlag | None = None,
+    exact: bool = True,
 ) -> dict[str, Any]:
     """Solve from ``cp`` (a copy the solver may use; key ``h``, occupancy
     ``occ``) with checked arguments, with ``table``, stopped by ``flag``:
-    ``Searcher_solve`` in C."""
+    ``Searcher_solve`` in C (``exact=False``: who wins only, ``distance`` -1)."""
     if not table.log2 or (tt_log2 > 0 and tt_log2 != table.log2):
         table.clear()
         table.log2 = tt_log2 or _DEFAULT_LOG2
@@ -515,7 +672,11 @@ def run(
     t0 = time.monotonic()
     lim = Limits(int(node_limit), float(time_ms), flag)
     s = Solver(cp, lim, table)
-    value, bm, depth_done = s.root(h, occ, 1, max_depth)
+    if exact:
+        value, bm, depth_done = s.root(h, occ, 1, max_depth)
+    else:
+        value, bm, depth_done = s.wl_root(h, occ, max_depth)
+        pv = False
     stopped = lim.stop
     line: list[int] = []
     pv_nodes = 0
@@ -529,7 +690,7 @@ def run(
         pv_nodes = lim.nodes - before
     return {
         "result": 1 if value > 0 else -1 if value < 0 else 0,
-        "distance": MATE - abs(value) if value else 0,
+        "distance": -1 if not exact else MATE - abs(value) if value else 0,
         "best_move": bm,
         "pv": line,
         "nodes": lim.nodes - pv_nodes,
