@@ -139,3 +139,31 @@ def test_analyse_review_of_a_bad_record(tmp_path: Path, capsys: pytest.CaptureFi
     assert main_analyse(["--review", str(path)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.startswith(f"kamisado: {path}: ")
+
+
+def test_the_web_review_marks_the_blunder_and_analyse_gives_three_lines(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from kamisado.web.server import create_app
+
+    text = record.write(record.Record.new(match_of(BLUNDER), black="Ann", gold="Bo"))
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=1)) as client:
+        game = client.post("/api/records", content=text).json()["id"]
+        r = client.get(f"/api/games/{game}/review")
+        assert r.status_code == 200, r.text
+        marks = r.json()["marks"]
+        steps = client.get(f"/api/games/{game}/steps").json()["steps"]
+        assert [(m["step"], m["mark"], m["lost"]) for m in marks] == [
+            (1, "??", 3), (2, "", None), (3, "", None)]
+        assert [steps[m["step"]]["move"] for m in marks] == BLUNDER
+        assert marks[0]["before"] == {"winner": "g", "distance": 3}
+        a = client.get("/api/analyse", params={"kpn": WON, "ms": 100, "lines": 3}).json()
+        assert [x["move"] for x in a["lines"]][:1] == ["g8-g2"] and len(a["lines"]) == 3
+        assert a["lines"][0]["kind"] == "win" and a["lines"][0]["value"] == 3
+        assert a["lines"][0]["entries"][0]["kind"] == "move"
+        assert "lines" not in client.get("/api/analyse", params={"kpn": WON, "ms": 50}).json()
+        assert client.get("/api/analyse", params={"kpn": WON, "lines": "9"}).status_code == 400
+        assert client.get("/api/games/nope/review").status_code == 404
+    with TestClient(create_app(str(tmp_path / "other.db"), workers=0)) as client:
+        game = client.post("/api/records", content=text).json()["id"]
+        assert client.get(f"/api/games/{game}/review").status_code == 503
