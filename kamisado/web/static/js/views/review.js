@@ -23,9 +23,7 @@ const stepper = new Stepper((s, i) => {
   where.replaceChildren(s.ply ? at.charAt(0).toUpperCase() + at.slice(1) : t("review.start", { n: s.round }));
   const own = s.entries.find((e) => e.kind === "move");
   if (own) where.append(": ", sideName(own.side), " ", entryNodes(own));
-  const mark = marks.get(i);
-  if (own && mark && mark.mark) where.append(" ", markNode(mark));
-  paintMarks();
+  paintMarks(i);
   if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
   else setStatus(toMoveNodes(s.turn, s.must, ringsOf(s.towers, s.turn, s.must), false));
   announce("");
@@ -70,7 +68,7 @@ async function loadMarks(id) {
   if (reviewId !== id) return;
   marks.clear();
   for (const m of data.marks) marks.set(m.step, m);
-  stepper.show(stepper.i);
+  if (stepper.steps.length) paintMarks(stepper.i);
 }
 
 /** The "??" of a move that threw away a proven win, with its words for
@@ -80,8 +78,12 @@ function markNode(m) {
   return h("span", { class: "mark blunder", role: "img", "aria-label": label, title: label }, m.mark);
 }
 
-/** Write each marked move's "??" into the move list (drawn afresh at every step). */
-function paintMarks() {
+/** Write each marked move's "??" into the move list (drawn afresh at every
+    step), and after the move of step `shown` when it is marked. @param {number} shown */
+function paintMarks(shown) {
+  const here = marks.get(shown);
+  const where = $("#rv-where");
+  if (here && here.mark && !where.querySelector(".mark")) where.append(" ", markNode(here));
   for (const [i, m] of marks) {
     if (!m.mark) continue;
     const s = stepper.steps[i];
