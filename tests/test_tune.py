@@ -32,7 +32,8 @@ def _load(name: str, rel: str) -> ModuleType:
 tune = _load("tune_weights", "tools/tune_weights.py")
 ladder = _load("ladder", "bench/ladder.py")
 
-TINY = ["--positions", "30", "--solve-nodes", "20000", "--per-round", "2", "--quiet"]
+TINY = ["--positions", "24", "--solve-nodes", "20000", "--per-round", "2", "--levels", "casual",
+        "--quiet"]
 
 
 def test_tuner_is_reproducible_from_its_seed(tmp_path: Path,
@@ -47,7 +48,7 @@ def test_tuner_is_reproducible_from_its_seed(tmp_path: Path,
         runs.append((summary, cache.read_text()))
     assert runs[0] == runs[1]
     summary, data = runs[0]
-    assert summary["positions"] == 30 and len(data.splitlines()) == 30
+    assert summary["positions"] == 24 and len(data.splitlines()) == 24
     assert set(summary["weights"]) == set(tune.NAMES)
     assert all(-1000 <= v <= 1000 for v in summary["weights"].values())
     text = capsys.readouterr().out
@@ -59,7 +60,7 @@ def test_tuner_is_reproducible_from_its_seed(tmp_path: Path,
 
 
 def test_fit_never_worse_than_the_default_weights() -> None:
-    samples = tune.generate(30, seed=2, solve_nodes=20000, per_round=2)
+    samples = tune.generate(30, seed=2, solve_nodes=20000, per_round=2, levels=["casual"])
     data = [(tune.features(kpn), y) for kpn, y in samples]
     default = list(DEFAULT_WEIGHTS.as_tuple()[:6])
     k = tune.fit_k(default, data)
@@ -115,3 +116,13 @@ def test_ladder_plays_tuned_pairs(tmp_path: Path, capsys: pytest.CaptureFixture[
                                                        ("novice", "novice+tuned")}
     assert all(r["weights"] == list(Weights(advance=30).as_tuple()) for r in recs)
     assert "novice+tuned vs novice" in capsys.readouterr().out
+
+
+def test_spsa_is_reproducible_from_its_seed() -> None:
+    start = list(DEFAULT_WEIGHTS.as_tuple()[:6])
+    a = tune.spsa(start, iterations=4, seed=3, depth=2, lr=1.0)
+    b = tune.spsa(start, iterations=4, seed=3, depth=2, lr=1.0)
+    assert a == b and set(a["weights"]) == set(tune.NAMES)
+    # a game at a fixed depth is replayable from its seed
+    w = tune.as_weights(start)
+    assert tune.play(w, w, 2, 3, seed=9, opening=2) == tune.play(w, w, 2, 3, seed=9, opening=2)

@@ -19,12 +19,21 @@ the integer weights (``threat, safe, no_safe, mobility, advance, tempo``;
 ``noise`` stays 0; each in -1000..1000) by a pattern search on the mean
 log loss, which never ends worse than the default weights.
 
+``--method spsa`` tunes by self-play instead (SPSA): at each of
+``--iterations`` steps every weight is nudged by ``+-c`` at random, the
+two weight sets play a pair of games at a fixed depth (``--depth``, 5 as
+the ``club`` level; a single round or a Standard match, the same random
+opening with colours swapped), and the weights move towards the winner.
+The answer is the mean of the second half of the path, rounded.  It needs
+no solver, but its games are noisy: thousands of pairs are needed.
+
 Everything follows from ``--seed``: the same seed and options give the
 same positions and the same weights.
 
     python tools/tune_weights.py --positions 6000 --out /tmp/tuned.json
     python tools/tune_weights.py --positions 6000 --data /tmp/pos.jsonl  # keep/reuse positions
     python tools/tune_weights.py --positions 6000 --depth 1 --out /tmp/tuned-d1.json
+    python tools/tune_weights.py --method spsa --iterations 3000 --out /tmp/spsa.json
 
 Progress goes to stderr; stdout gets the summary: positions (and how
 many the solver proved), K, the loss and the share of labels predicted
@@ -49,7 +58,7 @@ from kamisado import engine
 from kamisado.core import Position
 from kamisado.engine import DEFAULT_WEIGHTS, Weights
 from kamisado.limits import WIN_BASE, Limit
-from kamisado.match import Match
+from kamisado.match import FILLS, Match
 from kamisado.players import player
 
 #: The tuned weights, in the C evaluation's order (``noise`` stays 0).
@@ -282,16 +291,93 @@ def tune(samples: Sequence[Sample], depth: int = 0, rounds: int = 2,
     }
 
 
+def play(black: Weights, gold: Weights, depth: int, target: int, seed: int,
+         opening: int) -> float:
+    """One match at a fixed search depth: 1 if ``black`` (Black in round 1) wins, else 0."""
+    rng = random.Random(seed)
+    side = {0: black, 1: gold}
+    m = Match(target)
+    moves = 0
+    while m.state != "over":
+        if m.state == "fill":
+            w = side[m.current_winner()]
+            scores = {f: engine.search(m.next_round_start(f), limit=Limit(depth=depth - 1),
+                                       weights=w, seed=rng.randrange(1 << 30)).score
+                      for f in FILLS}
+            m.choose_fill(min(FILLS, key=lambda f: (scores[f], rng.random())))
+            continue
+        pos = m.position
+        legal = list(pos.legal_moves)
+        if moves < opening or len(legal) == 1:
+            move = rng.choice(legal)
+        else:
+            r = engine.search(pos, limit=Limit(depth=depth), weights=side[pos.turn],
+                              seed=rng.randrange(1 << 30))
+            assert r.best_move is not None
+            move = r.best_move
+        m.push_move(move)
+        moves += 1
+    return 1.0 if m.winner == 0 else 0.0
+
+
+def spsa(start: Sequence[int], iterations: int, seed: int, depth: int = 5, lr: float = 0.05,
+         progress: bool = False) -> dict[str, object]:
+    """SPSA by self-play from ``start``; the summary as a dict."""
+    rng = random.Random(f"spsa:{seed}")
+    theta = [float(v) for v in start]
+    c = [max(4.0, 0.25 * abs(v)) for v in start]
+    tail: list[list[float]] = []
+    score = 0.0
+    t0 = time.perf_counter()
+    for k in range(iterations):
+        delta = [rng.choice((-1, 1)) for _ in theta]
+
+        plus, minus = (as_weights([max(-WEIGHT_MAX, min(WEIGHT_MAX, round(t + sign * ci * d)))
+                                   for t, ci, d in zip(theta, c, delta, strict=True)])
+                       for sign in (1, -1))
+        target = 1 if k % 2 == 0 else 3
+        game = rng.randrange(1 << 30)
+        opening = rng.randrange(1, 5)
+        # the same opening and search seeds, colours swapped
+        result = play(plus, minus, depth, target, game, opening) \
+            - play(minus, plus, depth, target, game, opening)
+        score += result
+        theta = [max(-WEIGHT_MAX, min(WEIGHT_MAX, t + lr * ci * result * d))
+                 for t, ci, d in zip(theta, c, delta, strict=True)]
+        if k >= iterations // 2:
+            tail.append(theta)
+        if progress and (k + 1) % 100 == 0:
+            log(f"  {k + 1}/{iterations} pairs in {time.perf_counter() - t0:.0f} s:"
+                f" {weights_text([round(t) for t in theta])}")
+    mean = [round(sum(col) / len(col)) for col in zip(*tail, strict=True)] if tail \
+        else [round(t) for t in theta]
+    return {
+        "method": "spsa",
+        "iterations": iterations,
+        "depth": depth,
+        "lr": lr,
+        "default": dict(zip(NAMES, start, strict=True)),
+        "weights": dict(zip(NAMES, mean, strict=True)),
+        "weights_text": weights_text(mean),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--method", choices=["texel", "spsa"], default="texel")
     ap.add_argument("--seed", type=int, default=1, help="seed of the games and sampling")
     ap.add_argument("--positions", type=int, default=4000, help="proven positions to fit on")
     ap.add_argument("--solve-nodes", type=int, default=200_000,
                     help="solver node limit per position (unproven ones are dropped)")
     ap.add_argument("--per-round", type=int, default=3, help="positions sampled per round")
     ap.add_argument("--levels", default="casual,club", help="levels that play the games")
-    ap.add_argument("--depth", type=int, default=0, choices=[0, 1, 2],
-                    help="0: static evaluation; 1 or 2: leaf of a search that deep")
+    ap.add_argument("--depth", type=int, default=None,
+                    help="texel: 0 (default) the static evaluation, 1 or 2 the leaf of a"
+                    " search that deep; spsa: the games' search depth (default 5)")
+    ap.add_argument("--iterations", type=int, default=2000, help="spsa: game pairs")
+    ap.add_argument("--lr", type=float, default=0.05, help="spsa: step size")
+    ap.add_argument("--start", default=None, metavar="FILE",
+                    help="spsa: start from the weights of a JSON summary (default: the defaults)")
     ap.add_argument("--rounds", type=int, default=2, help="fit rounds with --depth")
     ap.add_argument("--data", type=Path, default=None,
                     help="JSON lines of labelled positions: read if present, else written")
@@ -300,6 +386,25 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     progress = not args.quiet
     t0 = time.perf_counter()
+    if args.method == "spsa":
+        start = list(DEFAULT_WEIGHTS.as_tuple()[: len(NAMES)])
+        if args.start is not None:
+            values = json.loads(Path(args.start).read_text())["weights"]
+            start = [int(values[n]) for n in NAMES]
+        result = spsa(start, args.iterations, args.seed,
+                      5 if args.depth is None else args.depth, args.lr, progress)
+        result["seed"] = args.seed
+        result["seconds"] = round(time.perf_counter() - t0, 1)
+        print(f"spsa: {args.iterations} game pairs at depth {result['depth']}")
+        print(f"start:   {weights_text(start)}")
+        print(f"tuned:   {result['weights_text']}")
+        if args.out is not None:
+            args.out.write_text(json.dumps(result, indent=1) + "\n")
+        return 0
+    if args.depth is None:
+        args.depth = 0
+    if args.depth not in (0, 1, 2):
+        ap.error("--depth: 0, 1 or 2 with --method texel")
     if args.data is not None and args.data.exists():
         samples = [tuple(json.loads(line)) for line in args.data.read_text().splitlines()
                    if line][: args.positions]
