@@ -11,13 +11,16 @@ The chance comes from a small model of one round, measured from self-play
 
 * the chance that the opener wins the round, by the difference between the
   opener's rings and the other side's (a Sumo tower reaches less far, but
-  pushes: rings change who wins);
+  pushes: rings change who wins), measured on the rounds after the first
+  (the regrouped starts, where the winner chose the fill against the opener);
 * the rings the winning tower had (so the points the win brings: 1, 2, 4 or
   8), by the winner's total rings.
 
 An exact dynamic programme over the rounds to come then gives the chance to
 reach the target first: the winner of a round gains the points, its tower a
-ring (up to a Triple), and the loser opens the next round.
+ring (up to a Triple), and the loser opens the next round.  Last, that chance
+is tempered (its logit scaled by ``temper``, fitted to who won the matches),
+which keeps it symmetric and monotone.
 
 >>> round(match_equity((0, 0), 3, (0, 0), 0) + match_equity((0, 0), 3, (0, 0), 1), 6)
 1.0
@@ -42,12 +45,13 @@ __all__ = [
     "load_model",
     "match_equity",
     "rings_of",
+    "temper",
 ]
 
 #: Ring differences beyond this are treated as this (few rounds are played there).
 MAX_RING_DIFF = 4
 #: Total rings of a side beyond this are treated as this for the points a win brings.
-MAX_RINGS = 6
+MAX_RINGS = 10
 
 
 @dataclass(frozen=True)
@@ -62,12 +66,15 @@ class EquityModel:
 
     >>> m = EquityModel.provisional()
     >>> len(m.opener_win), len(m.win_rings), m.win_rings[0]
-    (9, 7, (1.0, 0.0, 0.0, 0.0))
+    (9, 11, (1.0, 0.0, 0.0, 0.0))
     """
 
     opener_win: tuple[float, ...]
     win_rings: tuple[tuple[float, float, float, float], ...]
     source: str = "provisional"
+    temper: float = 1.0
+    """The chance the rounds' model gives is tempered on the logit scale by
+    this factor (below 1: less sure), fitted to the matches' results."""
 
     @staticmethod
     def provisional() -> EquityModel:
@@ -107,8 +114,11 @@ def _validate(data: dict[str, object]) -> EquityModel:
             (float(row[0]) / total, float(row[1]) / total,
              float(row[2]) / total, float(row[3]) / total)
         )
+    temper = data.get("temper", 1.0)
+    assert isinstance(temper, int | float) and temper > 0
     return EquityModel(
-        tuple(float(x) for x in opener), tuple(win_rings), str(data.get("source", "measured"))
+        tuple(float(x) for x in opener), tuple(win_rings), str(data.get("source", "measured")),
+        float(temper),
     )
 
 
@@ -201,8 +211,23 @@ def match_equity(
         return 1.0
     if pg >= target:
         return 0.0
-    solver = _solver(model or load_model(), target)
-    return solver.value(pb, pg, max(0, rb), max(0, rg), opener)
+    model = model or load_model()
+    p = _solver(model, target).value(pb, pg, max(0, rb), max(0, rg), opener)
+    return temper(p, model.temper)
+
+
+def temper(p: float, factor: float) -> float:
+    """``p`` with its logit multiplied by ``factor`` (0 and 1 stay as they are).
+
+    >>> temper(0.5, 0.8), round(temper(0.9, 1.0), 9), temper(1.0, 0.8)
+    (0.5, 0.9, 1.0)
+    >>> round(temper(0.9, 0.5), 4)
+    0.75
+    """
+    if p <= 0.0 or p >= 1.0 or factor == 1.0:
+        return p
+    z = factor * math.log(p / (1.0 - p))
+    return 1.0 / (1.0 + math.exp(-z))
 
 
 def rings_of(rings: list[int] | tuple[int, ...]) -> tuple[int, int]:
@@ -246,7 +271,7 @@ def equity_of(match: Match, side: int) -> float:
         # alternates there; taking the loser as the opener is near enough)
         model = load_model()
         flat = EquityModel(model.opener_win, ((1.0, 0.0, 0.0, 0.0),) * (MAX_RINGS + 1),
-                           model.source)
+                           model.source, model.temper)
         black = match_equity(pts, match.target, (0, 0), opener, flat)
     else:
         black = match_equity(pts, match.target, rings_of(rings), opener)
