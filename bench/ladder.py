@@ -11,14 +11,18 @@ level of Black in the first round, level of Gold, match type, seed, winner).
     python bench/ladder.py                         # adjacent pairs, single rounds + Standard
     python bench/ladder.py --types single,standard,long,marathon --games 8
     python bench/ladder.py --resume ladder.jsonl   # add to earlier results
-    python bench/ladder.py --levels club,strong --pairs tuned --weights threat=20,advance=25
+    python bench/ladder.py --levels club,strong --pairs tuned --weights threat=20,advance=25 \\
+        --random-plies 3
 
 A level named ``LEVEL+tuned`` plays as ``LEVEL`` with the evaluation
 weights of ``--weights`` (``name=value,...`` over the defaults of
 ``kamisado.engine.Weights``, or a JSON file such as the ``--out`` of
 ``tools/tune_weights.py``); ``--pairs tuned`` plays each level of
 ``--levels`` against its ``+tuned`` twin and prints, for each pair, the
-twin's score and Elo difference with its 95% interval.
+twin's score and Elo difference with its 95% interval.  The levels are
+nearly deterministic once the opening is set (one random first move gives
+only about 100 openings, replayed again and again), so compare twins with
+``--random-plies 3`` or more, or the interval is far too narrow.
 
 Prints the Elo table (beginner fixed at 0) with 95% error bars, then
 the cross table; ``--jobs`` games run at once in separate processes.

@@ -366,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--method", choices=["texel", "spsa"], default="texel")
     ap.add_argument("--seed", type=int, default=1, help="seed of the games and sampling")
-    ap.add_argument("--positions", type=int, default=4000, help="proven positions to fit on")
+    ap.add_argument("--positions", type=int, default=6000, help="proven positions to fit on")
     ap.add_argument("--solve-nodes", type=int, default=200_000,
                     help="solver node limit per position (unproven ones are dropped)")
     ap.add_argument("--per-round", type=int, default=3, help="positions sampled per round")
