@@ -10,6 +10,11 @@ b wins in 16
 >>> main_best(["2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0", "--level", "club"])
 f6-a1
 0
+>>> main_analyse(["obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0", "--lines", "1"])
+1. g8-g2 win in 3 pv g8-g2 h1-h2 f8-f1
+best g8-g2
+g wins in 3
+0
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from kamisado.cli import Parser, _die, _take_kpn, int_between, positive_number
 from kamisado.core import KamisadoError, Position
 from kamisado.limits import Limit, Score
 from kamisado.players import LEVELS, SEED_MAX, player
+from kamisado.review import LINES_LIMIT, LINES_MAX, SOLVE_NODES, best_lines, format_line
 
 __all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
 
@@ -49,30 +55,46 @@ def format_score(score: int) -> str:
     return Score.from_raw(score).describe()
 
 
-def _parser(name: str, description: str) -> Parser:
+def _parser(name: str, description: str, nargs: str = "+") -> Parser:
     p = Parser(prog=f"kamisado {name}", description=description)
-    p.add_argument("kpn", metavar="KPN", nargs="+", help="a position in KPN (one quoted argument)")
+    p.add_argument("kpn", metavar="KPN", nargs=nargs, help="a position in KPN (one quoted argument)")
     return p
 
 
 def main_analyse(argv: Sequence[str]) -> int:
-    """``kamisado analyse KPN [--time MS] [--depth N] [--nodes N] [--seed N]``,
-    or ``kamisado analyse --graph FILE RECORD [--nodes N] [--time MS] [--depth N]``.
+    """``kamisado analyse KPN [--lines N] [--time MS] [--depth N] [--nodes N] [--seed N]``,
+    ``kamisado analyse --graph FILE RECORD [--nodes N] [--time MS] [--depth N]``, or
+    ``kamisado analyse --review RECORD [--lines N] [--nodes N] [--time MS] [--depth N]``.
 
     Prints one line per completed depth (depth, score, nodes, time), then the
     principal variation, and ``<side> wins in N`` when the result is proven.
-    With ``--graph`` the argument is a match record instead: every position
-    of it is searched (:func:`kamisado.graph.evaluations`, by default
-    ``DEFAULT_NODES`` nodes each, no clock) and the evaluation curve is
-    written to FILE as SVG; one line per position is printed.
+    With ``--lines N`` the best N moves instead (MultiPV,
+    :func:`kamisado.review.best_lines`), one line each (``1. c1-c5 win in 7
+    pv ...``), best first, the solver's proofs winning over the search's
+    scores.  With ``--graph`` the argument is a match record instead: every
+    position of it is searched (:func:`kamisado.graph.evaluations`, by
+    default ``DEFAULT_NODES`` nodes each, no clock) and the evaluation curve
+    is written to FILE as SVG; one line per position is printed.  With
+    ``--review`` every move of the record is printed with the solver's
+    verdicts before and after it (:func:`kamisado.review.annotate`, by
+    default ``SOLVE_NODES`` nodes a position), and a move that threw away a
+    proven win gets ``??`` and the best three moves of its position (every
+    move gets its position's best N with ``--lines N``).
     """
-    p = _parser("analyse", "Search a position: depth, score, principal variation.")
+    p = _parser("analyse", "Search a position: depth, score, principal variation.", "*")
+    p.add_argument("--lines", type=int_between(1, LINES_MAX), default=None, metavar="N",
+                   help=f"print the best N moves, each with its score and line"
+                   f" (MultiPV, 1..{LINES_MAX}; with --review: for every move)")
     p.add_argument("--graph", metavar="FILE",
                    help="the argument is a match record: write its evaluation curve"
                    " (every position, Black's view) to FILE as SVG")
+    p.add_argument("--review", metavar="RECORD",
+                   help="annotate a match record: each move with the solver's verdicts,"
+                   " ?? where it threw away a proven win, and the best three moves there")
     p.add_argument("--nodes", type=int_between(1, engine.NODE_LIMIT_MAX), default=None,
                    metavar="N", help="stop after N nodes (each position's budget with"
-                   " --graph: default 20000, no clock, so the curve is reproducible)")
+                   " --graph: default 20000, no clock, so the curve is reproducible;"
+                   f" the solver's with --review: default {SOLVE_NODES})")
     p.add_argument("--time", type=positive_number("ms"), default=None, metavar="MS",
                    help="thinking time in milliseconds (default 1000; with --graph"
                    " per position, and no default)")
@@ -81,11 +103,22 @@ def main_analyse(argv: Sequence[str]) -> int:
     p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
                    help=f"seed of the search's move shuffle (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)
+    if args.review is not None:
+        if args.graph is not None:
+            return _die("--review and --graph do not go together: give one")
+        if args.kpn:
+            return _die("--review takes the record as its value; unexpected arguments:"
+                        f" {' '.join(args.kpn)}")
+        return _review(args)
     if args.graph is not None:
+        if args.lines is not None:
+            return _die("--lines does not go with --graph")
         return _graph(args)
     try:
         pos = _position(args.kpn)
         limit = Limit(time=(args.time or 1000.0) / 1000, depth=args.depth, nodes=args.nodes)
+        if args.lines is not None:
+            return _lines(pos, args.lines, limit, args.seed)
         r = engine.search(pos, limit=limit, seed=args.seed)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
@@ -98,6 +131,51 @@ def main_analyse(argv: Sequence[str]) -> int:
         print(f"{SIDE_LETTERS[pos.turn]} wins in {r.proven_win_in}")
     elif r.proven_loss_in is not None:
         print(f"{SIDE_LETTERS[pos.turn ^ 1]} wins in {r.proven_loss_in}")
+    return 0
+
+
+def _lines(pos: Position, n: int, limit: Limit, seed: int) -> int:
+    """``analyse KPN --lines N``: the best N moves, then the best and any proof."""
+    lines = best_lines(pos, n=n, limit=limit, seed=seed)
+    for rank, line in enumerate(lines, 1):
+        print(format_line(rank, line))
+    top = lines[0]
+    print(f"best {top.move}")
+    if top.score.kind == "win":
+        print(f"{SIDE_LETTERS[pos.turn]} wins in {top.score.value}")
+    elif top.score.kind == "loss":
+        print(f"{SIDE_LETTERS[pos.turn ^ 1]} wins in {top.score.value}")
+    return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    """``analyse --review RECORD``: every move with its verdicts and marks."""
+    from kamisado import record
+    from kamisado.review import Note, annotate, format_note
+
+    path = args.review
+    try:
+        rec = record.load(path)
+    except OSError as e:
+        return _die(f"cannot read {path}: {e.strerror}")
+    except KamisadoError as e:
+        return _die(f"{path}: {e}")
+    if args.time is None and args.depth is None:
+        limit = LINES_LIMIT
+    else:
+        limit = Limit(time=None if args.time is None else args.time / 1000, depth=args.depth)
+
+    def show(note: Note) -> None:
+        print(format_note(note), flush=True)
+        if note.blunder or args.lines is not None:
+            for rank, line in enumerate(
+                best_lines(note.kpn, n=args.lines or 3, limit=limit, seed=args.seed), 1
+            ):
+                print(f"  {format_line(rank, line)}", flush=True)
+
+    notes = annotate(rec, nodes=args.nodes or SOLVE_NODES, on_note=show)
+    marked = sum(n.blunder for n in notes)
+    print(f"{path}: {len(notes)} moves, {marked} threw away a proven win")
     return 0
 
 

@@ -33,6 +33,12 @@ Levels, weakest first (see the README for their measured strength):
     the longest resistance when lost; in a round that decides the match it
     solves (10 million nodes); in other rounds it searches 4 million nodes
     and, unless that finds a forced win, solves 4 million nodes for one.
+    It plays for the match, not the round (:mod:`kamisado.equity`): of the
+    round wins it can take or has proven, it plays the one worth most to
+    the match (the points, the rings: which tower wins); and it fills after
+    a round win by trying both next rounds with the solver (4 million nodes
+    each): a fill whose round is proven lost for the opener is taken, one
+    proven won for the opener avoided, and otherwise the search decides.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kamisado.core import Move, Position
+from kamisado.core import BLACK, RING_POINTS, Move, Position
 from kamisado.limits import Limit
 from kamisado.match import FILLS, Match
 
@@ -111,7 +117,10 @@ class Player:
         return move
 
     def choose_fill(self, match: Match) -> str:
-        """Fill left or right after winning a round (by search, not a rule)."""
+        """Fill left or right after winning a round (by search, not a rule;
+        ``perfect`` first tries to prove each next round with the solver)."""
+        if self.level == "perfect":
+            return _perfect_fill(self, match)
         return choose_fill_by_search(match, LEVELS[self.level].fill_depth, self.rng)
 
     def _search_seed(self) -> int:
@@ -160,6 +169,11 @@ PERFECT_SOLVE_NODES = 10_000_000
 PERFECT_SEARCH_NODES = 4_000_000
 #: Solver budget in a round that does not decide the match.
 PERFECT_MATCH_SOLVE_NODES = 4_000_000
+#: Solver budget (all root moves together) to weigh the solver's winning moves
+#: by the match equity their wins bring, in a round that does not decide the match.
+PERFECT_MATCH_CHOICE_NODES = 500_000
+#: Solver budget for each fill's next round when ``perfect`` chooses its fill.
+PERFECT_FILL_SOLVE_NODES = 4_000_000
 
 
 def _round_decides_match(pos: Position) -> bool:
@@ -187,15 +201,93 @@ def _perfect(pl: Player, pos: Position) -> Move:
         res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
         assert res.best_move is not None
         return res.best_move
-    # a round of a match that goes on: the search weighs the points a round
-    # carries; where it sees no forced win, the solver looks further for one
+    # a round of a match that goes on: among the rounds won on the spot, the
+    # win worth most to the match (the points, the rings: which tower wins)
+    wins = sorted(
+        ((_end_equity(pos, [m]) or 0.0, m) for m in moves if _wins_now(pos, m)),
+        key=lambda vm: (-vm[0], str(vm[1])),
+    )
+    if wins and wins[0][0] >= 1.0:
+        return wins[0][1]  # it wins the match
+    # the search weighs the points a round carries (a proven win's points are
+    # sure); where it sees no forced win, the solver looks further for one,
+    # and among the solver's winning moves the one whose win (at the end of
+    # its proven line) is worth most to the match is played
     res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
     assert res.best_move is not None
+    if wins:
+        if res.proven_win_in is not None and res.round_points in RING_POINTS:
+            k = RING_POINTS.index(res.round_points)
+            if _win_equity(pos, pos.turn, k, _rings_after(pos)) > wins[0][0] + 1e-9:
+                return res.best_move  # a surely bigger win a few moves away
+        return wins[0][1]
     if res.proven_win_in is None:
         r = engine.solve(pos, limit=Limit(nodes=PERFECT_MATCH_SOLVE_NODES), pv=False)
         if r.winner == pos.turn and r.best_move is not None:
-            return r.best_move
+            return _best_proven_win(pos, r.best_move)
     return res.best_move
+
+
+def _rings_after(pos: Position) -> tuple[int, int]:
+    from kamisado.equity import rings_of
+
+    return rings_of(pos.rings)
+
+
+def _win_equity(pos: Position, winner: int, k: int, rings: tuple[int, int]) -> float:
+    """The match equity, for the side to move in ``pos``, after ``winner``
+    wins the round with a tower of ``k`` rings (``rings``: each side's total
+    rings before that tower gains its ring); the loser opens the next round."""
+    from kamisado.equity import match_equity
+
+    points = pos.points[:]
+    points[winner] += RING_POINTS[k]
+    after = list(rings)
+    after[winner] += k < 3
+    black = match_equity((points[0], points[1]), pos.target, (after[0], after[1]), winner ^ 1)
+    return black if pos.turn == BLACK else 1.0 - black
+
+
+def _end_equity(pos: Position, line: Sequence[Move]) -> float | None:
+    """The match equity, for the side to move in ``pos``, where ``line`` ends
+    the round (``None`` when it does not)."""
+    q = pos.copy(stack=False)
+    for move in line:
+        if q.outcome is not None or not q.is_legal(move):
+            return None
+        q.push(move)
+    o = q.outcome
+    if o is None:
+        return None
+    return _win_equity(pos, o.winner, o.rings, _rings_after(q))
+
+
+def _best_proven_win(pos: Position, found: Move) -> Move:
+    """Among the root moves the solver proves winning (within
+    ``PERFECT_MATCH_CHOICE_NODES`` nodes in all), the one whose proven line
+    ends with the win worth most to the match; ``found`` (the solver's own
+    choice) on a tie or when no other is proven."""
+    from kamisado import engine
+
+    moves = list(pos.legal_moves)
+    per_move = max(1000, PERFECT_MATCH_CHOICE_NODES // max(1, len(moves)))
+    best, best_value = found, -1.0
+    for move in sorted(moves, key=lambda m: (m != found, str(m))):
+        q = pos.copy(stack=False)
+        q.push(move)
+        if q.outcome is not None:
+            line: list[Move] = [move]
+            if q.outcome.winner != pos.turn:
+                continue
+        else:
+            r = engine.solve(q, limit=Limit(nodes=per_move), pv=True)
+            if r.winner != pos.turn:
+                continue
+            line = [move, *r.pv]
+        value = _end_equity(pos, line)
+        if value is not None and value > best_value + 1e-9:
+            best, best_value = move, value
+    return best
 
 
 def winning_replies(pos: Position, move: Move, node_limit: int | None = None) -> int:
@@ -264,6 +356,42 @@ def choose_fill_by_search(match: Match, depth: int, rng: random.Random) -> str:
     return rng.choice([f for f in FILLS if scores[f] == best])
 
 
+def _perfect_fill(pl: Player, match: Match) -> str:
+    """``perfect``'s fill: each fill's next round (the opponent opens) is
+    tried with the solver; a fill whose round is proven won for us is taken
+    (the one worth most to the match by the end of its proven line when both
+    are), a fill proven lost is avoided, and otherwise the search decides as
+    in :func:`choose_fill_by_search`.  The fill changes neither the points,
+    the rings nor the opener, so the match equity of the two unproven fills
+    is the same and the search tells them apart."""
+    from kamisado import engine
+
+    me = match.current_winner()
+    starts = {fill: match.next_round_start(fill) for fill in FILLS}
+    results = {
+        fill: engine.solve(start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES), pv=True)
+        for fill, start in starts.items()
+    }
+    won = [f for f in FILLS if results[f].winner == me]
+    if won:
+        # the opener's equity at the end of the proven line: lowest is best for us
+        def theirs(fill: str) -> float:
+            value = _end_equity(starts[fill], results[fill].pv)
+            return 1.0 if value is None else value
+
+        return min(won, key=lambda f: (theirs(f), results[f].distance or 0, FILLS.index(f)))
+    open_fills = [f for f in FILLS if results[f].winner is None]
+    if len(open_fills) == 1:
+        return open_fills[0]
+    depth = LEVELS[pl.level].fill_depth
+    scores = {}
+    for fill in FILLS:
+        r = engine.search(starts[fill], limit=Limit(depth=depth), seed=pl._search_seed())
+        scores[fill] = r.score
+    best = min(scores.values())
+    return pl.rng.choice([f for f in FILLS if scores[f] == best])
+
+
 @dataclass(frozen=True)
 class Level:
     """How a level plays: a move policy, how deep it searches its fill
@@ -288,7 +416,7 @@ LEVELS: dict[str, Level] = {
     "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (at most about 0.05 s)", 1165),
     "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
                     "600k nodes of search (up to about 0.5 s) and the solver", 1327),
-    "perfect": Level(_perfect, 10, "opening book and solver", 1323),
+    "perfect": Level(_perfect, 10, "opening book and solver, playing for the match", 1323),
 }
 
 

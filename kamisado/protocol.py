@@ -50,7 +50,7 @@ from typing import IO, Any, Protocol
 from kamisado import __version__ as _version
 from kamisado._backend import BACKEND
 from kamisado.core import START_KPN, KamisadoError, Move, Position
-from kamisado.limits import MATCH_TIER, WIN_BASE, Limit, Score
+from kamisado.limits import MATCH_TIER, Limit, Score
 from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.players import LEVELS, SEED_MAX
 from kamisado.runner import Runner
@@ -427,36 +427,6 @@ def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | 
     return best
 
 
-def _from_child(raw: int, same_side: bool) -> int:
-    """A child's search score as the parent's: negated unless the opponent passed,
-    a proven result one move further away.
-
-    >>> _from_child(-30, False), _from_child(-30, True)
-    (30, -30)
-    >>> from kamisado.limits import WIN_BASE
-    >>> [str(Score.from_raw(_from_child(s * (WIN_BASE + 256 - 2), False))) for s in (1, -1)]
-    ['loss 3', 'win 3']
-    """
-    value = raw if same_side else -raw
-    if value > WIN_BASE:
-        return value - 1
-    if value < -WIN_BASE:
-        return value + 1
-    return value
-
-
-def _ended_score(pos: Position, q: Position) -> int:
-    """The search score of a root move that ended the round (``q`` is after it)."""
-    from kamisado.core import RING_POINTS
-
-    assert q.outcome is not None
-    side = q.outcome.winner
-    points = RING_POINTS[q.outcome.rings]
-    tier = MATCH_TIER if pos.points[side] + points >= pos.target else points
-    raw = WIN_BASE + 256 * tier - 1
-    return raw if side == pos.turn else -raw
-
-
 def _leads(found: list[tuple[int, int, list[Move], int]], previous: int | None) -> bool:
     """Whether the root move scored last (``found[-1]``) is a new lead of its
     unfinished depth: better than the moves scored before it and than
@@ -517,7 +487,7 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
     engine can do the same if the job gives no answer after a ``stop``.  A
     stopped job searches no further root move: its depth is cut short.
     """
-    from kamisado.engine import evaluate, search
+    from kamisado.review import search_root_move
 
     start = time.monotonic()
     limit = plan.limit
@@ -539,34 +509,25 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
         biggest = 0
         lead: tuple[int, int, list[Move], int] | None = None  # beats the last depth
         for k, (m, q) in enumerate(roots):
-            if q.outcome is not None:
-                found.append((_ended_score(pos, q), k, [m], 1))
-                if _leads(found, previous):
-                    lead = found[-1]
-                    conn.send(("bound", _lead_line(lead, depth, nodes, biggest, start)))
-                continue
-            same = q.turn == pos.turn
-            if depth == 1:
-                value = evaluate(q)
-                found.append((value if same else -value, k, [m], 1))
-                continue
-            left_s = None if end is None else end - time.monotonic()
-            left_n = None if limit.nodes is None else limit.nodes - nodes
-            if (
-                (left_s is not None and left_s <= 0)
-                or (left_n is not None and left_n <= 0)
-                or conn.stopped
-            ):
-                break
-            conn.send(("info", format_info(
-                {"depth": depth, "currmove": str(m), "currmovenumber": k + 1}
-            )))
-            r = search(q, limit=Limit(time=left_s, depth=depth - 1, nodes=left_n), seed=seed)
+            left_s = left_n = None
+            if q.outcome is None and depth > 1:  # a search: within the limits left
+                left_s = None if end is None else end - time.monotonic()
+                left_n = None if limit.nodes is None else limit.nodes - nodes
+                if (
+                    (left_s is not None and left_s <= 0)
+                    or (left_n is not None and left_n <= 0)
+                    or conn.stopped
+                ):
+                    break
+                conn.send(("info", format_info(
+                    {"depth": depth, "currmove": str(m), "currmovenumber": k + 1}
+                )))
+            r = search_root_move(pos, m, q, depth, time=left_s, nodes=left_n, seed=seed)
             nodes += r.nodes
             biggest = max(biggest, r.nodes)
-            if r.depth < depth - 1 and not r.match_won:
+            if not r.complete:
                 break  # cut short by the time or node limit
-            found.append((_from_child(r.score, same), k, [m, *r.pv], r.seldepth + 1))
+            found.append((r.raw, k, list(r.pv), r.seldepth))
             if _leads(found, previous):
                 lead = found[-1]
                 conn.send(("bound", _lead_line(lead, depth, nodes, biggest, start)))

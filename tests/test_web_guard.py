@@ -180,6 +180,8 @@ def test_uploads_and_analysis_are_limited_and_others_are_not_slowed(client: Test
     r = client.get("/api/reply", params={"kpn": "x"})
     assert r.status_code == 429 and "analysis requests" in r.json()["error"]
     assert r.headers["retry-after"] == "1"
+    # a game's review is analysis too (an unknown game: refused by the limit first)
+    assert client.get("/api/games/nosuchgame/review").status_code == 429
     for _ in range(LIMITS["position"].burst):
         client.get("/api/position", params={"kpn": "x"})
     assert client.get("/api/position", params={"kpn": "x"}).status_code == 429

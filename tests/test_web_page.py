@@ -227,6 +227,34 @@ def test_the_review_graph_steps_to_the_point_clicked(browser: Browser, server: s
     pg.context.close()
 
 
+def test_the_review_marks_a_thrown_away_win_and_shows_the_best_three(
+    browser: Browser, server: str
+) -> None:
+    import json
+    import urllib.request
+
+    # Gold wins in 3 from this start, plays g8-a2 and Black wins in 2 (tests/test_review.py)
+    m = Match(1, start="obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0")
+    for token in ["g8-a2", "h3-d7", "d7-d8"]:
+        m.apply(token)
+    text = record.write(record.Record.new(m, black="Ann", gold="Bo"))
+    req = urllib.request.Request(server + "/api/records", data=text.encode(), method="POST")
+    with urllib.request.urlopen(req) as r:
+        game_id = json.loads(r.read())["id"]
+    pg = page(browser, f"{server}/#/review/{game_id}")
+    mark = pg.locator("#moves .mark.blunder")
+    expect(mark).to_have_count(1, timeout=20_000)
+    expect(mark).to_have_text("??")
+    expect(mark).to_have_attribute("aria-label", "Blunder: threw away a win in 3 moves")
+    pg.locator("#rv-first").click()
+    expect(pg.locator("#rv-lines li")).to_have_count(3, timeout=20_000)
+    expect(pg.locator("#rv-lines li").first).to_contain_text("Gold wins in 3 moves")
+    pg.locator("#rv-next").click()
+    expect(pg.locator("#rv-where .mark.blunder")).to_have_text("??")
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()
+
+
 def test_a_share_link_opens_the_game(browser: Browser, server: str) -> None:
     pg = page(browser, server + "/")
     start(pg, "hotseat")

@@ -137,6 +137,7 @@ GAME_ROUTE_LIMITS: dict[tuple[str, str], str] = {
     ("GET", "board.png"): "picture",
     ("GET", "match.gif"): "gif",
     ("GET", "evaluations.svg"): "analysis",
+    ("GET", "review"): "analysis",
 }
 
 

@@ -23,13 +23,13 @@ A move job only suggests the computer's action: the web process stores it
 under the game's sequence number, so a job run twice is played once.
 
 >>> sorted(JOBS)
-['analyse', 'computer_action', 'evaluation_svg', 'solver_reply']
+['analyse', 'computer_action', 'evaluation_svg', 'review', 'solver_reply']
 >>> job_name(worker.analyse)
 'analyse'
 >>> job_name(print)
 Traceback (most recent call last):
 ...
-ValueError: print is not a job the workers run (they run analyse, computer_action, evaluation_svg, solver_reply)
+ValueError: print is not a job the workers run (they run analyse, computer_action, evaluation_svg, review, solver_reply)
 >>> redis_settings("redis://cache.local:6380/2").port
 6380
 >>> redis_settings("http://x")
@@ -80,6 +80,7 @@ JOBS: dict[str, Callable[..., Any]] = {
     "analyse": worker.analyse,
     "solver_reply": worker.solver_reply,
     "evaluation_svg": worker.evaluation_svg,
+    "review": worker.review,
 }
 
 #: The hub's queue names and their Redis keys.

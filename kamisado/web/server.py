@@ -597,12 +597,18 @@ async def analyse(request: Request) -> Response:
         ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
     except ValueError:
         return _bad("expected ms to be a number")
-    result = await in_analysis_slot(request, worker.analyse, pos.kpn(), ms)
+    lines = request.query_params.get("lines", "0")
+    if not lines.isdigit() or int(lines) > ANALYSE_LINES_MAX:
+        return _bad(f"expected lines to be a whole number 0..{ANALYSE_LINES_MAX}")
+    args = (pos.kpn(), ms, int(lines)) if int(lines) else (pos.kpn(), ms)
+    result = await in_analysis_slot(request, worker.analyse, *args)
     if isinstance(result, Response):
         return result
     if result.get("best"):
         # the best move's move-list entries, as the page words them
         result["best_entries"] = move_view(pos, Move.from_str(result["best"]))["entries"]
+    for line in result.get("lines", []):
+        line["entries"] = move_view(pos, Move.from_str(line["move"]))["entries"]
     return JSONResponse(result)
 
 
@@ -746,6 +752,33 @@ async def evaluations_svg(request: Request) -> Response:
     if isinstance(result, Response):
         return result
     return Response(result, media_type="image/svg+xml", headers=_picture_headers(game))
+
+
+#: /api/analyse's ``?lines=``: the most best moves (MultiPV) it gives
+ANALYSE_LINES_MAX = 5
+#: the review marks' solver budget: nodes for the whole game, shared by its
+#: positions within these bounds (a few seconds of the compiled engine at most)
+REVIEW_NODES = 8_000_000
+REVIEW_NODES_EACH = (20_000, 200_000)
+
+
+async def game_review(request: Request) -> Response:
+    """The marks of a game's moves (:func:`kamisado.web.worker.review`): ``??``
+    where the solver proves the mover threw away a won round."""
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    if not hub_of(request).can_think:
+        return _bad("no engine in this server", 503)
+    row = game.row
+    positions = sum(len(r.moves) + 1 for r in game.match.rounds)
+    low, high = REVIEW_NODES_EACH
+    nodes = min(high, max(low, REVIEW_NODES // max(positions, 1)))
+    result = await in_analysis_slot(request, worker.review, row.target, row.series,
+                                    row.start_kpn, list(game.played), nodes)
+    if isinstance(result, Response):
+        return result
+    return JSONResponse({"game": row.id, **result})
 
 
 class AnalysisSlots:
@@ -914,6 +947,7 @@ ROUTES = [
     Route("/api/games/{game}/board.png", board_png),
     Route("/api/games/{game}/match.gif", match_gif),
     Route("/api/games/{game}/evaluations.svg", evaluations_svg),
+    Route("/api/games/{game}/review", game_review),
     Route("/game/{game}", share_page),
     Route("/api/records", upload_record, methods=["POST"]),
     Route("/api/position", position),

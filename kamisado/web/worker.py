@@ -24,7 +24,15 @@ from kamisado.core import SIDE_LETTERS, Position
 from kamisado.limits import Limit
 from kamisado.match import FILL, Match
 
-__all__ = ["analyse", "computer_action", "die_with_parent", "replay_match", "solver_reply", "start_worker"]
+__all__ = [
+    "analyse",
+    "computer_action",
+    "die_with_parent",
+    "replay_match",
+    "review",
+    "solver_reply",
+    "start_worker",
+]
 
 
 #: Linux prctl(2) option: the signal this process gets when its parent dies.
@@ -103,13 +111,24 @@ def computer_action(
     return str(pl.choose_move(match.position))
 
 
-def analyse(kpn: str, time_ms: float = 400.0) -> dict[str, Any]:
+def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     """The engine's view of a position: a search, then the solver's proof.
 
     Returns ``{"over": bool, "best": "c1-c5", "pv": [...], "depth": n,
     "score": n, "kind": "eval"|"win"|"loss", "moves": n|None, "side": "b"|"g",
     "solved": {"winner": "b"|"g", "distance": n} | None}`` (``kind`` and
-    ``moves`` for the side to move).
+    ``moves`` for the side to move).  With ``lines`` > 0 also ``"lines"``:
+    the best ``lines`` moves (:func:`kamisado.review.best_lines`, MultiPV,
+    searched for ``time_ms`` more), each ``{"move", "kind": "eval"|"win"|"loss",
+    "value", "pv"}`` (``value``: the evaluation, or the moves to the end of
+    the round of a proven result, for the side to move).
+
+    >>> a = analyse("obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0", 50, lines=2)
+    >>> a["lines"][0]
+    {'move': 'g8-g2', 'kind': 'win', 'value': 3, 'pv': ['g8-g2', 'h1-h2', 'f8-f1']}
+    >>> from kamisado.core import START_KPN
+    >>> len(a["lines"]), "lines" in analyse(START_KPN, 50)
+    (2, False)
     """
     from kamisado.engine import search, solve
 
@@ -129,7 +148,7 @@ def analyse(kpn: str, time_ms: float = 400.0) -> dict[str, Any]:
                 "distance": s.distance,
                 "pv": [str(m) for m in s.pv],
             }
-    return {
+    out: dict[str, Any] = {
         "over": False,
         "side": side,
         "best": str(r.best_move) if r.best_move else None,
@@ -140,6 +159,20 @@ def analyse(kpn: str, time_ms: float = 400.0) -> dict[str, Any]:
         "moves": score.moves,
         "solved": solved,
     }
+    if lines > 0:
+        from kamisado.review import LINES_LIMIT, best_lines
+
+        out["lines"] = [
+            {
+                "move": str(x.move),
+                "kind": x.score.kind if x.score.is_proven else "eval",
+                "value": x.score.value,
+                "pv": [str(m) for m in x.pv],
+            }
+            for x in best_lines(pos, n=lines, limit=Limit(time=time_ms / 1000.0,
+                                                        nodes=LINES_LIMIT.nodes))
+        ]
+    return out
 
 
 def solver_reply(kpn: str, time_limit: float = 2.0) -> str:
@@ -170,3 +203,48 @@ def evaluation_svg(target: int, series: bool, start_kpn: str, tokens: list[str],
 
     match = replay_match(target, series, start_kpn, tokens)
     return graph.evaluation_svg(graph.evaluations(match, nodes=nodes))
+
+
+#: Each position's solver budget in :func:`review` when the server gives none.
+REVIEW_NODES = 200_000
+
+
+def review(
+    target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int = REVIEW_NODES
+) -> dict[str, Any]:
+    """The marks of a game's moves (:func:`kamisado.review.annotate`, ``nodes``
+    nodes a position): ``{"nodes": n, "marks": [...]}``, one mark a move,
+    ``{"step": i, "round", "ply", "move", "side": "b"|"g", "mark": "??"|"",
+    "lost": n|None, "before": verdict|None, "after": verdict|None}``, where
+    ``step`` counts as ``/api/games/{id}/steps`` does, ``lost`` is the
+    distance of the proven win a blunder threw away, and a verdict is
+    ``{"winner": "b"|"g", "distance": n}`` (``None``: not proven).
+
+    >>> r = review(1, False, "obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0",
+    ...            ["g8-a2", "h3-d7", "d7-d8"], 20_000)
+    >>> [(m["step"], m["mark"], m["lost"]) for m in r["marks"]]
+    [(1, '??', 3), (2, '', None), (3, '', None)]
+    >>> r["marks"][0]["after"]
+    {'winner': 'b', 'distance': 2}
+    """
+    from kamisado.review import Verdict, annotate
+
+    def verdict(v: Verdict | None) -> dict[str, Any] | None:
+        return None if v is None else {"winner": SIDE_LETTERS[v.winner], "distance": v.distance}
+
+    match = replay_match(target, series, start_kpn, tokens)
+    marks = [
+        {
+            "step": n.index,
+            "round": n.round,
+            "ply": n.ply,
+            "move": str(n.move),
+            "side": SIDE_LETTERS[n.mover],
+            "mark": n.mark,
+            "lost": n.before.distance if n.blunder and n.before is not None else None,
+            "before": verdict(n.before),
+            "after": verdict(n.after),
+        }
+        for n in annotate(match, nodes=nodes)
+    ]
+    return {"nodes": nodes, "marks": marks}

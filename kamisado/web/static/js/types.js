@@ -36,5 +36,13 @@
  * An open challenge in the lobby.
  * @typedef {{id: string, by: {player: string, name: string, rating: number|null}, target: number,
  *   series: boolean, name: string, clock: Control|null, rated: boolean, color: string, mine: boolean}} Challenge
+ * The solver's word on a position (/api/games/{id}/review): who wins the round, in how many moves.
+ * @typedef {{winner: string, distance: number}} Verdict
+ * One move's mark in review: "??" where it threw away a proven win (`lost`: that win's moves).
+ * @typedef {{step: number, round: number, ply: number, move: string, side: string, mark: string,
+ *   lost: number|null, before: Verdict|null, after: Verdict|null}} ReviewMark
+ * One of the best moves of /api/analyse?lines=N: `value` is the evaluation, or the moves
+ * to the end of the round of a proven result (`kind` "win"/"loss"), for the side to move.
+ * @typedef {{move: string, kind: string, value: number, pv: string[], entries: Entry[]}} AnalysisLine
  */
 export {};

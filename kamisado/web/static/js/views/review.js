@@ -6,9 +6,16 @@ import { entryNodes, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 
 /** @typedef {import("../types.js").Step} Step */
+/** @typedef {import("../types.js").ReviewMark} ReviewMark */
+/** @typedef {import("../types.js").AnalysisLine} AnalysisLine */
 
 /** @type {string|null} */
 let reviewId = null;
+/** The marks of the game under review, by step (the server's, once they come).
+    @type {Map<number, ReviewMark>} */
+const marks = new Map();
+/** How many best moves the analysis panel shows (MultiPV). */
+const LINES = 3;
 
 const stepper = new Stepper((s, i) => {
   const where = $("#rv-where");
@@ -16,6 +23,7 @@ const stepper = new Stepper((s, i) => {
   where.replaceChildren(s.ply ? at.charAt(0).toUpperCase() + at.slice(1) : t("review.start", { n: s.round }));
   const own = s.entries.find((e) => e.kind === "move");
   if (own) where.append(": ", sideName(own.side), " ", entryNodes(own));
+  paintMarks(i);
   if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
   else setStatus(toMoveNodes(s.turn, s.must, ringsOf(s.towers, s.turn, s.must), false));
   announce("");
@@ -30,6 +38,7 @@ export async function openReview(id) {
   $("#download").setAttribute("href", `/api/games/${id}/record`);
   $("#download-gif").setAttribute("href", `/api/games/${id}/match.gif`);
   $("#rv-graph").replaceChildren();
+  marks.clear();
   $(".seat-top").textContent = "";
   $(".seat-bottom").textContent = "";
   board.setFlip(false);
@@ -47,6 +56,44 @@ export async function openReview(id) {
   $("#play-title").textContent = `${t("review.title")}: ${data.seats ? `${data.seats.b} – ${data.seats.g}` : data.name}`;
   stepper.show(stepper.last);
   loadGraph(id);
+  loadMarks(id);
+}
+
+/** The marks of the game's moves: the server proves which moves threw away
+    a won round (the page knows no rules). @param {string} id */
+async function loadMarks(id) {
+  /** @type {{marks: ReviewMark[]}} */
+  let data;
+  try { data = await getJSON(`/api/games/${id}/review`); } catch (e) { return; }
+  if (reviewId !== id) return;
+  marks.clear();
+  for (const m of data.marks) marks.set(m.step, m);
+  if (stepper.steps.length) paintMarks(stepper.i);
+}
+
+/** The "??" of a move that threw away a proven win, with its words for
+    screen readers and a tooltip. @param {ReviewMark} m */
+function markNode(m) {
+  const label = t("review.blunder", { n: m.lost ?? "?" });
+  return h("span", { class: "mark blunder", role: "img", "aria-label": label, title: label }, m.mark);
+}
+
+/** Write each marked move's "??" into the move list (drawn afresh at every
+    step), and after the move of step `shown` when it is marked. @param {number} shown */
+function paintMarks(shown) {
+  const here = marks.get(shown);
+  const where = $("#rv-where");
+  if (here && here.mark && !where.querySelector(".mark")) where.append(" ", markNode(here));
+  for (const [i, m] of marks) {
+    if (!m.mark) continue;
+    const s = stepper.steps[i];
+    const keys = stepper.keysOf[i];
+    if (!s || !keys) continue;
+    const k = s.entries.findIndex((e) => e.kind === "move");
+    const key = [...keys][k];
+    const item = key === undefined ? null : document.querySelector(`#moves .entry[data-key="${key}"]`);
+    if (item && !item.querySelector(".mark")) item.append(" ", markNode(m));
+  }
 }
 
 /** The evaluation graph of the game under review: the server's SVG, put
@@ -97,9 +144,11 @@ function analyse(s, i) {
   window.clearTimeout(analyseTimer);
   const box = $("#analysis");
   box.textContent = t("review.analysing");
+  const list = document.getElementById("rv-lines");
+  if (list) list.hidden = true;
   analyseTimer = window.setTimeout(async () => {
     let a;
-    try { a = await getJSON(`/api/analyse?kpn=${encodeURIComponent(s.kpn)}&ms=400`); }
+    try { a = await getJSON(`/api/analyse?kpn=${encodeURIComponent(s.kpn)}&ms=400&lines=${LINES}`); }
     catch (e) { if (stepper.i === i) box.textContent = t("review.unavailable"); return; }
     if (!reviewId || stepper.i !== i) return;
     if (a.over) { box.textContent = t("review.over"); return; }
@@ -116,9 +165,31 @@ function analyse(s, i) {
     else if (a.kind !== "eval") out.append(" · ", t("review.wins_in", { side: sideName(a.kind === "win" ? a.side : otherSide(a.side)), n: a.moves }));
     else out.append(" · ", t("review.eval", { side: sideName(a.side), score: a.score }));
     box.replaceChildren(out);
+    showLines(a.lines || [], a.side);
     board.marks({ must: s.outcome ? null : s.must, turn: s.turn, last: s.move ? { move: s.move, pushed: s.pushed || [] } : null,
       highlight: a.best ? a.best.split("-") : [] });
   }, 200);
+}
+
+/** The best moves of the position shown (MultiPV), each with its score and
+    the side it is for, under the analysis.
+    @param {AnalysisLine[]} lines @param {string} side the side to move */
+function showLines(lines, side) {
+  let list = document.getElementById("rv-lines");
+  if (!list) {
+    list = h("ol", { id: "rv-lines", class: "rv-lines" });
+    $("#analysis").after(list);
+  }
+  list.setAttribute("aria-label", t("review.lines"));
+  list.replaceChildren(...lines.map((line) => {
+    const move = h("span", { class: "line-move", title: line.pv.join(" ") });
+    const entry = line.entries[0];
+    if (entry) move.append(entryNodes(entry)); else move.append(line.move);
+    const score = line.kind === "eval" ? t("review.eval", { side: sideName(side), score: line.value })
+      : t("review.wins_in", { side: sideName(line.kind === "win" ? side : otherSide(side)), n: line.value });
+    return h("li", {}, move, " · ", score);
+  }));
+  list.hidden = lines.length === 0;
 }
 
 /** Review's keys: the arrows step too (the board takes no moves here). @param {KeyboardEvent} ev */
