@@ -208,18 +208,31 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def main_solve(argv: Sequence[str]) -> int:
-    """``kamisado solve KPN [--time S]``: one line, ``<b|g> wins in <N>`` or ``unknown``."""
+    """``kamisado solve KPN [--time S] [--winner]``: one line, ``<b|g> wins in <N>``
+    or ``unknown``; with ``--winner`` (who wins only, much faster),
+    ``<b|g> wins`` and a winning move when the side to move wins.
+
+    >>> main_solve(["obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0", "--winner"])
+    b wins
+    0
+    """
     p = _parser("solve", "Prove who wins the round with best play.")
     p.add_argument("--time", type=positive_number("seconds"), default=60.0, metavar="S",
                    help="give up after this many seconds (default 60)")
+    p.add_argument("--winner", action="store_true",
+                   help="prove only who wins, not in how many moves (much faster):"
+                   " prints '<b|g> wins' and, when the side to move wins, a winning move")
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
-        r = engine.solve(pos, limit=Limit(time=args.time), pv=False)
+        r = engine.solve(pos, limit=Limit(time=args.time), pv=False, exact=not args.winner)
     except (KamisadoError, ValueError) as e:
         return _die(str(e))
     if r.winner is None:
         print("unknown")
+    elif r.distance is None:
+        win = f" with {r.best_move}" if r.winner == pos.turn and r.best_move else ""
+        print(f"{SIDE_LETTERS[r.winner]} wins{win}")
     else:
         print(f"{SIDE_LETTERS[r.winner]} wins in {r.distance}")
     return 0

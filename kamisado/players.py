@@ -31,8 +31,10 @@ Levels, weakest first (see the README for their measured strength):
 ``perfect``
     The opening book and the solver: wins every won single round and plays
     the longest resistance when lost; in a round that decides the match it
-    solves (10 million nodes); in other rounds it searches 4 million nodes
-    and, unless that finds a forced win, solves 4 million nodes for one.
+    proves who wins (10 million nodes of ``solve(exact=False)``) and plays
+    the shortest win where the exact solver finds it in the same budget,
+    else a proven winning move; in other rounds it searches 4 million nodes
+    and, unless that finds a forced win, proves one in 4 million nodes.
     It plays for the match, not the round (:mod:`kamisado.equity`): of the
     round wins it can take or has proven, it plays the one worth most to
     the match (the points, the rings: which tower wins); and it fills after
@@ -191,9 +193,14 @@ def _perfect(pl: Player, pos: Position) -> Move:
     if hit is not None:
         return hit
     if _round_decides_match(pos):
-        # the round decides the match: winning the round is all that counts
-        r = engine.solve(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES), pv=False)
+        # the round decides the match: winning the round is all that counts.
+        # Who wins is proven first (cheap); a won round is then played by
+        # its shortest win when the exact solver finds it in its budget
+        r = engine.solve(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES), pv=False, exact=False)
         if r.winner == pos.turn and r.best_move is not None:
+            exact = engine.solve(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES), pv=False)
+            if exact.winner == pos.turn and exact.best_move is not None:
+                return exact.best_move
             return r.best_move
         if r.winner is not None:
             values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
@@ -222,7 +229,7 @@ def _perfect(pl: Player, pos: Position) -> Move:
                 return res.best_move  # a surely bigger win a few moves away
         return wins[0][1]
     if res.proven_win_in is None:
-        r = engine.solve(pos, limit=Limit(nodes=PERFECT_MATCH_SOLVE_NODES), pv=False)
+        r = engine.solve(pos, limit=Limit(nodes=PERFECT_MATCH_SOLVE_NODES), pv=False, exact=False)
         if r.winner == pos.turn and r.best_move is not None:
             return _best_proven_win(pos, r.best_move)
     return res.best_move
@@ -368,10 +375,16 @@ def _perfect_fill(pl: Player, match: Match) -> str:
 
     me = match.current_winner()
     starts = {fill: match.next_round_start(fill) for fill in FILLS}
+    # who wins each start (cheap); the exact line only for the starts we win
     results = {
-        fill: engine.solve(start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES), pv=True)
+        fill: engine.solve(start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES), exact=False)
         for fill, start in starts.items()
     }
+    for fill in FILLS:
+        if results[fill].winner == me:
+            exact = engine.solve(starts[fill], limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES))
+            if exact.winner == me:
+                results[fill] = exact
     won = [f for f in FILLS if results[f].winner == me]
     if won:
         # the opener's equity at the end of the proven line: lowest is best for us

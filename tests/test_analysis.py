@@ -31,6 +31,20 @@ def test_solve_prints_one_line() -> None:
     assert r.stdout == "unknown\n"
 
 
+def test_solve_winner_proves_who_wins_with_a_winning_move() -> None:
+    r = run("solve", AFTER_A5, "--winner")
+    assert (r.returncode, r.stdout, r.stderr) == (0, "b wins\n", "")  # Gold to move loses
+    if BACKEND == "python":
+        return  # the exact check below takes over a minute on the pure-Python core
+    start = Position()
+    r = run("solve", start.kpn(), "--winner")
+    words = r.stdout.split()
+    assert words[:3] == ["b", "wins", "with"] and r.returncode == 0, r.stdout
+    move = next(m for m in start.legal_moves if str(m) == words[3])
+    start.push(move)  # and the exact solver agrees that it wins
+    assert run("solve", start.kpn(), "--time", "30").stdout.startswith("b wins in ")
+
+
 @pytest.mark.skipif(
     BACKEND == "python",
     reason="the pure-Python engine core needs more than the 2 s to prove the loss",

@@ -513,3 +513,52 @@ def test_a_finished_round_is_refused() -> None:
             call(done)  # type: ignore[operator]
     with pytest.raises(ValueError, match="illegal move code 45: the round is over"):
         done.push(45)
+
+
+def _is_winning_move(kpn: str, code: int) -> bool:
+    """Whether the move ``code`` wins the round for the side to move (the exact solver)."""
+    pos = Position(kpn)
+    side = pos.turn
+    pos.push_code(code)
+    if pos.outcome is not None:
+        return pos.outcome.winner == side
+    return engine.solve(pos, pv=False).winner == side
+
+
+@needs_c
+def test_winner_only_agrees_with_the_exact_solver() -> None:
+    """``exact=False``: the exact solver's winner, a winning move (none when
+    lost), no distance or line; the pure-Python core searches the same nodes."""
+    losses = 0
+    for kpn in late_positions(60, seed=9):
+        C.clear_tt()
+        exact = C.solve(C.Position(kpn), pv=False)
+        w = C.Searcher().solve(C.Position(kpn), exact=False)
+        p = P.Searcher().solve(P.Position(kpn), exact=False)
+        assert exact["result"] != 0, kpn
+        assert w["result"] == exact["result"] and w["distance"] == -1 and w["pv"] == [], kpn
+        assert (p["result"], p["best_move"], p["nodes"]) == (w["result"], w["best_move"], w["nodes"])
+        if w["result"] > 0:
+            assert _is_winning_move(kpn, w["best_move"]), kpn
+        else:
+            assert w["best_move"] == 0
+            losses += 1
+    assert losses >= 10
+
+
+def test_winner_only_from_the_start() -> None:
+    """The single round from the start: Black wins (the book's proof), with a
+    move the exact solver confirms; a node limit or a stop answers unknown."""
+    s = engine.Searcher()
+    r = s.solve(Position(), exact=False)
+    assert (r.winner, r.distance, r.pv) == (0, None, ())
+    assert r.best_move is not None
+    assert _is_winning_move(START_KPN, r.best_move.from_square | r.best_move.to_square << 6)
+    assert "distance not computed" in str(r)
+    assert r.nodes < 1_000_000  # the exact solver takes about 5M
+    assert engine.Searcher().solve(Position(), exact=False, node_limit=2000).winner is None
+    s.stop()
+    s.clear_tables()
+    assert s.solve(Position(), exact=False).winner is None
+    with pytest.raises(TypeError, match="exact must be a bool"):
+        engine.solve(Position(), exact=1)  # type: ignore[arg-type]
