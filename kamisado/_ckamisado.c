@@ -1236,6 +1236,31 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
     return best >= beta ? dl(lo, d0) : best <= alpha0 ? dl(hi, d0) : best;
 }
 
+/* A budget of ``nodes`` more nodes within the limits: budget_begin sets it
+ * and answers the node limit to restore; budget_end restores it and
+ * answers 1 when the budget alone stopped the work (the stop is then
+ * cleared), 0 otherwise (no stop, or a real limit, the flag or Ctrl-C). */
+static u64 budget_begin(Limits *L, u64 nodes)
+{
+    u64 saved = L->node_limit, lim = L->nodes + nodes;
+    if (!saved || lim < saved)
+        L->node_limit = lim;
+    L->next_check = L->nodes; /* look at the new limit at once */
+    return saved;
+}
+
+static int budget_end(Limits *L, u64 saved)
+{
+    L->node_limit = saved;
+    if (L->stop && !L->interrupted && (!saved || L->nodes < saved) &&
+        !(L->flag && atomic_load_explicit(L->flag, memory_order_relaxed)) &&
+        !(L->deadline > 0 && now_ms() >= L->deadline)) {
+        L->stop = 0;
+        return 1;
+    }
+    return 0;
+}
+
 /* -- who wins, without the distance ---------------------------------------
  *
  * wl_search(d) proves only who wins: 1 when the side to move wins, -1 when
@@ -1425,17 +1450,22 @@ static int wl_winning_move(Solver *s, int d)
  * far: a long forced win is often found at once far beyond the horizon the
  * deepening has reached (from the start of a single round: about 0.1M nodes
  * instead of 2M).  A probe cut short by its own budget leaves only proofs
- * and bounds in the table.  Fills *bestmove (a winning move, 0 for a loss)
- * and *depth_done (the horizon that decided it). */
-static int wl_root(Solver *s, int max_depth, int *bestmove, int *depth_done)
+ * and bounds in the table.  ``*next`` and ``*spent`` (1 and 0 to begin)
+ * would carry the deepening on from a call that a budget stopped.  Fills
+ * *bestmove (a winning move, 0 for a loss) and *depth_done (the horizon
+ * that decided it). */
+static int wl_root(Solver *s, int max_depth, int *next, u64 *spent, int *bestmove,
+                   int *depth_done)
 {
     *bestmove = 0;
     *depth_done = 0;
-    u64 nodes0 = s->L.nodes;
-    for (int d = 1; !max_depth || d <= max_depth; d++) {
+    for (int d = *next; !max_depth || d <= max_depth; d++) {
+        u64 n0 = s->L.nodes;
         int r = wl_search(s, d, -2, 2);
+        *spent += s->L.nodes - n0;
         if (s->L.stop)
             return 0;
+        *next = d + 1;
         int done = d;
         if (!r && d >= 4 && (!max_depth || d < max_depth)) {
             int pd = 2 * d;
@@ -1443,18 +1473,10 @@ static int wl_root(Solver *s, int max_depth, int *bestmove, int *depth_done)
                 pd = max_depth;
             if (pd > SOLVE_MAX_DEPTH)
                 pd = SOLVE_MAX_DEPTH;
-            u64 saved = s->L.node_limit, lim = s->L.nodes + (s->L.nodes - nodes0);
-            if (!saved || lim < saved)
-                s->L.node_limit = lim;
-            s->L.next_check = s->L.nodes; /* look at the new limit at once */
+            u64 saved = budget_begin(&s->L, *spent);
             r = wl_search(s, pd, -2, 2);
-            s->L.node_limit = saved;
-            if (s->L.stop && !s->L.interrupted && (!saved || s->L.nodes < saved) &&
-                !(s->L.flag && atomic_load_explicit(s->L.flag, memory_order_relaxed)) &&
-                !(s->L.deadline > 0 && now_ms() >= s->L.deadline)) {
-                s->L.stop = 0; /* only the probe's budget ran out */
-                r = 0;
-            }
+            if (budget_end(&s->L, saved))
+                r = 0; /* only the probe's budget ran out */
             if (s->L.stop)
                 return 0;
             if (r)
@@ -2560,7 +2582,9 @@ static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *
     if (exact) {
         value = sv_root(s, 1, (int)max_depth, &bm, &dd);
     } else {
-        value = wl_root(s, (int)max_depth, &bm, &dd);
+        int next = 1;
+        u64 spent = 0;
+        value = wl_root(s, (int)max_depth, &next, &spent, &bm, &dd);
         want_pv = 0;
     }
     int stopped = s->L.stop;

@@ -591,18 +591,20 @@ class Solver:
         """C's ``wl_root``: who wins (1, -1; 0 when stopped), a winning move
         and the horizon that decided it."""
         lim = self.lim
-        nodes0 = lim.nodes
+        spent = 0  # the nodes of the iterations (a probe's budget)
         depth_done = 0
         d = 1
         while not max_depth or d <= max_depth:
+            n0 = lim.nodes
             r = self.wl(d, -2, 2, h, occ)
+            spent += lim.nodes - n0
             if lim.stop:
                 return 0, 0, depth_done
             done = d
             if not r and d >= 4 and (not max_depth or d < max_depth):
                 pd = min(2 * d, max_depth or SOLVE_MAX_DEPTH, SOLVE_MAX_DEPTH)
                 saved = lim.node_limit
-                cap = lim.nodes + (lim.nodes - nodes0)
+                cap = lim.nodes + spent
                 if not saved or cap < saved:
                     lim.node_limit = cap
                 lim.next_check = lim.nodes
