@@ -79,7 +79,10 @@ def main_analyse(argv: Sequence[str]) -> int:
     verdicts before and after it (:func:`kamisado.review.annotate`, by
     default ``SOLVE_NODES`` nodes a position), and a move that threw away a
     proven win gets ``??`` and the best three moves of its position (every
-    move gets its position's best N with ``--lines N``).
+    move gets its position's best N with ``--lines N``); after each round's
+    last move a line gives the round's winner, the points it brought and
+    Black's chance to win the match before and after the round
+    (:func:`kamisado.review.round_ends`).
     """
     p = _parser("analyse", "Search a position: depth, score, principal variation.", "*")
     p.add_argument("--lines", type=int_between(1, LINES_MAX), default=None, metavar="N",
@@ -90,7 +93,8 @@ def main_analyse(argv: Sequence[str]) -> int:
                    " (every position, Black's view) to FILE as SVG")
     p.add_argument("--review", metavar="RECORD",
                    help="annotate a match record: each move with the solver's verdicts,"
-                   " ?? where it threw away a proven win, and the best three moves there")
+                   " ?? where it threw away a proven win, and the best three moves there;"
+                   " at each round's end, Black's match chance before and after it")
     p.add_argument("--nodes", type=int_between(1, engine.NODE_LIMIT_MAX), default=None,
                    metavar="N", help="stop after N nodes (each position's budget with"
                    " --graph: default 20000, no clock, so the curve is reproducible;"
@@ -151,7 +155,7 @@ def _lines(pos: Position, n: int, limit: Limit, seed: int) -> int:
 def _review(args: argparse.Namespace) -> int:
     """``analyse --review RECORD``: every move with its verdicts and marks."""
     from kamisado import record
-    from kamisado.review import Note, annotate, format_note
+    from kamisado.review import Note, annotate, format_note, format_round_end, round_ends
 
     path = args.review
     try:
@@ -172,7 +176,10 @@ def _review(args: argparse.Namespace) -> int:
                 best_lines(note.kpn, n=args.lines or 3, limit=limit, seed=args.seed), 1
             ):
                 print(f"  {format_line(rank, line)}", flush=True)
+        if note.index in ends:
+            print(format_round_end(ends[note.index]), flush=True)
 
+    ends = {end.index: end for end in round_ends(rec)}
     notes = annotate(rec, nodes=args.nodes or SOLVE_NODES, on_note=show)
     marked = sum(n.blunder for n in notes)
     print(f"{path}: {len(notes)} moves, {marked} threw away a proven win")

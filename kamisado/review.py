@@ -30,7 +30,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kamisado import engine
-from kamisado.core import RING_POINTS, SIDE_LETTERS, SIDE_NAMES, Move, Position
+from kamisado.core import BLACK, RING_POINTS, SIDE_LETTERS, SIDE_NAMES, Move, Position
+from kamisado.equity import equity_of
 from kamisado.limits import MATCH_TIER, WIN_BASE, Limit, Score
 from kamisado.match import Match
 from kamisado.record import Record, replay
@@ -44,12 +45,15 @@ __all__ = [
     "Line",
     "Note",
     "RootSearch",
+    "RoundEnd",
     "Verdict",
     "annotate",
     "best_lines",
     "blunders",
     "format_line",
     "format_note",
+    "format_round_end",
+    "round_ends",
     "search_root_move",
 ]
 
@@ -462,3 +466,97 @@ def blunders(notes: Sequence[Note]) -> list[Note]:
     []
     """
     return [n for n in notes if n.blunder]
+
+
+# ---------------------------------------------------------------------------
+# Round ends: what each round did to the match
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundEnd:
+    """The end of one round of a match (:func:`round_ends`).
+
+    ``index`` is the step of the round's last position in
+    :func:`kamisado.record.replay` (as :attr:`Note.index` counts), ``winner``
+    the side that won the round, ``points`` what the win brought and
+    ``score`` the match's points after it (Black's, Gold's).  ``before`` and
+    ``after`` are Black's chance to win the match
+    (:func:`kamisado.equity.equity_of`) at the round's start and after the
+    round: at the next round's start, with the new points and rings and the
+    loser to open, or 1.0 / 0.0 once the match is over.
+    """
+
+    index: int
+    round: int
+    winner: int
+    points: int
+    score: tuple[int, int]
+    before: float
+    after: float
+
+
+def _percent(p: float) -> str:
+    """A chance in whole percent; one not yet certain never shows as 0% or 100%.
+
+    >>> _percent(0.0), _percent(0.004), _percent(0.641), _percent(0.998), _percent(1.0)
+    ('0%', '1%', '64%', '99%', '100%')
+    """
+    if 0.0 < p < 1.0:
+        return f"{min(99, max(1, round(100 * p)))}%"
+    return f"{round(100 * p)}%"
+
+
+def format_round_end(end: RoundEnd) -> str:
+    """A round's end as one line: the winner, the points, Black's match chance.
+
+    >>> format_round_end(RoundEnd(40, 2, 1, 2, (1, 2), 0.64, 0.31))
+    "round 2: Gold wins 2 points (score 1-2); Black's match chance 64% -> 31%"
+    """
+    pts = f"{end.points} point" if end.points == 1 else f"{end.points} points"
+    return (
+        f"round {end.round}: {SIDE_NAMES[end.winner]} wins {pts}"
+        f" (score {end.score[0]}-{end.score[1]});"
+        f" Black's match chance {_percent(end.before)} -> {_percent(end.after)}"
+    )
+
+
+def round_ends(record_or_match: Record | Match) -> list[RoundEnd]:
+    """Every round of a match that ended on the board, in order, with Black's
+    chance to win the match before and after it (:class:`RoundEnd`).
+
+    The match is played again from its first round's start, and the chance
+    is read from it (:func:`kamisado.equity.equity_of`) at each round's start
+    and right after its last move.  A round still in progress, or one cut
+    short (a resignation, a clock), has no entry.  Free of search: cheap.
+
+    >>> m = Match(1, start="obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0")
+    >>> for token in ["g8-g2", "h1-h2", "f8-f1"]:
+    ...     _ = m.apply(token)
+    >>> (end,) = round_ends(m)
+    >>> end.index, end.round, SIDE_NAMES[end.winner], end.points, end.score
+    (3, 1, 'Gold', 1, (0, 1))
+    >>> round(end.before, 2), end.after
+    (0.26, 0.0)
+    """
+    match = record_or_match.match if isinstance(record_or_match, Record) else record_or_match
+    ended = [i for i, step in enumerate(replay(match)) if step.outcome is not None]
+    live = Match(match.target, series=match.series, start=match.rounds[0].start)
+    ends: list[RoundEnd] = []
+    for number, rnd in enumerate(match.rounds, 1):
+        if rnd.outcome is None or number > len(ended):
+            break
+        if number > 1 and not match.series:
+            assert rnd.fill is not None
+            live.choose_fill(rnd.fill)
+        before = equity_of(live, BLACK)
+        points = live.points[:]
+        for move in rnd.moves:
+            live.push_move(move)
+        winner = rnd.outcome.winner
+        ends.append(RoundEnd(
+            ended[number - 1], number, winner, live.points[winner] - points[winner],
+            (live.points[0], live.points[1]), before, equity_of(live, BLACK),
+        ))
+    return ends
+

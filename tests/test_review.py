@@ -1,5 +1,6 @@
-"""Analysis that teaches (issue 14, item 6): the best three moves (MultiPV)
-and the moves that threw away a proven win (``??``), in kamisado.review and
+"""Analysis that teaches (issue 14, item 6): the best three moves (MultiPV),
+the moves that threw away a proven win (``??``) and what each round's end did
+to the match (Black's match equity before and after), in kamisado.review and
 ``kamisado analyse --lines`` / ``--review``."""
 
 from __future__ import annotations
@@ -10,10 +11,20 @@ import pytest
 
 from kamisado import engine, record
 from kamisado.analysis import main_analyse
-from kamisado.core import Position
+from kamisado.core import BLACK, Position
+from kamisado.equity import equity_of, match_equity, rings_of
 from kamisado.limits import Limit
-from kamisado.match import Match
-from kamisado.review import annotate, best_lines, blunders
+from kamisado.match import FILL, OVER, Match
+from kamisado.players import player
+from kamisado.record import replay
+from kamisado.review import (
+    RoundEnd,
+    annotate,
+    best_lines,
+    blunders,
+    format_round_end,
+    round_ends,
+)
 
 #: Gold to move wins in 3 (g8-g2 h1-h2 f8-f1); g8-a2 lets Black win in 2.
 WON = "obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0"
@@ -29,10 +40,32 @@ def match_of(moves: list[str]) -> Match:
     return m
 
 
-def write_record(tmp_path: Path, moves: list[str]) -> str:
+def write_record(tmp_path: Path, moves: list[str] | Match) -> str:
     path = tmp_path / "match.txt"
-    path.write_text(record.write(record.Record.new(match_of(moves), black="Ann", gold="Bo")))
+    m = moves if isinstance(moves, Match) else match_of(moves)
+    path.write_text(record.write(record.Record.new(m, black="Ann", gold="Bo")))
     return str(path)
+
+
+def played(target: int, seed: int, *, series: bool = False, actions: int | None = None) -> Match:
+    """A match of two seeded beginners (fast), to its end or ``actions`` moves and fills."""
+    m = Match(target, series=series)
+    sides = [player("beginner", seed), player("beginner", seed + 1)]
+    done = 0
+    while m.state != OVER and (actions is None or done < actions):
+        if m.state == FILL:
+            m.choose_fill(sides[m.current_winner()].choose_fill(m))
+        else:
+            m.push_move(sides[m.position.turn].choose_move(m.position))
+        done += 1
+    return m
+
+
+def start_equity(m: Match, number: int) -> float:
+    """Black's match equity at round ``number``'s start, from its start position."""
+    start = m.rounds[number - 1].start
+    points = (start.points[0], start.points[1])
+    return match_equity(points, m.target, rings_of(start.rings), start.turn)
 
 
 def test_best_lines_agree_with_the_solver() -> None:
@@ -80,6 +113,55 @@ def test_what_the_solver_cannot_prove_is_not_marked() -> None:
     assert (note.before, note.after, note.mark) == (None, None, "")
 
 
+@pytest.mark.parametrize("seed", [1, 4])
+def test_round_ends_give_the_match_equity_before_and_after_each_round(seed: int) -> None:
+    m = played(7, seed)
+    ends = round_ends(m)
+    assert len(m.rounds) > 2 and all(r.outcome is not None for r in m.rounds)
+    assert [e.round for e in ends] == list(range(1, len(m.rounds) + 1))
+    steps = list(replay(m))
+    assert [e.index for e in ends] == [i for i, s in enumerate(steps) if s.outcome is not None]
+    points = [0, 0]
+    for e, rnd in zip(ends, m.rounds, strict=True):
+        assert rnd.outcome is not None and e.winner == rnd.outcome.winner
+        assert e.points == rnd.outcome.points
+        points[e.winner] += e.points
+        assert e.score == tuple(points)
+        assert e.before == start_equity(m, e.round)
+    for a, b in zip(ends, ends[1:], strict=False):
+        assert a.after == pytest.approx(b.before, abs=1e-12)
+    assert ends[-1].after == (1.0 if m.winner == BLACK else 0.0)
+    assert ends == round_ends(record.Record.new(m))
+
+
+def test_round_ends_of_a_single_round_a_series_and_a_match_in_play() -> None:
+    (end,) = round_ends(match_of(BLUNDER))
+    assert (end.index, end.round, end.winner, end.points, end.score) == (3, 1, BLACK, 1, (1, 0))
+    assert end.before == match_equity((0, 0), 1, rings_of(Position(WON).rings), 1)
+    assert end.after == 1.0
+    series = played(3, 2, series=True)
+    ends = round_ends(series)
+    assert len(ends) == len(series.rounds) >= 3 and {e.points for e in ends} == {1}
+    assert all(a.after == pytest.approx(b.before) for a, b in zip(ends, ends[1:], strict=False))
+    assert ends[-1].after in (0.0, 1.0)
+    # in play: the round being played has no entry; the last one's after is now
+    m = played(7, 3, actions=40)
+    assert m.state != OVER and m.rounds[-1].outcome is None
+    ends = round_ends(m)
+    assert len(ends) == len(m.rounds) - 1 >= 1
+    assert ends[-1].after == pytest.approx(equity_of(m, BLACK))
+    assert round_ends(Match(3)) == []
+
+
+def test_a_round_end_in_words() -> None:
+    end = RoundEnd(40, 2, 1, 2, (1, 2), 0.641, 0.3092)
+    assert format_round_end(end) == (
+        "round 2: Gold wins 2 points (score 1-2); Black's match chance 64% -> 31%")
+    won = RoundEnd(9, 3, 0, 1, (3, 0), 0.9981, 1.0)
+    assert format_round_end(won).endswith("Black wins 1 point (score 3-0);"
+                                          " Black's match chance 99% -> 100%")
+
+
 def test_analyse_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert main_analyse([WON, "--lines", "3", "--nodes", "5000"]) == 0
     out = capsys.readouterr().out.splitlines()
@@ -97,6 +179,12 @@ def test_analyse_review(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert out[1] == "  1. g8-g2 win in 3 pv g8-g2 h1-h2 f8-f1"
     assert [line.split()[0] for line in out[1:4]] == ["1.", "2.", "3."]
     assert out[4].startswith("round 1 move 2 Black h3-d7 (before: b wins in 2")
+    # the round's end: after its last move, the match equity before and after
+    (end,) = round_ends(match_of(BLUNDER))
+    assert out[-3].startswith("round 1 move 3 Black d7-d8 ")
+    assert out[-2] == format_round_end(end) == (
+        f"round 1: Black wins 1 point (score 1-0); Black's match chance"
+        f" {round(100 * end.before)}% -> 100%")
     assert out[-1] == f"{path}: 3 moves, 1 threw away a proven win"
     # --lines: the best moves of every position
     path = write_record(tmp_path, PERFECT)
@@ -108,6 +196,24 @@ def test_analyse_review(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         "  1. h1-h2 loss in 2 pv h1-h2 f8-f1",
         "  1. f8-f1 win in 1 pv f8-f1",
     ]
+    assert out[-2].startswith("round 1: Gold wins 1 point (score 0-1); ") and out[-2].endswith(
+        " -> 0%")
+
+
+def test_analyse_review_of_a_match_gives_each_round_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    m = played(3, 1)
+    path = write_record(tmp_path, m)
+    assert main_analyse(["--review", path, "--nodes", "200"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    ends = round_ends(m)
+    lines = [line for line in out if line.startswith("round ") and " move " not in line]
+    assert lines == [format_round_end(e) for e in ends] and len(ends) == len(m.rounds)
+    for e in ends:
+        at = out.index(format_round_end(e))
+        rnd = m.rounds[e.round - 1]
+        assert out[at - 1].startswith(f"round {e.round} move {len(rnd.moves)} ")
 
 
 @pytest.mark.parametrize(
@@ -157,6 +263,10 @@ def test_the_web_review_marks_the_blunder_and_analyse_gives_three_lines(tmp_path
             (1, "??", 3), (2, "", None), (3, "", None)]
         assert [steps[m["step"]]["move"] for m in marks] == BLUNDER
         assert marks[0]["before"] == {"winner": "g", "distance": 3}
+        (end,) = round_ends(match_of(BLUNDER))
+        assert r.json()["rounds"] == [{"step": 3, "round": 1, "winner": "b", "points": 1,
+                                       "score": [1, 0], "before": end.before, "after": 1.0}]
+        assert steps[3]["outcome"] is not None and len(steps) == 4
         a = client.get("/api/analyse", params={"kpn": WON, "ms": 100, "lines": 3}).json()
         assert [x["move"] for x in a["lines"]][:1] == ["g8-g2"] and len(a["lines"]) == 3
         assert a["lines"][0]["kind"] == "win" and a["lines"][0]["value"] == 3

@@ -246,7 +246,14 @@ def test_the_review_marks_a_thrown_away_win_and_shows_the_best_three(
     expect(mark).to_have_count(1, timeout=20_000)
     expect(mark).to_have_text("??")
     expect(mark).to_have_attribute("aria-label", "Blunder: threw away a win in 3 moves")
+    # the last step ends the round (and the match): Black's match chance before and after
+    from kamisado.review import round_ends
+
+    (end,) = round_ends(m)
+    expect(pg.locator("#status .equity")).to_have_text(
+        f"Black's chance to win the match: {round(100 * end.before)}% → 100%")
     pg.locator("#rv-first").click()
+    expect(pg.locator("#status .equity")).to_have_count(0)
     expect(pg.locator("#rv-lines li")).to_have_count(3, timeout=20_000)
     expect(pg.locator("#rv-lines li").first).to_contain_text("Gold wins in 3 moves")
     pg.locator("#rv-next").click()

@@ -218,7 +218,12 @@ def review(
     "lost": n|None, "before": verdict|None, "after": verdict|None}``, where
     ``step`` counts as ``/api/games/{id}/steps`` does, ``lost`` is the
     distance of the proven win a blunder threw away, and a verdict is
-    ``{"winner": "b"|"g", "distance": n}`` (``None``: not proven).
+    ``{"winner": "b"|"g", "distance": n}`` (``None``: not proven).  Also
+    ``"rounds"``: one entry a round that ended on the board
+    (:func:`kamisado.review.round_ends`), ``{"step": i, "round", "winner":
+    "b"|"g", "points": n, "score": [black, gold], "before": p, "after": p}``,
+    ``step`` the round's last position, ``before``/``after`` Black's chance
+    (0 to 1) to win the match at the round's start and after the round.
 
     >>> r = review(1, False, "obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0",
     ...            ["g8-a2", "h3-d7", "d7-d8"], 20_000)
@@ -226,8 +231,10 @@ def review(
     [(1, '??', 3), (2, '', None), (3, '', None)]
     >>> r["marks"][0]["after"]
     {'winner': 'b', 'distance': 2}
+    >>> [(e["step"], e["winner"], e["points"], e["score"], e["after"]) for e in r["rounds"]]
+    [(3, 'b', 1, [1, 0], 1.0)]
     """
-    from kamisado.review import Verdict, annotate
+    from kamisado.review import Verdict, annotate, round_ends
 
     def verdict(v: Verdict | None) -> dict[str, Any] | None:
         return None if v is None else {"winner": SIDE_LETTERS[v.winner], "distance": v.distance}
@@ -247,4 +254,16 @@ def review(
         }
         for n in annotate(match, nodes=nodes)
     ]
-    return {"nodes": nodes, "marks": marks}
+    rounds = [
+        {
+            "step": e.index,
+            "round": e.round,
+            "winner": SIDE_LETTERS[e.winner],
+            "points": e.points,
+            "score": list(e.score),
+            "before": e.before,
+            "after": e.after,
+        }
+        for e in round_ends(match)
+    ]
+    return {"nodes": nodes, "marks": marks, "rounds": rounds}

@@ -41,6 +41,10 @@
  * One move's mark in review: "??" where it threw away a proven win (`lost`: that win's moves).
  * @typedef {{step: number, round: number, ply: number, move: string, side: string, mark: string,
  *   lost: number|null, before: Verdict|null, after: Verdict|null}} ReviewMark
+ * One round's end in review (/api/games/{id}/review's `rounds`): its winner, the points the win
+ * brought, the score after it, and Black's chance (0 to 1) to win the match before and after it.
+ * @typedef {{step: number, round: number, winner: string, points: number, score: number[],
+ *   before: number, after: number}} RoundEnd
  * One of the best moves of /api/analyse?lines=N: `value` is the evaluation, or the moves
  * to the end of the round of a proven result (`kind` "win"/"loss"), for the side to move.
  * @typedef {{move: string, kind: string, value: number, pv: string[], entries: Entry[]}} AnalysisLine

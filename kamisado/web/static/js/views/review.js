@@ -7,6 +7,7 @@ import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes }
 
 /** @typedef {import("../types.js").Step} Step */
 /** @typedef {import("../types.js").ReviewMark} ReviewMark */
+/** @typedef {import("../types.js").RoundEnd} RoundEnd */
 /** @typedef {import("../types.js").AnalysisLine} AnalysisLine */
 
 /** @type {string|null} */
@@ -14,6 +15,10 @@ let reviewId = null;
 /** The marks of the game under review, by step (the server's, once they come).
     @type {Map<number, ReviewMark>} */
 const marks = new Map();
+/** The ends of the game's rounds, by step: Black's chance to win the match
+    before and after each (the server's, with the marks).
+    @type {Map<number, RoundEnd>} */
+const ends = new Map();
 /** How many best moves the analysis panel shows (MultiPV). */
 const LINES = 3;
 
@@ -26,6 +31,7 @@ const stepper = new Stepper((s, i) => {
   paintMarks(i);
   if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
   else setStatus(toMoveNodes(s.turn, s.must, ringsOf(s.towers, s.turn, s.must), false));
+  paintEquity(i);
   announce("");
   markGraph(i);
   analyse(s, i);
@@ -39,6 +45,7 @@ export async function openReview(id) {
   $("#download-gif").setAttribute("href", `/api/games/${id}/match.gif`);
   $("#rv-graph").replaceChildren();
   marks.clear();
+  ends.clear();
   $(".seat-top").textContent = "";
   $(".seat-bottom").textContent = "";
   board.setFlip(false);
@@ -62,13 +69,33 @@ export async function openReview(id) {
 /** The marks of the game's moves: the server proves which moves threw away
     a won round (the page knows no rules). @param {string} id */
 async function loadMarks(id) {
-  /** @type {{marks: ReviewMark[]}} */
+  /** @type {{marks: ReviewMark[], rounds?: RoundEnd[]}} */
   let data;
   try { data = await getJSON(`/api/games/${id}/review`); } catch (e) { return; }
   if (reviewId !== id) return;
   marks.clear();
   for (const m of data.marks) marks.set(m.step, m);
-  if (stepper.steps.length) paintMarks(stepper.i);
+  ends.clear();
+  for (const e of data.rounds || []) ends.set(e.step, e);
+  if (stepper.steps.length) { paintMarks(stepper.i); paintEquity(stepper.i); }
+}
+
+/** A chance as whole percent; one not yet certain never shows as 0% or 100%.
+    @param {number} p */
+function percent(p) {
+  const n = Math.round(100 * p);
+  return `${p > 0 && p < 1 ? Math.min(99, Math.max(1, n)) : n}%`;
+}
+
+/** At the step that ends a round, what the round did to the match: Black's
+    chance to win it before and after, after the status's "wins the round".
+    @param {number} shown */
+function paintEquity(shown) {
+  const e = ends.get(shown);
+  const status = $("#status");
+  if (!e || status.querySelector(".equity")) return;
+  status.append(" · ", h("span", { class: "equity" },
+    t("review.equity", { side: sideName("b"), before: percent(e.before), after: percent(e.after) })));
 }
 
 /** The "??" of a move that threw away a proven win, with its words for
