@@ -1603,7 +1603,7 @@ enum {
     NWEIGHTS
 };
 
-static const int DEFAULT_WEIGHTS[NWEIGHTS] = {40, 12, 400, 2, 3, 10, 0};
+static const int DEFAULT_WEIGHTS[NWEIGHTS] = {39, 6, 1000, 7, 19, 47, 0};
 
 typedef struct {
     u64 key;

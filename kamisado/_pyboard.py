@@ -32,7 +32,7 @@ WIN_MIN = WIN_BASE - 256
 #: Evaluations stay within +-EVAL_MAX.
 EVAL_MAX = 10000
 #: threat, safe, no_safe, mobility, advance, tempo, noise.
-DEFAULT_WEIGHTS: tuple[int, ...] = (40, 12, 400, 2, 3, 10, 0)
+DEFAULT_WEIGHTS: tuple[int, ...] = (39, 6, 1000, 7, 19, 47, 0)
 NWEIGHTS = len(DEFAULT_WEIGHTS)
 #: The search's stacks hold MAXPLY plies; MAX_DEPTH leaves 8 below the horizon.
 MAXPLY = 128

@@ -164,17 +164,17 @@ class Weights:
     0
     """
 
-    threat: int = 40
+    threat: int = 39
     """Each tower with a free path to the goal row (ours minus theirs)."""
-    safe: int = 12
+    safe: int = 6
     """Each move of the tower to move that does not let the opponent win at once."""
-    no_safe: int = 400
+    no_safe: int = 1000
     """Penalty when the tower to move has no such move."""
-    mobility: int = 2
+    mobility: int = 7
     """Each move of each tower (ours minus theirs)."""
-    advance: int = 3
+    advance: int = 19
     """Each rank a tower has advanced (ours minus theirs)."""
-    tempo: int = 10
+    tempo: int = 47
     """Bonus for the side to move."""
     noise: int = 0
     """Amplitude of a pseudo-random term (seeded by ``search(seed=...)``)."""

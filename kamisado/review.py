@@ -286,7 +286,7 @@ def best_lines(
     >>> pos = "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0"
     >>> lines = best_lines(pos, n=2, limit=Limit(depth=3), solve_nodes=0)
     >>> [(str(x.move), x.score.describe(), x.depth, len(x.pv)) for x in lines]
-    [('d8-d3', '-73', 3, 3), ('d8-d5', '-96', 3, 3)]
+    [('d8-d3', '-43', 3, 3), ('d8-d5', '-84', 3, 3)]
     """
     p = Position(pos) if isinstance(pos, str) else pos
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
