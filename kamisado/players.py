@@ -31,9 +31,9 @@ Levels, weakest first (see the README for their measured strength):
 ``perfect``
     The opening book and the solver: wins every won single round and plays
     the longest resistance when lost; in a round that decides the match it
-    proves who wins (10 million nodes of ``solve(exact=False)``) and plays
-    the shortest win where the exact solver finds it in the same budget,
-    else a proven winning move; in other rounds it searches 4 million nodes
+    proves who wins (10 million nodes: half for the winner-only solver,
+    ``solve(exact=False)``, half for the exact one) and plays the shortest
+    win where the exact solver finds it, else a proven winning move; in other rounds it searches 4 million nodes
     and, unless that finds a forced win, proves one in 4 million nodes.
     It plays for the match, not the round (:mod:`kamisado.equity`): of the
     round wins it can take or has proven, it plays the one worth most to
@@ -48,10 +48,14 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kamisado.core import BLACK, RING_POINTS, Move, Position
 from kamisado.limits import Limit
 from kamisado.match import FILLS, Match
+
+if TYPE_CHECKING:
+    from kamisado.engine import SolveResult
 
 __all__ = [
     "LEVELS",
@@ -193,14 +197,9 @@ def _perfect(pl: Player, pos: Position) -> Move:
     if hit is not None:
         return hit
     if _round_decides_match(pos):
-        # the round decides the match: winning the round is all that counts.
-        # Who wins is proven first (cheap); a won round is then played by
-        # its shortest win when the exact solver finds it in its budget
-        r = engine.solve(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES), pv=False, exact=False)
+        # the round decides the match: winning the round is all that counts
+        r = _prove(pos, PERFECT_SOLVE_NODES)
         if r.winner == pos.turn and r.best_move is not None:
-            exact = engine.solve(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES), pv=False)
-            if exact.winner == pos.turn and exact.best_move is not None:
-                return exact.best_move
             return r.best_move
         if r.winner is not None:
             values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
@@ -229,10 +228,27 @@ def _perfect(pl: Player, pos: Position) -> Move:
                 return res.best_move  # a surely bigger win a few moves away
         return wins[0][1]
     if res.proven_win_in is None:
-        r = engine.solve(pos, limit=Limit(nodes=PERFECT_MATCH_SOLVE_NODES), pv=False, exact=False)
+        r = _prove(pos, PERFECT_MATCH_SOLVE_NODES)
         if r.winner == pos.turn and r.best_move is not None:
             return _best_proven_win(pos, r.best_move)
     return res.best_move
+
+
+def _prove(pos: Position, nodes: int) -> SolveResult:
+    """Who wins the round from ``pos``, within about ``nodes`` nodes: the
+    winner-only solver for half of them, then the exact one for the other
+    half (on the same table), which proves some positions sooner (neither
+    is best everywhere: ``bench/proven.py``).  A won round is answered by
+    its shortest win when the exact solver finds it, else by a proven
+    winning move; a lost one by the exact result when there is one."""
+    from kamisado import engine
+
+    half = Limit(nodes=max(1, nodes // 2))
+    r = engine.solve(pos, limit=half, pv=False, exact=False)
+    exact = engine.solve(pos, limit=half, pv=False)
+    if exact.winner is not None:
+        return exact
+    return r
 
 
 def _rings_after(pos: Position) -> tuple[int, int]:
