@@ -19,7 +19,7 @@ in both modes.
 
     python bench/proven.py                          # 12 starts per type
     python bench/proven.py --starts 20 --save starts.txt
-    python bench/proven.py --load starts.txt --limits 1,5,30
+    python bench/proven.py --load bench/proven_starts.txt   # the README's table
 
 Each solve runs on a fresh :class:`kamisado.engine.Searcher` (empty
 tables), so a start's time does not depend on the ones before it.  Times are
