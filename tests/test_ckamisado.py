@@ -952,6 +952,10 @@ def test_ctrl_c_interrupts_a_search_on_the_main_thread(call: str) -> None:
     from pathlib import Path
 
     code = (
+        # a suite started from a script with & (or nohup) ignores SIGINT,
+        # and children inherit that: the child takes Python's handler back
+        "import signal\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "from kamisado._backend import impl as C\n"
         f"SEARCHER_KPN = {SEARCHER_KPNS[3]!r}\n"
         "print('go', flush=True)\n"
