@@ -10,7 +10,8 @@ Playwright as a person would, and writes one PNG per view and size:
     new-computer  the new-game form against the computer
     game          a live hotseat Standard match (target 3), five moves in,
                   with the last move marked
-    review        the review of a finished single round (Black wins in three)
+    review        the review of a finished single round (Black wins in three),
+                  one step before its end, with the engine's best moves
     lesson        the first lesson (figure 2 of the rules)
     games         the my-games list (the two games above)
     rated         a rated single round just won online (ratings and their
@@ -172,6 +173,10 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
 
         goto(pg, base, f"/review/{done}")
         expect(pg.locator("#rv-where")).not_to_be_empty()
+        # one step back: Black to move and win, with the engine's best moves
+        pg.click("#rv-prev")
+        expect(pg.locator("#rv-lines li")).not_to_have_count(0, timeout=20_000)
+        expect(pg.locator("#analysis")).not_to_contain_text("…")
         shoot(pg, out, "review", written)
 
         goto(pg, base, "/lesson/fig2")

@@ -164,6 +164,10 @@ export function leaveReview() { reviewId = null; }
 /** Whether review is showing. */
 export const inReview = () => reviewId !== null;
 
+/** "Black wins in 5 moves (proven)", or "with the next move" for one.
+    @param {{side: string, n: number}} args */
+const winsIn = (args) => t(args.n === 1 ? "review.wins_in_one" : "review.wins_in", args);
+
 /** @type {number|undefined} */
 let analyseTimer;
 /** @param {Step} s @param {number} i */
@@ -188,8 +192,8 @@ function analyse(s, i) {
       span.append(words);
       out.append(tn("review.best", { move: span }));
     }
-    if (a.solved) out.append(" · ", t("review.wins_in", { side: sideName(a.solved.winner), n: a.solved.distance }));
-    else if (a.kind !== "eval") out.append(" · ", t("review.wins_in", { side: sideName(a.kind === "win" ? a.side : otherSide(a.side)), n: a.moves }));
+    if (a.solved) out.append(" · ", winsIn({ side: sideName(a.solved.winner), n: a.solved.distance }));
+    else if (a.kind !== "eval") out.append(" · ", winsIn({ side: sideName(a.kind === "win" ? a.side : otherSide(a.side)), n: a.moves }));
     else out.append(" · ", t("review.eval", { side: sideName(a.side), score: a.score }));
     box.replaceChildren(out);
     showLines(a.lines || [], a.side);
@@ -213,7 +217,7 @@ function showLines(lines, side) {
     const entry = line.entries[0];
     if (entry) move.append(entryNodes(entry)); else move.append(line.move);
     const score = line.kind === "eval" ? t("review.eval", { side: sideName(side), score: line.value })
-      : t("review.wins_in", { side: sideName(line.kind === "win" ? side : otherSide(side)), n: line.value });
+      : winsIn({ side: sideName(line.kind === "win" ? side : otherSide(side)), n: line.value });
     return h("li", {}, move, " · ", score);
   }));
   list.hidden = lines.length === 0;
