@@ -116,6 +116,18 @@ def redis_url() -> Iterator[str]:
             proc.wait(timeout=10)
 
 
+def stop_process(proc: subprocess.Popen[str]) -> None:
+    """End a child process the polite way: SIGTERM, then SIGKILL when it has
+    not exited within 10 s (a test's servers and workers)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class Cluster:
     """A throwaway PostgreSQL cluster of a test's own in a temporary folder,
     on a free port (made as ``.ci/pg-start`` makes one): never the shared

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
 import threading
 import time
 import urllib.request
@@ -23,7 +22,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from kamisado.match import Match
-from tests.conftest import Cluster
+from tests.conftest import Cluster, stop_process
 from tests.test_web_processes import create, frame, start_server
 
 # a regression here blocks in a receive: fail it in bounded time instead
@@ -52,13 +51,7 @@ class Server:
         return "".join(self.lines)
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
         self._reader.join(timeout=5)
 
 

@@ -26,6 +26,7 @@ from websockets.sync.client import connect
 
 from kamisado.match import Match
 from kamisado.web.storage import Store
+from tests.conftest import stop_process
 
 
 class Proc:
@@ -64,13 +65,7 @@ class Proc:
                 raise AssertionError(f"no line {pattern!r} in: {''.join(self.lines)}")
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        stop_process(self.proc)
 
 
 @pytest.fixture
