@@ -1425,6 +1425,13 @@ static int wl_winning_move(Solver *s, int d)
     int side = p->turn;
     uint16_t mv[MAXMOVES];
     int n = gen_moves(p, mv);
+    for (int i = 0; i < n; i++) { /* a win at once first */
+        make_move(p, mv[i]);
+        int won = p->owinner == side;
+        unmake_move(p);
+        if (won)
+            return mv[i];
+    }
     for (int i = 0; i < n; i++) {
         make_move(p, mv[i]);
         int v;

@@ -570,8 +570,15 @@ class Solver:
             return e >> 32
         cp = self.cp
         side = cp.turn
+        moves = cp.move_codes()
+        for m in moves:  # a win at once first
+            cp.push_code(m)
+            o = cp.outcome
+            cp.pop_code()
+            if o is not None and o.winner == side:
+                return m
         hb = h ^ SMK[side * 9 + cp.must_move + 1]
-        for m in cp.move_codes():
+        for m in moves:
             h2, occ2 = self.child(m, hb, occ)
             o = cp.outcome
             if o is not None:

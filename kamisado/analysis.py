@@ -219,8 +219,8 @@ def main_solve(argv: Sequence[str]) -> int:
     or ``unknown``; with ``--winner`` (who wins only, much faster),
     ``<b|g> wins`` and a winning move when the side to move wins.
 
-    >>> main_solve(["obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0", "--winner"])
-    b wins
+    >>> main_solve(["2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0", "--winner"])
+    g wins with f6-a1
     0
     """
     p = _parser("solve", "Prove who wins the round with best play.")
