@@ -1029,6 +1029,45 @@ static inline void true_bounds(int r, int d, int alpha, int beta, int *lo, int *
     }
 }
 
+/* Ordering scores of the moves mv[0..n): the TT move first, then moves
+ * that win at once, then by the opponent's safe replies (fewest first; none
+ * scores WIN3, one that wins at once for the opponent LOSE2), then history;
+ * a move that loses at once last.  Shared by the exact and the winner-only
+ * solver. */
+static void sv_order(Solver *s, const uint16_t *mv, int n, int ttmove, int *score)
+{
+    Pos *p = &s->p;
+    int side = p->turn;
+    for (int i = 0; i < n; i++) {
+        int m = mv[i];
+        int sc;
+        if (m == ttmove) {
+            sc = 1 << 30;
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0) {
+                sc = p->owinner == side ? (1 << 29) : -(1 << 29);
+            } else if (p->turn != side) {
+                /* the child's TT bucket is needed soon: fetch it now */
+                __builtin_prefetch(sv_bucket(s, p->hash));
+                int sr = safe_replies(p, side);
+                if (sr == 64)
+                    sc = LOSE2;
+                else if (sr == 0)
+                    sc = WIN3;
+                else {
+                    uint32_t h = s->history[p->board[m >> 6] & 15][m >> 6] >> 4;
+                    sc = ((64 - sr) << 20) + (int)(h < 0xFFFFF ? h : 0xFFFFF);
+                }
+            } else {
+                sc = (32 << 20);
+            }
+            unmake_move(p);
+        }
+        score[i] = sc;
+    }
+}
+
 /* DL_1 of a position in progress, for its side to move: a win at once, or
  * a loss when every move ends the round against the mover (a deadlock it
  * causes), or 0. */
@@ -1148,34 +1187,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
     /* Order: the TT move first, then by the opponent's safe replies (fewest
      * first), then history. */
     int score[MAXMOVES];
-    for (int i = 0; i < n; i++) {
-        int m = mv[i];
-        int sc;
-        if (m == ttmove) {
-            sc = 1 << 30;
-        } else {
-            make_move(p, m);
-            if (p->owinner >= 0) {
-                sc = p->owinner == side ? (1 << 29) : -(1 << 29);
-            } else if (p->turn != side) {
-                /* the child's TT bucket is needed soon: fetch it now */
-                __builtin_prefetch(sv_bucket(s, p->hash));
-                int sr = safe_replies(p, side);
-                if (sr == 64)
-                    sc = LOSE2;
-                else if (sr == 0)
-                    sc = WIN3;
-                else {
-                    uint32_t h = s->history[p->board[m >> 6] & 15][m >> 6] >> 4;
-                    sc = ((64 - sr) << 20) + (int)(h < 0xFFFFF ? h : 0xFFFFF);
-                }
-            } else {
-                sc = (32 << 20);
-            }
-            unmake_move(p);
-        }
-        score[i] = sc;
-    }
+    sv_order(s, mv, n, ttmove, score);
     for (int i = 0; i < n; i++) {
         int bi = i;
         for (int j = i + 1; j < n; j++)
@@ -1315,33 +1327,7 @@ static int wl_search(Solver *s, int d, int alpha, int beta)
     }
     u64 nodes0 = s->L.nodes;
     int score[MAXMOVES];
-    for (int i = 0; i < n; i++) {
-        int m = mv[i];
-        int sc;
-        if (m == ttmove) {
-            sc = 1 << 30;
-        } else {
-            make_move(p, m);
-            if (p->owinner >= 0) {
-                sc = p->owinner == side ? (1 << 29) : -(1 << 29);
-            } else if (p->turn != side) {
-                __builtin_prefetch(sv_bucket(s, p->hash));
-                int sr = safe_replies(p, side);
-                if (sr == 64)
-                    sc = LOSE2;
-                else if (sr == 0)
-                    sc = WIN3;
-                else {
-                    uint32_t h = s->history[p->board[m >> 6] & 15][m >> 6] >> 4;
-                    sc = ((64 - sr) << 20) + (int)(h < 0xFFFFF ? h : 0xFFFFF);
-                }
-            } else {
-                sc = (32 << 20);
-            }
-            unmake_move(p);
-        }
-        score[i] = sc;
-    }
+    sv_order(s, mv, n, ttmove, score);
     int alpha0 = alpha, best = -2, bestmove = 0;
     for (int i = 0; i < n; i++) {
         int bi = i;

@@ -116,7 +116,7 @@ def redis_url() -> Iterator[str]:
             proc.wait(timeout=10)
 
 
-def stop_process(proc: subprocess.Popen[str]) -> None:
+def stop_process(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:
     """End a child process the polite way: SIGTERM, then SIGKILL when it has
     not exited within 10 s (a test's servers and workers)."""
     if proc.poll() is None:

@@ -33,7 +33,7 @@ from kamisado.web import games as web_games
 from kamisado.web.games import REJOIN
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
-from tests.conftest import Cluster
+from tests.conftest import Cluster, stop_process
 
 # a regression here blocks in a receive: fail it in bounded time instead
 pytestmark = pytest.mark.timeout(120, method="thread")
@@ -346,12 +346,7 @@ def start_server(db: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 def stop_server(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    stop_process(proc)
 
 
 class Player:
