@@ -63,7 +63,7 @@ def parse_weights(text: str) -> engine.Weights:
     (as ``tools/tune_weights.py --out`` writes them).
 
     >>> parse_weights("threat=20,advance=25").as_tuple()
-    (20, 12, 400, 2, 25, 10, 0)
+    (20, 6, 1000, 7, 25, 47, 0)
     """
     path = Path(text)
     if "=" not in text and path.exists():
@@ -159,6 +159,12 @@ def play_game(first: str, second: str, kind: str, seed: int, random_plies: int,
     }
     if weights is not None and TUNED in first + second:
         rec["weights"] = list(weights.as_tuple())
+    # each round: who opened it, who won it, the winner's points, its start and moves
+    rec["round_log"] = [
+        {"opener": "bg"[r.challenger], "winner": "bg"[r.outcome.winner],
+         "rings": r.outcome.rings, "start": r.start.kpn(), "moves": [str(mv) for mv in r.moves]}
+        for r in m.rounds if r.outcome is not None
+    ]
     return rec
 
 
@@ -254,11 +260,34 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {r.name:10} {r.elo:+7.0f} +/- {r.error:4.0f}   {r.score:5.1f}/{r.games}")
     print()
     print(format_table(results, anchor=anchor))
+    print_openers(done, types)
     if args.chart is not None:
         title = f"Level ladder: {len(results)} games, {anchor} at 0"
         args.chart.write_text(elo_svg(ratings, title=title) + "\n", encoding="utf-8")
         print(f"chart: {args.chart}", file=sys.stderr)
     return 0
+
+
+def print_openers(done: list[dict[str, object]], types: list[str]) -> None:
+    """Each level as the opener of a round after the first: how often it won the round.
+
+    Every Sumo round start proven so far is a win for its opener, so a round
+    the opener loses is a win it threw away (or one the solver could not see).
+    """
+    won: dict[str, list[int]] = {}
+    for d in done:
+        if d["type"] not in types or "round_log" not in d:
+            continue
+        for r in d["round_log"][1:]:  # type: ignore[index]
+            level = str(d["black"] if r["opener"] == "b" else d["gold"])
+            tally = won.setdefault(level, [0, 0])
+            tally[0] += r["winner"] == r["opener"]
+            tally[1] += 1
+    if won:
+        print()
+        print("rounds after the first, won by their opener:")
+    for level, (w, n) in sorted(won.items()):
+        print(f"  {level:10} {w}/{n} ({100 * w / n:.0f}%)")
 
 
 def print_tuned(done: list[dict[str, object]], levels: list[str], types: list[str]) -> None:

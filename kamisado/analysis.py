@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from kamisado import engine
+from kamisado import engine, record
 from kamisado.cli import Parser, _die, _take_kpn, int_between, positive_number
 from kamisado.core import KamisadoError, Position
 from kamisado.limits import Limit, Score
@@ -152,18 +152,25 @@ def _lines(pos: Position, n: int, limit: Limit, seed: int) -> int:
     return 0
 
 
-def _review(args: argparse.Namespace) -> int:
-    """``analyse --review RECORD``: every move with its verdicts and marks."""
-    from kamisado import record
-    from kamisado.review import Note, annotate, format_note, format_round_end, round_ends
-
-    path = args.review
+def _load_record(path: str) -> record.Record | int:
+    """The match record in the file ``path``, or the exit status after saying
+    in one line why it cannot be read."""
     try:
-        rec = record.load(path)
+        return record.load(path)
     except OSError as e:
         return _die(f"cannot read {path}: {e.strerror}")
     except KamisadoError as e:
         return _die(f"{path}: {e}")
+
+
+def _review(args: argparse.Namespace) -> int:
+    """``analyse --review RECORD``: every move with its verdicts and marks."""
+    from kamisado.review import Note, annotate, format_note, format_round_end, round_ends
+
+    path = args.review
+    rec = _load_record(path)
+    if isinstance(rec, int):
+        return rec
     if args.time is None and args.depth is None:
         limit = LINES_LIMIT
     else:
@@ -188,17 +195,14 @@ def _review(args: argparse.Namespace) -> int:
 
 def _graph(args: argparse.Namespace) -> int:
     """``analyse --graph FILE RECORD``: the record's evaluation curve as SVG."""
-    from kamisado import graph, record
+    from kamisado import graph
 
     if len(args.kpn) != 1:
         return _die(f"--graph takes one match record, found {' '.join(args.kpn)!r}")
     path = args.kpn[0]
-    try:
-        rec = record.load(path)
-    except OSError as e:
-        return _die(f"cannot read {path}: {e.strerror}")
-    except KamisadoError as e:
-        return _die(f"{path}: {e}")
+    rec = _load_record(path)
+    if isinstance(rec, int):
+        return rec
     points = graph.evaluations(rec, nodes=args.nodes, ms=args.time, depth=args.depth,
                                seed=args.seed,
                                on_point=lambda pt: print(graph.format_point(pt), flush=True))

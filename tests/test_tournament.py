@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kamisado import record
+from kamisado import record, tournament
 from kamisado.match import Match
 from kamisado.players import SEED_MAX
 from kamisado.tournament import (
@@ -542,8 +542,10 @@ def test_built_in_engines_start_from_a_folder_holding_a_kamisado_folder(
 
 
 def test_a_player_that_cannot_start_stops_the_run(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # the handshake's 20 s made 1 s, so that the hanging engine below is given up soon
+    monkeypatch.setattr(tournament, "HANDSHAKE_TIMEOUT", 1.0)
     out = tmp_path / "t"
     missing = f"ghost=cmd:{tmp_path / 'no-such-engine'}"
     argv = ["level:beginner", missing, "level:novice", "--games", "1", "--seed", "3"]

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from kamisado.web import clocks as web_clocks
 from kamisado.web import games as web_games
 from tests import browser_kit
 from tests.browser_kit import (
@@ -42,13 +43,17 @@ browser = browser_kit.browser
 #: A real-time opponent away this long lets the player claim the win (60 s
 #: in play; a few seconds here, so a test can wait for it).
 CLAIM_AFTER_S = 3.0
+#: The shortest initial time on the clock (15 s in play).
+INITIAL_MIN_S = 5.0
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The live server, with a short wait before the win can be claimed."""
+    """The live server, with a short wait before the win can be claimed and
+    clocks as short as 5 s (so that a flag falls soon)."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(web_games, "CLAIM_AFTER_S", CLAIM_AFTER_S)
+        mp.setattr(web_clocks, "INITIAL_MIN_S", INITIAL_MIN_S)
         live = LiveServer(tmp_path_factory.mktemp("web") / "games.sqlite3")
         yield live.start()
         live.stop()
@@ -164,17 +169,17 @@ def test_a_resignation_is_seen_by_both_players_and_a_spectator(browser: Browser,
 
 
 def test_a_flag_falls_with_no_message(browser: Browser, server: str) -> None:
-    """The shortest clock the server allows (15 s): Black moves, Gold never does."""
+    """The shortest clock this server allows (5 s here): Black moves, Gold never does."""
     black = page(browser, server + "/")
     res = black.request.post(server + "/api/games", data={
         "target": 1, "black": "human", "gold": "human", "online": True, "seat": "b",
-        "clock": {"initial": 15, "increment": 0}})
+        "clock": {"initial": INITIAL_MIN_S, "increment": 0}})
     assert res.ok, res.text()
     made = res.json()
     black.goto(f"{server}/#/game/{made['id']}")
     gold = page(browser, f"{server}/#/game/{made['id']}?t={made['tokens']['g']}")
     expect(gold.locator("#board")).to_have_attribute("data-you", "g")
-    expect(black.locator('.seat .clock[data-side="g"]')).to_have_text("0:15")
+    expect(black.locator('.seat .clock[data-side="g"]')).to_have_text("0:05.0")
     move(black, "c1", "c5")  # Black's first move is not timed: Gold's clock runs
     expect(gold.locator('.seat .clock[data-side="g"]')).to_have_class(re.compile(r"\brunning\b"))
     for pg in (black, gold):

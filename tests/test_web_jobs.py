@@ -233,13 +233,13 @@ def test_an_analysis_flood_does_not_starve_the_computer_opponents(
 
     def analyse(_: int) -> int:
         try:
-            with urllib.request.urlopen(f"http://{addr}/api/analyse?kpn={kpn}&ms=1000",
+            with urllib.request.urlopen(f"http://{addr}/api/analyse?kpn={kpn}&ms=600",
                                         timeout=60) as r:
                 return r.status
         except urllib.error.HTTPError as exc:
             return exc.code
 
-    with ThreadPoolExecutor(10) as flood:  # 10 s of analysis on one worker
+    with ThreadPoolExecutor(10) as flood:  # 6 s of analysis on one worker
         answers = [flood.submit(analyse, i) for i in range(10)]
         analyst.wait_for(r"analysis job \w+ started")
         waits = play_against_the_computer(addr, "strong", moves=6)

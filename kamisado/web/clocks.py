@@ -39,6 +39,8 @@ DAY_MS = 86_400_000
 #: Real-time controls offered in the page, as (initial minutes, increment seconds).
 PRESETS: tuple[tuple[int, int], ...] = ((1, 0), (3, 2), (5, 3), (10, 5), (15, 10))
 SIDES = ("b", "g")
+#: The shortest initial time of a real-time control, in seconds.
+INITIAL_MIN_S = 15.0
 
 
 @dataclass(frozen=True)
@@ -61,9 +63,10 @@ class TimeControl:
             if self.days not in (1, 2, 3, 7):
                 raise ValueError(f"clock: expected 1, 2, 3 or 7 days a move, found {self.days}")
             return
-        if not 15 <= self.initial <= 3 * 3600:
+        if not INITIAL_MIN_S <= self.initial <= 3 * 3600:
             raise ValueError(
-                f"clock: expected an initial time of 15 s to 3 h, found {self.initial:g} s"
+                f"clock: expected an initial time of {INITIAL_MIN_S:g} s to 3 h,"
+                f" found {self.initial:g} s"
             )
         if not 0 <= self.increment <= 180:
             raise ValueError(f"clock: expected an increment of 0 to 180 s, found {self.increment:g} s")

@@ -737,20 +737,34 @@ async def match_gif(request: Request) -> Response:
     })
 
 
-async def evaluations_svg(request: Request) -> Response:
+async def _analyse_game(
+    request: Request, fn: Callable[..., Any], total: int, each: tuple[int, int]
+) -> tuple[Any, Any]:
+    """``fn(target, series, start, moves, nodes)`` for the requested game in an
+    analysis slot, ``nodes`` being ``total`` shared by the game's positions
+    within the bounds ``each``: ``(game, result)``, or ``(None, response)``
+    for a missing game, a server with no engine, or a busy pool."""
     game = await game_or_404(request)
     if isinstance(game, Response):
-        return game
+        return None, game
     if not hub_of(request).can_think:
-        return _bad("no engine in this server", 503)
+        return None, _bad("no engine in this server", 503)
     row = game.row
     positions = sum(len(r.moves) + 1 for r in game.match.rounds)
-    low, high = GRAPH_NODES_EACH
-    nodes = min(high, max(low, GRAPH_NODES // max(positions, 1)))
-    result = await in_analysis_slot(request, worker.evaluation_svg, row.target, row.series,
+    low, high = each
+    nodes = min(high, max(low, total // max(positions, 1)))
+    result = await in_analysis_slot(request, fn, row.target, row.series,
                                     row.start_kpn, list(game.played), nodes)
     if isinstance(result, Response):
-        return result
+        return None, result
+    return game, result
+
+
+async def evaluations_svg(request: Request) -> Response:
+    game, result = await _analyse_game(
+        request, worker.evaluation_svg, GRAPH_NODES, GRAPH_NODES_EACH)
+    if game is None:
+        return result  # type: ignore[no-any-return]
     return Response(result, media_type="image/svg+xml", headers=_picture_headers(game))
 
 
@@ -765,20 +779,11 @@ REVIEW_NODES_EACH = (20_000, 200_000)
 async def game_review(request: Request) -> Response:
     """The marks of a game's moves (:func:`kamisado.web.worker.review`): ``??``
     where the solver proves the mover threw away a won round."""
-    game = await game_or_404(request)
-    if isinstance(game, Response):
-        return game
-    if not hub_of(request).can_think:
-        return _bad("no engine in this server", 503)
-    row = game.row
-    positions = sum(len(r.moves) + 1 for r in game.match.rounds)
-    low, high = REVIEW_NODES_EACH
-    nodes = min(high, max(low, REVIEW_NODES // max(positions, 1)))
-    result = await in_analysis_slot(request, worker.review, row.target, row.series,
-                                    row.start_kpn, list(game.played), nodes)
-    if isinstance(result, Response):
-        return result
-    return JSONResponse({"game": row.id, **result})
+    game, result = await _analyse_game(
+        request, worker.review, REVIEW_NODES, REVIEW_NODES_EACH)
+    if game is None:
+        return result  # type: ignore[no-any-return]
+    return JSONResponse({"game": game.row.id, **result})
 
 
 class AnalysisSlots:
