@@ -428,7 +428,7 @@ class Level:
     README's levels table, from ``bench/ladder.py``).
 
     >>> [(n, lv.elo) for n, lv in LEVELS.items()][:3]
-    [('beginner', 0), ('novice', 471), ('casual', 663)]
+    [('beginner', 0), ('novice', 471), ('casual', 680)]
     """
 
     policy: Callable[[Player, Position], Move]
@@ -440,12 +440,12 @@ class Level:
 LEVELS: dict[str, Level] = {
     "beginner": Level(_beginner, 0, "one move ahead, often careless", 0),
     "novice": Level(_searcher(depth=2, noise=120), 2, "2-move search, noisy", 471),
-    "casual": Level(_searcher(depth=3, noise=40), 3, "3-move search, some noise", 663),
-    "club": Level(_searcher(depth=5), 4, "5-move search", 904),
-    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (at most about 0.05 s)", 1165),
+    "casual": Level(_searcher(depth=3, noise=40), 3, "3-move search, some noise", 680),
+    "club": Level(_searcher(depth=5), 4, "5-move search", 902),
+    "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (at most about 0.05 s)", 1209),
     "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
-                    "600k nodes of search (up to about 0.5 s) and the solver", 1327),
-    "perfect": Level(_perfect, 10, "opening book and solver, playing for the match", 1323),
+                    "600k nodes of search (up to about 0.5 s) and the solver", 1300),
+    "perfect": Level(_perfect, 10, "opening book and solver, playing for the match", 1319),
 }
 
 

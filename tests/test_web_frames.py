@@ -270,8 +270,8 @@ def test_position_answer_gives_the_moves_view(client: TestClient) -> None:
 def test_levels_answer_names_descriptions_and_elo(client: TestClient) -> None:
     levels = client.get("/api/levels").json()
     assert [(lv["name"], lv["elo"]) for lv in levels] == [
-        ("beginner", 0), ("novice", 471), ("casual", 663), ("club", 904),
-        ("strong", 1165), ("expert", 1327), ("perfect", 1323),
+        ("beginner", 0), ("novice", 471), ("casual", 680), ("club", 902),
+        ("strong", 1209), ("expert", 1300), ("perfect", 1319),
     ]
     assert all(set(lv) == {"name", "description", "elo", "rating"} and lv["description"] for lv in levels)
     # the fixed published ratings beside a computer's name: the Elo + 800

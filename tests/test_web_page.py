@@ -190,9 +190,10 @@ def test_live_list_review_and_analysis_speak_the_same_words(browser: Browser, se
     assert rows(pg) == live
     pg.locator("#rv-first").click()
     expect(pg.locator("#rv-where")).to_contain_text("Start of round 1")
+    # the analysis (three best lines, the solver on the start) takes seconds on a busy machine
     expect(pg.locator("#analysis")).to_contain_text(re.compile(
         r"Best move: (Orange|Blue|Purple|Pink|Yellow|Red|Green|Brown) (Forward|Left|Right) \d"
-    ))
+    ), timeout=20_000)
     pg.locator("#rv-next").click()
     expect(pg.locator("#rv-where")).to_contain_text("Round 1, move 1: Black Brown Forward 3 Yellow")
     expect(pg.locator("#moves .current")).to_have_text("Brown Forward 3 Yellow")
@@ -372,7 +373,7 @@ def test_the_landing_page_has_three_ways_in_and_the_levels(browser: Browser, ser
     expect(levels).to_have_count(7)
     expect(levels.first).to_contain_text("Beginner")
     expect(levels.nth(5)).to_contain_text("Expert")
-    expect(levels.nth(5)).to_contain_text("Elo +1327")
+    expect(levels.nth(5)).to_contain_text("Elo +1300")
     # a level picked on the landing page is the one the form starts with
     levels.nth(3).locator("a").click()
     expect(pg.locator('input[name="level"][value="club"]')).to_be_checked()
