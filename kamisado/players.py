@@ -197,18 +197,32 @@ def _perfect(pl: Player, pos: Position) -> Move:
     if hit is not None:
         return hit
     if _round_decides_match(pos):
-        # the round decides the match: winning the round is all that counts
+        # some round win ends the match: the round is to be won at any price
         r = _prove(pos, PERFECT_SOLVE_NODES)
         if r.winner == pos.turn and r.best_move is not None:
-            return r.best_move
+            if pos.points[pos.turn] + 1 >= pos.target:
+                return r.best_move  # any win wins the match: the surest is best
+            # behind, where only the opponent's win ends the match: the win is
+            # proven, and a bigger one may win the match rather than level
+            # it, so the match-aware choice picks among the wins
+            return _play_for_match(pl, pos, moves, r.best_move)
         if r.winner is not None:
             values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
             return _longest_resistance(pl, pos, values)
         res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
         assert res.best_move is not None
         return res.best_move
-    # a round of a match that goes on: among the rounds won on the spot, the
-    # win worth most to the match (the points, the rings: which tower wins)
+    return _play_for_match(pl, pos, moves, None)
+
+
+def _play_for_match(pl: Player, pos: Position, moves: list[Move], won: Move | None) -> Move:
+    """``perfect`` in a round whose win is worth what its points bring to the
+    match: the best round win for the match, else the search's move, a proven
+    win kept.  ``won``: a move already proven to win the round, or ``None``."""
+    from kamisado import engine
+
+    # among the rounds won on the spot, the win worth most to the match (the
+    # points, the rings: which tower wins)
     wins = sorted(
         ((_end_equity(pos, [m]) or 0.0, m) for m in moves if _wins_now(pos, m)),
         key=lambda vm: (-vm[0], str(vm[1])),
@@ -230,7 +244,15 @@ def _perfect(pl: Player, pos: Position) -> Move:
     if res.proven_win_in is None:
         r = _prove(pos, PERFECT_MATCH_SOLVE_NODES)
         if r.winner == pos.turn and r.best_move is not None:
-            return _best_proven_win(pos, r.best_move)
+            move = _best_proven_win(pos, r.best_move)
+            if move == r.best_move and res.best_move != move and _keeps_win(pos, res.best_move):
+                # the search's move keeps the round won: it plays on for the
+                # points (the search weighs a win's points, the solver's
+                # shortest win does not), and the next move is proven again
+                return res.best_move
+            return move
+        if won is not None:
+            return won  # the proof is no longer in reach: the move it found
     return res.best_move
 
 
@@ -311,6 +333,23 @@ def _best_proven_win(pos: Position, found: Move) -> Move:
         if value is not None and value > best_value + 1e-9:
             best, best_value = move, value
     return best
+
+
+#: Solver budget to check that the search's move keeps a proven round win.
+PERFECT_KEEP_NODES = 1_000_000
+
+
+def _keeps_win(pos: Position, move: Move) -> bool:
+    """Whether the round is proven won for the side to move after ``move``
+    (within ``PERFECT_KEEP_NODES`` nodes, on the table of the proof before)."""
+    from kamisado import engine
+
+    q = pos.copy(stack=False)
+    q.push(move)
+    if q.outcome is not None:
+        return q.outcome.winner == pos.turn
+    r = engine.solve(q, limit=Limit(nodes=PERFECT_KEEP_NODES), pv=False, exact=False)
+    return r.winner == pos.turn
 
 
 def winning_replies(pos: Position, move: Move, node_limit: int | None = None) -> int:

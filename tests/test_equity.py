@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from types import ModuleType
@@ -12,7 +13,7 @@ from types import ModuleType
 import pytest
 
 from kamisado import engine, players
-from kamisado.core import BLACK, GOLD, Position
+from kamisado.core import BLACK, GOLD, Move, Position
 from kamisado.equity import (
     MAX_RINGS,
     EquityModel,
@@ -164,6 +165,56 @@ def test_perfect_prefers_the_round_win_worth_more_to_the_match(
     monkeypatch.setattr(players, "PERFECT_MATCH_CHOICE_NODES", 100_000)
     assert str(players._best_proven_win(pos, pos.parse_move("b2-b4"))) == "b2-b5"
     assert str(player("perfect", 1).choose_move(pos)) == "b2-b5"
+
+
+def test_perfect_lets_the_search_play_on_while_its_move_keeps_the_proven_win(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where only the solver proves the round won, ``perfect`` plays the
+    search's move (which weighs a win's points) if that move keeps the round
+    proven won, and the solver's winning move if it does not."""
+    pos = Position(TWO_WINS)
+    proof = players._prove(pos, 1_000_000)
+    assert proof.winner == BLACK and proof.best_move is not None
+    solver_move = proof.best_move
+    other_win = next(m for m in pos.legal_moves
+                     if m != solver_move and players._keeps_win(pos, m))
+    loser = next(m for m in pos.legal_moves if not players._keeps_win(pos, m))
+    real = engine.search(pos, depth=1)
+    for searched, played in ((other_win, other_win), (loser, solver_move)):
+        fake = replace(real, best_move=searched, proven_win_in=None)
+        monkeypatch.setattr(engine, "search", lambda *a, fake=fake, **k: fake)
+        # no other proven win looks better for the match: the solver's move stands
+        monkeypatch.setattr(players, "_best_proven_win", lambda p, found: found)
+        assert player("perfect", 1).choose_move(pos) == played, (searched, played)
+
+
+def test_perfect_behind_plays_for_the_match_in_a_round_it_must_win(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ahead in a Standard match at 2-0, any round win ends it: the surest
+    proven win is all that counts.  Behind in a Long match at 2-6 (Gold has
+    more rings here, Black still wins the round by force), Gold's win ends
+    it, so Black must win the round, but a plain win does not end the match,
+    so the match-aware choice (the biggest win within reach, a proven win
+    kept) picks among the wins."""
+    chosen: list[Move | None] = []
+
+    def play_for_match(pl: object, pos: Position, moves: object, won: Move | None) -> Move:
+        chosen.append(won)
+        assert won is not None
+        return won
+
+    monkeypatch.setattr(players, "_play_for_match", play_for_match)
+    ahead = Position(TWO_WINS.replace(" 7 2 0", " 3 2 0"))
+    behind = Position("7r+/u5NG/YPob4/4g2R+/7y+/8/1O+3n++p+1/3BU3 b o 7 2 6")
+    assert players._round_decides_match(ahead) and players._round_decides_match(behind)
+    move = player("perfect", 1).choose_move(ahead)
+    assert chosen == [] and players._keeps_win(ahead, move)
+    move = player("perfect", 1).choose_move(behind)
+    assert len(chosen) == 1 and chosen[0] == move and players._keeps_win(behind, move)
+    monkeypatch.undo()  # and the real choice keeps the round won
+    assert players._keeps_win(behind, player("perfect", 1).choose_move(behind))
 
 
 # -- perfect: the fill --------------------------------------------------------
