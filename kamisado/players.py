@@ -37,7 +37,11 @@ Levels, weakest first (see the README for their measured strength):
     and, unless that finds a forced win, proves one in 4 million nodes.
     It plays for the match, not the round (:mod:`kamisado.equity`): of the
     round wins it can take or has proven, it plays the one worth most to
-    the match (the points, the rings: which tower wins); and it fills after
+    the match (the points, the rings: which tower wins); where only the
+    solver proves the round won, it plays the search's move while the solver
+    proves that it keeps the win (the search plays on for the bigger win;
+    also when behind at the opponent's match point, where a plain win only
+    levels the match); and it fills after
     a round win by trying both next rounds with the solver (4 million nodes
     each): a fill whose round is proven lost for the opener is taken, one
     proven won for the opener avoided, and otherwise the search decides.
