@@ -6,7 +6,11 @@ game is a whole match (a single round, or a Standard, Long or Marathon
 match with Sumos and fill choices), scored 1 for the match winner. Each game
 opens with ``--random-plies`` random moves from a seed, so games differ;
 every game is replayable from the seed printed in ``--out`` (JSON lines:
-level of Black in the first round, level of Gold, match type, seed, winner).
+level of Black in the first round, level of Gold, match type, seed, winner,
+and ``round_log``: each round's opener, winner, the winning tower's rings,
+start KPN and moves).  After the Elo table it prints, per level, how many
+of the rounds after the first it won as their opener (every Sumo round
+start proven so far is won for its opener).
 
     python bench/ladder.py                         # adjacent pairs, single rounds + Standard
     python bench/ladder.py --types single,standard,long,marathon --games 8
