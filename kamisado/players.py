@@ -246,17 +246,18 @@ def _play_for_match(pl: Player, pos: Position, moves: list[Move], won: Move | No
                 return res.best_move  # a surely bigger win a few moves away
         return wins[0][1]
     if res.proven_win_in is None:
-        r = _prove(pos, PERFECT_MATCH_SOLVE_NODES)
-        if r.winner == pos.turn and r.best_move is not None:
-            move = _best_proven_win(pos, r.best_move)
-            if move == r.best_move and res.best_move != move and _keeps_win(pos, res.best_move):
+        if won is None:  # not proven yet: the solver looks further
+            r = _prove(pos, PERFECT_MATCH_SOLVE_NODES)
+            if r.winner == pos.turn:
+                won = r.best_move
+        if won is not None:
+            move = _best_proven_win(pos, won)
+            if move == won and res.best_move != move and _keeps_win(pos, res.best_move):
                 # the search's move keeps the round won: it plays on for the
                 # points (the search weighs a win's points, the solver's
                 # shortest win does not), and the next move is proven again
                 return res.best_move
             return move
-        if won is not None:
-            return won  # the proof is no longer in reach: the move it found
     return res.best_move
 
 
