@@ -1,8 +1,8 @@
-"""Build the compiled core ``kamisado._ckamisado`` (everything else is in pyproject.toml).
+"""Build the compiled core ``kamisado.engine._ckamisado`` (everything else is in pyproject.toml).
 
 The extension is optional: where it cannot be built (no C compiler, no
 Python headers) the install still succeeds and the package runs the same
-engine in pure Python (``kamisado._pyengine``; ``kamisado --version`` says
+engine in pure Python (``kamisado.engine._pyengine``; ``kamisado --version`` says
 which).  ``-g0`` comes after Python's own CFLAGS (which hold ``-g``): the
 module is built without debug information.
 """
@@ -12,8 +12,8 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         Extension(
-            "kamisado._ckamisado",
-            sources=["kamisado/_ckamisado.c"],
+            "kamisado.engine._ckamisado",
+            sources=["kamisado/engine/_ckamisado.c"],
             extra_compile_args=[
                 "-O3",
                 "-Wall",

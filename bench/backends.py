@@ -19,8 +19,8 @@ import time
 from types import ModuleType
 from typing import Any
 
-from kamisado import _pyengine
-from kamisado.core import START_KPN
+from kamisado.engine import _pyengine
+from kamisado.rules.position import START_KPN
 
 SEARCHES = [
     ("start", START_KPN),
@@ -37,7 +37,7 @@ SOLVES = [
 def cores() -> list[tuple[str, ModuleType]]:
     out: list[tuple[str, ModuleType]] = []
     try:
-        from kamisado import _ckamisado
+        from kamisado.engine import _ckamisado
 
         out.append(("compiled", _ckamisado))
     except ImportError:

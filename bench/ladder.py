@@ -31,7 +31,7 @@ only about 100 openings, replayed again and again), so compare twins with
 Prints the Elo table (beginner fixed at 0) with 95% error bars, then
 the cross table; ``--jobs`` games run at once in separate processes.
 ``--chart FILE`` also draws the ladder as an SVG chart (each level's Elo
-with its error bar, :func:`kamisado.graph.elo_svg`).
+with its error bar, :func:`kamisado.pictures.graph.elo_svg`).
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ from pathlib import Path
 from typing import Any
 
 from kamisado import engine
-from kamisado.core import Move, Position
-from kamisado.elo import elo_table, format_table
-from kamisado.graph import elo_svg
-from kamisado.match import Match
-from kamisado.players import LEVELS, Player, player
+from kamisado.engine.levels import LEVELS, Player, player
+from kamisado.pictures.graph import elo_svg
+from kamisado.protocol.elo import elo_table, format_table
+from kamisado.rules.match import Match
+from kamisado.rules.position import Move, Position
 
 TARGETS = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
 #: The suffix of a level that plays with the ``--weights`` evaluation weights.

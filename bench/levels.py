@@ -20,8 +20,8 @@ import sys
 import time
 
 from kamisado.engine import clear_tables
-from kamisado.match import FILL, PLAYING, Match
-from kamisado.players import LEVELS, player
+from kamisado.engine.levels import LEVELS, player
+from kamisado.rules.match import FILL, PLAYING, Match
 
 
 def play(level: str, seed: int) -> tuple[list[float], list[float]]:

@@ -14,7 +14,7 @@ import cProfile
 import pstats
 import time
 
-from kamisado.core import START_KPN, Position
+from kamisado.rules.position import START_KPN, Position
 
 POSITIONS = {
     "start": (START_KPN, 5),

@@ -36,10 +36,10 @@ import time
 from pathlib import Path
 
 from kamisado import engine
-from kamisado.core import Position
-from kamisado.limits import Limit
-from kamisado.match import Match
-from kamisado.players import player
+from kamisado.engine.levels import player
+from kamisado.engine.limits import Limit
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 
 TARGETS = {"standard": 3, "long": 7, "marathon": 15}
 MODES = {"exact": True, "winner": False}

@@ -19,8 +19,8 @@ import statistics
 import time
 
 from kamisado import engine
-from kamisado._backend import impl as C
-from kamisado.core import SIDE_NAMES, START_KPN, Position
+from kamisado.engine._backend import impl as C
+from kamisado.rules.position import SIDE_NAMES, START_KPN, Position
 
 POSITIONS = [
     ("opening (start)", START_KPN),

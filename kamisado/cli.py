@@ -8,116 +8,21 @@ status 2 and nothing on standard output.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
-from kamisado.core import KamisadoError, MalformedError, Move, Position
+from kamisado.args import Parser, die, int_between, take_kpn
+from kamisado.rules.position import KamisadoError, MalformedError, Move, Position
 
 if TYPE_CHECKING:
-    from kamisado.record import Record
+    from kamisado.rules.record import Record
 
-__all__ = ["PERFT_MAX_DEPTH", "Parser", "int_between", "main", "positive_number"]
+__all__ = ["PERFT_MAX_DEPTH", "main"]
 
 #: The deepest ``kamisado perft`` counts: depth 10 from the start takes about
 #: three minutes on the compiled core, each further move about ten times more.
 PERFT_MAX_DEPTH = 10
-
-
-def _die(message: str) -> int:
-    print(f"kamisado: {message}", file=sys.stderr)
-    return 2
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line on standard error, exit 2.
-
-    Every ``kamisado`` command parses with it, so a bad option reads like any
-    other error of the command line: ``kamisado analyse: --depth: expected a
-    whole number 1..64, found '0'``, with no usage lines.
-
-    >>> p = Parser(prog="kamisado demo")
-    >>> _ = p.add_argument("--n", type=int_between(1, 9))
-    >>> p.parse_args(["--n", "3"]).n
-    3
-    """
-
-    def error(self, message: str) -> NoReturn:
-        message = message.removeprefix("argument ")
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
-def int_between(lo: int, hi: int) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number in ``lo..hi``.
-
-    >>> int_between(1, 64)("12")
-    12
-    >>> int_between(1, 64)("0")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: expected a whole number 1..64, found '0'
-    """
-
-    def read(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = lo - 1
-        if not lo <= value <= hi:
-            raise argparse.ArgumentTypeError(
-                f"expected a whole number {lo}..{hi}, found {text!r}"
-            )
-        return value
-
-    read.__name__ = "whole number"
-    return read
-
-
-def positive_number(unit: str) -> Callable[[str], float]:
-    """An argparse ``type``: a finite number above 0 (``nan`` and ``inf`` refused).
-
-    >>> positive_number("ms")("250")
-    250.0
-    >>> positive_number("ms")("inf")
-    Traceback (most recent call last):
-    ...
-    argparse.ArgumentTypeError: expected a positive number of ms, found 'inf'
-    """
-
-    def read(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(
-                f"expected a positive number of {unit}, found {text!r}"
-            )
-        return value
-
-    read.__name__ = "number"
-    return read
-
-
-def _take_kpn(words: Sequence[str], keep_numbers: int = 0) -> tuple[str, list[str]]:
-    """Split a KPN given as one quoted argument or as separate words.
-
-    ``keep_numbers`` is how many trailing numeric words belong to the
-    command rather than to the KPN (perft's depth).
-    """
-    words = list(words)
-    if not words:
-        raise MalformedError("expected a position in KPN, found nothing")
-    if " " in words[0].strip() or len(words) < 3 or words[1] not in ("b", "g"):
-        return words[0], words[1:]
-    n = 3
-    digits = 0
-    while n + digits < len(words) and words[n + digits].isdigit():
-        digits += 1
-    if digits - keep_numbers >= 3:
-        n += 3
-    return " ".join(words[:n]), words[n:]
 
 
 def _moves_line(kpn: str) -> str:
@@ -127,16 +32,16 @@ def _moves_line(kpn: str) -> str:
 
 def cmd_moves(args: argparse.Namespace) -> int:
     try:
-        args.kpn, rest = _take_kpn(args.kpn)
+        args.kpn, rest = take_kpn(args.kpn)
     except KamisadoError as e:
-        return _die(str(e))
+        return die(str(e))
     if rest:
-        return _die(f"unexpected arguments after the KPN: {' '.join(rest)}")
+        return die(f"unexpected arguments after the KPN: {' '.join(rest)}")
     if args.kpn != "-":
         try:
             line = _moves_line(args.kpn)
         except KamisadoError as e:
-            return _die(f"{args.kpn!r}: {e}")
+            return die(f"{args.kpn!r}: {e}")
         print(line)
         return 0
     for number, text in enumerate(sys.stdin, 1):
@@ -145,21 +50,21 @@ def cmd_moves(args: argparse.Namespace) -> int:
             line = _moves_line(text)
         except KamisadoError as e:
             sys.stdout.flush()
-            return _die(f"standard input line {number}: {e}")
+            return die(f"standard input line {number}: {e}")
         print(line)
     return 0
 
 
 def cmd_apply(args: argparse.Namespace) -> int:
-    from kamisado.match import FILLS, Match
+    from kamisado.rules.match import FILLS, Match
 
     try:
-        args.kpn, tokens = _take_kpn(args.kpn)
+        args.kpn, tokens = take_kpn(args.kpn)
         args.tokens = tokens
         pos = Position(args.kpn)
         match = Match(pos.target, start=pos)
     except KamisadoError as e:
-        return _die(f"{args.kpn!r}: {e}")
+        return die(f"{args.kpn!r}: {e}")
     for token in args.tokens:
         try:
             if token in FILLS:
@@ -172,14 +77,14 @@ def cmd_apply(args: argparse.Namespace) -> int:
                     )
                 match.push_move(Move.from_str(token))
         except KamisadoError as e:
-            return _die(f"token {token!r}: {e}")
+            return die(f"token {token!r}: {e}")
     print(match.summary())
     return 0
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
     try:
-        args.kpn, rest = _take_kpn(args.kpn, keep_numbers=1)
+        args.kpn, rest = take_kpn(args.kpn, keep_numbers=1)
         if len(rest) != 1 or not rest[0].isdigit():
             raise MalformedError(
                 f"expected KPN then a depth (a whole number), found {' '.join(rest)!r}"
@@ -192,7 +97,7 @@ def cmd_perft(args: argparse.Namespace) -> int:
             )
         pos = Position(args.kpn)
     except KamisadoError as e:
-        return _die(f"{args.kpn!r}: {e}")
+        return die(f"{args.kpn!r}: {e}")
     from kamisado.engine import perft
 
     print(perft(pos, args.depth))
@@ -206,15 +111,15 @@ def _use_colour(flag: bool | None) -> bool:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from kamisado.render import render
+    from kamisado.pictures.render import render
 
     try:
-        args.kpn, rest = _take_kpn(args.kpn)
+        args.kpn, rest = take_kpn(args.kpn)
         if rest:
             raise MalformedError(f"unexpected arguments after the KPN: {' '.join(rest)}")
         pos = Position(args.kpn)
     except KamisadoError as e:
-        return _die(f"{args.kpn!r}: {e}")
+        return die(f"{args.kpn!r}: {e}")
     if args.svg is None and args.png is None:
         print(render(pos, colour=args.colour if args.colour is not None else True))
         return 0
@@ -224,7 +129,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 def _write_pictures(args: argparse.Namespace, pos: Position) -> int:
     """``show --svg FILE`` / ``--png FILE``: the position as a picture (with its
     last move when the KPN has one; a KPN has none)."""
-    from kamisado import svg
+    from kamisado.pictures import svg
 
     options = {"size": args.size, "characters": args.characters, "flipped": args.flipped}
     try:
@@ -233,26 +138,26 @@ def _write_pictures(args: argparse.Namespace, pos: Position) -> int:
                 f.write(svg.board(pos, **options) + "\n")
         if args.png is not None:
             try:
-                from kamisado import gif
+                from kamisado.pictures import gif
             except ImportError as e:  # pragma: no cover - Pillow missing
-                return _die(f"show --png needs Pillow (pip install pillow): {e}")
+                return die(f"show --png needs Pillow (pip install pillow): {e}")
             gif.png(pos, args.png, **options)
     except OSError as e:
-        return _die(f"cannot write {e.filename}: {e.strerror}")
+        return die(f"cannot write {e.filename}: {e.strerror}")
     return 0
 
 
 def _load_record(path: str) -> Record | int:
     """The match record at ``path``, or the exit status after saying why it
     cannot be read."""
-    from kamisado import record
+    from kamisado.rules import record
 
     try:
         return record.load(path)
     except OSError as e:
-        return _die(f"cannot read {path}: {e.strerror}")
+        return die(f"cannot read {path}: {e.strerror}")
     except KamisadoError as e:
-        return _die(f"{path}: {e}")
+        return die(f"{path}: {e}")
 
 
 def cmd_gif(args: argparse.Namespace) -> int:
@@ -260,21 +165,21 @@ def cmd_gif(args: argparse.Namespace) -> int:
     if isinstance(rec, int):
         return rec
     try:
-        from kamisado import gif
+        from kamisado.pictures import gif
     except ImportError as e:  # pragma: no cover - Pillow missing
-        return _die(f"gif needs Pillow (pip install pillow): {e}")
+        return die(f"gif needs Pillow (pip install pillow): {e}")
     try:
         n = gif.save_gif(rec, args.out, size=args.size, delay=args.delay,
                          characters=args.characters)
     except OSError as e:
-        return _die(f"cannot write {args.out}: {e.strerror}")
+        return die(f"cannot write {args.out}: {e.strerror}")
     print(f"{args.out}: {n} frames")
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from kamisado import record
-    from kamisado.render import render
+    from kamisado.pictures.render import render
+    from kamisado.rules import record
 
     rec = _load_record(args.record)
     if isinstance(rec, int):
@@ -419,14 +324,14 @@ def _picture_options(s: argparse.ArgumentParser, size: int, flip: bool = True) -
 #: status; it parses them itself (``prog="kamisado NAME"``).  The module is
 #: imported only when its command runs, so ``moves`` and ``apply`` stay fast.
 PLUGINS: dict[str, tuple[str, str]] = {
-    "analyse": ("kamisado.analysis:main_analyse", "analyse a position with the engine"),
-    "solve": ("kamisado.analysis:main_solve", "prove who wins the round: '<b|g> wins in N'"),
-    "best": ("kamisado.analysis:main_best", "print the engine's move for a position"),
+    "analyse": ("kamisado.engine.analysis:main_analyse", "analyse a position with the engine"),
+    "solve": ("kamisado.engine.analysis:main_solve", "prove who wins the round: '<b|g> wins in N'"),
+    "best": ("kamisado.engine.analysis:main_best", "print the engine's move for a position"),
     "web": ("kamisado.web:main", "serve the game in the browser (the main program)"),
     "worker": ("kamisado.web.jobs:main", "think for kamisado web --queue: computer moves and analysis"),
     "play": ("kamisado.tui:main", "play in the terminal"),
-    "engine": ("kamisado.protocol:main", "speak the engine protocol on stdin/stdout"),
-    "tournament": ("kamisado.tournament:main", "play a tournament between engines"),
+    "engine": ("kamisado.protocol.kei:main", "speak the engine protocol on stdin/stdout"),
+    "tournament": ("kamisado.protocol.tournament:main", "play a tournament between engines"),
 }
 
 
@@ -438,7 +343,7 @@ def _plugin(name: str, target: str) -> Callable[[argparse.Namespace], int]:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as e:  # pragma: no cover - a broken install
-            return _die(f"{name}: cannot load {module_name}: {e}")
+            return die(f"{name}: cannot load {module_name}: {e}")
         func: Callable[[list[str]], int] = getattr(module, func_name)
         return func(list(args.rest))
 

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from kamisado.core import Position
-from kamisado.match import FILL, FILLS, OVER, Match
+from kamisado.rules.match import FILL, FILLS, OVER, Match
+from kamisado.rules.position import Position
 
 
 def random_positions(count: int, seed: int) -> list[Position]:

@@ -1,7 +1,7 @@
 """A deliberately simple reference implementation of the Kamisado rules.
 
 Written from ``RULES.md`` and the rulebook alone, to cross-check
-``kamisado.core``.  It shares no code with the package and uses a different
+``kamisado.rules.position``.  It shares no code with the package and uses a different
 representation: squares are names (``'c5'``), colours are words
 (``'blue'``), sides are ``'b'``/``'g'`` and the board is a dict
 ``square name -> (side, colour, rings)``.  Speed does not matter here; every
@@ -299,7 +299,7 @@ class RefPosition:
                 assert self.last_colour is not None
                 ringed = self.towers[self.square_of(winner, self.last_colour)]
                 self.outcome = (winner, self.last_colour, "deadlock", ringed[2])
-                # Written as kamisado.core documents a finished deadlock: the
+                # Written as kamisado.rules.position documents a finished deadlock: the
                 # winner asked for its tower of the ring's colour.
                 self.side, self.must = winner, self.last_colour
                 return

@@ -1,4 +1,4 @@
-"""``kamisado analyse``, ``solve`` and ``best`` (kamisado.analysis)."""
+"""``kamisado analyse``, ``solve`` and ``best`` (kamisado.engine.analysis)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from kamisado.core import Position
 from kamisado.engine import BACKEND
+from kamisado.rules.position import Position
 
 AFTER_A5 = "obupyrgn/8/8/N7/8/8/8/1GRYPUBO g p 1 0 0"
 FIG3 = "o1upyrgn/8/8/1P6/6Bb/N6O/8/1GRY1U2 b p 1 0 0"

@@ -1,4 +1,4 @@
-"""The opening book (kamisado.book, kamisado/data/book.txt) against the solver."""
+"""The opening book (kamisado.engine.book, kamisado/data/book.txt) against the solver."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from importlib import resources
 
 import pytest
 
-from kamisado import book, engine
-from kamisado.core import BLACK, START_KPN, Position
+from kamisado import engine
+from kamisado.engine import book
+from kamisado.rules.position import BLACK, START_KPN, Position
 
 #: Re-proving the book takes the compiled solver seconds, the pure-Python one
 #: (no C compiler, or KAMISADO_PURE_PYTHON=1) many minutes.

@@ -1,11 +1,11 @@
-"""The engine core (``kamisado._ckamisado``) against the rules reference.
+"""The engine core (``kamisado.engine._ckamisado``) against the rules reference.
 
-The core is the one :mod:`kamisado._backend` picks: the compiled one, or the
-pure-Python ``kamisado._pyengine`` where it is not built or
+The core is the one :mod:`kamisado.engine._backend` picks: the compiled one, or the
+pure-Python ``kamisado.engine._pyengine`` where it is not built or
 ``KAMISADO_PURE_PYTHON=1`` is set (the same API, the same tests).
 
 * the move generator, make/unmake, passes, deadlocks and KPN against
-  ``kamisado.core.Position`` over thousands of positions from random
+  ``kamisado.rules.position.Position`` over thousands of positions from random
   playouts, from the start and from random setups with Sumos, Doubles and
   Triples;
 * perft against core;
@@ -35,9 +35,9 @@ from typing import Any
 import pytest
 
 from kamisado import engine
-from kamisado._backend import BACKEND
-from kamisado._backend import impl as C
-from kamisado.core import (
+from kamisado.engine._backend import BACKEND
+from kamisado.engine._backend import impl as C
+from kamisado.rules.position import (
     BLACK,
     GOAL_RANK,
     GOLD,
@@ -224,7 +224,7 @@ def playout(kpn: str, rng: random.Random, stats: Counter[str], max_moves: int = 
 
 
 def test_square_colours() -> None:
-    from kamisado.core import SQUARE_COLOUR
+    from kamisado.rules.position import SQUARE_COLOUR
 
     assert C.square_colours() == SQUARE_COLOUR
 
@@ -748,7 +748,7 @@ def test_table_sizes_out_of_range_leave_the_interpreter_alive() -> None:
     """tt_log2=64 once made a one-entry table that the solver overran:
     ``free(): invalid next size`` and an aborted interpreter."""
     code = (
-        "from kamisado._backend import impl as C\n"
+        "from kamisado.engine._backend import impl as C\n"
         "for t in (63, 64, 100, 1, 3, 64):\n"
         "    try:\n"
         "        C.solve(C.Position(), node_limit=5000, tt_log2=t)\n"
@@ -956,7 +956,7 @@ def test_ctrl_c_interrupts_a_search_on_the_main_thread(call: str) -> None:
         # and children inherit that: the child takes Python's handler back
         "import signal\n"
         "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
-        "from kamisado._backend import impl as C\n"
+        "from kamisado.engine._backend import impl as C\n"
         f"SEARCHER_KPN = {SEARCHER_KPNS[3]!r}\n"
         "print('go', flush=True)\n"
         f"{call}\n"

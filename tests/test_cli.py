@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from kamisado.cli import main
-from kamisado.core import START_KPN, Position
+from kamisado.rules.position import START_KPN, Position
 
 FIG7 = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 
@@ -121,8 +121,8 @@ def test_console_script_runs() -> None:
 
 
 def test_replay_prints_every_position(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    from kamisado import record
-    from kamisado.match import Match
+    from kamisado.rules import record
+    from kamisado.rules.match import Match
 
     match = Match(3, start=FIG7)
     match.push_move("f6-a1")
@@ -226,8 +226,8 @@ FIG6 = "u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g 3 0 0"
 
 
 def test_replay_shows_a_deadlock_rounds_score_after_its_point(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    from kamisado import record
-    from kamisado.match import Match
+    from kamisado.rules import record
+    from kamisado.rules.match import Match
 
     match = Match(3, start=FIG6)
     match.push_move("d2-e3")  # Figure 6: both towers blocked, Gold wins by deadlock
@@ -245,8 +245,8 @@ def test_replay_shows_a_deadlock_rounds_score_after_its_point(tmp_path, capsys: 
 
 
 def test_replay_prints_how_the_game_ended(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    from kamisado import record
-    from kamisado.match import Match
+    from kamisado.rules import record
+    from kamisado.rules.match import Match
 
     match = Match(1, start=FIG6.replace(" 3 0 0", " 1 0 0"))
     match.push_move("d2-e3")

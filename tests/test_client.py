@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.client import (
+from kamisado.protocol.client import (
     Clock,
     EngineError,
     EngineTerminatedError,
@@ -23,13 +23,13 @@ from kamisado.client import (
     go_command,
     parse_info,
 )
-from kamisado.core import Move, Position
-from kamisado.match import Match
+from kamisado.rules.match import Match
+from kamisado.rules.position import Move, Position
 
 pytestmark = pytest.mark.timeout(60)
 
 ENGINES = Path(__file__).parent / "engines"
-KAMISADO = [sys.executable, "-m", "kamisado.protocol"]
+KAMISADO = [sys.executable, "-m", "kamisado.protocol.kei"]
 FIG7 = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 
 
@@ -336,7 +336,7 @@ def test_the_documented_minimal_engine_plays_a_match(tmp_path: Path) -> None:
 
 
 def test_option_lines() -> None:
-    from kamisado.client import Option, _parse_option
+    from kamisado.protocol.client import Option, _parse_option
 
     assert _parse_option(
         "option name Move Overhead type spin default 10 min 0 max 5000"
@@ -354,11 +354,12 @@ def test_limit_and_score_are_the_engines_and_need_no_core() -> None:
     import subprocess
     import sys
 
-    from kamisado import engine, limits
+    from kamisado import engine
+    from kamisado.engine import limits
 
     assert Limit is limits.Limit is engine.Limit and Score is limits.Score is engine.Score
     code = (
-        "import sys, kamisado.client; "
+        "import sys, kamisado.protocol.client; "
         "print(sorted(m for m in sys.modules if m.startswith('kamisado._')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -225,8 +225,8 @@ def move_rows(pg: Page) -> list[list[str]]:
 
 def test_move_list_rows_when_gold_opens_a_round(browser: Browser, server: str) -> None:
     """Issue 10: Black won round 1, so Gold opens round 2; the rows follow the record."""
-    from kamisado.match import Match
-    from kamisado.record import entry_lines, match_entries
+    from kamisado.rules.match import Match
+    from kamisado.rules.record import entry_lines, match_entries
 
     round2 = [("h8", "h7"), ("e1", "e2"), ("g8", "a2"), ("e2", "c4")]  # Gold then passes
     m = Match(3)

@@ -7,7 +7,13 @@ import random
 
 import pytest
 
-from kamisado.elo import Rating, cross_table, elo_difference, elo_table, format_table
+from kamisado.protocol.elo import (
+    Rating,
+    cross_table,
+    elo_difference,
+    elo_table,
+    format_table,
+)
 
 
 def _games(

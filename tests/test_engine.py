@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kamisado import engine
-from kamisado.core import BLACK, GOLD, MalformedError, Move, Position
+from kamisado.rules.position import BLACK, GOLD, MalformedError, Move, Position
 from tests.conftest import random_positions
 
 DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())
@@ -131,8 +131,8 @@ def test_compiled_search_pv_is_a_legal_line() -> None:
     # one running, on fewer positions: it is 25 times slower), before
     # engine.search checks it: after a move that ends the round nothing may
     # follow (it once copied a stale line)
-    from kamisado._backend import BACKEND
-    from kamisado._backend import impl as C
+    from kamisado.engine._backend import BACKEND
+    from kamisado.engine._backend import impl as C
 
     count = 3000 if BACKEND == "compiled" else 600
     for i, pos in enumerate(_random_positions(count, seed=7)):
@@ -165,7 +165,7 @@ def test_limits() -> None:
 
 
 def test_a_limit_says_what_the_keywords_say() -> None:
-    from kamisado.limits import WIN_BASE, Limit, Score
+    from kamisado.engine.limits import WIN_BASE, Limit, Score
 
     pos = _random_positions(30, seed=8)[-1]
     a = engine.search(pos, depth=4, seed=3)
@@ -413,7 +413,7 @@ def test_bad_arguments_are_refused(call: Call, exc: type[Exception], match: str)
 
 
 def test_arguments_at_their_limits_are_taken() -> None:
-    from kamisado._backend import impl as C
+    from kamisado.engine._backend import impl as C
 
     assert (engine.MAX_DEPTH, engine.SOLVE_MAX_DEPTH) == (C.MAX_DEPTH, C.SOLVE_MAX_DEPTH)
     assert (engine.NODE_LIMIT_MAX, engine.SEED_MAX) == (C.NODE_LIMIT_MAX, C.SEED_MAX)
@@ -472,8 +472,8 @@ def test_an_active_searcher_takes_the_module_functions_of_its_thread() -> None:
 
 
 def test_a_runner_stops_a_level_at_once_with_a_legal_move() -> None:
-    from kamisado.players import player
-    from kamisado.runner import Runner
+    from kamisado.engine.levels import player
+    from kamisado.engine.runner import Runner
 
     runner = Runner()
     pos = Position()
@@ -494,7 +494,7 @@ def test_a_runner_stops_a_level_at_once_with_a_legal_move() -> None:
 
 
 def test_a_runner_hands_back_errors_and_replaces_a_running_job() -> None:
-    from kamisado.runner import Runner
+    from kamisado.engine.runner import Runner
 
     runner = Runner()
     with pytest.raises(RuntimeError, match="run nothing"):

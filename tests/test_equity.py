@@ -1,4 +1,4 @@
-"""Match equity (kamisado.equity, tools/make_equity.py) and the ``perfect``
+"""Match equity (kamisado.engine.equity, tools/make_equity.py) and the ``perfect``
 level's match-aware choices: the round win worth most to the match, the fill."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from types import ModuleType
 
 import pytest
 
-from kamisado import engine, players
-from kamisado.core import BLACK, GOLD, Move, Position
-from kamisado.equity import (
+from kamisado import engine
+from kamisado.engine import levels
+from kamisado.engine.equity import (
     MAX_RINGS,
     EquityModel,
     _validate,
@@ -22,8 +22,9 @@ from kamisado.equity import (
     load_model,
     match_equity,
 )
-from kamisado.match import FILLS, Match
-from kamisado.players import player
+from kamisado.engine.levels import player
+from kamisado.rules.match import FILLS, Match
+from kamisado.rules.position import BLACK, GOLD, Move, Position
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,7 +151,7 @@ def test_perfect_prefers_the_round_win_worth_more_to_the_match(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     pos = Position(TWO_WINS)
-    assert not players._round_decides_match(pos)
+    assert not levels._round_decides_match(pos)
     lines = {}
     for text in ("b2-b4", "b2-b5"):
         move = pos.parse_move(text)
@@ -158,12 +159,12 @@ def test_perfect_prefers_the_round_win_worth_more_to_the_match(
         q.push(move)
         r = engine.solve(q, node_limit=50_000)
         assert r.winner == BLACK
-        lines[text] = players._end_equity(pos, [move, *r.pv])
+        lines[text] = levels._end_equity(pos, [move, *r.pv])
     assert lines["b2-b5"] is not None and lines["b2-b4"] is not None
     assert lines["b2-b5"] > lines["b2-b4"]
     # the choice among the solver's proven wins, even when it found the other
-    monkeypatch.setattr(players, "PERFECT_MATCH_CHOICE_NODES", 100_000)
-    assert str(players._best_proven_win(pos, pos.parse_move("b2-b4"))) == "b2-b5"
+    monkeypatch.setattr(levels, "PERFECT_MATCH_CHOICE_NODES", 100_000)
+    assert str(levels._best_proven_win(pos, pos.parse_move("b2-b4"))) == "b2-b5"
     assert str(player("perfect", 1).choose_move(pos)) == "b2-b5"
 
 
@@ -174,18 +175,18 @@ def test_perfect_lets_the_search_play_on_while_its_move_keeps_the_proven_win(
     search's move (which weighs a win's points) if that move keeps the round
     proven won, and the solver's winning move if it does not."""
     pos = Position(TWO_WINS)
-    proof = players._prove(pos, 1_000_000)
+    proof = levels._prove(pos, 1_000_000)
     assert proof.winner == BLACK and proof.best_move is not None
     solver_move = proof.best_move
     other_win = next(m for m in pos.legal_moves
-                     if m != solver_move and players._keeps_win(pos, m))
-    loser = next(m for m in pos.legal_moves if not players._keeps_win(pos, m))
+                     if m != solver_move and levels._keeps_win(pos, m))
+    loser = next(m for m in pos.legal_moves if not levels._keeps_win(pos, m))
     real = engine.search(pos, depth=1)
     for searched, played in ((other_win, other_win), (loser, solver_move)):
         fake = replace(real, best_move=searched, proven_win_in=None)
         monkeypatch.setattr(engine, "search", lambda *a, fake=fake, **k: fake)
         # no other proven win looks better for the match: the solver's move stands
-        monkeypatch.setattr(players, "_best_proven_win", lambda p, found: found)
+        monkeypatch.setattr(levels, "_best_proven_win", lambda p, found: found)
         assert player("perfect", 1).choose_move(pos) == played, (searched, played)
 
 
@@ -205,16 +206,16 @@ def test_perfect_behind_plays_for_the_match_in_a_round_it_must_win(
         assert won is not None
         return won
 
-    monkeypatch.setattr(players, "_play_for_match", play_for_match)
+    monkeypatch.setattr(levels, "_play_for_match", play_for_match)
     ahead = Position(TWO_WINS.replace(" 7 2 0", " 3 2 0"))
     behind = Position("7r+/u5NG/YPob4/4g2R+/7y+/8/1O+3n++p+1/3BU3 b o 7 2 6")
-    assert players._round_decides_match(ahead) and players._round_decides_match(behind)
+    assert levels._round_decides_match(ahead) and levels._round_decides_match(behind)
     move = player("perfect", 1).choose_move(ahead)
-    assert chosen == [] and players._keeps_win(ahead, move)
+    assert chosen == [] and levels._keeps_win(ahead, move)
     move = player("perfect", 1).choose_move(behind)
-    assert len(chosen) == 1 and chosen[0] == move and players._keeps_win(behind, move)
+    assert len(chosen) == 1 and chosen[0] == move and levels._keeps_win(behind, move)
     monkeypatch.undo()  # and the real choice keeps the round won
-    assert players._keeps_win(behind, player("perfect", 1).choose_move(behind))
+    assert levels._keeps_win(behind, player("perfect", 1).choose_move(behind))
 
 
 # -- perfect: the fill --------------------------------------------------------
@@ -242,7 +243,7 @@ def test_perfect_avoids_a_fill_whose_next_round_is_proven_lost(
     m = _round_end()
     right = engine.solve(m.next_round_start("right"), node_limit=100_000)
     assert right.winner == BLACK  # the opener wins after filling right (47,000 nodes)
-    monkeypatch.setattr(players, "PERFECT_FILL_SOLVE_NODES", 100_000)
+    monkeypatch.setattr(levels, "PERFECT_FILL_SOLVE_NODES", 100_000)
     for seed in (1, 2):
         assert player("perfect", seed).choose_fill(m) == "left"
     assert m.state == "fill"  # choosing does not change the match

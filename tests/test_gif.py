@@ -1,4 +1,4 @@
-"""PNG pictures and animated GIFs through Pillow (kamisado.gif, show --png, gif)."""
+"""PNG pictures and animated GIFs through Pillow (kamisado.pictures.gif, show --png, gif)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from kamisado import record, svg
 from kamisado.cli import main
-from kamisado.core import SQUARE_COLOUR, Position, parse_square
-from kamisado.match import Match
+from kamisado.pictures import svg
+from kamisado.rules import record
+from kamisado.rules.match import Match
+from kamisado.rules.position import SQUARE_COLOUR, Position, parse_square
 
 Image = pytest.importorskip("PIL.Image")
 ImageSequence = pytest.importorskip("PIL.ImageSequence")
-from kamisado import gif  # noqa: E402
+from kamisado.pictures import gif  # noqa: E402
 
 FIG9 = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())["fig9"]
 

@@ -1,4 +1,4 @@
-"""Charts (kamisado.graph): evaluation curves, Elo charts, ``kamisado analyse --graph``."""
+"""Charts (kamisado.pictures.graph): evaluation curves, Elo charts, ``kamisado analyse --graph``."""
 
 from __future__ import annotations
 
@@ -10,13 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from kamisado import engine, graph, record
-from kamisado.core import BLACK, GOLD, Position
-from kamisado.elo import elo_table
-from kamisado.limits import Limit
-from kamisado.match import Match
-from kamisado.players import player
-from kamisado.svg import SIDE_FILL
+from kamisado import engine
+from kamisado.engine import review
+from kamisado.engine.levels import player
+from kamisado.engine.limits import Limit
+from kamisado.pictures import graph
+from kamisado.pictures.svg import SIDE_FILL
+from kamisado.protocol.elo import elo_table
+from kamisado.rules import record
+from kamisado.rules.match import Match
+from kamisado.rules.position import BLACK, GOLD, Position
 
 NS = "{http://www.w3.org/2000/svg}"
 NODES = 1500
@@ -38,7 +41,7 @@ def standard_match() -> Match:
 
 def test_points_follow_the_replay_and_match_direct_searches() -> None:
     m = standard_match()
-    points = graph.evaluations(m, nodes=NODES)
+    points = review.evaluations(m, nodes=NODES)
     steps = list(record.replay(m))
     assert len(points) == len(steps) == sum(len(r.moves) + 1 for r in m.rounds)
     assert [p.ply_index for p in points] == list(range(len(points)))
@@ -64,13 +67,13 @@ def test_points_follow_the_replay_and_match_direct_searches() -> None:
             break
     assert checked == 2
     # no clock: the same budget gives the same points
-    assert graph.evaluations(m, nodes=NODES) == points
+    assert review.evaluations(m, nodes=NODES) == points
 
 
 def test_a_proven_position_and_the_end_of_a_round() -> None:
     m = Match(1, start=Position("o1upyrgn/8/8/1P6/6Bb/N6O/8/1GRY1U2 b p 1 0 0"))
     m.push_move("b5-b8")
-    first, last = graph.evaluations(m, nodes=100)
+    first, last = review.evaluations(m, nodes=100)
     assert (first.proven, first.score_cp, first.round_end) == ((BLACK, 1), None, None)
     assert (last.proven, last.move_text, last.round_end) == ((BLACK, 0), "b5-b8", "Black +1 (1-0)")
     assert graph.format_point(first) == "0 round 1 move 0 start Black wins in 1"
@@ -78,7 +81,7 @@ def test_a_proven_position_and_the_end_of_a_round() -> None:
 
 def test_the_evaluation_chart() -> None:
     m = standard_match()
-    points = graph.evaluations(m, nodes=NODES)
+    points = review.evaluations(m, nodes=NODES)
     root = ET.fromstring(graph.evaluation_svg(points, width=800, height=300))
     assert root.get("width") == "800" and root.get("viewBox") == "0 0 800 300"
     circles = [c for c in root.iter(f"{NS}circle") if "point" in (c.get("class") or "")]

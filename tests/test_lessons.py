@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from kamisado import lessons as lessons_mod
-from kamisado.core import MalformedError, Move, Position, parse_square
 from kamisado.engine import clear_tables, solve
 from kamisado.lessons import (
     LANGS,
@@ -26,7 +25,8 @@ from kamisado.lessons import (
     puzzle_reply,
     puzzles_json,
 )
-from kamisado.match import Match
+from kamisado.rules.match import Match
+from kamisado.rules.position import MalformedError, Move, Position, parse_square
 
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "kamisado" / "web" / "static" / "i18n"

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from kamisado.core import BLACK, GOLD, IllegalMoveError, MalformedError, Position
-from kamisado.match import Match, fill_order, regroup
+from kamisado.rules.match import Match, fill_order, regroup
+from kamisado.rules.position import BLACK, GOLD, IllegalMoveError, MalformedError, Position
 
 
 def play_random(match: Match, rng: random.Random, rounds: int = 50) -> None:
@@ -124,7 +124,7 @@ def test_states_are_named_and_read_as_their_text() -> None:
     import json
     import pickle
 
-    from kamisado.match import FILL, OVER, PLAYING, MatchState
+    from kamisado.rules.match import FILL, OVER, PLAYING, MatchState
 
     m = Match(3, start="2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
     assert m.state is MatchState.PLAYING is PLAYING and m.state == "playing"

@@ -6,21 +6,21 @@ import random
 
 import pytest
 
-from kamisado.core import (
-    AmbiguousMoveError,
-    IllegalMoveError,
-    KamisadoError,
-    MalformedError,
-    Move,
-    Position,
-)
-from kamisado.notation import (
+from kamisado.rules.notation import (
     Entry,
     long_form,
     move_entries,
     parse_entry,
     parse_move,
     short_form,
+)
+from kamisado.rules.position import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    KamisadoError,
+    MalformedError,
+    Move,
+    Position,
 )
 
 
@@ -157,7 +157,7 @@ def test_a_word_error_crosses_processes_whole() -> None:
     # raised in a worker process, it is pickled back to the server
     import pickle
 
-    from kamisado.notation import WordError
+    from kamisado.rules.notation import WordError
 
     back = pickle.loads(pickle.dumps(WordError("expected a colour, found 'undo'", 3)))
     assert isinstance(back, WordError) and back.word == 3 and str(back) == "expected a colour, found 'undo'"

@@ -1,9 +1,9 @@
-"""Perft counts of ``kamisado.core`` against stored data.
+"""Perft counts of ``kamisado.rules.position`` against stored data.
 
 ``tests/data/perft.json`` holds, for each position, the number of legal move
 sequences of each length (passes are applied by the rules and are not moves;
 a finished round has no moves).  Every stored count was computed by both
-``kamisado.core`` and the independent ``tests/reference.py`` and only counts
+``kamisado.rules.position`` and the independent ``tests/reference.py`` and only counts
 they agreed on were stored.  The default run checks core up to
 ``CORE_LEAVES`` leaves per count and the reference on the small counts; set
 ``KAMISADO_SLOW=1`` to check every stored count.
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from kamisado.core import Position
+from kamisado.rules.position import Position
 
 try:
     import reference as ref

@@ -1,6 +1,6 @@
-"""The pure-Python engine (``kamisado._pyengine``) against the compiled one.
+"""The pure-Python engine (``kamisado.engine._pyengine``) against the compiled one.
 
-The pure engine is a drop-in for ``kamisado._ckamisado``: the same positions
+The pure engine is a drop-in for ``kamisado.engine._ckamisado``: the same positions
 (moves in the same order, Zobrist keys, passes, outcomes, KPN), the same
 evaluation, the same search (score, principal variation and node count for
 the same position, depth, weights and seed, Sumo and match positions
@@ -26,13 +26,14 @@ from typing import Any
 
 import pytest
 
-from kamisado import _backend, engine
-from kamisado import _pyengine as P
-from kamisado.core import GOAL_RANK, START_KPN, Position
+from kamisado import engine
+from kamisado.engine import _backend
+from kamisado.engine import _pyengine as P
+from kamisado.rules.position import GOAL_RANK, START_KPN, Position
 from tests.conftest import random_positions
 
 try:
-    from kamisado import _ckamisado as C
+    from kamisado.engine import _ckamisado as C
 except ImportError:  # no compiler where this was installed
     C = None  # type: ignore[assignment]
 

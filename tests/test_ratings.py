@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kamisado.players import LEVELS
+from kamisado.engine.levels import LEVELS
 from kamisado.web.ratings import (
     COMPUTER_OFFSET,
     COMPUTER_RATINGS,

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.core import (
+from kamisado.rules.match import Match
+from kamisado.rules.notation import parse_move
+from kamisado.rules.position import (
     AmbiguousMoveError,
     IllegalMoveError,
     KamisadoError,
@@ -17,9 +19,7 @@ from kamisado.core import (
     Move,
     Position,
 )
-from kamisado.match import Match
-from kamisado.notation import parse_move
-from kamisado.record import (
+from kamisado.rules.record import (
     REASONS,
     GameEnd,
     Record,

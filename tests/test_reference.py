@@ -1,4 +1,4 @@
-"""Cross-check ``kamisado.core`` against the independent reference in
+"""Cross-check ``kamisado.rules.position`` against the independent reference in
 ``tests/reference.py`` over thousands of random positions.
 
 Every game is driven by a fixed seed, so a failure is reproducible: the
@@ -12,9 +12,9 @@ from collections import Counter
 
 import pytest
 
-from kamisado.core import MalformedError, Move, Position
-from kamisado.match import Match
-from kamisado.notation import long_form
+from kamisado.rules.match import Match
+from kamisado.rules.notation import long_form
+from kamisado.rules.position import MalformedError, Move, Position
 
 try:
     import reference as ref

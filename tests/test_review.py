@@ -1,6 +1,6 @@
 """Analysis that teaches (issue 14, item 6): the best three moves (MultiPV),
 the moves that threw away a proven win (``??``) and what each round's end did
-to the match (Black's match equity before and after), in kamisado.review and
+to the match (Black's match equity before and after), in kamisado.engine.review and
 ``kamisado analyse --lines`` / ``--review``."""
 
 from __future__ import annotations
@@ -9,15 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from kamisado import engine, record
-from kamisado.analysis import main_analyse
-from kamisado.core import BLACK, Position
-from kamisado.equity import equity_of, match_equity, rings_of
-from kamisado.limits import Limit
-from kamisado.match import FILL, OVER, Match
-from kamisado.players import player
-from kamisado.record import replay
-from kamisado.review import (
+from kamisado import engine
+from kamisado.engine.analysis import main_analyse
+from kamisado.engine.equity import equity_of, match_equity, rings_of
+from kamisado.engine.levels import player
+from kamisado.engine.limits import Limit
+from kamisado.engine.review import (
     RoundEnd,
     annotate,
     best_lines,
@@ -25,6 +22,10 @@ from kamisado.review import (
     format_round_end,
     round_ends,
 )
+from kamisado.rules import record
+from kamisado.rules.match import FILL, OVER, Match
+from kamisado.rules.position import BLACK, Position
+from kamisado.rules.record import replay
 
 #: Gold to move wins in 3 (g8-g2 h1-h2 f8-f1); g8-a2 lets Black win in 2.
 WON = "obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0"

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.core import (
+from kamisado.rules.match import Match
+from kamisado.rules.notation import move_entries
+from kamisado.rules.position import (
     BLACK,
     COLOUR_NAMES,
     DEADLOCK,
@@ -25,8 +27,6 @@ from kamisado.core import (
     Position,
     parse_square,
 )
-from kamisado.match import Match
-from kamisado.notation import move_entries
 
 DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())
 

@@ -1,4 +1,4 @@
-"""kamisado.svg: positions drawn as SVG with the web board's look."""
+"""kamisado.pictures.svg: positions drawn as SVG with the web board's look."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from kamisado import svg
-from kamisado.core import (
+from kamisado.pictures import svg
+from kamisado.rules.match import Match
+from kamisado.rules.position import (
     COLOUR_NAMES,
     SIDE_NAMES,
     SQUARE_COLOUR,
@@ -17,8 +18,7 @@ from kamisado.core import (
     Position,
     parse_square,
 )
-from kamisado.match import Match
-from kamisado.record import Record, replay
+from kamisado.rules.record import Record, replay
 
 FIG9 = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())["fig9"]
 

@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from kamisado import record, tournament
-from kamisado.match import Match
-from kamisado.players import SEED_MAX
-from kamisado.tournament import (
+from kamisado.engine.levels import SEED_MAX
+from kamisado.protocol import tournament
+from kamisado.protocol.tournament import (
     RESULTS_COLUMNS,
     Config,
     Game,
@@ -33,6 +32,8 @@ from kamisado.tournament import (
     result_of_record,
     schedule,
 )
+from kamisado.rules import record
+from kamisado.rules.match import Match
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -75,7 +76,7 @@ def test_players_and_match_types() -> None:
         "--fast",
     ]
     assert parse_player("level:club").command()[-3:] == [
-        "kamisado.protocol",
+        "kamisado.protocol.kei",
         "--level",
         "club",
     ]

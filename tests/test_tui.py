@@ -21,10 +21,10 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Input
 
-from kamisado.core import Move, Position, parse_square
-from kamisado.match import Match
-from kamisado.players import Player
-from kamisado.record import Record, load, read, save, write
+from kamisado.engine.levels import Player
+from kamisado.rules.match import Match
+from kamisado.rules.position import Move, Position, parse_square
+from kamisado.rules.record import Record, load, read, save, write
 from kamisado.tui import Options, main, parse_args, think_move
 from kamisado.tui.app import (
     BoardView,
@@ -915,7 +915,7 @@ def test_the_computer_stops_on_a_flag_when_its_answer_is_not_wanted() -> None:
     """Cancelled (a new match, the app closing), the computer's search is
     stopped through its flag: its thread ends at once, nothing is killed."""
     from kamisado import engine
-    from kamisado.core import Position
+    from kamisado.rules.position import Position
     from kamisado.tui.computer import Thinker
 
     async def body() -> None:

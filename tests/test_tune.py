@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from kamisado import engine
-from kamisado.core import Position
 from kamisado.engine import DEFAULT_WEIGHTS, Weights
+from kamisado.rules.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -162,7 +162,7 @@ def test_a_takeback_in_hotseat_undoes_the_last_move_at_once(client: TestClient) 
     st2 = state(open_ws(client, g["id"]))
     assert st2["kpn"] == start_kpn and st2["seq"] == 4
     # the record holds the moves in effect: none
-    from kamisado.record import read
+    from kamisado.rules.record import read
 
     rec = read(client.get(f"/api/games/{g['id']}/record").text)
     assert [len(r.moves) for r in rec.match.rounds] == [0]
@@ -230,8 +230,8 @@ def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
 
 
 def test_no_takeback_of_a_won_round(tmp_path: Path) -> None:
-    from kamisado.core import Position
-    from kamisado.match import Match
+    from kamisado.rules.match import Match
+    from kamisado.rules.position import Position
 
     # play a round to its end (first legal moves), then ask for a takeback
     with TestClient(create_app(str(tmp_path / "g.db"), workers=0)) as client:

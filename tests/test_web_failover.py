@@ -21,7 +21,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from kamisado.match import Match
+from kamisado.rules.match import Match
 from tests.conftest import Cluster, stop_process
 from tests.test_web_processes import create, frame, start_server
 

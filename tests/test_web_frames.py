@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado import record
-from kamisado.core import (
+from kamisado.rules import record
+from kamisado.rules.match import Match
+from kamisado.rules.position import (
     COLOUR_NAMES,
     SIDE_LETTERS,
     SQUARE_NAMES,
@@ -20,7 +21,6 @@ from kamisado.core import (
     Move,
     Position,
 )
-from kamisado.match import Match
 from kamisado.web.messages import (
     CreatedFrame,
     ErrorFrame,

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from kamisado.match import Match
+from kamisado.rules.match import Match
 from kamisado.web.storage import Store
 from tests.conftest import stop_process
 

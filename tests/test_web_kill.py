@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from kamisado.core import Position
+from kamisado.rules.position import Position
 
 MOVES = ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]
 

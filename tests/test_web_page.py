@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from kamisado import record
-from kamisado.match import Match
+from kamisado.rules import record
+from kamisado.rules.match import Match
 from tests import browser_kit
 from tests.browser_kit import (
     QUICK_WIN,
@@ -248,7 +248,7 @@ def test_the_review_marks_a_thrown_away_win_and_shows_the_best_three(
     expect(mark).to_have_text("??")
     expect(mark).to_have_attribute("aria-label", "Blunder: threw away a win in 3 moves")
     # the last step ends the round (and the match): Black's match chance before and after
-    from kamisado.review import round_ends
+    from kamisado.engine.review import round_ends
 
     (end,) = round_ends(m)
     expect(pg.locator("#status .equity")).to_have_text(

@@ -14,8 +14,9 @@ import pytest
 from PIL import Image
 from starlette.testclient import TestClient
 
-from kamisado import record, svg
-from kamisado.match import Match
+from kamisado.pictures import svg
+from kamisado.rules import record
+from kamisado.rules.match import Match
 from kamisado.web.server import create_app
 
 QUICK_WIN = ["a1-a4", "e8-e5", "a4-e8"]

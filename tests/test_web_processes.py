@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
-from kamisado.match import Match
+from kamisado.rules.match import Match
 
 
 def start_server(db: str) -> tuple[subprocess.Popen[str], str]:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado import record
-from kamisado.core import Position
-from kamisado.match import Match
+from kamisado.rules import record
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 from kamisado.web.messages import CreateMsg, FillMsg, JoinMsg, MoveMsg, ProtocolError, parse
 from kamisado.web.server import create_app
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.match import Match
+from kamisado.rules.match import Match
 from kamisado.web.games import Game
 from kamisado.web.storage import GameRow, SequenceError, Store, database_url, new_id
 

@@ -2,7 +2,7 @@
 
 The web page keeps the outlines in ``kamisado/web/static/js/glyphs.js`` (keyed
 by character) and the colour of each character in ``i18n.js`` (``CHARS``);
-:mod:`kamisado.svg` reads the JSON this script writes, keyed by colour name.
+:mod:`kamisado.pictures.svg` reads the JSON this script writes, keyed by colour name.
 Run it again when the outlines change::
 
     python3 tools/export_glyphs.py

@@ -30,8 +30,8 @@ from collections import deque
 from pathlib import Path
 
 from kamisado import engine
-from kamisado.core import START_KPN, Move, Position
-from kamisado.players import winning_replies
+from kamisado.engine.levels import winning_replies
+from kamisado.rules.position import START_KPN, Move, Position
 
 STARTS = [START_KPN, START_KPN.replace(" b - ", " g - ")]
 

@@ -21,10 +21,11 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from make_pictures import quick_round  # noqa: E402
 
-from kamisado import graph  # noqa: E402
-from kamisado.elo import elo_table  # noqa: E402
-from kamisado.match import Match  # noqa: E402
-from kamisado.players import player  # noqa: E402
+from kamisado.engine import review  # noqa: E402
+from kamisado.engine.levels import player  # noqa: E402
+from kamisado.pictures import graph  # noqa: E402
+from kamisado.protocol.elo import elo_table  # noqa: E402
+from kamisado.rules.match import Match  # noqa: E402
 
 OUT = ROOT / "docs" / "pictures"
 LEVELS = ("beginner", "novice", "club", "strong")
@@ -43,7 +44,7 @@ def single_round(black: str, gold: str, seed: int) -> float:
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     match = quick_round()
-    points = graph.evaluations(match, nodes=graph.DEFAULT_NODES)
+    points = review.evaluations(match, nodes=review.DEFAULT_NODES)
     title = f"The quick round of match.gif: {len(match.current.moves)} moves"
     (OUT / "evaluation.svg").write_text(graph.evaluation_svg(points, title=title) + "\n",
                                         encoding="utf-8")

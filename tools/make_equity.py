@@ -5,7 +5,7 @@ level against itself (``strong`` by default; fills chosen by the level, as
 ``bench/ladder.py`` drives a match), and records at every round start the
 target, the points, each side's total rings and the opener, then who won the
 round, with a tower of how many rings, and who won the match.  From the rounds
-it fits the model of :mod:`kamisado.equity`:
+it fits the model of :mod:`kamisado.engine.equity`:
 
 * the chance that the opener wins a round, by the ring difference (a
   logistic fit, ``opener_win``);
@@ -13,7 +13,7 @@ it fits the model of :mod:`kamisado.equity`:
   small prior, ``win_rings``);
 
 and checks the model against the matches: the log loss and Brier score of
-:func:`kamisado.equity.match_equity` at every round start against the match's
+:func:`kamisado.engine.equity.match_equity` at every round start against the match's
 winner (and of a coin, 0.5, for comparison), and its calibration by bucket.
 Every match is replayable from ``--seed`` (match ``i`` of a type is played
 from seed ``seed * 1_000_003 + i`` with the type's target mixed in).
@@ -37,7 +37,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from kamisado.equity import (
+from kamisado.engine.equity import (
     MAX_RING_DIFF,
     MAX_RINGS,
     EquityModel,
@@ -45,8 +45,8 @@ from kamisado.equity import (
     rings_of,
     temper,
 )
-from kamisado.match import Match
-from kamisado.players import LEVELS, player
+from kamisado.engine.levels import LEVELS, player
+from kamisado.rules.match import Match
 
 TARGETS = (3, 7, 15)
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "kamisado" / "data" / "equity.json"
@@ -312,7 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     quality["held_out"] = held_out(rounds)
     data = {
         "source": "measured",
-        "about": "kamisado.equity's round model, from tools/make_equity.py",
+        "about": "kamisado.engine.equity's round model, from tools/make_equity.py",
         "level": args.level,
         "seed": args.seed,
         "random_plies": args.random_plies,

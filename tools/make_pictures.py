@@ -21,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's kamisado, whatever is installed
 
-from kamisado import svg  # noqa: E402
-from kamisado.core import Move, Position  # noqa: E402
-from kamisado.gif import save_gif  # noqa: E402
-from kamisado.match import Match  # noqa: E402
+from kamisado.pictures import svg  # noqa: E402
+from kamisado.pictures.gif import save_gif  # noqa: E402
+from kamisado.rules.match import Match  # noqa: E402
+from kamisado.rules.position import Move, Position  # noqa: E402
 
 OUT = ROOT / "docs" / "pictures"
 

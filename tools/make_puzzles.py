@@ -30,11 +30,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from kamisado.core import SIDE_LETTERS, Position
 from kamisado.engine import clear_tables, solve
+from kamisado.engine.levels import player
 from kamisado.lessons import puzzle_reply
-from kamisado.match import MATCH_NAMES, Match
-from kamisado.players import player
+from kamisado.rules.match import MATCH_NAMES, Match
+from kamisado.rules.position import SIDE_LETTERS, Position
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "kamisado" / "data" / "puzzles.json"

@@ -55,11 +55,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from kamisado import engine
-from kamisado.core import Position
 from kamisado.engine import DEFAULT_WEIGHTS, Weights
-from kamisado.limits import WIN_BASE, Limit
-from kamisado.match import FILLS, Match
-from kamisado.players import player
+from kamisado.engine.levels import player
+from kamisado.engine.limits import WIN_BASE, Limit
+from kamisado.rules.match import FILLS, Match
+from kamisado.rules.position import Position
 
 #: The tuned weights, in the C evaluation's order (``noise`` stays 0).
 NAMES = ("threat", "safe", "no_safe", "mobility", "advance", "tempo")
@@ -142,7 +142,7 @@ def generate(n: int, seed: int, solve_nodes: int = 200_000, per_round: int = 3,
 def features(pos: Position | str) -> Features:
     """The static evaluation's features: its value with each unit weight."""
     cp = engine.to_cposition(pos)
-    from kamisado import _ckamisado as _c
+    from kamisado.engine import _ckamisado as _c
 
     return tuple(int(_c.evaluate(cp, u.as_tuple())) for u in UNITS)
 

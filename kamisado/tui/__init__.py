@@ -28,10 +28,10 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kamisado.cli import Parser, int_between
-from kamisado.core import Move, Position
-from kamisado.match import Match
-from kamisado.players import LEVELS, SEED_MAX, Player
+from kamisado.args import Parser, int_between
+from kamisado.engine.levels import LEVELS, SEED_MAX, Player
+from kamisado.rules.match import Match
+from kamisado.rules.position import Move, Position
 
 __all__ = ["MATCH_TARGETS", "Options", "main", "parse_args", "think_fill", "think_move"]
 
@@ -151,7 +151,7 @@ def think_move(player: Player, pos: Position) -> tuple[Move, Player]:
     comes back with its random state moved on, so its choices stay
     replayable from its seed.
 
-    >>> from kamisado.players import player
+    >>> from kamisado.engine.levels import player
     >>> move, after = think_move(player("beginner", 1), Position())
     >>> move in Position().legal_moves
     True

@@ -1,7 +1,7 @@
 """The Textual app behind ``kamisado play``: :class:`KamisadoApp`.
 
-The app plays a :class:`~kamisado.match.Match` between people and/or computer
-:class:`~kamisado.players.Player` objects.  The board is a
+The app plays a :class:`~kamisado.rules.match.Match` between people and/or computer
+:class:`~kamisado.engine.levels.Player` objects.  The board is a
 :class:`~kamisado.tui.board.BoardView`; the round's winner picks the fill on a
 :class:`~kamisado.tui.screens.FillScreen`; the end of the match shows a
 :class:`~kamisado.tui.screens.ResultScreen`; the move list is a
@@ -43,11 +43,11 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Static
 
-from kamisado.core import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
-from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
-from kamisado.notation import move_entries
-from kamisado.players import LEVELS, Player
-from kamisado.record import Record, load, save
+from kamisado.engine.levels import LEVELS, Player
+from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
+from kamisado.rules.notation import move_entries
+from kamisado.rules.position import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
+from kamisado.rules.record import Record, load, save
 from kamisado.tui import Options, think_fill, think_move
 from kamisado.tui.board import BoardView
 from kamisado.tui.computer import THINK_TIMEOUT, Thinker

@@ -6,7 +6,7 @@ attributes, and it reports the square the user picks in a
 :class:`BoardView.Picked` message.  Changing any of those attributes (or
 ``cursor``, ``plain``, ``flipped``) redraws it.
 
->>> from kamisado.core import Position
+>>> from kamisado.rules.position import Position
 >>> board = BoardView(Position(), plain=True, interactive=False)
 >>> board.board_text().plain.splitlines()[0][:17]
 '8    o:o      b:b'
@@ -25,8 +25,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from kamisado.core import COLOUR_LETTERS, SQUARE_COLOUR, Move, Position
-from kamisado.render import RGB
+from kamisado.pictures.render import RGB
+from kamisado.rules.position import COLOUR_LETTERS, SQUARE_COLOUR, Move, Position
 
 __all__ = ["MOVE_START", "BoardView"]
 

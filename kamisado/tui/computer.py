@@ -1,14 +1,14 @@
 """Where the computer player thinks, so that the screen never waits for it.
 
 Every level thinks in a thread of the app's own process, through a
-:class:`kamisado.runner.Runner`: the compiled search releases the GIL, so
+:class:`kamisado.engine.runner.Runner`: the compiled search releases the GIL, so
 the app keeps drawing meanwhile, and :meth:`Thinker.stop` (a new match, the
 app closing) sets the search's stop flag instead of ending a process.
 
 >>> import asyncio
 >>> from kamisado.tui import think_move
->>> from kamisado.players import Player
->>> from kamisado.core import Position
+>>> from kamisado.engine.levels import Player
+>>> from kamisado.rules.position import Position
 >>> move, _ = asyncio.run(Thinker().run(think_move, Player("beginner", 1), Position()))
 >>> move in Position().legal_moves
 True
@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from kamisado.runner import Runner
+from kamisado.engine.runner import Runner
 
 __all__ = ["THINK_TIMEOUT", "Thinker"]
 

@@ -1,11 +1,11 @@
 """The move list of ``kamisado play``: the match's rounds as the record lists them.
 
 Built from the match's entries, round by round
-(:func:`kamisado.record.match_entries`, the walk the record writer uses): a
+(:func:`kamisado.rules.record.match_entries`, the walk the record writer uses): a
 round's heading (with the fill that began it), its numbered move lines, and
 its ``Winner:`` line once it is over; no ``Start:`` lines.
 
->>> from kamisado.match import Match
+>>> from kamisado.rules.match import Match
 >>> m = Match(3)
 >>> _ = m.push_move("c1-c5"); _ = m.push_move("b8-b3")
 >>> print("\\n".join(move_list_lines(m)))
@@ -36,10 +36,10 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from kamisado.core import GOLD, SIDE_NAMES
-from kamisado.match import Match
-from kamisado.notation import Entry
-from kamisado.record import entry_lines, match_entries
+from kamisado.rules.match import Match
+from kamisado.rules.notation import Entry
+from kamisado.rules.position import GOLD, SIDE_NAMES
+from kamisado.rules.record import entry_lines, match_entries
 
 __all__ = ["MoveList", "move_list_lines", "move_list_rows"]
 

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, SystemModalScreen
 from textual.widgets import Button, Static
 
-from kamisado.match import FILLS, Match
+from kamisado.rules.match import FILLS, Match
 from kamisado.tui.board import BoardView
 from kamisado.tui.words import round_over_text, side_word
 

@@ -1,11 +1,11 @@
 """What ``kamisado play`` says: titles, whose turn, news of a move, results.
 
 Pure functions of a match and its players (``players[side]`` is ``None`` for
-a person, else the computer :class:`~kamisado.players.Player`), so the app
+a person, else the computer :class:`~kamisado.engine.levels.Player`), so the app
 and its screens only show them.
 
->>> from kamisado.match import Match
->>> from kamisado.players import Player
+>>> from kamisado.rules.match import Match
+>>> from kamisado.engine.levels import Player
 >>> m, players = Match(3), (None, Player("casual", 1))
 >>> title_text(m, players)
 'Standard match, 3 points to win · Black: you · Gold: computer (casual)'
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kamisado.core import COLOUR_NAMES, GOAL, SIDE_NAMES, Move
-from kamisado.match import FILL, MATCH_NAMES, OVER, Match
-from kamisado.notation import Entry
-from kamisado.players import Player
+from kamisado.engine.levels import Player
+from kamisado.rules.match import FILL, MATCH_NAMES, OVER, Match
+from kamisado.rules.notation import Entry
+from kamisado.rules.position import COLOUR_NAMES, GOAL, SIDE_NAMES, Move
 
 __all__ = [
     "move_news",
@@ -120,8 +120,8 @@ def round_over_text(match: Match, number: int) -> str:
 def move_news(entries: list[Entry], move: Move) -> list[str]:
     """The move in words, then each push and pass the rules made after it.
 
-    >>> from kamisado.core import Position
-    >>> from kamisado.notation import move_entries
+    >>> from kamisado.rules.position import Position
+    >>> from kamisado.rules.notation import move_entries
     >>> move = Position().parse_move("c1-c5")
     >>> move_news(move_entries(Position(), move), move)
     ['Black: Red Forward 4 Blue (c1-c5).']

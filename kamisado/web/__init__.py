@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Every error is one line on standard error, exit status 2.
     """
-    from kamisado.cli import Parser
+    from kamisado.args import Parser
 
     parser = Parser(
         prog="kamisado web",

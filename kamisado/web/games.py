@@ -33,9 +33,9 @@ from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from kamisado.core import SIDE_LETTERS, KamisadoError, Move
-from kamisado.match import FILL, FILLS, OVER, PLAYING, Match
-from kamisado.record import GameEnd, Record
+from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
+from kamisado.rules.position import SIDE_LETTERS, KamisadoError, Move
+from kamisado.rules.record import GameEnd, Record
 from kamisado.web import worker
 from kamisado.web.clocks import ClockState
 from kamisado.web.messages import (
@@ -245,7 +245,7 @@ class Game:
     @property
     def rounds(self) -> list[RoundView]:
         """The move list, round by round, from the record's walker
-        (:func:`kamisado.record.match_entries`); worked out once per action."""
+        (:func:`kamisado.rules.record.match_entries`); worked out once per action."""
         if self._rounds is None or self._rounds[0] != self.seq:
             self._rounds = (self.seq, rounds_view(self.match))
         return self._rounds[1]
@@ -465,7 +465,7 @@ class Game:
                 and (row.think_until or 0) > now_ms())
 
     def record(self) -> Record:
-        """The game as a match record (``kamisado.record``)."""
+        """The game as a match record (``kamisado.rules.record``)."""
         date = datetime.datetime.fromtimestamp(self.row.created, datetime.UTC).date().isoformat()
         black, gold = self.seat_names()
         end = None

@@ -250,7 +250,7 @@ class QueueRunner:
 
 def _warm() -> int:
     """Run once in each pool process: the engine loaded before the first job."""
-    import kamisado.players  # noqa: F401
+    import kamisado.engine.levels  # noqa: F401
 
     return os.getpid()
 
@@ -456,7 +456,7 @@ async def _reconnect(url: str, stop: asyncio.Event) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Run a worker (``kamisado worker --help``).  Every error is one line
     on standard error, exit status 2."""
-    from kamisado.cli import Parser
+    from kamisado.args import Parser
 
     parser = Parser(
         prog="kamisado worker",

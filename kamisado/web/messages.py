@@ -27,7 +27,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypedDict
 
-from kamisado.core import (
+from kamisado.engine.levels import LEVELS
+from kamisado.rules.match import FILLS, Match
+from kamisado.rules.notation import Entry, move_entries
+from kamisado.rules.position import (
     COLOUR_NAMES,
     FORWARD,
     RAYS,
@@ -38,10 +41,7 @@ from kamisado.core import (
     Outcome,
     Position,
 )
-from kamisado.match import FILLS, Match
-from kamisado.notation import Entry, move_entries
-from kamisado.players import LEVELS
-from kamisado.record import match_entries
+from kamisado.rules.record import match_entries
 from kamisado.web.clocks import TimeControl, parse_control
 
 __all__ = [
@@ -646,7 +646,7 @@ def move_view(pos: Position, move: Move) -> MoveView:
     moves (its rings before the move), whether it pushes, each tower it
     pushes back (nearest first, ``from`` the square it stood on, ``to`` the
     square it went to) and every entry the move writes in the move list
-    (:func:`kamisado.notation.move_entries`; the move's own entry carries
+    (:func:`kamisado.rules.notation.move_entries`; the move's own entry carries
     ``move``).  An illegal move raises ``IllegalMoveError``.
 
     >>> v = move_view(Position(), Move.from_str("c1-c5"))
@@ -693,7 +693,7 @@ def move_view(pos: Position, move: Move) -> MoveView:
 
 def rounds_view(match: Match) -> list[RoundView]:
     """The move list of a match, round by round, as the page shows it: walked
-    with :func:`kamisado.record.match_entries`, as the record writer does.
+    with :func:`kamisado.rules.record.match_entries`, as the record writer does.
 
     >>> m = Match(3)
     >>> _ = m.push_move("c1-c5")

@@ -23,7 +23,7 @@ not yet trusted for leaderboards.
 
 The computer levels have fixed ratings, never updated:
 :data:`COMPUTER_RATINGS`, each level's measured Elo
-(:data:`kamisado.players.LEVELS`, Beginner = 0) plus :data:`COMPUTER_OFFSET`,
+(:data:`kamisado.engine.levels.LEVELS`, Beginner = 0) plus :data:`COMPUTER_OFFSET`,
 so the Beginner sits at 800 and the Expert near 2100.
 
 >>> winner, loser = rate_game(Rating(), Rating())
@@ -39,7 +39,7 @@ from typing import Any
 
 import glicko2  # type: ignore[import-untyped]
 
-from kamisado.players import LEVELS
+from kamisado.engine.levels import LEVELS
 
 __all__ = [
     "COMPUTER_OFFSET",
@@ -144,5 +144,5 @@ def computer_rating(level: str) -> int:
     return LEVELS[level].elo + COMPUTER_OFFSET
 
 
-#: Every computer level's fixed rating, by level name (in :data:`kamisado.players.LEVELS`' order).
+#: Every computer level's fixed rating, by level name (in :data:`kamisado.engine.levels.LEVELS`' order).
 COMPUTER_RATINGS: dict[str, int] = {level: computer_rating(level) for level in LEVELS}

@@ -35,10 +35,10 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from kamisado import record as records
-from kamisado import svg
-from kamisado.core import SIDE_LETTERS, KamisadoError, Move, Position
-from kamisado.match import OVER
+from kamisado.pictures import svg
+from kamisado.rules import record as records
+from kamisado.rules.match import OVER
+from kamisado.rules.position import SIDE_LETTERS, KamisadoError, Move, Position
 from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
 from kamisado.web.guard import (
@@ -158,7 +158,7 @@ async def read_body(request: Request, limit: int) -> bytes | Response:
 
 def board_rows() -> list[list[str]]:
     """The colour of every square, rank 1 first, files a to h (from the rules core)."""
-    from kamisado.core import COLOUR_NAMES, SQUARE_COLOUR
+    from kamisado.rules.position import COLOUR_NAMES, SQUARE_COLOUR
 
     return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
 
@@ -330,7 +330,7 @@ async def board(request: Request) -> Response:
 
 
 async def levels(request: Request) -> Response:
-    from kamisado.players import LEVELS
+    from kamisado.engine.levels import LEVELS
 
     # elo: the measured strength, beginner = 0 (the README's levels table);
     # rating: the level's fixed rating beside its name (elo + 800)
@@ -459,8 +459,8 @@ async def player_page(request: Request) -> Response:
 
 async def player_rating_svg(request: Request) -> Response:
     """``GET /api/players/{id}/rating.svg?speed=realtime``: the rating
-    history as a chart (:func:`kamisado.graph.rating_svg`)."""
-    from kamisado.graph import rating_svg
+    history as a chart (:func:`kamisado.pictures.graph.rating_svg`)."""
+    from kamisado.pictures.graph import rating_svg
 
     speed = request.query_params.get("speed", "realtime")
     if speed not in SPEEDS:
@@ -660,7 +660,7 @@ def size_arg(request: Request, bounds: tuple[int, int, int]) -> int | Response:
 def _game_position(game: Game) -> Position:
     """The position a game's pictures show: the last one reached (a round's
     end while the winner chooses the next round's fill), with its own last
-    move, so :func:`kamisado.svg.marks` finds the marks (no replay needed)."""
+    move, so :func:`kamisado.pictures.svg.marks` finds the marks (no replay needed)."""
     return game.match.position
 
 
@@ -691,7 +691,7 @@ async def board_svg(request: Request) -> Response:
 
 
 def _board_png(pos: Position, size: int) -> bytes:
-    from kamisado import gif
+    from kamisado.pictures import gif
 
     return gif.png(pos, size=size, **svg.marks(pos))
 
@@ -708,7 +708,7 @@ async def board_png(request: Request) -> Response:
 def _match_gif(match: Any, size: int) -> bytes:
     import io
 
-    from kamisado import gif
+    from kamisado.pictures import gif
 
     pictures, durations = [], []
     for frame, ends in gif.frames(match, size=size):

@@ -53,8 +53,8 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from kamisado.core import START_KPN, start_kpn
-from kamisado.match import PLAYING
+from kamisado.rules.match import PLAYING
+from kamisado.rules.position import START_KPN, start_kpn
 from kamisado.web.clocks import ClockState, TimeControl
 from kamisado.web.migrations import upgrade
 from kamisado.web.ratings import Rating, rate_game

@@ -20,9 +20,9 @@ import threading
 import time
 from typing import Any
 
-from kamisado.core import SIDE_LETTERS, Position
-from kamisado.limits import Limit
-from kamisado.match import FILL, Match
+from kamisado.engine.limits import Limit
+from kamisado.rules.match import FILL, Match
+from kamisado.rules.position import SIDE_LETTERS, Position
 
 __all__ = [
     "analyse",
@@ -102,7 +102,7 @@ def computer_action(
     target: int, series: bool, start_kpn: str, tokens: list[str], level: str, seed: int
 ) -> str:
     """The computer's next action in a game: a move in square form or a fill."""
-    from kamisado.players import player
+    from kamisado.engine.levels import player
 
     match = replay_match(target, series, start_kpn, tokens)
     pl = player(level, seed)
@@ -118,7 +118,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     "score": n, "kind": "eval"|"win"|"loss", "moves": n|None, "side": "b"|"g",
     "solved": {"winner": "b"|"g", "distance": n} | None}`` (``kind`` and
     ``moves`` for the side to move).  With ``lines`` > 0 also ``"lines"``:
-    the best ``lines`` moves (:func:`kamisado.review.best_lines`, MultiPV,
+    the best ``lines`` moves (:func:`kamisado.engine.review.best_lines`, MultiPV,
     searched for ``time_ms`` more), each ``{"move", "kind": "eval"|"win"|"loss",
     "value", "pv"}`` (``value``: the evaluation, or the moves to the end of
     the round of a proven result, for the side to move).
@@ -126,7 +126,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     >>> a = analyse("obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0", 50, lines=2)
     >>> a["lines"][0]
     {'move': 'g8-g2', 'kind': 'win', 'value': 3, 'pv': ['g8-g2', 'h1-h2', 'f8-f1']}
-    >>> from kamisado.core import START_KPN
+    >>> from kamisado.rules.position import START_KPN
     >>> len(a["lines"]), "lines" in analyse(START_KPN, 50)
     (2, False)
     """
@@ -160,7 +160,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
         "solved": solved,
     }
     if lines > 0:
-        from kamisado.review import LINES_LIMIT, best_lines
+        from kamisado.engine.review import LINES_LIMIT, best_lines
 
         out["lines"] = [
             {
@@ -197,12 +197,13 @@ def solver_reply(kpn: str, time_limit: float = 2.0) -> str:
 
 
 def evaluation_svg(target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int) -> str:
-    """The evaluation graph of a game (:func:`kamisado.graph.evaluation_svg`),
+    """The evaluation graph of a game (:func:`kamisado.pictures.graph.evaluation_svg`),
     each position searched with ``nodes`` nodes."""
-    from kamisado import graph
+    from kamisado.engine.review import evaluations
+    from kamisado.pictures import graph
 
     match = replay_match(target, series, start_kpn, tokens)
-    return graph.evaluation_svg(graph.evaluations(match, nodes=nodes))
+    return graph.evaluation_svg(evaluations(match, nodes=nodes))
 
 
 #: Each position's solver budget in :func:`review` when the server gives none.
@@ -212,7 +213,7 @@ REVIEW_NODES = 200_000
 def review(
     target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int = REVIEW_NODES
 ) -> dict[str, Any]:
-    """The marks of a game's moves (:func:`kamisado.review.annotate`, ``nodes``
+    """The marks of a game's moves (:func:`kamisado.engine.review.annotate`, ``nodes``
     nodes a position): ``{"nodes": n, "marks": [...]}``, one mark a move,
     ``{"step": i, "round", "ply", "move", "side": "b"|"g", "mark": "??"|"",
     "lost": n|None, "before": verdict|None, "after": verdict|None}``, where
@@ -220,7 +221,7 @@ def review(
     distance of the proven win a blunder threw away, and a verdict is
     ``{"winner": "b"|"g", "distance": n}`` (``None``: not proven).  Also
     ``"rounds"``: one entry a round that ended on the board
-    (:func:`kamisado.review.round_ends`), ``{"step": i, "round", "winner":
+    (:func:`kamisado.engine.review.round_ends`), ``{"step": i, "round", "winner":
     "b"|"g", "points": n, "score": [black, gold], "before": p, "after": p}``,
     ``step`` the round's last position, ``before``/``after`` Black's chance
     (0 to 1) to win the match at the round's start and after the round.
@@ -234,7 +235,7 @@ def review(
     >>> [(e["step"], e["winner"], e["points"], e["score"], e["after"]) for e in r["rounds"]]
     [(3, 'b', 1, [1, 0], 1.0)]
     """
-    from kamisado.review import Verdict, annotate, round_ends
+    from kamisado.engine.review import Verdict, annotate, round_ends
 
     def verdict(v: Verdict | None) -> dict[str, Any] | None:
         return None if v is None else {"winner": SIDE_LETTERS[v.winner], "distance": v.distance}

@@ -16,8 +16,8 @@ import os
 import sys
 import time
 
-from kamisado.core import Position
-from kamisado.match import Match
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 
 START = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
 

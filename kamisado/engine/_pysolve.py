@@ -1,0 +1,710 @@
+"""The solver of the pure-Python engine: exact game values, as ``sv_*`` in ``_ckamisado.c``.
+
+Alpha-beta on "the value if resolved within d moves" with iterative
+deepening on d (see section 3 of ``_ckamisado.c``): a win in n moves is
+``MATE - n``, the winner takes the shortest win and the loser the longest
+resistance.  The same move ordering as C; the transposition table is a
+dictionary of bounds on exact values by full Zobrist key (valid at every
+depth, kept between calls, emptied when it reaches its size), so the values
+are C's whatever the order of the nodes.
+
+>>> from kamisado.rules.position import Position
+>>> from kamisado.engine._pyboard import full_hash, occupancy
+>>> p = Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
+>>> r = run(p, full_hash(p), occupancy(p.board), 0, 0.0, 0, True, 0, Table())
+>>> r["result"], r["distance"], len(r["pv"])
+(1, 11, 11)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from kamisado.engine._pyboard import (
+    BIT,
+    FIRST_STEP,
+    FORWARD,
+    MATE,
+    REACH,
+    SMK,
+    SOLVE_MAX_DEPTH,
+    WIN_PATHS,
+    ZR,
+    ZT,
+    Limits,
+    StopFlag,
+    make,
+    safe_replies_fn,
+)
+from kamisado.rules import position as _core
+from kamisado.rules.position import GOAL_RANK, SQUARE_COLOUR
+
+_SV_INF = 32000
+_LOSE2 = -(1 << 28)
+_WIN3 = (1 << 29) - 1
+#: The table holds ``2**tt_log2`` entries as in C (2**22 by default), but
+#: at least 2**16 (a smaller one would be emptied too often to help) and at
+#: most 2**19 here (about 50 MB of Python objects).
+_DEFAULT_LOG2 = 22
+_MIN_LOG2 = 16
+_MAX_LOG2 = 19
+
+class Table:
+    """The solver's table of a Searcher: bounds on exact values by Zobrist
+    key, packed in one int each: ``lo + MATE | (hi + MATE) << 16 | move << 32``.
+    Valid for ever, so kept between calls; emptied when full."""
+
+    __slots__ = ("tt", "cap", "log2")
+
+    def __init__(self) -> None:
+        self.tt: dict[int, int] = {}
+        self.cap = 1 << _MAX_LOG2
+        self.log2 = 0
+
+    def clear(self) -> None:
+        """Empty the table of bounds."""
+        self.tt.clear()
+
+    def store(self, key: int, lo: int, hi: int, move: int) -> None:
+        """Narrow the bounds of ``key`` (and set its move when ``move``)."""
+        tt = self.tt
+        e = tt.get(key)
+        if e is not None:
+            elo = (e & 0xFFFF) - MATE
+            ehi = (e >> 16 & 0xFFFF) - MATE
+            if elo > lo:
+                lo = elo
+            if ehi < hi:
+                hi = ehi
+            if not move:
+                move = e >> 32
+        elif len(tt) >= self.cap:
+            tt.clear()
+        tt[key] = lo + MATE | (hi + MATE) << 16 | move << 32
+
+
+def _dl(v: int, d: int) -> int:
+    """DL_d of an exact value: ``v`` when resolved within ``d`` moves, else 0."""
+    return v if v >= MATE - d or v <= -(MATE - d) else 0
+
+
+def _up(c: int, same: bool) -> int:
+    v = c if same else -c
+    return v - 1 if v > 0 else v + 1 if v < 0 else 0
+
+
+def _down(v: int) -> int:
+    return v + 1 if v > 0 else v - 1 if v < 0 else 0
+
+
+def _true_bounds(r: int, d: int, alpha: int, beta: int) -> tuple[int, int]:
+    """Bounds on the exact value from a fail-soft result on DL_d."""
+    cut = MATE - d - 1
+    if r >= beta:
+        return (r if r > 0 else r if r < -cut else -cut), MATE
+    if r <= alpha:
+        return -MATE, (r if r < 0 else r if r > cut else cut)
+    if r != 0:
+        return r, r
+    return -cut, cut
+
+
+def _convert(r: int, d: int, d0: int, alpha: int, beta: int) -> int:
+    """A result on DL_d (a shortened horizon) as a result on DL_d0."""
+    if d == d0:
+        return r
+    lo, hi = _true_bounds(r, d, alpha, beta)
+    return _dl(lo, d0) if r >= beta else _dl(hi, d0) if r <= alpha else r
+
+
+class Solver:
+    """The state of one solve: C's ``Solver``, ``sv_search`` and ``sv_root``."""
+
+    def __init__(self, cp: _core.Position, lim: Limits, table: Table) -> None:
+        self.cp = cp
+        self.lim = lim
+        self.table = table
+        self.history = [0] * 1024
+        self.search = self._build()
+
+    def _build(self) -> Callable[[int, int, int, int, int], int]:
+        cp = self.cp
+        lim = self.lim
+        board = cp.board
+        tsq = cp.tower_square
+        rings = cp.rings
+        push = cp.push_code
+        pop = cp.pop_code
+        gen = cp.move_codes
+        history = self.history
+        paths = [WIN_PATHS[t >> 3][rings[t]] for t in range(16)]
+        safe_replies = safe_replies_fn(cp)
+        ring_key = 0
+        for t in range(16):
+            ring_key ^= ZR[t << 2 | rings[t]]
+        tt = self.table.tt
+        store = self.table.store
+        zt = ZT
+        smk = SMK
+        bit = BIT
+        forward = FORWARD
+        win1 = MATE - 1
+        goal_rank = GOAL_RANK
+        colour = SQUARE_COLOUR
+        first_steps = FIRST_STEP
+        reach = [REACH[t >> 3][rings[t]] for t in range(16)]
+
+        def can_win_now(occ: int) -> bool:
+            must = cp.must_move
+            base = cp.turn * 8
+            for c in range(8) if must < 0 else (must,):
+                t = base + c
+                for m in paths[t][tsq[t]]:
+                    if not occ & m:
+                        return True
+            return False
+
+        def child(m: int, hb: int, occ: int) -> tuple[int, int]:
+            """Push ``m``: the child's key and occupancy (``hb``: key without side)."""
+            frm = m & 63
+            to = m >> 6
+            if board[to] < 0:
+                mover = board[frm]
+                push(m)
+                return (
+                    hb ^ zt[mover << 6 | frm] ^ zt[mover << 6 | to]
+                    ^ smk[cp.turn * 9 + cp.must_move + 1],
+                    occ ^ bit[frm] ^ bit[to],
+                )
+            ray = forward[board[frm] >> 3][frm]
+            k = 1
+            while board[ray[k]] >= 0:
+                k += 1
+            push(m)
+            h = ring_key ^ smk[cp.turn * 9 + cp.must_move + 1]
+            for t in range(16):
+                h ^= zt[t << 6 | tsq[t]]
+            return h, occ ^ bit[frm] ^ bit[ray[k]]
+
+        def loses_at_once(side: int, occ: int) -> bool:
+            """Every move ends the round against ``side`` (a deadlock it causes)."""
+            first_step = first_steps[side ^ 1]
+            goal = goal_rank[side]
+            obase = 8 - side * 8
+            for m in gen():
+                frm = m & 63
+                to = m >> 6
+                if board[to] < 0:
+                    if to >> 3 == goal:
+                        return False
+                    t2 = obase + colour[to]
+                    if first_step[tsq[t2]] & ~(occ ^ bit[frm] ^ bit[to]):
+                        return False  # the opponent's tower can move
+                push(m)
+                o = cp.outcome
+                pop()
+                if o is None or o.winner == side:
+                    return False
+            return True
+
+        def some_reply_survives(side: int, mover: int, to: int, t2: int, occ2: int) -> bool:
+            """After ``side``'s tower ``mover`` stepped to ``to`` (not made), whether
+            some step of the opponent's ``t2`` leaves ``side`` a tower that moves:
+            then the opponent does not lose at once.  False means "make it"."""
+            sq2 = tsq[t2]
+            first_step = first_steps[side]
+            base = side * 8
+            for ray in reach[t2][sq2]:
+                for s2 in ray:
+                    if occ2 & bit[s2]:
+                        break
+                    t3 = base + colour[s2]
+                    sq3 = to if t3 == mover else tsq[t3]
+                    if first_step[sq3] & ~(occ2 ^ bit[sq2] ^ bit[s2]):
+                        return True
+            return False
+
+        def dl2(beta: int, h: int, occ: int) -> int:
+            """DL_2 (fail soft above beta) of a position without a win at once."""
+            side = cp.turn
+            hb = h ^ smk[side * 9 + cp.must_move + 1]
+            goal = goal_rank[side]
+            obase = 8 - side * 8
+            first_step = first_steps[side ^ 1]
+            best = -_SV_INF
+            for m in gen():
+                frm = m & 63
+                to = m >> 6
+                v = None
+                if board[to] < 0:
+                    if to >> 3 == goal:
+                        v = win1
+                    else:
+                        occ2 = occ ^ bit[frm] ^ bit[to]
+                        t2 = obase + colour[to]
+                        if first_step[tsq[t2]] & ~occ2:
+                            lim.nodes += 1
+                            for pm in paths[t2][tsq[t2]]:
+                                if not occ2 & pm:
+                                    v = -(MATE - 2)  # the opponent wins at once
+                                    break
+                            else:
+                                if some_reply_survives(side, board[frm], to, t2, occ2):
+                                    v = 0
+                if v is None:
+                    _, occ2 = child(m, hb, occ)
+                    o = cp.outcome
+                    if o is not None:
+                        v = win1 if o.winner == side else -win1
+                    else:
+                        lim.nodes += 1
+                        if can_win_now(occ2):
+                            c = win1
+                        elif loses_at_once(cp.turn, occ2):
+                            c = -win1
+                        else:
+                            c = 0
+                        v = _up(c, cp.turn == side)
+                    pop()
+                if v > best:
+                    best = v
+                    if best >= beta:
+                        break
+            return best
+
+        def order(side: int, occ: int, ttmove: int) -> tuple[list[int], list[int]]:
+            """The moves and their ordering scores (the TT move first, then by the
+            opponent's safe replies, fewest first, then history)."""
+            mv = gen()
+            n = len(mv)
+            score = [0] * n
+            goal = goal_rank[side]
+            obase = 8 - side * 8
+            first_step = first_steps[side ^ 1]
+            for i in range(n):
+                m = mv[i]
+                if m == ttmove:
+                    score[i] = 1 << 30
+                    continue
+                frm = m & 63
+                to = m >> 6
+                mover = board[frm]
+                if board[to] < 0:
+                    if to >> 3 == goal:
+                        score[i] = 1 << 29
+                        continue
+                    occ2 = occ ^ bit[frm] ^ bit[to]
+                    t2 = obase + colour[to]
+                    if first_step[tsq[t2]] & ~occ2:
+                        # the opponent's tower can move: look without making the move
+                        board[frm] = -1
+                        board[to] = mover
+                        tsq[mover] = to
+                        sr = safe_replies(side, t2, occ2)
+                        board[to] = -1
+                        board[frm] = mover
+                        tsq[mover] = frm
+                        if sr == 64:
+                            score[i] = _LOSE2
+                        elif sr == 0:
+                            score[i] = _WIN3
+                        else:
+                            hs = history[(mover & 15) << 6 | to] >> 4
+                            score[i] = ((64 - sr) << 20) + (hs if hs < 0xFFFFF else 0xFFFFF)
+                        continue
+                else:
+                    ray = forward[side][frm]
+                    k = 1
+                    while board[ray[k]] >= 0:
+                        k += 1
+                    occ2 = occ ^ bit[frm] ^ bit[ray[k]]
+                push(m)
+                o = cp.outcome
+                if o is not None:
+                    score[i] = (1 << 29) if o.winner == side else -(1 << 29)
+                elif cp.turn != side:
+                    sr = safe_replies(side, cp.turn * 8 + cp.must_move, occ2)
+                    if sr == 64:
+                        score[i] = _LOSE2
+                    elif sr == 0:
+                        score[i] = _WIN3
+                    else:
+                        hs = history[(mover & 15) << 6 | to] >> 4
+                        score[i] = ((64 - sr) << 20) + (hs if hs < 0xFFFFF else 0xFFFFF)
+                else:
+                    score[i] = 32 << 20
+                pop()
+            return mv, score
+
+        def sv(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
+            if d <= 0:
+                return 0
+            lim.nodes += 1
+            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+                return 0
+            if can_win_now(occ):
+                return win1
+            if alpha >= win1:
+                return win1  # an upper bound: nothing beats a win at once
+            if beta <= -win1:
+                return -win1
+            # only values outside the window matter: shorten the horizon
+            d0 = d
+            if alpha > 0 and MATE - alpha - 1 < d:
+                d = MATE - alpha - 1
+            if beta < 0 and MATE + beta - 1 < d:
+                d = MATE + beta - 1
+            side = cp.turn
+            if d <= 2:
+                if d <= 1:
+                    best = -win1 if loses_at_once(side, occ) else 0
+                else:
+                    best = dl2(beta, h, occ)
+                return _convert(best, d, d0, alpha, beta)
+            e = tt.get(h)
+            ttmove = 0
+            if e is not None:
+                tlo = _dl((e & 0xFFFF) - MATE, d)
+                thi = _dl((e >> 16 & 0xFFFF) - MATE, d)
+                if tlo >= beta or thi <= alpha or tlo == thi:
+                    r = tlo if tlo >= beta else thi if thi <= alpha else tlo
+                    return _convert(r, d, d0, alpha, beta)
+                if tlo > alpha:
+                    alpha = tlo
+                if thi < beta:
+                    beta = thi
+                ttmove = e >> 32
+            alpha0 = alpha
+            mv, score = order(side, occ, ttmove)
+            n = len(mv)
+            best = -_SV_INF
+            bestmove = 0
+            hb = h ^ smk[side * 9 + cp.must_move + 1]
+            for i in range(n):
+                if i + 1 < n:
+                    bi = max(range(i, n), key=score.__getitem__)
+                    if bi != i:
+                        mv[i], mv[bi] = mv[bi], mv[i]
+                        score[i], score[bi] = score[bi], score[i]
+                m = mv[i]
+                sc = score[i]
+                if sc == _LOSE2:
+                    v = -(MATE - 2)  # the opponent wins at once after this move
+                elif sc == _WIN3 and d >= 3:
+                    v = MATE - 3  # every reply lets us win at once
+                else:
+                    h2, occ2 = child(m, hb, occ)
+                    o = cp.outcome
+                    if o is not None:
+                        v = win1 if o.winner == side else -win1
+                    elif cp.turn == side:
+                        v = _up(sv(d - 1, _down(alpha), _down(beta), h2, occ2), True)
+                    else:
+                        v = _up(sv(d - 1, -_down(beta), -_down(alpha), h2, occ2), False)
+                    pop()
+                if lim.stop:
+                    return 0
+                if v > best:
+                    best = v
+                    bestmove = m
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            hi = (board[m & 63] & 15) << 6 | m >> 6
+                            history[hi] += d * d
+                            if history[hi] > 1 << 30:
+                                for a in range(1024):
+                                    history[a] >>= 1
+                            break
+            lo, hi_ = _true_bounds(best, d, alpha0, beta)
+            store(h, lo, hi_, bestmove if best > alpha0 else ttmove)
+            return _convert(best, d, d0, alpha0, beta)
+
+        def wl(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
+            """C's ``wl_search``: 1 the side to move wins, -1 it loses (at any
+            distance), 0 neither within ``d`` moves (or stopped); fail soft on
+            the values -1, 0, 1 in the window (alpha, beta)."""
+            lim.nodes += 1
+            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+                return 0
+            if can_win_now(occ):
+                return 1
+            side = cp.turn
+            if d <= 1:
+                return -1 if loses_at_once(side, occ) else 0
+            e = tt.get(h)
+            ttmove = 0
+            if e is not None:
+                elo = (e & 0xFFFF) - MATE
+                ehi = (e >> 16 & 0xFFFF) - MATE
+                if elo > 0:
+                    return 1
+                if ehi < 0:
+                    return -1
+                tlo = 0 if elo > -(MATE - d) else -1
+                thi = 0 if ehi < MATE - d else 1
+                if tlo >= beta or thi <= alpha or tlo == thi:
+                    return 0
+                ttmove = e >> 32
+            alpha0 = alpha
+            mv, score = order(side, occ, ttmove)
+            n = len(mv)
+            best = -2
+            bestmove = 0
+            hb = h ^ smk[side * 9 + cp.must_move + 1]
+            for i in range(n):
+                if i + 1 < n:
+                    bi = max(range(i, n), key=score.__getitem__)
+                    if bi != i:
+                        mv[i], mv[bi] = mv[bi], mv[i]
+                        score[i], score[bi] = score[bi], score[i]
+                m = mv[i]
+                sc = score[i]
+                if sc <= _LOSE2:  # this and every later move lets the opponent win at once
+                    if best < -1:
+                        best = -1
+                    break
+                if sc == _WIN3:
+                    v = 1  # every reply lets us win at once
+                else:
+                    h2, occ2 = child(m, hb, occ)
+                    o = cp.outcome
+                    if o is not None:
+                        v = 1 if o.winner == side else -1
+                    elif cp.turn == side:
+                        v = wl(d - 1, alpha, beta, h2, occ2)
+                    else:
+                        v = -wl(d - 1, -beta, -alpha, h2, occ2)
+                    pop()
+                if lim.stop:
+                    return 0
+                if v > 0:
+                    hi = (board[m & 63] & 15) << 6 | m >> 6
+                    history[hi] += d * d
+                    if history[hi] > 1 << 30:
+                        for a in range(1024):
+                            history[a] >>= 1
+                    store(h, 1, MATE, m)
+                    return 1
+                if v > best:
+                    best = v
+                    bestmove = m
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            break
+            cut = MATE - d - 1
+            if best < 0:
+                store(h, -MATE, -1, ttmove)
+                return -1
+            if best >= beta:
+                store(h, -cut, MATE, bestmove)
+            elif best <= alpha0:
+                store(h, -MATE, cut, ttmove)
+            else:
+                store(h, -cut, cut, bestmove)
+            return 0
+
+        self.child = child
+        self.wl = wl
+        return sv
+
+    def root(self, h: int, occ: int, start_depth: int, max_depth: int) -> tuple[int, int, int]:
+        """The exact value (0 when stopped), the best move and the depth done."""
+        cp = self.cp
+        lim = self.lim
+        side = cp.turn
+        mv = cp.move_codes()
+        for m in mv:  # an immediate win
+            cp.push_code(m)
+            o = cp.outcome
+            cp.pop_code()
+            if o is not None and o.winner == side:
+                return MATE - 1, m, 1
+        hb = h ^ SMK[side * 9 + cp.must_move + 1]
+        depth_done = 0
+        d = max(start_depth, 1)
+        while not max_depth or d <= max_depth:
+            best = -_SV_INF
+            bm = 0
+            alpha, beta = -_SV_INF, _SV_INF
+            e = self.table.tt.get(h)
+            ttmove = 0 if e is None else e >> 32
+            for i in range(1, len(mv)):  # the TT move first
+                if mv[i] == ttmove:
+                    mv[0], mv[i] = mv[i], mv[0]
+            for m in mv:
+                h2, occ2 = self.child(m, hb, occ)
+                o = cp.outcome
+                if o is not None:
+                    v = MATE - 1 if o.winner == side else -(MATE - 1)
+                elif cp.turn == side:
+                    v = _up(self.search(d - 1, _down(alpha), _down(beta), h2, occ2), True)
+                else:
+                    v = _up(self.search(d - 1, -_down(beta), -_down(alpha), h2, occ2), False)
+                cp.pop_code()
+                if lim.stop:
+                    return 0, 0, depth_done
+                if v > best:
+                    best = v
+                    bm = m
+                    if v > alpha:
+                        alpha = v
+            depth_done = d
+            if best != 0:
+                self.table.store(h, best, best, bm)
+                return best, bm, depth_done
+            cut = MATE - d - 1
+            self.table.store(h, -cut, cut, 0)
+            if d >= SOLVE_MAX_DEPTH:
+                break
+            d += 1
+        return 0, 0, depth_done
+
+    def winning_move(self, h: int, occ: int, d: int) -> int:
+        """C's ``wl_winning_move``: a winning move of a position proven won."""
+        e = self.table.tt.get(h)
+        if e is not None and e >> 32:
+            return e >> 32
+        cp = self.cp
+        side = cp.turn
+        moves = cp.move_codes()
+        for m in moves:  # a win at once first
+            cp.push_code(m)
+            o = cp.outcome
+            cp.pop_code()
+            if o is not None and o.winner == side:
+                return m
+        hb = h ^ SMK[side * 9 + cp.must_move + 1]
+        for m in moves:
+            h2, occ2 = self.child(m, hb, occ)
+            o = cp.outcome
+            if o is not None:
+                v = 1 if o.winner == side else -1
+            elif cp.turn == side:
+                v = self.wl(d, -2, 2, h2, occ2)
+            else:
+                v = -self.wl(d, -2, 2, h2, occ2)
+            cp.pop_code()
+            if v > 0:
+                return m
+            if self.lim.stop:
+                break
+        return 0
+
+    def wl_root(self, h: int, occ: int, max_depth: int) -> tuple[int, int, int]:
+        """C's ``wl_root``: who wins (1, -1; 0 when stopped), a winning move
+        and the horizon that decided it."""
+        lim = self.lim
+        spent = 0  # the nodes of the iterations (a probe's budget)
+        depth_done = 0
+        d = 1
+        while not max_depth or d <= max_depth:
+            n0 = lim.nodes
+            r = self.wl(d, -2, 2, h, occ)
+            spent += lim.nodes - n0
+            if lim.stop:
+                return 0, 0, depth_done
+            done = d
+            if not r and d >= 4 and (not max_depth or d < max_depth):
+                pd = min(2 * d, max_depth or SOLVE_MAX_DEPTH, SOLVE_MAX_DEPTH)
+                saved = lim.node_limit
+                cap = lim.nodes + spent
+                if not saved or cap < saved:
+                    lim.node_limit = cap
+                lim.next_check = lim.nodes
+                r = self.wl(pd, -2, 2, h, occ)
+                lim.node_limit = saved
+                if lim.stop and lim.only_nodes(saved):
+                    lim.stop = False  # only the probe's budget ran out
+                    r = 0
+                if lim.stop:
+                    return 0, 0, depth_done
+                if r:
+                    done = pd
+            if r:
+                if r < 0:
+                    return -1, 0, done
+                m = self.winning_move(h, occ, done)
+                return (1, m, done) if m else (0, 0, done)
+            depth_done = d
+            if d >= SOLVE_MAX_DEPTH:
+                break
+            d += 1
+        return 0, 0, depth_done
+
+    def pv(self, h: int, occ: int, value: int) -> list[int]:
+        """The winner's shortest win against the loser's longest resistance."""
+        cp = self.cp
+        out: list[int] = []
+        v = value
+        pushed = 0
+        while len(out) < 512 and v != 0 and cp.outcome is None:
+            dist = MATE - abs(v)
+            r, bm, _ = self.root(h, occ, dist, dist)
+            if self.lim.stop or r != v or not bm:
+                break
+            out.append(bm)
+            side = cp.turn
+            h, occ = make(cp, bm, h, occ)
+            pushed += 1
+            if cp.outcome is not None:
+                break
+            v = _down(v) if cp.turn == side else -_down(v)
+        for _ in range(pushed):
+            cp.pop_code()
+        return out
+
+
+def run(
+    cp: _core.Position,
+    h: int,
+    occ: int,
+    node_limit: int,
+    time_ms: float,
+    max_depth: int,
+    pv: bool,
+    tt_log2: int,
+    table: Table,
+    flag: StopFlag | None = None,
+    exact: bool = True,
+) -> dict[str, Any]:
+    """Solve from ``cp`` (a copy the solver may use; key ``h``, occupancy
+    ``occ``) with checked arguments, with ``table``, stopped by ``flag``:
+    ``Searcher_solve`` in C (``exact=False``: who wins only, ``distance`` -1)."""
+    if not table.log2 or (tt_log2 > 0 and tt_log2 != table.log2):
+        table.clear()
+        table.log2 = tt_log2 or _DEFAULT_LOG2
+        table.cap = 1 << min(max(table.log2, _MIN_LOG2), _MAX_LOG2)
+    t0 = time.monotonic()
+    lim = Limits(int(node_limit), float(time_ms), flag)
+    s = Solver(cp, lim, table)
+    if exact:
+        value, bm, depth_done = s.root(h, occ, 1, max_depth)
+    else:
+        value, bm, depth_done = s.wl_root(h, occ, max_depth)
+        pv = False
+    stopped = lim.stop
+    line: list[int] = []
+    pv_nodes = 0
+    if value and pv and not stopped:
+        # the line of a proven value: no limit (it is quick), no stop
+        before = lim.nodes
+        lim.node_limit = 0
+        lim.deadline = 0.0
+        lim.flag = None
+        line = s.pv(h, occ, value)
+        pv_nodes = lim.nodes - before
+    return {
+        "result": 1 if value > 0 else -1 if value < 0 else 0,
+        "distance": -1 if not exact else MATE - abs(value) if value else 0,
+        "best_move": bm,
+        "pv": line,
+        "nodes": lim.nodes - pv_nodes,
+        "pv_nodes": pv_nodes,
+        "seconds": time.monotonic() - t0,
+        "depth": depth_done,
+        "stopped": stopped,
+    }

@@ -1,0 +1,795 @@
+"""Drive any KEI engine: an asyncio client and a blocking one.
+
+KEI, the Kamisado Engine Interface, is specified in ``docs/protocol.md``;
+``kamisado engine`` speaks it for the built-in engine.  This module is the
+other side, in the manner of python-chess's ``chess.engine``:
+:meth:`KeiEngine.popen` starts an engine as an ``asyncio`` subprocess and
+:class:`SimpleEngine` wraps it for code without an event loop (it runs a
+private event loop in a thread).
+
+>>> import sys
+>>> from kamisado.rules.position import Position
+>>> with SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
+...     result = engine.play(Position(), Limit(depth=3))
+...     engine.name.startswith("Kamisado"), result.move in Position().legal_moves
+(True, True)
+
+Everything the engine says is checked: a move that is malformed or illegal
+in the position sent raises :class:`EngineError` naming the move and the
+position; an engine that exits raises :class:`EngineTerminatedError`; one
+that does not answer in time raises :class:`EngineTimeoutError` (and is
+killed, since its answers can no longer be matched to the questions).
+
+:class:`Limit` and :class:`Score` are those of :mod:`kamisado.engine.limits`, which
+the engine API, the KEI engine and the tools share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shlex
+import signal
+import threading
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import IO, Any, TypeVar
+
+from kamisado.engine.limits import SCORE_KINDS, Limit, Score
+from kamisado.rules.match import FILL, FILLS, PLAYING, Match
+from kamisado.rules.position import KamisadoError, MalformedError, Move, Position
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "Clock",
+    "EngineError",
+    "EngineTerminatedError",
+    "EngineTimeoutError",
+    "Info",
+    "KeiEngine",
+    "Limit",
+    "Option",
+    "PlayResult",
+    "Score",
+    "SimpleEngine",
+    "go_command",
+    "parse_info",
+    "popen_engine",
+]
+
+LOGGER = logging.getLogger("kamisado.protocol.client")
+
+#: Seconds to wait for an answer that has no time limit of its own.
+DEFAULT_TIMEOUT = 60.0
+#: Seconds allowed on top of ``Limit.time`` before an engine counts as hanging.
+TIME_GRACE = 5.0
+
+T = TypeVar("T")
+
+
+class EngineError(RuntimeError):
+    """The engine broke the protocol (an illegal move, a malformed answer)."""
+
+
+class EngineTerminatedError(EngineError):
+    """The engine process exited (or was never able to start)."""
+
+
+class EngineTimeoutError(EngineError, TimeoutError):
+    """The engine did not answer in time; it has been killed."""
+
+
+@dataclass
+class Info:
+    """One ``info`` line, parsed (absent fields are ``None``)."""
+
+    depth: int | None = None
+    seldepth: int | None = None
+    score: Score | None = None
+    nodes: int | None = None
+    nps: int | None = None
+    time: int | None = None
+    """Milliseconds since ``go``."""
+    pv: list[Move] = field(default_factory=list)
+    string: str | None = None
+    """The text of an ``info string`` line."""
+
+
+def parse_info(line: str) -> Info:
+    """Parse an ``info`` line; malformed fields are skipped (and logged).
+
+    >>> i = parse_info("info depth 4 score win 3 nodes 120 pv c1-c5 b8-b3")
+    >>> i.depth, i.score, i.nodes, [str(m) for m in i.pv]
+    (4, Score(kind='win', value=3), 120, ['c1-c5', 'b8-b3'])
+    >>> parse_info("info string hello there").string
+    'hello there'
+    """
+    words = line.split()
+    info = Info()
+    i = 1
+    while i < len(words):
+        key = words[i]
+        try:
+            if key == "string":
+                info.string = line.split(None, 2)[2] if len(words) > 2 else ""
+                break
+            if key in ("depth", "seldepth", "nodes", "nps", "time"):
+                setattr(info, key, int(words[i + 1]))
+                i += 2
+            elif key == "score":
+                kind, value = words[i + 1], int(words[i + 2])
+                if kind not in SCORE_KINDS:
+                    raise ValueError(kind)
+                info.score = Score(kind, value)
+                i += 3
+            elif key == "pv":
+                info.pv = [Move.from_str(w) for w in words[i + 1 :]]
+                break
+            else:
+                LOGGER.debug("info: skipping unknown field %r", key)
+                i += 1
+        except (IndexError, ValueError):
+            LOGGER.warning("info: malformed field %r in %r", key, line)
+            i += 1
+    return info
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option the engine declared in its handshake."""
+
+    name: str
+    type: str
+    default: str | None = None
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+
+    def check(self, value: object) -> str:
+        """The value as text, or ``ValueError`` when it does not fit."""
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if self.type == "spin":
+            try:
+                number = int(text)
+            except ValueError:
+                raise ValueError(
+                    f"option {self.name}: expected a whole number, found {value!r}"
+                ) from None
+            if (self.min is not None and number < self.min) or (
+                self.max is not None and number > self.max
+            ):
+                raise ValueError(
+                    f"option {self.name}: expected {self.min}..{self.max}, found {number}"
+                )
+        elif self.type == "combo" and text not in self.vars:
+            raise ValueError(
+                f"option {self.name}: expected one of {', '.join(self.vars)}, found {value!r}"
+            )
+        elif self.type == "check" and text not in ("true", "false"):
+            raise ValueError(f"option {self.name}: expected true or false, found {value!r}")
+        return text
+
+
+def _parse_option(line: str) -> Option | None:
+    words = line.split()
+    keys = {"name", "type", "default", "min", "max", "var"}
+    fields: dict[str, list[str]] = {}
+    vars_: list[str] = []
+    key: str | None = None
+    for w in words[1:]:
+        if w in keys and not (key == "name" and w not in ("type",)):
+            key = w
+            if key == "var":
+                vars_.append("")
+            else:
+                fields.setdefault(key, [])
+            continue
+        if key == "var":
+            vars_[-1] = f"{vars_[-1]} {w}".strip()
+        elif key is not None:
+            fields[key].append(w)
+    if "name" not in fields or "type" not in fields:
+        return None
+    try:
+        return Option(
+            name=" ".join(fields["name"]),
+            type=" ".join(fields["type"]),
+            default=" ".join(fields["default"]) if "default" in fields else None,
+            min=int(fields["min"][0]) if fields.get("min") else None,
+            max=int(fields["max"][0]) if fields.get("max") else None,
+            vars=tuple(vars_),
+        )
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class Clock:
+    """Both players' clocks for one move, in milliseconds (UCI's way).
+
+    ``go`` then carries ``btime``/``gtime`` (time left on Black's and
+    Gold's clocks), ``binc``/``ginc`` (the increment each gets after a
+    move) and, with periods of moves, ``movestogo`` (moves the side to
+    move still has to make in its period).
+
+    >>> Clock(9500, 10000, 100, 100).go_words()
+    ['btime', '9500', 'gtime', '10000', 'binc', '100', 'ginc', '100']
+    >>> Clock(60000, 58000, movestogo=12).go_words()[-2:]
+    ['movestogo', '12']
+    >>> Clock(1500, 2000).time_left(1)
+    2.0
+    """
+
+    btime: int
+    gtime: int
+    binc: int = 0
+    ginc: int = 0
+    movestogo: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("btime", "gtime", "binc", "ginc"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 0:
+                raise ValueError(f"Clock.{name}: expected milliseconds from 0, found {value!r}")
+        if self.movestogo is not None and (
+            not isinstance(self.movestogo, int) or self.movestogo < 1
+        ):
+            raise ValueError(f"Clock.movestogo: expected at least 1, found {self.movestogo!r}")
+
+    def time_left(self, side: int) -> float:
+        """Seconds on ``side``'s clock (0 Black, 1 Gold)."""
+        return (self.gtime if side else self.btime) / 1000
+
+    def go_words(self) -> list[str]:
+        """The words of ``go`` that carry the clocks."""
+        words = ["btime", str(self.btime), "gtime", str(self.gtime)]
+        words += ["binc", str(self.binc), "ginc", str(self.ginc)]
+        if self.movestogo is not None:
+            words += ["movestogo", str(self.movestogo)]
+        return words
+
+
+def go_command(limit: Limit | None = None, clock: Clock | None = None) -> str:
+    """The ``go`` line for a limit and clocks (either may be absent).
+
+    >>> go_command(Limit(depth=6), Clock(1000, 900))
+    'go btime 1000 gtime 900 binc 0 ginc 0 depth 6'
+    >>> go_command()
+    'go'
+    """
+    words = (limit or Limit()).go_command().split()
+    return " ".join(words[:1] + (clock.go_words() if clock else []) + words[1:])
+
+
+@dataclass
+class PlayResult:
+    """The engine's move, with the last ``info`` it sent and all of them."""
+
+    move: Move
+    info: Info
+    infos: list[Info]
+
+
+def _position_command(game: Match | Position | str) -> tuple[str, Position]:
+    """The ``position`` line for a match, position or KPN, and the position it sets."""
+    if isinstance(game, Match):
+        if game.state != PLAYING:
+            raise ValueError(
+                f"the match is not in a round in progress (state {game.state!r})"
+            )
+        rnd = game.current
+        moves = " ".join(str(m) for m in rnd.moves)
+        line = f"position kpn {rnd.start.kpn()}" + (f" moves {moves}" if moves else "")
+        return line, game.position
+    pos = Position(game) if isinstance(game, str) else game
+    if pos.outcome is not None:
+        raise ValueError("the round is over: there is no move to ask for")
+    return f"position kpn {pos.kpn()}", pos
+
+
+def _legal_line(pos: Position, moves: Sequence[Move]) -> bool:
+    """Whether ``moves`` can be played one after the other from ``pos``."""
+    q = pos.copy(stack=False)
+    for m in moves:
+        if q.outcome is not None or not q.is_legal(m):
+            return False
+        q.push(m)
+    return True
+
+
+class KeiEngine:
+    """An engine process spoken to over KEI (use :meth:`popen`).
+
+    ``id`` holds the ``id`` lines (``name``, ``author``), ``options`` the
+    declared options by name.  Commands are sent one at a time.
+    """
+
+    def __init__(
+        self, process: asyncio.subprocess.Process, command: Sequence[str], timeout: float
+    ) -> None:
+        self.process = process
+        self.command = list(command)
+        self.timeout = timeout
+        self.id: dict[str, str] = {}
+        self.options: dict[str, Option] = {}
+        self._lock = asyncio.Lock()
+        self._dead: str | None = None
+        #: Sees every line sent (``'>'``) and read (``'<'``); see :meth:`popen`.
+        self.trace: Callable[[str, str], None] | None = None
+
+    # -- start and stop ------------------------------------------------------
+
+    @classmethod
+    async def popen(
+        cls,
+        command: str | Sequence[str],
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        setup_timeout: float = 20.0,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        stderr: int | IO[Any] | None = None,
+        setpgrp: bool = False,
+        trace: Callable[[str, str], None] | None = None,
+    ) -> KeiEngine:
+        """Start ``command`` (a list, or a string split like a shell) and shake hands.
+
+        ``timeout`` is the default wait for answers without a time limit;
+        ``setup_timeout`` bounds the handshake.  ``stderr`` is passed to the
+        subprocess (``asyncio.subprocess.DEVNULL`` to silence it).
+        ``setpgrp=True`` starts the engine in a session of its own, so that a
+        Ctrl-C in the terminal reaches only the client (which then ends the
+        engine itself).  Either way the engine gets a process group of its
+        own, and ending it (a timeout, :meth:`quit`) kills that whole group:
+        an engine started through a wrapper script leaves nothing behind.
+        ``trace(direction, line)`` sees every line on the wire, the
+        handshake included: ``'>'`` sent to the engine, ``'<'`` read from it.
+        """
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+        if not argv:
+            raise ValueError("expected an engine command, found nothing")
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=stderr,
+                cwd=cwd,
+                env=dict(env) if env is not None else None,
+                limit=1 << 20,
+                **({"start_new_session": True} if setpgrp else {"process_group": 0}),
+            )
+        except OSError as e:
+            raise EngineTerminatedError(
+                f"engine {shlex.join(argv)!r} could not start: {e}"
+            ) from e
+        engine = cls(process, argv, timeout)
+        engine.trace = trace
+        try:
+            await engine._handshake(setup_timeout)
+        except BaseException:
+            await engine._kill()
+            raise
+        return engine
+
+    @property
+    def name(self) -> str:
+        """The engine's ``id name`` (else its command)."""
+        return self.id.get("name") or shlex.join(self.command)
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit status once the process has ended."""
+        return self.process.returncode
+
+    async def quit(self, timeout: float = 5.0) -> None:
+        """Send ``quit`` and wait for the process to exit (killing it after ``timeout``)."""
+        if self.process.returncode is None and self._dead is None:
+            try:
+                self._send("quit")
+                await asyncio.wait_for(self.process.wait(), timeout)
+            except (TimeoutError, EngineError, ConnectionError):
+                pass
+        await self._kill()
+
+    def kill_group(self) -> None:
+        """Kill the engine's whole process group at once (without waiting).
+
+        The group is the engine's own (see :meth:`popen`), so a wrapper
+        script's children go with it.
+        """
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # all gone
+            os.killpg(self.process.pid, signal.SIGKILL)
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):  # raced with its exit
+                self.process.kill()
+
+    async def _kill(self) -> None:
+        self.kill_group()
+        try:
+            await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+        except TimeoutError:
+            # a process outside the group still holds the pipes: abandon them
+            transport = getattr(self.process, "_transport", None)
+            if transport is not None:
+                transport.close()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+        # whatever the group started and left behind after the leader exited
+        self.kill_group()
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+
+    async def __aenter__(self) -> KeiEngine:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.quit()
+
+    # -- the wire ------------------------------------------------------------
+
+    def _send(self, line: str) -> None:
+        if self._dead is not None:
+            raise EngineTerminatedError(
+                f"engine {self.name!r} is no longer usable: {self._dead}"
+            )
+        stdin = self.process.stdin
+        assert stdin is not None
+        if self.process.returncode is not None or stdin.is_closing():
+            raise EngineTerminatedError(
+                f"engine {self.name!r} has exited (status {self.process.returncode})"
+            )
+        LOGGER.debug("%s << %s", self.name, line)
+        if self.trace is not None:
+            self.trace(">", line)
+        stdin.write(line.encode() + b"\n")
+
+    async def _readline(self, deadline: float, waiting_for: str) -> str:
+        stdout = self.process.stdout
+        assert stdout is not None
+        loop = asyncio.get_running_loop()
+        remaining = deadline - loop.time()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            raw = await asyncio.wait_for(stdout.readline(), remaining)
+        except TimeoutError:
+            self._dead = f"no {waiting_for} in time"
+            await self._kill()
+            raise EngineTimeoutError(
+                f"engine {self.name!r} did not answer {waiting_for} in time; it has been killed"
+            ) from None
+        except ValueError as e:  # a line longer than the stream's limit
+            self._dead = "an overlong line"
+            await self._kill()
+            raise EngineError(f"engine {self.name!r} sent an overlong line: {e}") from None
+        if not raw:
+            try:
+                status = await asyncio.wait_for(self.process.wait(), 2.0)
+            except TimeoutError:  # closed its output but lives on
+                await self._kill()
+                status = self.process.returncode or -9
+            self._dead = f"it exited with status {status}"
+            raise EngineTerminatedError(
+                f"engine {self.name!r} terminated (exit status {status})"
+                f" while we waited for {waiting_for}"
+            )
+        line = raw.decode("utf-8", "replace").strip()
+        LOGGER.debug("%s >> %s", self.name, line)
+        if self.trace is not None:
+            self.trace("<", line)
+        return line
+
+    def _deadline(self, timeout: float | None) -> float:
+        return asyncio.get_running_loop().time() + (
+            self.timeout if timeout is None else timeout
+        )
+
+    async def _handshake(self, timeout: float) -> None:
+        async with self._lock:
+            deadline = self._deadline(timeout)
+            self._send("kei")
+            while True:
+                line = await self._readline(deadline, "'keiok'")
+                words = line.split()
+                if not words:
+                    continue
+                if words[0] == "keiok":
+                    break
+                if words[0] == "id" and len(words) >= 2:
+                    self.id[words[1]] = " ".join(words[2:])
+                elif words[0] == "option":
+                    option = _parse_option(line)
+                    if option is None:
+                        LOGGER.warning("%s: malformed option line %r", self.name, line)
+                    else:
+                        self.options[option.name] = option
+
+    # -- commands --------------------------------------------------------------
+
+    async def ping(self, timeout: float | None = None) -> None:
+        """``isready`` and wait for ``readyok``."""
+        async with self._lock:
+            await self._ping(timeout)
+
+    async def _ping(self, timeout: float | None) -> None:
+        deadline = self._deadline(timeout)
+        self._send("isready")
+        while True:
+            line = await self._readline(deadline, "'readyok'")
+            if line == "readyok":
+                return
+            self._unexpected(line)
+
+    def _unexpected(self, line: str) -> None:
+        if line.startswith("info string"):
+            LOGGER.info("%s: %s", self.name, line[len("info string ") :])
+        elif line:
+            LOGGER.warning("%s: ignoring unexpected line %r", self.name, line)
+
+    async def configure(self, options: Mapping[str, object]) -> None:
+        """Set options (checked against those the engine declared), then ``isready``."""
+        lines = []
+        for name, value in options.items():
+            declared = {k.lower(): v for k, v in self.options.items()}.get(name.lower())
+            if declared is None:
+                raise ValueError(
+                    f"engine {self.name!r} has no option {name!r}"
+                    f" (it has: {', '.join(self.options) or 'none'})"
+                )
+            lines.append(f"setoption name {declared.name} value {declared.check(value)}")
+        async with self._lock:
+            for line in lines:
+                self._send(line)
+            await self._ping(None)
+
+    async def newgame(self) -> None:
+        """``newgame``, then ``isready``."""
+        async with self._lock:
+            self._send("newgame")
+            await self._ping(None)
+
+    async def play(
+        self,
+        game: Match | Position | str,
+        limit: Limit | None = None,
+        *,
+        timeout: float | None = None,
+        on_info: Callable[[Info], None] | None = None,
+        stop_after: float | None = None,
+        clock: Clock | None = None,
+    ) -> PlayResult:
+        """Ask for a move in ``game`` (a match, a position or a KPN); check it.
+
+        ``clock`` sends both clocks with the ``go`` (``go btime MS gtime MS
+        binc MS ginc MS [movestogo N]``, then any limits).  ``timeout``
+        (seconds) defaults to ``limit.time`` plus 5 s, else the time on the
+        mover's clock plus 5 s, else the engine's default; it counts from
+        just before the ``position`` line is sent.  ``on_info`` sees each ``info`` line as it comes.
+        ``stop_after`` sends ``stop`` after that many seconds (needed with
+        ``Limit(infinite=True)``).
+        """
+        limit = limit or Limit()
+        if limit.infinite and stop_after is None:
+            raise ValueError("an infinite search needs stop_after")
+        line, pos = _position_command(game)
+        if timeout is None:
+            timeout = self.timeout if limit.time is None else limit.time + TIME_GRACE
+            if clock is not None and limit.time is None:
+                timeout = clock.time_left(pos.turn) + TIME_GRACE
+            if stop_after is not None:
+                timeout = min(timeout, stop_after + TIME_GRACE)
+        async with self._lock:
+            deadline = self._deadline(timeout)
+            self._send(line)
+            self._send(go_command(limit, clock))
+            stopper = None
+            if stop_after is not None:
+                stopper = asyncio.get_running_loop().call_later(stop_after, self._stop)
+            infos: list[Info] = []
+            try:
+                while True:
+                    text = await self._readline(deadline, "'bestmove'")
+                    words = text.split()
+                    if not words:
+                        continue
+                    if words[0] == "info":
+                        info = parse_info(text)
+                        if info.string is not None:
+                            self._unexpected(text)
+                            continue
+                        if info.pv and not _legal_line(pos, info.pv):
+                            LOGGER.warning(
+                                "%s: dropping an illegal pv in %r: %s",
+                                self.name,
+                                pos.kpn(),
+                                text,
+                            )
+                            info.pv = []
+                        infos.append(info)
+                        if on_info is not None:
+                            on_info(info)
+                        continue
+                    if words[0] != "bestmove":
+                        self._unexpected(text)
+                        continue
+                    move = self._check_move(words[1:], pos)
+                    return PlayResult(move, infos[-1] if infos else Info(), infos)
+            finally:
+                if stopper is not None:
+                    stopper.cancel()
+
+    def _stop(self) -> None:
+        with contextlib.suppress(EngineError, ConnectionError):
+            self._send("stop")
+
+    def _check_move(self, words: list[str], pos: Position) -> Move:
+        kpn = pos.kpn()
+        if not words or words[0] == "none":
+            raise EngineError(f"engine {self.name!r} gave no move in position {kpn!r}")
+        text = words[0]
+        try:
+            move = Move.from_str(text)
+        except (MalformedError, ValueError) as e:
+            raise EngineError(
+                f"engine {self.name!r} sent a malformed move {text!r} in position {kpn!r}: {e}"
+            ) from None
+        try:
+            pos.check_move(move)
+        except KamisadoError as e:
+            raise EngineError(
+                f"engine {self.name!r} sent an illegal move {text} in position {kpn!r}: {e}"
+            ) from None
+        return move
+
+    async def fill(self, match: Match, *, timeout: float | None = None) -> str:
+        """Ask the winner of the round just ended: ``'left'`` or ``'right'``."""
+        if match.state != FILL:
+            raise ValueError(
+                f"a fill is asked only after a round of an unfinished match ends (state {match.state!r})"
+            )
+        rnd = match.current
+        moves = " ".join(str(m) for m in rnd.moves)
+        line = f"position kpn {rnd.start.kpn()}" + (f" moves {moves}" if moves else "")
+        async with self._lock:
+            deadline = self._deadline(timeout)
+            self._send(line)
+            self._send("fill")
+            while True:
+                text = await self._readline(deadline, "'fillchoice'")
+                words = text.split()
+                if not words or words[0] != "fillchoice":
+                    self._unexpected(text)
+                    continue
+                choice = words[1] if len(words) > 1 else ""
+                if choice not in FILLS:
+                    raise EngineError(
+                        f"engine {self.name!r} sent an invalid fill choice {choice!r}"
+                        f" (expected left or right) after position {match.position.kpn()!r}"
+                    )
+                return choice
+
+
+async def popen_engine(command: str | Sequence[str], **kwargs: Any) -> KeiEngine:
+    """Start an engine: ``await popen_engine(["kamisado", "engine"])`` (see :meth:`KeiEngine.popen`)."""
+    return await KeiEngine.popen(command, **kwargs)
+
+
+class SimpleEngine:
+    """A blocking KEI engine: the async client on a private event loop thread.
+
+    >>> import sys
+    >>> from kamisado.rules.match import Match
+    >>> engine = SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei", "--level", "beginner"])
+    >>> m = Match(3)
+    >>> move = engine.play(m).move
+    >>> move in m.legal_moves()
+    True
+    >>> engine.quit()
+    """
+
+    def __init__(
+        self, engine: KeiEngine, loop: asyncio.AbstractEventLoop, thread: threading.Thread
+    ) -> None:
+        self.engine = engine
+        self._loop = loop
+        self._thread = thread
+
+    @classmethod
+    def popen(cls, command: str | Sequence[str], **kwargs: Any) -> SimpleEngine:
+        """Start an engine (arguments as :meth:`KeiEngine.popen`)."""
+        loop = asyncio.new_event_loop()
+        ready = threading.Event()
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            loop.call_soon(ready.set)
+            loop.run_forever()
+
+        thread = threading.Thread(target=run, name="kamisado-engine-loop", daemon=True)
+        thread.start()
+        ready.wait()
+        try:
+            engine = asyncio.run_coroutine_threadsafe(
+                KeiEngine.popen(command, **kwargs), loop
+            ).result()
+        except BaseException:
+            cls._stop_loop(loop, thread)
+            raise
+        return cls(engine, loop, thread)
+
+    @staticmethod
+    def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
+
+    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self._loop.is_closed():
+            coro.close()
+            raise EngineTerminatedError(f"engine {self.engine.name!r} has been closed")
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        return future.result()
+
+    @property
+    def name(self) -> str:
+        """The engine's name."""
+        return self.engine.name
+
+    @property
+    def id(self) -> dict[str, str]:
+        """The engine's ``id`` lines."""
+        return self.engine.id
+
+    @property
+    def options(self) -> dict[str, Option]:
+        """The engine's declared options."""
+        return self.engine.options
+
+    def ping(self, timeout: float | None = None) -> None:
+        """See :meth:`KeiEngine.ping`."""
+        self._run(self.engine.ping(timeout))
+
+    def configure(self, options: Mapping[str, object]) -> None:
+        """See :meth:`KeiEngine.configure`."""
+        self._run(self.engine.configure(options))
+
+    def newgame(self) -> None:
+        """See :meth:`KeiEngine.newgame`."""
+        self._run(self.engine.newgame())
+
+    def play(
+        self, game: Match | Position | str, limit: Limit | None = None, **kwargs: Any
+    ) -> PlayResult:
+        """See :meth:`KeiEngine.play`."""
+        return self._run(self.engine.play(game, limit, **kwargs))
+
+    def fill(self, match: Match, **kwargs: Any) -> str:
+        """See :meth:`KeiEngine.fill`."""
+        return self._run(self.engine.fill(match, **kwargs))
+
+    def quit(self) -> None:
+        """Quit the engine and end the private event loop (safe to call twice)."""
+        if self._loop.is_closed():
+            return
+        try:
+            self._run(self.engine.quit())
+        finally:
+            self._stop_loop(self._loop, self._thread)
+
+    close = quit
+
+    def __enter__(self) -> SimpleEngine:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.quit()

@@ -1,0 +1,665 @@
+"""Match records: a whole match (or series) as plain, human-readable text.
+
+A record names the match type and the players, then lists every round: the
+round's starting position (KPN), the fill direction that set it up, every
+entry of the rulebook's annotation in two columns (Black's and Gold's) and
+how the round ended.  ``write`` produces the canonical text and ``read``
+replays it through the rules, so ``write(read(text)) == text`` for any text
+``write`` produced.  A record may stop anywhere; ``read`` returns a live
+:class:`~kamisado.rules.match.Match` positioned exactly there.  The format is
+documented in ``docs/records.md``.
+
+>>> m = Match(3)
+>>> for token in ["c1-c5", "b8-b3", "d1-g4"]:
+...     _ = m.push_move(token)
+>>> rec = Record.new(m, black="Johan", gold="Alain", date="2026-11-22")
+>>> print(write(rec), end="")
+Kamisado match record
+Match: Standard
+Black: Johan
+Gold: Alain
+Date: 2026-11-22
+Result: unfinished
+<BLANKLINE>
+Round 1
+Start: obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0
+  1. Red Forward 4 Blue       Blue Forward 5 Yellow
+  2. Yellow Right 3 Purple
+>>> again = read(write(rec))
+>>> again == rec, again.match.position.kpn()
+(True, 'o1upyrgn/8/8/2R5/6Y1/1b6/8/NG2PUBO g u 3 0 0')
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple, overload
+
+from kamisado.rules.match import OVER, Match, Round
+from kamisado.rules.notation import (
+    Entry,
+    entries_after_load,
+    move_entries,
+)
+from kamisado.rules.position import (
+    BLACK,
+    COLOUR_LETTERS,
+    COLOUR_NAMES,
+    DEADLOCK,
+    GOAL,
+    GOLD,
+    SIDE_NAMES,
+    KamisadoError,
+    MalformedError,
+    Move,
+    Outcome,
+    Position,
+)
+
+__all__ = [
+    "REASONS",
+    "TITLE",
+    "GameEnd",
+    "Record",
+    "entry_lines",
+    "game_end",
+    "Ply",
+    "ReplayStep",
+    "RoundEntries",
+    "load",
+    "match_entries",
+    "read",
+    "replay",
+    "result_text",
+    "round_entries",
+    "save",
+    "start_kpn",
+    "winner_text",
+    "write",
+]
+
+#: First line of every record.
+TITLE = "Kamisado match record"
+#: Width of Black's column in move lines (the longest long-form entry,
+#: ``Orange Forward 7 Yellow``, has 23 characters).
+COLUMN = 25
+#: Header keys that ``write`` computes from the match (never in ``headers``).
+COMPUTED_HEADERS = ("Match", "Result")
+
+#: How a game can end, as the ``Result:`` line names it: ``goal`` and
+#: ``deadlock`` end the last round of a match by the rules; the others stop a
+#: match early (a player's clock ran out, an illegal move, a crashed or silent
+#: engine, a resignation, a player who left an online game).
+REASONS = ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation", "abandonment")
+#: The reasons that end a match by the rules (read from the moves).
+NATURAL_REASONS = (str(GOAL), str(DEADLOCK))
+#: The reasons that stop a match before its natural end (stated, not replayed).
+EARLY_REASONS = tuple(r for r in REASONS if r not in NATURAL_REASONS)
+_LINE_BREAKS = "\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+_KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.\-]*(?: [A-Za-z0-9_.\-]+)*")
+_ROUND_RE = re.compile(r"Round\b")
+
+
+def _fail(
+    line: int, col: int, message: str, cls: type[KamisadoError] = MalformedError
+) -> KamisadoError:
+    return cls(f"line {line}, column {col}: {message}")
+
+
+# ---------------------------------------------------------------------------
+# The record
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    """How a game ended: the winner (0 Black, 1 Gold), the reason (one of
+    :data:`REASONS`) and an optional one-line ``detail`` in words.
+
+    >>> GameEnd(1, "time", "Black's clock ran out")
+    GameEnd(winner=1, reason='time', detail="Black's clock ran out")
+    >>> GameEnd(1, "time").early, GameEnd(0, "goal").early
+    (True, False)
+    >>> GameEnd(2, "time")
+    Traceback (most recent call last):
+    ...
+    kamisado.rules.position.MalformedError: a game's winner is 0 (Black) or 1 (Gold), found 2
+    >>> GameEnd(0, "forfeit")
+    Traceback (most recent call last):
+    ...
+    kamisado.rules.position.MalformedError: a game ends by goal, deadlock, time, illegal move, \
+crash, no answer, resignation or abandonment, found 'forfeit'
+    """
+
+    winner: int
+    reason: str
+    detail: str = ""
+
+    def __post_init__(self) -> None:
+        if type(self.winner) is not int or self.winner not in (BLACK, GOLD):
+            raise MalformedError(
+                f"a game's winner is 0 (Black) or 1 (Gold), found {self.winner!r}"
+            )
+        if self.reason not in REASONS:
+            raise MalformedError(
+                f"a game ends by {', '.join(REASONS[:-1])} or {REASONS[-1]},"
+                f" found {self.reason!r}"
+            )
+        d = self.detail
+        if not isinstance(d, str) or d != d.strip() or any(ch in d for ch in _LINE_BREAKS):
+            raise MalformedError(
+                "a game end's detail is one line without leading or trailing spaces,"
+                f" found {d!r}"
+            )
+
+    @property
+    def early(self) -> bool:
+        """Whether the game stopped before its natural end (not goal or deadlock)."""
+        return self.reason in EARLY_REASONS
+
+    def describe(self) -> str:
+        """In words: ``'Gold wins (time: Black's clock ran out)'``.
+
+        >>> GameEnd(0, "goal").describe()
+        'Black wins (goal)'
+        """
+        how = f"{self.reason}: {self.detail}" if self.detail else self.reason
+        return f"{SIDE_NAMES[self.winner]} wins ({how})"
+
+
+def game_end(match: Match) -> GameEnd | None:
+    """How a match ended by the rules: ``goal`` or ``deadlock`` (the last
+    round's outcome) and the match's winner; ``None`` while it is not over.
+
+    >>> game_end(Match(1)) is None
+    True
+    >>> m = Match(1, start=Position("u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g"))
+    >>> _ = m.push_move("d2-e3")
+    >>> game_end(m)
+    GameEnd(winner=1, reason='deadlock', detail='')
+    """
+    if match.state != OVER or match.winner is None:
+        return None
+    outcome = match.rounds[-1].outcome
+    assert outcome is not None
+    return GameEnd(match.winner, str(outcome.reason))
+
+
+def _check_early_end(match: Match, end: GameEnd | None) -> None:
+    if end is None:
+        return
+    if not isinstance(end, GameEnd):
+        raise MalformedError(f"an early end is a GameEnd, found {end!r}")
+    if not end.early:
+        raise MalformedError(
+            f"a game ends by {end.reason} only by the rules, as the moves show; an early"
+            f" end is one of {', '.join(EARLY_REASONS)}"
+        )
+    if match.state == OVER:
+        natural = game_end(match)
+        assert natural is not None
+        raise MalformedError(
+            f"an early end ({end.reason}) is for a match that stopped before its end;"
+            f" this match is over ({_score(match.points)}, {natural.reason})"
+        )
+
+
+@dataclass(eq=False)
+class Record:
+    """A match with its header lines (players, date, anything else).
+
+    ``headers`` keeps the ``Key: value`` lines in order; the ``Match`` and
+    ``Result`` lines are computed from ``match`` and never stored there.
+    ``early_end`` says how a match stopped before its natural end (see
+    :attr:`end`).  Two records are equal when their headers (in order), their
+    matches (type, every round's start, fill, moves and outcome, the live
+    position, points and state) and their early ends are equal.
+    """
+
+    headers: dict[str, str]
+    match: Match
+    early_end: GameEnd | None = None
+    """How the match stopped before its natural end (time, illegal move,
+    crash, no answer, resignation, abandonment); ``None`` when it did not."""
+
+    def __post_init__(self) -> None:
+        _check_early_end(self.match, self.early_end)
+
+    # Two signatures so that ``**headers`` (a ``dict[str, str]``) type-checks
+    # whether or not ``end`` is given.
+    @overload
+    @classmethod
+    def new(
+        cls,
+        match: Match,
+        black: str = "",
+        gold: str = "",
+        date: str | None = None,
+        **extra: str,
+    ) -> Record: ...
+
+    @overload
+    @classmethod
+    def new(
+        cls,
+        match: Match,
+        black: str = "",
+        gold: str = "",
+        date: str | None = None,
+        *,
+        end: GameEnd | None,
+        **extra: str,
+    ) -> Record: ...
+
+    @classmethod
+    def new(
+        cls,
+        match: Match,
+        black: str = "",
+        gold: str = "",
+        date: str | None = None,
+        *,
+        end: object = None,
+        **extra: str,
+    ) -> Record:
+        """A record of ``match`` with ``Black``, ``Gold``, ``Date`` and extra headers.
+
+        ``date=None`` means today's date (ISO ``YYYY-MM-DD``).  Extra keyword
+        arguments become further header lines, in order (``Event="Club"``).
+        ``end`` records an early end of a match that is not over (a goal or a
+        deadlock ending the match is read from the moves instead):
+
+        >>> rec = Record.new(Match(3), "Ann", "Bob", "2026-11-22",
+        ...                  end=GameEnd(1, "time", "Black's clock ran out"))
+        >>> rec.end, result_text(rec)
+        (GameEnd(winner=1, reason='time', detail="Black's clock ran out"), \
+"Gold wins, Black 0, Gold 0 (time: Black's clock ran out)")
+        >>> Record.new(Match(3), end=GameEnd(0, "goal"))
+        Traceback (most recent call last):
+        ...
+        kamisado.rules.position.MalformedError: a game ends by goal only by the rules, as the moves \
+show; an early end is one of time, illegal move, crash, no answer, resignation, abandonment
+        """
+        if date is None:
+            date = datetime.date.today().isoformat()
+        headers = {"Black": black, "Gold": gold, "Date": date}
+        headers.update(extra)
+        if end is not None and not isinstance(end, GameEnd):
+            raise MalformedError(f"an early end is a GameEnd, found {end!r}")
+        rec = cls(headers, match, end)
+        _check_headers(rec.headers)
+        return rec
+
+    @property
+    def end(self) -> GameEnd | None:
+        """How the game ended: the early end, else (for a match that is over)
+        the last round's ``goal`` or ``deadlock`` and the match's winner, else
+        ``None`` (unfinished)."""
+        return self.early_end if self.early_end is not None else game_end(self.match)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Record):
+            return NotImplemented
+        return (
+            list(self.headers.items()) == list(other.headers.items())
+            and self.match.key() == other.match.key()
+            and self.early_end == other.early_end
+        )
+
+
+def _check_headers(headers: dict[str, str]) -> None:
+    for key, value in headers.items():
+        if not isinstance(key, str) or not _KEY_RE.fullmatch(key):
+            raise MalformedError(
+                "a header key is letters, digits, '_', '.', '-' and single spaces,"
+                f" starting with a letter; found {key!r}"
+            )
+        if key in COMPUTED_HEADERS or _ROUND_RE.match(key):
+            raise MalformedError(
+                f"header key {key!r} is reserved (the Match and Result lines are"
+                " written from the match; 'Round' starts a round)"
+            )
+        if (
+            not isinstance(value, str)
+            or value != value.strip()
+            or any(ch in value for ch in _LINE_BREAKS)
+        ):
+            raise MalformedError(
+                f"header {key!r}: a value is one line without leading or trailing"
+                f" spaces, found {value!r}"
+            )
+
+
+# ---------------------------------------------------------------------------
+# Describing rounds
+# ---------------------------------------------------------------------------
+
+
+def start_kpn(rnd: Round) -> str:
+    """The KPN a round started from, as written on its ``Start:`` line.
+
+    When loading the KPN made the rules pass blocked towers, the round's
+    ``start`` shows the position after those passes; the KPN written is the
+    one before them, so the passes stay in the record.
+    """
+    return _start(rnd)[0]
+
+
+def _start(rnd: Round) -> tuple[str, list[Entry]]:
+    """The ``Start:`` KPN of a round and the passes loading it applies."""
+    start = rnd.start
+    text = start.kpn()
+    if not start.initial_passes:
+        return text, []
+    first = start.initial_passes[0]
+    fields = text.split()
+    fields[1] = "bg"[first.side]
+    fields[2] = COLOUR_LETTERS[first.colour]
+    before = " ".join(fields)
+    try:
+        again = Position(before)
+    except KamisadoError:  # pragma: no cover - defensive
+        return text, []
+    if again.initial_passes != start.initial_passes or again != start:
+        # The passes are not those of loading this position (a start given
+        # as a Position that already had moves made on it).
+        return text, []
+    return before, entries_after_load(start)
+
+
+def _start_entries(rnd: Round) -> list[Entry]:
+    """Entries of the passes applied when the round's start was loaded."""
+    return _start(rnd)[1]
+
+
+class Ply(NamedTuple):
+    """A move of a round and the entries it writes; ply 0 of a round is its
+    start (``move`` is ``None``), with the passes loading the start applied."""
+
+    move: Move | None
+    entries: list[Entry]
+    """The move, a pushed tower's ``Back 1`` entry, then the passes."""
+
+
+class RoundEntries(NamedTuple):
+    """One round of a match as a record lists it (see :func:`match_entries`)."""
+
+    number: int
+    """Round number, from 1."""
+    round: Round
+    start: str
+    """The KPN of the round's ``Start:`` line (:func:`start_kpn`)."""
+    filler: int | None
+    """The side that chose the fill setting this round up (``None``: no fill)."""
+    plies: list[Ply]
+    """The start (ply 0), then each move of the round with its entries."""
+    winner: str | None
+    """The text of the round's ``Winner:`` line (``None`` until it ends)."""
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry of the round in order, as the move lines list them."""
+        return [e for ply in self.plies for e in ply.entries]
+
+
+def _plies(rnd: Round, start: list[Entry]) -> list[Ply]:
+    pos = rnd.start.copy(stack=False)
+    plies = [Ply(None, start)]
+    for move in rnd.moves:
+        plies.append(Ply(move, move_entries(pos, move)))
+        pos.push(move)
+    return plies
+
+
+def match_entries(match: Match) -> Iterator[RoundEntries]:
+    """Walk a match's entries round by round: the one way to list its moves
+    (the writer, the terminal game and the web page all read them here).
+
+    >>> m = Match(1)
+    >>> for token in ["c1-c5", "b8-b3"]:
+    ...     _ = m.push_move(token)
+    >>> [(r.number, r.start, [e.short() for e in r.entries]) for r in match_entries(m)]
+    [(1, 'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0', ['rF4', 'bF5'])]
+    """
+    scores = _scores(match)
+    previous = [0, 0] if match.series else match.rounds[0].start.points[:]
+    for i, rnd in enumerate(match.rounds):
+        kpn, start = _start(rnd)
+        filler = None
+        if rnd.fill is not None:
+            prev = match.rounds[i - 1].outcome
+            assert prev is not None
+            filler = prev.winner
+        winner = None
+        if rnd.outcome is not None:
+            score = scores[i]
+            gained = score[rnd.outcome.winner] - previous[rnd.outcome.winner]
+            winner = winner_text(rnd.outcome, gained, score)
+            previous = score
+        yield RoundEntries(i + 1, rnd, kpn, filler, _plies(rnd, start), winner)
+
+
+def round_entries(rnd: Round) -> list[Entry]:
+    """Every entry of a round in order: passes applied when its start was
+    loaded, then each move's entries (move, pushed tower's ``Back 1``, passes)."""
+    return [e for ply in _plies(rnd, _start_entries(rnd)) for e in ply.entries]
+
+
+def _points_word(n: int) -> str:
+    return f"{n} point" if n == 1 else f"{n} points"
+
+
+def _score(points: list[int] | tuple[int, int]) -> str:
+    return f"Black {points[0]}, Gold {points[1]}"
+
+
+def _scores(match: Match) -> list[list[int]]:
+    """Score after each finished round of ``match``."""
+    points = [0, 0] if match.series else match.rounds[0].start.points[:]
+    out = []
+    for rnd in match.rounds:
+        if rnd.outcome is None:
+            break
+        points[rnd.outcome.winner] += 1 if match.series else rnd.outcome.points
+        out.append(points[:])
+    return out
+
+
+def winner_text(outcome: Outcome, points: int, score: list[int]) -> str:
+    """The text of a ``Winner:`` line (after ``Winner: ``).
+
+    >>> from kamisado.rules.position import Outcome
+    >>> winner_text(Outcome(1, 5, "goal", 0), 1, [0, 1])
+    'Gold, purple tower, goal, 1 point (Black 0, Gold 1)'
+    """
+    return (
+        f"{SIDE_NAMES[outcome.winner]}, {COLOUR_NAMES[outcome.colour]} tower,"
+        f" {outcome.reason}, {_points_word(points)} ({_score(score)})"
+    )
+
+
+def result_text(record: Record | Match) -> str:
+    """The text of the ``Result:`` line (see ``docs/records.md``).
+
+    A match over by the rules: the score and how its last round ended; an
+    early end: the winner, the score when the match stopped and the reason,
+    with the detail after ``:``; else ``unfinished``.
+
+    >>> result_text(Match(3))
+    'unfinished'
+    >>> m = Match(1, start=Position("u5pg/3b4/8/8/2rRyo2/1PnU4/3G4/N4OBY b g"))
+    >>> _ = m.push_move("d2-e3")
+    >>> result_text(m)
+    'Black 0, Gold 1 (deadlock)'
+    >>> result_text(Record(
+    ...     {}, Match(3), GameEnd(0, "illegal move", "Gold played c8-c1")))
+    'Black wins, Black 0, Gold 0 (illegal move: Gold played c8-c1)'
+    """
+    if isinstance(record, Record):
+        match, end = record.match, record.end
+    else:
+        match, end = record, game_end(record)
+    if end is None:
+        return "unfinished"
+    how = f"{end.reason}: {end.detail}" if end.detail else end.reason
+    if not end.early:
+        return f"{_score(match.points)} ({how})"
+    return f"{SIDE_NAMES[end.winner]} wins, {_score(match.points)} ({how})"
+
+
+# ---------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------
+
+
+def _header_line(key: str, value: str) -> str:
+    return f"{key}: {value}" if value else f"{key}:"
+
+
+def entry_lines(entries: list[Entry]) -> list[str]:
+    """A round's move lines as a record writes them: numbered, Black's entry
+    in the first column (``...`` when Gold opens), Gold's in the second.
+
+    >>> from kamisado.rules.position import Move, Position
+    >>> from kamisado.rules.notation import move_entries
+    >>> pos, entries = Position(), []
+    >>> for text in ("c1-c5", "b8-b3"):
+    ...     entries += move_entries(pos, Move.from_str(text))
+    ...     pos.push(Move.from_str(text))
+    >>> entry_lines(entries)
+    ['  1. Red Forward 4 Blue       Blue Forward 5 Yellow']
+    """
+    cells: list[str] = []
+    if entries and entries[0].side == GOLD:
+        cells.append("...")
+    expected = BLACK if not cells else GOLD
+    for e in entries:
+        if e.side != expected:  # pragma: no cover - the rules always alternate
+            raise AssertionError(f"entries do not alternate at {e.long()!r}")
+        cells.append(e.long())
+        expected ^= 1
+    lines = []
+    for i in range(0, len(cells), 2):
+        pair = cells[i : i + 2]
+        text = f"{i // 2 + 1:>3}. " + pair[0].ljust(COLUMN) + (pair[1] if len(pair) > 1 else "")
+        lines.append(text.rstrip())
+    return lines
+
+
+def write(record: Record) -> str:
+    """The canonical text of a record (ends with a newline)."""
+    _check_headers(record.headers)
+    match = record.match
+    _check_early_end(match, record.early_end)
+    out = [TITLE, f"Match: {match.name}"]
+    out.extend(_header_line(k, v) for k, v in record.headers.items())
+    out.append(f"Result: {result_text(record)}")
+    for rnd in match_entries(match):
+        out.append("")
+        head = f"Round {rnd.number}"
+        if rnd.filler is not None:
+            head += f" ({SIDE_NAMES[rnd.filler]} fills {rnd.round.fill})"
+        out.append(head)
+        out.append(f"Start: {rnd.start}")
+        out.extend(entry_lines(rnd.entries))
+        if rnd.winner is not None:
+            out.append(f"Winner: {rnd.winner}")
+    return "\n".join(out) + "\n"
+
+
+def save(record: Record, path: str | Path) -> None:
+    """Write a record to a file (UTF-8, ``\\n`` line ends)."""
+    Path(path).write_text(write(record), encoding="utf-8", newline="\n")
+
+
+def decode(data: bytes) -> str:
+    """The text of a record file's bytes (UTF-8, an optional byte-order mark).
+
+    Bytes that are not UTF-8 raise ``MalformedError`` naming the line and
+    column where they start.
+
+    >>> decode("Kamisado match record\\n".encode())
+    'Kamisado match record\\n'
+    >>> decode(b"Kamisado\\nbad \\xff here")
+    Traceback (most recent call last):
+    ...
+    kamisado.rules.position.MalformedError: line 2, column 5: expected UTF-8 text, found the byte 0xff
+    """
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line = before.count(b"\n") + 1
+        col = len(before) - (before.rfind(b"\n") + 1) + 1
+        raise _fail(
+            line, col, f"expected UTF-8 text, found the byte 0x{data[e.start]:02x}"
+        ) from None
+
+
+def read(text: str) -> Record:
+    """Read a record, replaying every move through the rules.
+
+    Raises ``MalformedError`` (or ``IllegalMoveError`` for a readable move
+    the rules refuse, ``AmbiguousMoveError`` for short text fitting several
+    moves); every message starts with ``line L, column C:``.  The reader
+    lives in :mod:`kamisado.rules._record_reader`; move text is read by
+    :mod:`kamisado.rules.notation`.
+    """
+    from kamisado.rules._record_reader import read as read_record
+
+    return read_record(text)
+
+
+def load(path: str | Path) -> Record:
+    """Read a record from a file (UTF-8); see :func:`read` for the errors."""
+    return read(decode(Path(path).read_bytes()))
+
+
+# ---------------------------------------------------------------------------
+# Replay
+# ---------------------------------------------------------------------------
+
+
+class ReplayStep(NamedTuple):
+    """One step of :func:`replay`: a round's start, or one move and its entries."""
+
+    round: int
+    """Round number, from 1."""
+    ply: int
+    """0 for the round's start, then 1, 2, ... for each move of the round."""
+    move: Move | None
+    """The move made (``None`` at the start)."""
+    entries: list[Entry]
+    """Entries written for this step: the move, a ``Back 1`` entry, passes
+    (at the start: passes applied when the start position was loaded)."""
+    position: Position
+    """The position after the step (an independent copy)."""
+    fill: str | None
+    """The fill direction that set the round up (``None`` for round 1 and series)."""
+    outcome: Outcome | None
+    """How the round ended, on the step that ended it."""
+
+
+def replay(record: Record | Match) -> Iterator[ReplayStep]:
+    """Every position of a record, round by round: each round's start, then
+    the position after each move.
+
+    >>> m = Match(1)
+    >>> _ = m.push_move("c1-c5")
+    >>> [(s.round, s.ply, [e.long() for e in s.entries]) for s in replay(m)]
+    [(1, 0, []), (1, 1, ['Red Forward 4 Blue'])]
+    """
+    match = record.match if isinstance(record, Record) else record
+    for rnd in match_entries(match):
+        pos = rnd.round.start.copy(stack=False)
+        for ply, (move, entries) in enumerate(rnd.plies):
+            if move is not None:
+                pos.push(move)
+            yield ReplayStep(
+                rnd.number, ply, move, entries, pos.copy(), rnd.round.fill, pos.outcome
+            )
