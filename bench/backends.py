@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from kamisado.engine import _pyengine
-from kamisado.rules.position import START_KPN
+from kamisado.rules.board import START_KPN
 
 SEARCHES = [
     ("start", START_KPN),

@@ -52,8 +52,9 @@ from kamisado import engine
 from kamisado.engine.levels import LEVELS, Player, player
 from kamisado.pictures.graph import elo_svg
 from kamisado.protocol.elo import elo_table, format_table
+from kamisado.rules.board import Move
 from kamisado.rules.match import Match
-from kamisado.rules.position import Move, Position
+from kamisado.rules.position import Position
 
 TARGETS = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
 #: The suffix of a level that plays with the ``--weights`` evaluation weights.

@@ -14,7 +14,8 @@ import cProfile
 import pstats
 import time
 
-from kamisado.rules.position import START_KPN, Position
+from kamisado.rules.board import START_KPN
+from kamisado.rules.position import Position
 
 POSITIONS = {
     "start": (START_KPN, 5),

@@ -20,7 +20,8 @@ import time
 
 from kamisado import engine
 from kamisado.engine._backend import impl as C
-from kamisado.rules.position import SIDE_NAMES, START_KPN, Position
+from kamisado.rules.board import SIDE_NAMES, START_KPN
+from kamisado.rules.position import Position
 
 POSITIONS = [
     ("opening (start)", START_KPN),

@@ -33,8 +33,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kamisado.rules.match import Match
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     GOLD,
     START_KPN,
@@ -44,8 +43,9 @@ from kamisado.rules.position import (
     MalformedError,
     Move,
     Outcome,
-    Position,
 )
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 from kamisado.rules.record import Record
 from kamisado.rules.record import load as load_record
 from kamisado.rules.record import read as read_record

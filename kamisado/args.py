@@ -16,7 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from kamisado.rules.position import MalformedError
+from kamisado.rules.board import MalformedError
 
 __all__ = ["Parser", "die", "int_between", "positive_number", "take_kpn"]
 

@@ -13,7 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from kamisado.args import Parser, die, int_between, take_kpn
-from kamisado.rules.position import KamisadoError, MalformedError, Move, Position
+from kamisado.rules.board import KamisadoError, MalformedError, Move
+from kamisado.rules.position import Position
 
 if TYPE_CHECKING:
     from kamisado.rules.record import Record

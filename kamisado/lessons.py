@@ -227,7 +227,7 @@ def puzzle_reply(kpn: str, node_limit: int = 5_000_000) -> str:
     longest resistance, for the winning side the shortest win.  Should the
     solver not finish within ``node_limit`` nodes, a 6-move search answers.
     The tables are cleared first, so the answer depends on the position
-    only.  A malformed KPN raises :class:`kamisado.rules.position.MalformedError`, a
+    only.  A malformed KPN raises :class:`kamisado.MalformedError`, a
     finished round ``ValueError``.
     """
     from kamisado import engine

@@ -9,7 +9,8 @@ import pytest
 
 from kamisado import engine
 from kamisado.engine import book
-from kamisado.rules.position import BLACK, START_KPN, Position
+from kamisado.rules.board import BLACK, START_KPN
+from kamisado.rules.position import Position
 
 #: Re-proving the book takes the compiled solver seconds, the pure-Python one
 #: (no C compiler, or KAMISADO_PURE_PYTHON=1) many minutes.

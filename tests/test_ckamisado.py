@@ -37,16 +37,16 @@ import pytest
 from kamisado import engine
 from kamisado.engine._backend import BACKEND
 from kamisado.engine._backend import impl as C
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     GOAL_RANK,
     GOLD,
     RING_POINTS,
     START_KPN,
     MalformedError,
-    Position,
     ring_total,
 )
+from kamisado.rules.position import Position
 
 #: The pure-Python core (no C compiler, or KAMISADO_PURE_PYTHON=1) is about
 #: 40 times slower: tests that prove whole openings skip on it.
@@ -224,7 +224,7 @@ def playout(kpn: str, rng: random.Random, stats: Counter[str], max_moves: int = 
 
 
 def test_square_colours() -> None:
-    from kamisado.rules.position import SQUARE_COLOUR
+    from kamisado.rules.board import SQUARE_COLOUR
 
     assert C.square_colours() == SQUARE_COLOUR
 

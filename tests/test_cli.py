@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from kamisado.cli import main
-from kamisado.rules.position import START_KPN, Position
+from kamisado.rules.board import START_KPN
+from kamisado.rules.position import Position
 
 FIG7 = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 

@@ -23,8 +23,9 @@ from kamisado.protocol.client import (
     go_command,
     parse_info,
 )
+from kamisado.rules.board import Move
 from kamisado.rules.match import Match
-from kamisado.rules.position import Move, Position
+from kamisado.rules.position import Position
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from kamisado import engine
-from kamisado.rules.position import BLACK, GOLD, MalformedError, Move, Position
+from kamisado.rules.board import BLACK, GOLD, MalformedError, Move
+from kamisado.rules.position import Position
 from tests.conftest import random_positions
 
 DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())

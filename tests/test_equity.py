@@ -23,8 +23,9 @@ from kamisado.engine.equity import (
     match_equity,
 )
 from kamisado.engine.levels import player
+from kamisado.rules.board import BLACK, GOLD, Move
 from kamisado.rules.match import FILLS, Match
-from kamisado.rules.position import BLACK, GOLD, Move, Position
+from kamisado.rules.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,8 +10,9 @@ import pytest
 from kamisado.cli import main
 from kamisado.pictures import svg
 from kamisado.rules import record
+from kamisado.rules.board import SQUARE_COLOUR, parse_square
 from kamisado.rules.match import Match
-from kamisado.rules.position import SQUARE_COLOUR, Position, parse_square
+from kamisado.rules.position import Position
 
 Image = pytest.importorskip("PIL.Image")
 ImageSequence = pytest.importorskip("PIL.ImageSequence")

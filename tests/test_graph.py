@@ -18,8 +18,9 @@ from kamisado.pictures import graph
 from kamisado.pictures.svg import SIDE_FILL
 from kamisado.protocol.elo import elo_table
 from kamisado.rules import record
+from kamisado.rules.board import BLACK, GOLD
 from kamisado.rules.match import Match
-from kamisado.rules.position import BLACK, GOLD, Position
+from kamisado.rules.position import Position
 
 NS = "{http://www.w3.org/2000/svg}"
 NODES = 1500

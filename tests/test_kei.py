@@ -23,7 +23,8 @@ from kamisado.protocol.kei import (
     parse_go_command,
     time_budget,
 )
-from kamisado.rules.position import Move, Position
+from kamisado.rules.board import Move
+from kamisado.rules.position import Position
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -25,8 +25,9 @@ from kamisado.lessons import (
     puzzle_reply,
     puzzles_json,
 )
+from kamisado.rules.board import MalformedError, Move, parse_square
 from kamisado.rules.match import Match
-from kamisado.rules.position import MalformedError, Move, Position, parse_square
+from kamisado.rules.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 I18N = ROOT / "kamisado" / "web" / "static" / "i18n"

@@ -8,8 +8,9 @@ import pytest
 
 from kamisado.engine import BACKEND
 from kamisado.engine.levels import LEVELS, choose_fill_by_search, player
+from kamisado.rules.board import BLACK, GOLD, START_KPN
 from kamisado.rules.match import FILLS, Match
-from kamisado.rules.position import BLACK, GOLD, START_KPN, Position
+from kamisado.rules.position import Position
 from tests.conftest import random_positions
 
 _positions = random_positions

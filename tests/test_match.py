@@ -6,8 +6,9 @@ import random
 
 import pytest
 
+from kamisado.rules.board import BLACK, GOLD, IllegalMoveError, MalformedError
 from kamisado.rules.match import Match, fill_order, regroup
-from kamisado.rules.position import BLACK, GOLD, IllegalMoveError, MalformedError, Position
+from kamisado.rules.position import Position
 
 
 def play_random(match: Match, rng: random.Random, rounds: int = 50) -> None:

@@ -6,6 +6,13 @@ import random
 
 import pytest
 
+from kamisado.rules.board import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    KamisadoError,
+    MalformedError,
+    Move,
+)
 from kamisado.rules.notation import (
     Entry,
     long_form,
@@ -14,14 +21,7 @@ from kamisado.rules.notation import (
     parse_move,
     short_form,
 )
-from kamisado.rules.position import (
-    AmbiguousMoveError,
-    IllegalMoveError,
-    KamisadoError,
-    MalformedError,
-    Move,
-    Position,
-)
+from kamisado.rules.position import Position
 
 
 def test_every_legal_move_round_trips_through_every_form() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     GOLD,
     START_KPN,
@@ -12,9 +12,9 @@ from kamisado.rules.position import (
     KamisadoError,
     MalformedError,
     Move,
-    Position,
     parse_square,
 )
+from kamisado.rules.position import Position
 
 
 def test_start_and_repr_pastes_back() -> None:
@@ -211,7 +211,7 @@ def test_peek_names_the_undo_record() -> None:
 
 
 def test_reasons_and_start_kpns_are_named() -> None:
-    from kamisado.rules.position import DEADLOCK, GOAL, Reason, start_kpn
+    from kamisado.rules.board import DEADLOCK, GOAL, Reason, start_kpn
 
     pos = Position("2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0")
     pos.push_move("f6-a1")

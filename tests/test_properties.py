@@ -12,14 +12,9 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kamisado.rules.board import RING_POINTS, IllegalMoveError, Move, ring_total
 from kamisado.rules.match import Match
-from kamisado.rules.position import (
-    RING_POINTS,
-    IllegalMoveError,
-    Move,
-    Position,
-    ring_total,
-)
+from kamisado.rules.position import Position
 
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)

@@ -29,7 +29,8 @@ import pytest
 from kamisado import engine
 from kamisado.engine import _backend
 from kamisado.engine import _pyengine as P
-from kamisado.rules.position import GOAL_RANK, START_KPN, Position
+from kamisado.rules.board import GOAL_RANK, START_KPN
+from kamisado.rules.position import Position
 from tests.conftest import random_positions
 
 try:

@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.rules.match import Match
-from kamisado.rules.notation import parse_move
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     AmbiguousMoveError,
     IllegalMoveError,
     KamisadoError,
     MalformedError,
     Move,
-    Position,
 )
+from kamisado.rules.match import Match
+from kamisado.rules.notation import parse_move
+from kamisado.rules.position import Position
 from kamisado.rules.record import (
     REASONS,
     GameEnd,

@@ -12,9 +12,10 @@ from collections import Counter
 
 import pytest
 
+from kamisado.rules.board import MalformedError, Move
 from kamisado.rules.match import Match
 from kamisado.rules.notation import long_form
-from kamisado.rules.position import MalformedError, Move, Position
+from kamisado.rules.position import Position
 
 try:
     import reference as ref

@@ -23,8 +23,9 @@ from kamisado.engine.review import (
     round_ends,
 )
 from kamisado.rules import record
+from kamisado.rules.board import BLACK
 from kamisado.rules.match import FILL, OVER, Match
-from kamisado.rules.position import BLACK, Position
+from kamisado.rules.position import Position
 from kamisado.rules.record import replay
 
 #: Gold to move wins in 3 (g8-g2 h1-h2 f8-f1); g8-a2 lets Black win in 2.

@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.rules.match import Match
-from kamisado.rules.notation import move_entries
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     COLOUR_NAMES,
     DEADLOCK,
@@ -24,9 +22,11 @@ from kamisado.rules.position import (
     SQUARE_COLOUR,
     IllegalMoveError,
     Move,
-    Position,
     parse_square,
 )
+from kamisado.rules.match import Match
+from kamisado.rules.notation import move_entries
+from kamisado.rules.position import Position
 
 DATA = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())
 

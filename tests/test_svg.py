@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from kamisado.pictures import svg
-from kamisado.rules.match import Match
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     COLOUR_NAMES,
     SIDE_NAMES,
     SQUARE_COLOUR,
     SQUARE_NAMES,
-    Position,
     parse_square,
 )
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 from kamisado.rules.record import Record, replay
 
 FIG9 = json.loads((Path(__file__).parent / "data" / "rulebook.json").read_text())["fig9"]

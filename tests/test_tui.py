@@ -22,8 +22,9 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 from kamisado.engine.levels import Player
+from kamisado.rules.board import Move, parse_square
 from kamisado.rules.match import Match
-from kamisado.rules.position import Move, Position, parse_square
+from kamisado.rules.position import Position
 from kamisado.rules.record import Record, load, read, save, write
 from kamisado.tui import Options, main, parse_args, think_move
 from kamisado.tui.app import (

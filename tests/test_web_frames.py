@@ -12,15 +12,15 @@ import pytest
 from starlette.testclient import TestClient
 
 from kamisado.rules import record
-from kamisado.rules.match import Match
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     COLOUR_NAMES,
     SIDE_LETTERS,
     SQUARE_NAMES,
     IllegalMoveError,
     Move,
-    Position,
 )
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 from kamisado.web.messages import (
     CreatedFrame,
     ErrorFrame,

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from kamisado import engine
 from kamisado.engine.levels import winning_replies
-from kamisado.rules.position import START_KPN, Move, Position
+from kamisado.rules.board import START_KPN, Move
+from kamisado.rules.position import Position
 
 STARTS = [START_KPN, START_KPN.replace(" b - ", " g - ")]
 

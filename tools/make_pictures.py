@@ -23,8 +23,9 @@ sys.path.insert(0, str(ROOT))  # this checkout's kamisado, whatever is installed
 
 from kamisado.pictures import svg  # noqa: E402
 from kamisado.pictures.gif import save_gif  # noqa: E402
+from kamisado.rules.board import Move  # noqa: E402
 from kamisado.rules.match import Match  # noqa: E402
-from kamisado.rules.position import Move, Position  # noqa: E402
+from kamisado.rules.position import Position  # noqa: E402
 
 OUT = ROOT / "docs" / "pictures"
 

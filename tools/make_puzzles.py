@@ -33,8 +33,9 @@ from pathlib import Path
 from kamisado.engine import clear_tables, solve
 from kamisado.engine.levels import player
 from kamisado.lessons import puzzle_reply
+from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import MATCH_NAMES, Match
-from kamisado.rules.position import SIDE_LETTERS, Position
+from kamisado.rules.position import Position
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "kamisado" / "data" / "puzzles.json"

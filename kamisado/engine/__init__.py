@@ -57,7 +57,8 @@ from typing import Any, Protocol
 from kamisado.engine._backend import BACKEND
 from kamisado.engine._backend import impl as _c
 from kamisado.engine.limits import Limit, Score
-from kamisado.rules.position import SIDE_NAMES, Move, Position
+from kamisado.rules.board import SIDE_NAMES, Move
+from kamisado.rules.position import Position
 
 __all__ = [
     "BACKEND",

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from kamisado.rules import position as _core
-from kamisado.rules.position import RANGE, RAYS, SQUARE_COLOUR
+from kamisado.rules.board import RANGE, RAYS, SQUARE_COLOUR
 
 #: Exact values of the solver: a win in n moves is ``MATE - n``.
 MATE = 30000

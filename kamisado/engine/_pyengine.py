@@ -57,7 +57,7 @@ from kamisado.engine._pyboard import (
     occupancy,
 )
 from kamisado.rules import position as _core
-from kamisado.rules.position import SQUARE_COLOUR, START_KPN
+from kamisado.rules.board import SQUARE_COLOUR, START_KPN
 
 __all__ = [
     "DEFAULT_WEIGHTS",

@@ -44,7 +44,7 @@ from kamisado.engine._pyboard import (
     splitmix,
 )
 from kamisado.rules import position as _core
-from kamisado.rules.position import GOAL_RANK, RING_POINTS, SQUARE_COLOUR
+from kamisado.rules.board import GOAL_RANK, RING_POINTS, SQUARE_COLOUR
 
 _S_INF = 30000
 _F_LOWER, _F_UPPER, _F_EXACT = 1, 2, 3

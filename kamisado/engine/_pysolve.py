@@ -39,7 +39,7 @@ from kamisado.engine._pyboard import (
     safe_replies_fn,
 )
 from kamisado.rules import position as _core
-from kamisado.rules.position import GOAL_RANK, SQUARE_COLOUR
+from kamisado.rules.board import GOAL_RANK, SQUARE_COLOUR
 
 _SV_INF = 32000
 _LOSE2 = -(1 << 28)

@@ -34,7 +34,8 @@ from kamisado.engine.review import (
     format_line,
 )
 from kamisado.rules import record
-from kamisado.rules.position import KamisadoError, Position
+from kamisado.rules.board import KamisadoError
+from kamisado.rules.position import Position
 
 __all__ = ["format_score", "main_analyse", "main_best", "main_solve"]
 

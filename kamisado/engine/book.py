@@ -16,7 +16,8 @@ from __future__ import annotations
 from functools import cache
 from importlib import resources
 
-from kamisado.rules.position import MalformedError, Move, Position
+from kamisado.rules.board import MalformedError, Move
+from kamisado.rules.position import Position
 
 __all__ = ["entries", "lookup"]
 

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from kamisado.rules.board import BLACK, GOLD, RING_POINTS
 from kamisado.rules.match import FILL, OVER, Match
-from kamisado.rules.position import BLACK, GOLD, RING_POINTS
 
 __all__ = [
     "EquityModel",

@@ -55,8 +55,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from kamisado.engine.limits import Limit
+from kamisado.rules.board import BLACK, RING_POINTS, Move
 from kamisado.rules.match import FILLS, Match
-from kamisado.rules.position import BLACK, RING_POINTS, Move, Position
+from kamisado.rules.position import Position
 
 if TYPE_CHECKING:
     from kamisado.engine import SolveResult

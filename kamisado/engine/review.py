@@ -33,15 +33,9 @@ from kamisado import engine
 from kamisado.engine.equity import equity_of
 from kamisado.engine.limits import MATCH_TIER, WIN_BASE, Limit, Score
 from kamisado.pictures.graph import Point
+from kamisado.rules.board import BLACK, RING_POINTS, SIDE_LETTERS, SIDE_NAMES, Move
 from kamisado.rules.match import Match
-from kamisado.rules.position import (
-    BLACK,
-    RING_POINTS,
-    SIDE_LETTERS,
-    SIDE_NAMES,
-    Move,
-    Position,
-)
+from kamisado.rules.position import Position
 from kamisado.rules.record import Record, replay
 
 __all__ = [

@@ -27,8 +27,9 @@ from typing import Any
 from PIL import Image, ImageChops, ImageColor, ImageDraw, ImageFont
 
 from kamisado.pictures.svg import board, marks
+from kamisado.rules.board import COLOUR_NAMES, SIDE_NAMES
 from kamisado.rules.match import Match
-from kamisado.rules.position import COLOUR_NAMES, SIDE_NAMES, Position
+from kamisado.rules.position import Position
 from kamisado.rules.record import Record, ReplayStep, replay
 
 __all__ = ["END_HOLD", "SUPERSAMPLE", "caption", "frames", "image", "paint", "png", "save_gif"]

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple, Protocol
 
 from kamisado.pictures.svg import SIDE_FILL, SIDE_MARK, _n, _Out
-from kamisado.rules.position import BLACK, SIDE_NAMES
+from kamisado.rules.board import BLACK, SIDE_NAMES
 
 __all__ = [
     "CP_RANGE",

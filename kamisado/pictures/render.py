@@ -7,14 +7,14 @@
 
 from __future__ import annotations
 
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
     GOAL,
     SIDE_NAMES,
     SQUARE_COLOUR,
-    Position,
 )
+from kamisado.rules.position import Position
 
 __all__ = ["RGB", "describe", "render"]
 

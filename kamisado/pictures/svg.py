@@ -28,17 +28,17 @@ from importlib import resources
 from typing import TypedDict
 from xml.sax.saxutils import escape, quoteattr
 
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     COLOUR_NAMES,
     SIDE_NAMES,
     SQUARE_COLOUR,
     SQUARE_NAMES,
     Move,
-    Position,
     parse_colour,
     parse_square,
 )
+from kamisado.rules.position import Position
 
 __all__ = [
     "BORDER",

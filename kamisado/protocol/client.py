@@ -40,8 +40,9 @@ from types import TracebackType
 from typing import IO, Any, TypeVar
 
 from kamisado.engine.limits import SCORE_KINDS, Limit, Score
+from kamisado.rules.board import KamisadoError, MalformedError, Move
 from kamisado.rules.match import FILL, FILLS, PLAYING, Match
-from kamisado.rules.position import KamisadoError, MalformedError, Move, Position
+from kamisado.rules.position import Position
 
 __all__ = [
     "DEFAULT_TIMEOUT",

@@ -52,8 +52,9 @@ from kamisado.engine._backend import BACKEND
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.engine.limits import MATCH_TIER, Limit, Score
 from kamisado.engine.runner import Runner
+from kamisado.rules.board import START_KPN, KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
-from kamisado.rules.position import START_KPN, KamisadoError, Move, Position
+from kamisado.rules.position import Position
 
 __all__ = [
     "AUTHOR",

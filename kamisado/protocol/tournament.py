@@ -61,8 +61,9 @@ from kamisado.protocol.client import (
     KeiEngine,
 )
 from kamisado.protocol.elo import elo_table, format_table
+from kamisado.rules.board import SIDE_NAMES, KamisadoError
 from kamisado.rules.match import FILL, OVER, PLAYING, Match
-from kamisado.rules.position import SIDE_NAMES, KamisadoError, Position
+from kamisado.rules.position import Position
 from kamisado.rules.record import TITLE, GameEnd, Record, load, read, start_kpn, write
 
 __all__ = [

@@ -13,17 +13,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from kamisado.rules.match import FILLS, MATCH_NAMES, OVER, Match, Round
-from kamisado.rules.notation import (
-    Entry,
-    WordError,
-    Written,
-    candidates,
-    move_entries,
-    read_entry,
-    resolve,
-)
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     COLOUR_NAMES,
     DEADLOCK,
@@ -36,9 +26,19 @@ from kamisado.rules.position import (
     KamisadoError,
     Move,
     Outcome,
-    Position,
     start_kpn,
 )
+from kamisado.rules.match import FILLS, MATCH_NAMES, OVER, Match, Round
+from kamisado.rules.notation import (
+    Entry,
+    WordError,
+    Written,
+    candidates,
+    move_entries,
+    read_entry,
+    resolve,
+)
+from kamisado.rules.position import Position
 from kamisado.rules.record import (
     _KEY_RE,
     _ROUND_RE,

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     COLOUR_LETTERS,
     COLOUR_NAMES,
@@ -37,10 +37,10 @@ from kamisado.rules.position import (
     MalformedError,
     Move,
     Outcome,
-    Position,
     TextEnum,
     start_kpn,
 )
+from kamisado.rules.position import Position
 
 __all__ = [
     "FILL",

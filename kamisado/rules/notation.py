@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     COLOUR_LETTERS,
     COLOUR_NAMES,
     FORWARD,
@@ -42,9 +42,9 @@ from kamisado.rules.position import (
     IllegalMoveError,
     MalformedError,
     Move,
-    Position,
     parse_colour,
 )
+from kamisado.rules.position import Position
 
 __all__ = [
     "DIRECTIONS",
@@ -475,7 +475,7 @@ def parse_move(pos: Position, text: str) -> Move:
     >>> parse_move(pos, "c5")
     Traceback (most recent call last):
     ...
-    kamisado.rules.position.AmbiguousMoveError: 'c5' fits 2 legal moves: c1-c5, g1-c5
+    kamisado.AmbiguousMoveError: 'c5' fits 2 legal moves: c1-c5, g1-c5
     """
     return resolve(pos, read_text(text), text)
 

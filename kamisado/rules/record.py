@@ -39,13 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple, overload
 
-from kamisado.rules.match import OVER, Match, Round
-from kamisado.rules.notation import (
-    Entry,
-    entries_after_load,
-    move_entries,
-)
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     BLACK,
     COLOUR_LETTERS,
     COLOUR_NAMES,
@@ -57,8 +51,14 @@ from kamisado.rules.position import (
     MalformedError,
     Move,
     Outcome,
-    Position,
 )
+from kamisado.rules.match import OVER, Match, Round
+from kamisado.rules.notation import (
+    Entry,
+    entries_after_load,
+    move_entries,
+)
+from kamisado.rules.position import Position
 
 __all__ = [
     "REASONS",
@@ -128,11 +128,11 @@ class GameEnd:
     >>> GameEnd(2, "time")
     Traceback (most recent call last):
     ...
-    kamisado.rules.position.MalformedError: a game's winner is 0 (Black) or 1 (Gold), found 2
+    kamisado.MalformedError: a game's winner is 0 (Black) or 1 (Gold), found 2
     >>> GameEnd(0, "forfeit")
     Traceback (most recent call last):
     ...
-    kamisado.rules.position.MalformedError: a game ends by goal, deadlock, time, illegal move, \
+    kamisado.MalformedError: a game ends by goal, deadlock, time, illegal move, \
 crash, no answer, resignation or abandonment, found 'forfeit'
     """
 
@@ -282,7 +282,7 @@ class Record:
         >>> Record.new(Match(3), end=GameEnd(0, "goal"))
         Traceback (most recent call last):
         ...
-        kamisado.rules.position.MalformedError: a game ends by goal only by the rules, as the moves \
+        kamisado.MalformedError: a game ends by goal only by the rules, as the moves \
 show; an early end is one of time, illegal move, crash, no answer, resignation, abandonment
         """
         if date is None:
@@ -473,7 +473,7 @@ def _scores(match: Match) -> list[list[int]]:
 def winner_text(outcome: Outcome, points: int, score: list[int]) -> str:
     """The text of a ``Winner:`` line (after ``Winner: ``).
 
-    >>> from kamisado.rules.position import Outcome
+    >>> from kamisado.rules.board import Outcome
     >>> winner_text(Outcome(1, 5, "goal", 0), 1, [0, 1])
     'Gold, purple tower, goal, 1 point (Black 0, Gold 1)'
     """
@@ -525,7 +525,8 @@ def entry_lines(entries: list[Entry]) -> list[str]:
     """A round's move lines as a record writes them: numbered, Black's entry
     in the first column (``...`` when Gold opens), Gold's in the second.
 
-    >>> from kamisado.rules.position import Move, Position
+    >>> from kamisado.rules.board import Move
+    >>> from kamisado.rules.position import Position
     >>> from kamisado.rules.notation import move_entries
     >>> pos, entries = Position(), []
     >>> for text in ("c1-c5", "b8-b3"):
@@ -588,7 +589,7 @@ def decode(data: bytes) -> str:
     >>> decode(b"Kamisado\\nbad \\xff here")
     Traceback (most recent call last):
     ...
-    kamisado.rules.position.MalformedError: line 2, column 5: expected UTF-8 text, found the byte 0xff
+    kamisado.MalformedError: line 2, column 5: expected UTF-8 text, found the byte 0xff
     """
     try:
         return data.decode("utf-8-sig")

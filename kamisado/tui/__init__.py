@@ -30,8 +30,9 @@ from dataclasses import dataclass
 
 from kamisado.args import Parser, int_between
 from kamisado.engine.levels import LEVELS, SEED_MAX, Player
+from kamisado.rules.board import Move
 from kamisado.rules.match import Match
-from kamisado.rules.position import Move, Position
+from kamisado.rules.position import Position
 
 __all__ = ["MATCH_TARGETS", "Options", "main", "parse_args", "think_fill", "think_move"]
 

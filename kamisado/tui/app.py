@@ -44,9 +44,9 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Static
 
 from kamisado.engine.levels import LEVELS, Player
+from kamisado.rules.board import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.notation import move_entries
-from kamisado.rules.position import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
 from kamisado.rules.record import Record, load, save
 from kamisado.tui import Options, think_fill, think_move
 from kamisado.tui.board import BoardView

@@ -26,7 +26,8 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from kamisado.pictures.render import RGB
-from kamisado.rules.position import COLOUR_LETTERS, SQUARE_COLOUR, Move, Position
+from kamisado.rules.board import COLOUR_LETTERS, SQUARE_COLOUR, Move
+from kamisado.rules.position import Position
 
 __all__ = ["MOVE_START", "BoardView"]
 

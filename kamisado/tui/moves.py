@@ -36,9 +36,9 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from kamisado.rules.board import GOLD, SIDE_NAMES
 from kamisado.rules.match import Match
 from kamisado.rules.notation import Entry
-from kamisado.rules.position import GOLD, SIDE_NAMES
 from kamisado.rules.record import entry_lines, match_entries
 
 __all__ = ["MoveList", "move_list_lines", "move_list_rows"]

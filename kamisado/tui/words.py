@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kamisado.engine.levels import Player
+from kamisado.rules.board import COLOUR_NAMES, GOAL, SIDE_NAMES, Move
 from kamisado.rules.match import FILL, MATCH_NAMES, OVER, Match
 from kamisado.rules.notation import Entry
-from kamisado.rules.position import COLOUR_NAMES, GOAL, SIDE_NAMES, Move
 
 __all__ = [
     "move_news",

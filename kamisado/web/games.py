@@ -33,8 +33,8 @@ from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
+from kamisado.rules.board import SIDE_LETTERS, KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
-from kamisado.rules.position import SIDE_LETTERS, KamisadoError, Move
 from kamisado.rules.record import GameEnd, Record
 from kamisado.web import worker
 from kamisado.web.clocks import ClockState

@@ -31,8 +31,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import Match
-from kamisado.rules.position import SIDE_LETTERS
 from kamisado.web.clocks import TimeControl, parse_control
 from kamisado.web.games import Conn, GameError, Hub, now_ms
 from kamisado.web.messages import (

@@ -28,9 +28,7 @@ from functools import cached_property
 from typing import Any, TypedDict
 
 from kamisado.engine.levels import LEVELS
-from kamisado.rules.match import FILLS, Match
-from kamisado.rules.notation import Entry, move_entries
-from kamisado.rules.position import (
+from kamisado.rules.board import (
     COLOUR_NAMES,
     FORWARD,
     RAYS,
@@ -39,8 +37,10 @@ from kamisado.rules.position import (
     TARGETS,
     Move,
     Outcome,
-    Position,
 )
+from kamisado.rules.match import FILLS, Match
+from kamisado.rules.notation import Entry, move_entries
+from kamisado.rules.position import Position
 from kamisado.rules.record import match_entries
 from kamisado.web.clocks import TimeControl, parse_control
 

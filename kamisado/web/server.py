@@ -37,8 +37,9 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kamisado.pictures import svg
 from kamisado.rules import record as records
+from kamisado.rules.board import SIDE_LETTERS, KamisadoError, Move
 from kamisado.rules.match import OVER
-from kamisado.rules.position import SIDE_LETTERS, KamisadoError, Move, Position
+from kamisado.rules.position import Position
 from kamisado.web import worker
 from kamisado.web.games import Conn, Game, GameError, Hub
 from kamisado.web.guard import (
@@ -158,7 +159,7 @@ async def read_body(request: Request, limit: int) -> bytes | Response:
 
 def board_rows() -> list[list[str]]:
     """The colour of every square, rank 1 first, files a to h (from the rules core)."""
-    from kamisado.rules.position import COLOUR_NAMES, SQUARE_COLOUR
+    from kamisado.rules.board import COLOUR_NAMES, SQUARE_COLOUR
 
     return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
 

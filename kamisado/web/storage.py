@@ -53,8 +53,8 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from kamisado.rules.board import START_KPN, start_kpn
 from kamisado.rules.match import PLAYING
-from kamisado.rules.position import START_KPN, start_kpn
 from kamisado.web.clocks import ClockState, TimeControl
 from kamisado.web.migrations import upgrade
 from kamisado.web.ratings import Rating, rate_game

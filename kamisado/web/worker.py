@@ -21,8 +21,9 @@ import time
 from typing import Any
 
 from kamisado.engine.limits import Limit
+from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import FILL, Match
-from kamisado.rules.position import SIDE_LETTERS, Position
+from kamisado.rules.position import Position
 
 __all__ = [
     "analyse",
@@ -126,7 +127,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     >>> a = analyse("obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0", 50, lines=2)
     >>> a["lines"][0]
     {'move': 'g8-g2', 'kind': 'win', 'value': 3, 'pv': ['g8-g2', 'h1-h2', 'f8-f1']}
-    >>> from kamisado.rules.position import START_KPN
+    >>> from kamisado.rules.board import START_KPN
     >>> len(a["lines"]), "lines" in analyse(START_KPN, 50)
     (2, False)
     """
