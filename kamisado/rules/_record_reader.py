@@ -213,6 +213,306 @@ class _Line(NamedTuple):
     text: str
 
 
+def _check_result(
+    match: Match, headers: dict[str, str], line: _Line, value: str, col: int
+) -> GameEnd | None:
+    """Check the ``Result:`` line against the replayed match; the early
+    end it states (or an old ``Forfeit:`` header states), if any."""
+    over = match.state == OVER
+    now = (
+        f"the replayed match is over ({_score(match.points)},"
+        f" {(game_end(match) or GameEnd(0, 'goal')).reason})"
+        if over
+        else f"the replayed match is unfinished ({_score(match.points)})"
+    )
+    if value == "unfinished":
+        if over:
+            raise _fail(
+                line.number,
+                col,
+                f"expected the result {result_text(match)!r} ({now}), found {value!r}",
+            )
+        forfeit = headers.get("Forfeit")
+        return None if forfeit is None else _forfeit_end(forfeit)
+    m = _RESULT_RE.fullmatch(value)
+    if not m:
+        wanted = result_text(match)
+        raise _fail(
+            line.number,
+            col,
+            f"expected a result ({_RESULT_FORMS}); here {wanted!r}"
+            + ("" if over else " or an early end")
+            + f" ({now}), found {value!r}",
+        )
+
+    def at(group: str) -> int:
+        return col + m.start(group)
+
+    reason, side, detail = m["reason"], m["side"], m["detail"]
+    if reason is not None and reason not in REASONS:
+        raise _fail(
+            line.number,
+            at("reason"),
+            f"expected how the game ended ({', '.join(REASONS)}), found {reason!r}",
+        )
+    score_error = _fail(
+        line.number,
+        at("score"),
+        f"expected the score {_score(match.points)!r} ({now}), found {m['score']!r}",
+    )
+    if over:
+        natural = game_end(match)
+        assert natural is not None
+        if side is not None or (reason is not None and reason not in NATURAL_REASONS):
+            what = f"an early end ({reason})" if reason else "a winner before the score"
+            raise _fail(
+                line.number,
+                col,
+                f"expected the result {result_text(match)!r} ({now}), found {what}:"
+                f" {value!r}",
+            )
+        if m["score"] != _score(match.points):
+            raise score_error
+        if reason is not None and reason != natural.reason:
+            raise _fail(
+                line.number,
+                at("reason"),
+                f"expected how the match ended {natural.reason!r} ({now}), found"
+                f" {reason!r}",
+            )
+        if detail is not None:
+            raise _fail(
+                line.number,
+                at("detail") - 2,
+                f"expected ')' after {natural.reason!r}: a match over by the rules"
+                f" has no detail; found {value[m.start('detail') - 2 :]!r}",
+            )
+        return None
+    if side is None and reason is None:
+        raise _fail(
+            line.number,
+            col,
+            f"expected the result 'unfinished' ({now}) or an early end such as"
+            f" 'Gold wins, {_score(match.points)} (time)', found {value!r}",
+        )
+    if reason in NATURAL_REASONS:
+        raise _fail(
+            line.number,
+            at("reason"),
+            f"expected 'unfinished' or an early end ({', '.join(EARLY_REASONS)}):"
+            f" {now}, so it did not end by {reason}; found {value!r}",
+        )
+    if side is None:
+        raise _fail(
+            line.number,
+            col,
+            f"expected the winner of an early end ('Black wins, ' or 'Gold wins, ')"
+            f" before the score, found {value!r}",
+        )
+    if reason is None:
+        raise _fail(
+            line.number,
+            col + len(value),
+            f"expected how the game ended after the score, e.g. ' (time)' (one of"
+            f" {', '.join(EARLY_REASONS)}), found end of line",
+        )
+    if m["score"] != _score(match.points):
+        raise score_error
+    try:
+        return GameEnd(SIDE_NAMES.index(side), reason, detail or "")
+    except KamisadoError as exc:
+        raise _fail(line.number, at("detail"), str(exc)) from None
+
+def _match_type(value: str, ln: int, col: int) -> tuple[int, bool]:
+    if value in _TARGETS_BY_NAME:
+        return _TARGETS_BY_NAME[value], False
+    m = _SERIES_RE.fullmatch(value)
+    if m:
+        return int(m[1]), True
+    raise _fail(
+        ln,
+        col,
+        f"expected a match type ({_MATCH_TYPES}), found {value!r}",
+    )
+
+def _next_round(
+    match: Match,
+    head: _Line,
+    m: re.Match[str],
+    number: int,
+    indent: int,
+    start_line: _Line | None,
+    start_text: str,
+    start_col: int,
+) -> None:
+    prev = match.rounds[number - 2]
+    text = head.text.strip()
+    if prev.outcome is None:
+        raise _fail(
+            head.number,
+            indent + 1,
+            f"round {number - 1} has not ended ({_wanted(match.position)} is"
+            f" next), found {text!r}",
+        )
+    if match.state == OVER:
+        raise _fail(
+            head.number,
+            indent + 1,
+            f"the match is over ({_score(match.points)}), found {text!r}",
+        )
+    winner = SIDE_NAMES[prev.outcome.winner]
+    if match.series:
+        if m["fill"]:
+            raise _fail(
+                head.number,
+                indent + 1 + m.start("side") - 1,
+                f"expected 'Round {number}': every round of a series starts from the"
+                f" colour-matching start, with no fill; found {text!r}",
+            )
+        assert len(match.rounds) == number
+    else:
+        if not m["fill"]:
+            raise _fail(
+                head.number,
+                indent + len(text) + 1,
+                f"expected '({winner} fills left)' or '({winner} fills right)' after"
+                f" 'Round {number}' ({winner} won round {number - 1}), found end of line",
+            )
+        if m["side"] != winner:
+            raise _fail(
+                head.number,
+                indent + 1 + m.start("side"),
+                f"expected {winner!r} ({winner} won round {number - 1} and chooses"
+                f" the fill), found {m['side']!r}",
+            )
+        assert m["fill"] in FILLS
+        match.choose_fill(m["fill"])
+    if start_line is None:
+        return
+    wanted = match.current.start.kpn()
+    try:
+        found = Position(start_text).kpn()
+    except KamisadoError as exc:
+        raise _fail(start_line.number, start_col, f"bad start position: {exc}") from None
+    if found != wanted:
+        how = (
+            "the series' colour-matching start"
+            if match.series
+            else f"the rules' regrouping after {winner} fills {m['fill']}"
+        )
+        raise _fail(
+            start_line.number,
+            start_col,
+            f"expected the start {wanted!r} ({how}), found {start_text!r}",
+        )
+
+def _next_text(pos: Position, pending: list[Entry], pusher: int) -> str:
+    if pending:
+        return _describe_pending(pending[0], pusher)
+    if pos.outcome is not None:
+        return f"no more entries ({_over_text(pos.outcome)})"
+    return _wanted(pos)
+
+def _misplaced_rules_entry(pos: Position, tok: _Token) -> None:
+    side = SIDE_NAMES[pos.turn]
+    assert tok.written is not None
+    if tok.written.direction == "":
+        if pos.must_move < 0:
+            reason = f"{side} chooses any tower for the first move of the round"
+        elif tok.written.colour == pos.must_move:
+            reason = f"{_tower(pos.turn, pos.must_move)} can move, so it does not pass"
+        else:
+            reason = "the rules pass only the tower that must move when it is blocked"
+        raise _fail(
+            tok.line,
+            tok.col,
+            f"expected {_wanted(pos)}, found {tok.describe()}: {reason}",
+        )
+    raise _fail(
+        tok.line,
+        tok.col,
+        f"expected {_wanted(pos)}, found {tok.describe()}: a tower moves back only"
+        " when the move just before it was a Sumo push",
+    )
+
+def _resolve(pos: Position, tok: _Token) -> Move:
+    """The move ``tok`` names, by the notation's resolver; the reasons
+    for refusing it are worded for a record, with line and column."""
+    w = tok.written
+    assert w is not None
+    if w.form == "square":
+        try:
+            return resolve(pos, w, tok.text)
+        except KamisadoError as exc:
+            raise _fail(tok.line, tok.col, str(exc), type(exc)) from None
+    side = pos.turn
+    if w.form != "dest" and pos.must_move >= 0 and w.colour != pos.must_move:
+        raise _fail(
+            tok.line,
+            tok.col,
+            f"expected {_wanted(pos)}, found {tok.text!r} (the"
+            f" {COLOUR_NAMES[w.colour]} tower)",
+            IllegalMoveError,
+        )
+    hits = candidates(pos, w)
+    if not hits and w.form == "dest":
+        raise _fail(
+            tok.line,
+            tok.col,
+            f"expected {_wanted(pos)}, found {tok.text!r}: no legal move goes to"
+            f" {tok.text}",
+            IllegalMoveError,
+        )
+    if not hits:
+        tower = _tower(side, w.colour)
+        mine = candidates(pos, w._replace(direction=None, distance=None))
+        if mine:
+            options = ", ".join(
+                sorted(
+                    " ".join(e.long().split()[1:3]) for e in
+                    (move_entries(pos, mv)[0] for mv in mine)
+                )
+            )
+            why = f"{tower} can move only {options}"
+        else:
+            why = f"{tower} cannot move"
+        raise _fail(
+            tok.line, tok.col, f"{tok.text!r} is not a legal move: {why}", IllegalMoveError
+        )
+    if len(hits) > 1:
+        names = ", ".join(sorted(str(h) for h in hits))
+        raise _fail(
+            tok.line,
+            tok.col,
+            f"{tok.text!r} fits {len(hits)} legal moves ({names}); write more of it",
+            AmbiguousMoveError,
+        )
+    move = hits[0]
+    if w.finish is not None and SQUARE_COLOUR[move.to_square] != w.finish:
+        actual = COLOUR_NAMES[SQUARE_COLOUR[move.to_square]]
+        raise _fail(
+            tok.line,
+            tok.finish_col,
+            f"expected the finish colour {actual.capitalize()!r} ({move} ends on"
+            f" {_a(SQUARE_COLOUR[move.to_square])}), found"
+            f" {COLOUR_NAMES[w.finish].capitalize()!r}",
+        )
+    return move
+
+def _winner_wanted(match: Match, number: int) -> str:
+    rnd = match.rounds[number - 1]
+    assert rnd.outcome is not None
+    scores = _scores(match)
+    score = scores[number - 1]
+    before = (
+        scores[number - 2]
+        if number > 1
+        else ([0, 0] if match.series else match.rounds[0].start.points)
+    )
+    w = rnd.outcome.winner
+    return winner_text(rnd.outcome, score[w] - before[w], score)
+
+
 class _Reader:
     def __init__(self, text: str) -> None:
         if text.startswith("\ufeff"):
@@ -274,7 +574,7 @@ class _Reader:
             ):
                 raise _fail(line.number, indent + 1, f"header {key!r} appears twice")
             if key == "Match":
-                target, series = self.match_type(value, line.number, vcol)
+                target, series = _match_type(value, line.number, vcol)
                 match_line = (line, target, series)
             elif key == "Result":
                 result_line = (line, value, vcol)
@@ -302,130 +602,8 @@ class _Reader:
         assert match_line is not None and result_line is not None
         match = self.rounds(match_line[1], match_line[2])
         line, value, vcol = result_line
-        end = self.result(match, headers, line, value, vcol)
+        end = _check_result(match, headers, line, value, vcol)
         return Record(headers, match, end)
-
-    def result(
-        self, match: Match, headers: dict[str, str], line: _Line, value: str, col: int
-    ) -> GameEnd | None:
-        """Check the ``Result:`` line against the replayed match; the early
-        end it states (or an old ``Forfeit:`` header states), if any."""
-        over = match.state == OVER
-        now = (
-            f"the replayed match is over ({_score(match.points)},"
-            f" {(game_end(match) or GameEnd(0, 'goal')).reason})"
-            if over
-            else f"the replayed match is unfinished ({_score(match.points)})"
-        )
-        if value == "unfinished":
-            if over:
-                raise _fail(
-                    line.number,
-                    col,
-                    f"expected the result {result_text(match)!r} ({now}), found {value!r}",
-                )
-            forfeit = headers.get("Forfeit")
-            return None if forfeit is None else _forfeit_end(forfeit)
-        m = _RESULT_RE.fullmatch(value)
-        if not m:
-            wanted = result_text(match)
-            raise _fail(
-                line.number,
-                col,
-                f"expected a result ({_RESULT_FORMS}); here {wanted!r}"
-                + ("" if over else " or an early end")
-                + f" ({now}), found {value!r}",
-            )
-
-        def at(group: str) -> int:
-            return col + m.start(group)
-
-        reason, side, detail = m["reason"], m["side"], m["detail"]
-        if reason is not None and reason not in REASONS:
-            raise _fail(
-                line.number,
-                at("reason"),
-                f"expected how the game ended ({', '.join(REASONS)}), found {reason!r}",
-            )
-        score_error = _fail(
-            line.number,
-            at("score"),
-            f"expected the score {_score(match.points)!r} ({now}), found {m['score']!r}",
-        )
-        if over:
-            natural = game_end(match)
-            assert natural is not None
-            if side is not None or (reason is not None and reason not in NATURAL_REASONS):
-                what = f"an early end ({reason})" if reason else "a winner before the score"
-                raise _fail(
-                    line.number,
-                    col,
-                    f"expected the result {result_text(match)!r} ({now}), found {what}:"
-                    f" {value!r}",
-                )
-            if m["score"] != _score(match.points):
-                raise score_error
-            if reason is not None and reason != natural.reason:
-                raise _fail(
-                    line.number,
-                    at("reason"),
-                    f"expected how the match ended {natural.reason!r} ({now}), found"
-                    f" {reason!r}",
-                )
-            if detail is not None:
-                raise _fail(
-                    line.number,
-                    at("detail") - 2,
-                    f"expected ')' after {natural.reason!r}: a match over by the rules"
-                    f" has no detail; found {value[m.start('detail') - 2 :]!r}",
-                )
-            return None
-        if side is None and reason is None:
-            raise _fail(
-                line.number,
-                col,
-                f"expected the result 'unfinished' ({now}) or an early end such as"
-                f" 'Gold wins, {_score(match.points)} (time)', found {value!r}",
-            )
-        if reason in NATURAL_REASONS:
-            raise _fail(
-                line.number,
-                at("reason"),
-                f"expected 'unfinished' or an early end ({', '.join(EARLY_REASONS)}):"
-                f" {now}, so it did not end by {reason}; found {value!r}",
-            )
-        if side is None:
-            raise _fail(
-                line.number,
-                col,
-                f"expected the winner of an early end ('Black wins, ' or 'Gold wins, ')"
-                f" before the score, found {value!r}",
-            )
-        if reason is None:
-            raise _fail(
-                line.number,
-                col + len(value),
-                f"expected how the game ended after the score, e.g. ' (time)' (one of"
-                f" {', '.join(EARLY_REASONS)}), found end of line",
-            )
-        if m["score"] != _score(match.points):
-            raise score_error
-        try:
-            return GameEnd(SIDE_NAMES.index(side), reason, detail or "")
-        except KamisadoError as exc:
-            raise _fail(line.number, at("detail"), str(exc)) from None
-
-    def match_type(self, value: str, ln: int, col: int) -> tuple[int, bool]:
-        if value in _TARGETS_BY_NAME:
-            return _TARGETS_BY_NAME[value], False
-        m = _SERIES_RE.fullmatch(value)
-        if m:
-            return int(m[1]), True
-        raise _fail(
-            ln,
-            col,
-            f"expected a match type ({_MATCH_TYPES}), found {value!r}",
-        )
 
     # -- rounds --------------------------------------------------------------------
 
@@ -496,81 +674,9 @@ class _Reader:
             except KamisadoError as exc:
                 raise _fail(ln, start_col or 1, str(exc)) from None
         else:
-            self.next_round(match, head, m, number, indent, start_line, start_text, start_col)
+            _next_round(match, head, m, number, indent, start_line, start_text, start_col)
         self.entries(match, number)
         return match
-
-    def next_round(
-        self,
-        match: Match,
-        head: _Line,
-        m: re.Match[str],
-        number: int,
-        indent: int,
-        start_line: _Line | None,
-        start_text: str,
-        start_col: int,
-    ) -> None:
-        prev = match.rounds[number - 2]
-        text = head.text.strip()
-        if prev.outcome is None:
-            raise _fail(
-                head.number,
-                indent + 1,
-                f"round {number - 1} has not ended ({_wanted(match.position)} is"
-                f" next), found {text!r}",
-            )
-        if match.state == OVER:
-            raise _fail(
-                head.number,
-                indent + 1,
-                f"the match is over ({_score(match.points)}), found {text!r}",
-            )
-        winner = SIDE_NAMES[prev.outcome.winner]
-        if match.series:
-            if m["fill"]:
-                raise _fail(
-                    head.number,
-                    indent + 1 + m.start("side") - 1,
-                    f"expected 'Round {number}': every round of a series starts from the"
-                    f" colour-matching start, with no fill; found {text!r}",
-                )
-            assert len(match.rounds) == number
-        else:
-            if not m["fill"]:
-                raise _fail(
-                    head.number,
-                    indent + len(text) + 1,
-                    f"expected '({winner} fills left)' or '({winner} fills right)' after"
-                    f" 'Round {number}' ({winner} won round {number - 1}), found end of line",
-                )
-            if m["side"] != winner:
-                raise _fail(
-                    head.number,
-                    indent + 1 + m.start("side"),
-                    f"expected {winner!r} ({winner} won round {number - 1} and chooses"
-                    f" the fill), found {m['side']!r}",
-                )
-            assert m["fill"] in FILLS
-            match.choose_fill(m["fill"])
-        if start_line is None:
-            return
-        wanted = match.current.start.kpn()
-        try:
-            found = Position(start_text).kpn()
-        except KamisadoError as exc:
-            raise _fail(start_line.number, start_col, f"bad start position: {exc}") from None
-        if found != wanted:
-            how = (
-                "the series' colour-matching start"
-                if match.series
-                else f"the rules' regrouping after {winner} fills {m['fill']}"
-            )
-            raise _fail(
-                start_line.number,
-                start_col,
-                f"expected the start {wanted!r} ({how}), found {start_text!r}",
-            )
 
     # -- entries -----------------------------------------------------------------------
 
@@ -630,7 +736,7 @@ class _Reader:
             raise _fail(
                 ln,
                 col,
-                f"expected the line 'Winner: {self.winner_wanted(match, number)}'"
+                f"expected the line 'Winner: {_winner_wanted(match, number)}'"
                 f" ({_over_text(rnd.outcome)}), found {self.found(end)}",
             )
         elif end is not None and not _ROUND_RE.match(end.text.strip()):
@@ -680,7 +786,7 @@ class _Reader:
                     tok.line,
                     tok.col,
                     "'...' only fills Black's empty column at the start of a round"
-                    f" that Gold begins; expected {self.next_text(pos, pending, pusher)},"
+                    f" that Gold begins; expected {_next_text(pos, pending, pusher)},"
                     " found '...'",
                 )
             if pending:
@@ -713,8 +819,8 @@ class _Reader:
                     IllegalMoveError,
                 )
             if tok.is_rules_entry:
-                self.misplaced_rules_entry(pos, tok)
-            move = self.resolve(pos, tok)
+                _misplaced_rules_entry(pos, tok)
+            move = _resolve(pos, tok)
             entries = move_entries(pos, move)
             pusher = pos.turn
             match.push_move(move)
@@ -728,113 +834,7 @@ class _Reader:
                 f"expected {_describe_pending(pending[0], pusher)}, found {self.found(end)}",
             )
 
-    def next_text(self, pos: Position, pending: list[Entry], pusher: int) -> str:
-        if pending:
-            return _describe_pending(pending[0], pusher)
-        if pos.outcome is not None:
-            return f"no more entries ({_over_text(pos.outcome)})"
-        return _wanted(pos)
-
-    def misplaced_rules_entry(self, pos: Position, tok: _Token) -> None:
-        side = SIDE_NAMES[pos.turn]
-        assert tok.written is not None
-        if tok.written.direction == "":
-            if pos.must_move < 0:
-                reason = f"{side} chooses any tower for the first move of the round"
-            elif tok.written.colour == pos.must_move:
-                reason = f"{_tower(pos.turn, pos.must_move)} can move, so it does not pass"
-            else:
-                reason = "the rules pass only the tower that must move when it is blocked"
-            raise _fail(
-                tok.line,
-                tok.col,
-                f"expected {_wanted(pos)}, found {tok.describe()}: {reason}",
-            )
-        raise _fail(
-            tok.line,
-            tok.col,
-            f"expected {_wanted(pos)}, found {tok.describe()}: a tower moves back only"
-            " when the move just before it was a Sumo push",
-        )
-
-    def resolve(self, pos: Position, tok: _Token) -> Move:
-        """The move ``tok`` names, by the notation's resolver; the reasons
-        for refusing it are worded for a record, with line and column."""
-        w = tok.written
-        assert w is not None
-        if w.form == "square":
-            try:
-                return resolve(pos, w, tok.text)
-            except KamisadoError as exc:
-                raise _fail(tok.line, tok.col, str(exc), type(exc)) from None
-        side = pos.turn
-        if w.form != "dest" and pos.must_move >= 0 and w.colour != pos.must_move:
-            raise _fail(
-                tok.line,
-                tok.col,
-                f"expected {_wanted(pos)}, found {tok.text!r} (the"
-                f" {COLOUR_NAMES[w.colour]} tower)",
-                IllegalMoveError,
-            )
-        hits = candidates(pos, w)
-        if not hits and w.form == "dest":
-            raise _fail(
-                tok.line,
-                tok.col,
-                f"expected {_wanted(pos)}, found {tok.text!r}: no legal move goes to"
-                f" {tok.text}",
-                IllegalMoveError,
-            )
-        if not hits:
-            tower = _tower(side, w.colour)
-            mine = candidates(pos, w._replace(direction=None, distance=None))
-            if mine:
-                options = ", ".join(
-                    sorted(
-                        " ".join(e.long().split()[1:3]) for e in
-                        (move_entries(pos, mv)[0] for mv in mine)
-                    )
-                )
-                why = f"{tower} can move only {options}"
-            else:
-                why = f"{tower} cannot move"
-            raise _fail(
-                tok.line, tok.col, f"{tok.text!r} is not a legal move: {why}", IllegalMoveError
-            )
-        if len(hits) > 1:
-            names = ", ".join(sorted(str(h) for h in hits))
-            raise _fail(
-                tok.line,
-                tok.col,
-                f"{tok.text!r} fits {len(hits)} legal moves ({names}); write more of it",
-                AmbiguousMoveError,
-            )
-        move = hits[0]
-        if w.finish is not None and SQUARE_COLOUR[move.to_square] != w.finish:
-            actual = COLOUR_NAMES[SQUARE_COLOUR[move.to_square]]
-            raise _fail(
-                tok.line,
-                tok.finish_col,
-                f"expected the finish colour {actual.capitalize()!r} ({move} ends on"
-                f" {_a(SQUARE_COLOUR[move.to_square])}), found"
-                f" {COLOUR_NAMES[w.finish].capitalize()!r}",
-            )
-        return move
-
     # -- winner lines ----------------------------------------------------------------------
-
-    def winner_wanted(self, match: Match, number: int) -> str:
-        rnd = match.rounds[number - 1]
-        assert rnd.outcome is not None
-        scores = _scores(match)
-        score = scores[number - 1]
-        before = (
-            scores[number - 2]
-            if number > 1
-            else ([0, 0] if match.series else match.rounds[0].start.points)
-        )
-        w = rnd.outcome.winner
-        return winner_text(rnd.outcome, score[w] - before[w], score)
 
     def winner(self, match: Match, rnd: Round, number: int, line: _Line) -> None:
         raw = line.text
@@ -847,10 +847,10 @@ class _Reader:
             raise _fail(
                 line.number,
                 raw.index("Winner:") + 1,
-                f"expected {self.next_text(match.position, [], 0)} (round {number} has"
+                f"expected {_next_text(match.position, [], 0)} (round {number} has"
                 f" not ended), found {raw.strip()!r}",
             )
-        wanted = self.winner_wanted(match, number)
+        wanted = _winner_wanted(match, number)
         if body == wanted:
             return
         m = _WINNER_RE.fullmatch(body)
