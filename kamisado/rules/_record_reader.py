@@ -97,7 +97,6 @@ _MATCH_TYPES = "Single Round, Standard, Long, Marathon or Series to N"
 _RULES = ("", "Back")  # directions of the entries the rules write (pass, pushed back)
 
 
-
 def _forfeit_end(text: str) -> GameEnd | None:
     """The early end an old ``Forfeit: Gold: reason`` header states: the
     other side wins; the reason from its words (else ``no answer``)."""
@@ -323,6 +322,7 @@ def _check_result(
     except KamisadoError as exc:
         raise _fail(line.number, at("detail"), str(exc)) from None
 
+
 def _match_type(value: str, ln: int, col: int) -> tuple[int, bool]:
     if value in _TARGETS_BY_NAME:
         return _TARGETS_BY_NAME[value], False
@@ -334,6 +334,7 @@ def _match_type(value: str, ln: int, col: int) -> tuple[int, bool]:
         col,
         f"expected a match type ({_MATCH_TYPES}), found {value!r}",
     )
+
 
 def _next_round(
     match: Match,
@@ -406,12 +407,14 @@ def _next_round(
             f"expected the start {wanted!r} ({how}), found {start_text!r}",
         )
 
+
 def _next_text(pos: Position, pending: list[Entry], pusher: int) -> str:
     if pending:
         return _describe_pending(pending[0], pusher)
     if pos.outcome is not None:
         return f"no more entries ({_over_text(pos.outcome)})"
     return _wanted(pos)
+
 
 def _misplaced_rules_entry(pos: Position, tok: _Token) -> None:
     side = SIDE_NAMES[pos.turn]
@@ -434,6 +437,7 @@ def _misplaced_rules_entry(pos: Position, tok: _Token) -> None:
         f"expected {_wanted(pos)}, found {tok.describe()}: a tower moves back only"
         " when the move just before it was a Sumo push",
     )
+
 
 def _resolve(pos: Position, tok: _Token) -> Move:
     """The move ``tok`` names, by the notation's resolver; the reasons
@@ -498,6 +502,7 @@ def _resolve(pos: Position, tok: _Token) -> Move:
             f" {COLOUR_NAMES[w.finish].capitalize()!r}",
         )
     return move
+
 
 def _winner_wanted(match: Match, number: int) -> str:
     rnd = match.rounds[number - 1]
