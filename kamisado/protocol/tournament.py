@@ -82,7 +82,6 @@ class OptionsError(ValueError):
     """A player's option is not one its engine declared, or its value does not fit."""
 
 
-
 class _LostOnTime(Exception):
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -96,7 +95,6 @@ def _ms(seconds: float) -> str:
 def _clock_text(seconds: float) -> str:
     seconds = max(seconds, 0.0)
     return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
-
 
 
 # -- the tournament ----------------------------------------------------------------------

@@ -37,6 +37,7 @@ are :mod:`kamisado.protocol.tournament_results`.
       1 novice    +223    288      4    4.0 100.0       .     4.0/4
       2 beginner  -223    288      4    0.0   0.0   0.0/4         .
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -457,7 +457,6 @@ class Config:
                 )
 
 
-
 @dataclass(frozen=True)
 class Game:
     """One scheduled game: its number (from 1), the two players, its seed, its opening."""
