@@ -332,7 +332,7 @@ PLUGINS: dict[str, tuple[str, str]] = {
     "worker": ("kamisado.web.jobs:main", "think for kamisado web --queue: computer moves and analysis"),
     "play": ("kamisado.tui:main", "play in the terminal"),
     "engine": ("kamisado.protocol.kei:main", "speak the engine protocol on stdin/stdout"),
-    "tournament": ("kamisado.protocol.tournament:main", "play a tournament between engines"),
+    "tournament": ("kamisado.protocol.tournament_cli:main", "play a tournament between engines"),
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kamisado.engine.levels import LEVELS
-from kamisado.protocol.kei import (
+from kamisado.protocol.kei_go import (
     SAFETY_MS,
     Go,
     Limits,
@@ -663,13 +663,13 @@ def test_a_job_that_fails_mid_search_still_gets_a_legal_move(
 ) -> None:
     """If the job raises (out of memory, a bug), the engine says so and
     still answers with the best move so far."""
-    from kamisado.protocol import kei
+    from kamisado.protocol import kei, kei_jobs
 
     def failing(conn: Any, pos: Position, limit: Any, seed: int) -> str:
         conn.send(("info", "info depth 1 seldepth 1 score cp 5 nodes 10 pv c1-c5"))
         raise MemoryError("out of memory")
 
-    monkeypatch.setattr(kei, "_search_job", failing)
+    monkeypatch.setattr(kei_jobs, "_search_job", failing)
     out: list[str] = []
     engine = kei.Engine(out.append)
     engine.handle("go depth 5")

@@ -17,21 +17,19 @@ import pytest
 
 from kamisado.engine.levels import SEED_MAX
 from kamisado.protocol import tournament
-from kamisado.protocol.tournament import (
-    RESULTS_COLUMNS,
+from kamisado.protocol.tournament_cli import _Progress, main
+from kamisado.protocol.tournament_config import (
     Config,
     Game,
     PlayerSpec,
     TimeControl,
-    _Progress,
-    main,
     parse_match_type,
     parse_player,
     parse_players,
     parse_tc,
-    result_of_record,
     schedule,
 )
+from kamisado.protocol.tournament_results import RESULTS_COLUMNS, result_of_record
 from kamisado.rules import record
 from kamisado.rules.match import Match
 

@@ -2,9 +2,14 @@
 tournaments between engines and their Elo figures.
 
 * :mod:`kamisado.protocol.kei`: ``kamisado engine``, this package's engine
-  speaking KEI on standard input and output (docs/protocol.md).
+  speaking KEI on standard input and output (docs/protocol.md): its state
+  machine and command line; :mod:`kamisado.protocol.kei_go` reads ``go`` and
+  manages the clock, :mod:`kamisado.protocol.kei_jobs` runs the searches.
 * :mod:`kamisado.protocol.client`: drive any KEI engine from Python
   (:class:`~kamisado.protocol.client.SimpleEngine`).
-* :mod:`kamisado.protocol.tournament`: ``kamisado tournament``.
+* :mod:`kamisado.protocol.tournament_cli`: ``kamisado tournament``; what it
+  plays is set in :mod:`kamisado.protocol.tournament_config`, played by
+  :mod:`kamisado.protocol.tournament` and written down by
+  :mod:`kamisado.protocol.tournament_results`.
 * :mod:`kamisado.protocol.elo`: Elo differences and their error bars.
 """

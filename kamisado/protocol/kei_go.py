@@ -1,0 +1,218 @@
+"""KEI's ``go`` command: its parser, its limits and clocks, and the time manager.
+
+:func:`parse_go_command` reads the arguments of ``go`` into a :class:`Go`
+(limits as a :class:`kamisado.engine.limits.Limit`, the clocks,
+``ponder`` and ``searchmoves``); :func:`time_budget` shares a clock over the
+moves to come.  The engine side of KEI (:mod:`kamisado.protocol.kei`) turns
+a :class:`Go` into a job (:mod:`kamisado.protocol.kei_jobs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kamisado.engine.limits import Limit
+from kamisado.rules.board import KamisadoError, Move
+
+__all__ = [
+    "INC_SHARE",
+    "MAX_DEPTH",
+    "MOVES_HORIZON",
+    "MOVE_OVERHEAD_MS",
+    "SAFETY_MS",
+    "Go",
+    "Limits",
+    "parse_go",
+    "parse_go_command",
+    "time_budget",
+]
+
+#: The deepest iteration the search is asked for.
+MAX_DEPTH = 100
+#: Milliseconds kept back from ``movetime`` for the answer to travel.
+MOVE_OVERHEAD_MS = 10.0
+#: The largest number in a ``go`` (the search's node limit).
+_GO_NUMBER_MAX = 2**63 - 1
+#: The time manager shares the clock over this many moves when no ``movestogo`` is given.
+MOVES_HORIZON = 20
+#: The share of the increment the time manager spends on each move.
+INC_SHARE = 0.8
+#: Milliseconds a clock-managed move always leaves on the clock.
+SAFETY_MS = 50
+
+
+def Limits(
+    movetime: int | None = None,
+    depth: int | None = None,
+    nodes: int | None = None,
+    infinite: bool = False,
+) -> Limit:
+    """The :class:`Limit` of ``go`` arguments, ``movetime`` in milliseconds.
+
+    None at all means "play at your level".
+
+    >>> Limits(movetime=200, nodes=5) == Limit(time=0.2, nodes=5)
+    True
+    """
+    time = None if movetime is None else movetime / 1000
+    return Limit(time=time, depth=depth, nodes=nodes, infinite=infinite)
+
+
+def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None) -> int:
+    """Milliseconds to think on a move with ``time_left`` ms on the clock.
+
+    The time manager of ``go btime MS gtime MS binc MS ginc MS [movestogo N]``:
+    the remaining time shared over ``movestogo`` moves (else over
+    :data:`MOVES_HORIZON`), plus :data:`INC_SHARE` of the increment, never
+    more than the time left less :data:`SAFETY_MS` and the answer's
+    :data:`MOVE_OVERHEAD_MS`; at least 1 ms.
+
+    >>> time_budget(60000), time_budget(60000, 1000), time_budget(60000, movestogo=10)
+    (3000, 3800, 6000)
+    >>> time_budget(60000, movestogo=1), time_budget(100, 5000), time_budget(0)
+    (59940, 40, 1)
+    """
+    left = max(time_left, 0)
+    share = left / (movestogo or MOVES_HORIZON) + INC_SHARE * max(inc, 0)
+    cap = left - SAFETY_MS - MOVE_OVERHEAD_MS
+    return max(1, int(min(share, cap)))
+
+
+_CLOCKS = ("btime", "gtime", "binc", "ginc", "movestogo")
+_KEYWORDS = ("movetime", "depth", "nodes", "infinite", "ponder", "searchmoves", *_CLOCKS)
+
+
+@dataclass(frozen=True)
+class Go:
+    """A parsed ``go`` command: its :class:`Limit`, clocks, ``ponder`` and ``searchmoves``.
+
+    Clock times and increments are milliseconds (``b`` Black, ``g`` Gold).
+
+    >>> g = parse_go_command("btime 60000 gtime 1000 ginc 500".split())
+    >>> g.clocks, g.budget(0), g.budget(1), g.limit.any
+    (True, 3000, 450, False)
+    """
+
+    limit: Limit = field(default_factory=Limit)
+    btime: int | None = None
+    gtime: int | None = None
+    binc: int | None = None
+    ginc: int | None = None
+    movestogo: int | None = None
+    ponder: bool = False
+    searchmoves: tuple[str, ...] = ()
+
+    @property
+    def clocks(self) -> bool:
+        """Whether any clock field was given."""
+        return any(getattr(self, k) is not None for k in _CLOCKS)
+
+    @property
+    def bare(self) -> bool:
+        """A ``go`` with nothing at all after it."""
+        return self == Go()
+
+    def time_left(self, turn: int) -> int | None:
+        """The clock of side ``turn`` (0 Black, 1 Gold), or None when not given."""
+        return self.btime if turn == 0 else self.gtime
+
+    def budget(self, turn: int) -> int | None:
+        """:func:`time_budget` for side ``turn``; None without clocks.
+
+        Raises ``ValueError`` when clocks were given but not the mover's.
+        """
+        if not self.clocks:
+            return None
+        left = self.time_left(turn)
+        if left is None:
+            side, word = ("Black", "btime") if turn == 0 else ("Gold", "gtime")
+            raise ValueError(f"go: {side} is to move but no {word} was given")
+        inc = (self.binc if turn == 0 else self.ginc) or 0
+        return time_budget(left, inc, self.movestogo)
+
+    def hard_limit(self, turn: int) -> int | None:
+        """The most milliseconds the mover may take: its time left less :data:`SAFETY_MS`."""
+        left = self.time_left(turn)
+        return None if left is None else max(left - SAFETY_MS, 1)
+
+
+def _whole(word: str, text: str, low: int, most: int) -> int:
+    # ASCII digits only: str.isdigit() also takes '²' and '١'
+    if not (text.isascii() and text.isdigit()) or int(text) < low:
+        raise ValueError(f"go {word}: expected a whole number from {low}, found {text!r}")
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(most)) or int(digits) > most:
+        raise ValueError(f"go {word}: at most {most}, found {digits}")
+    return int(digits)
+
+
+def parse_go_command(words: Sequence[str]) -> Go:
+    """Read the arguments of ``go``: limits, clocks, ``ponder``, ``searchmoves``.
+
+    >>> parse_go_command("btime 500 gtime 400 movestogo 3".split()).movestogo
+    3
+    >>> parse_go_command("searchmoves c1-c5 d1-d4 depth 3".split()).searchmoves
+    ('c1-c5', 'd1-d4')
+    >>> parse_go_command(["btime", "-5"])
+    Traceback (most recent call last):
+    ...
+    ValueError: go btime: expected a whole number from 0, found '-5'
+    """
+    given: dict[str, Any] = {}
+    clocks: dict[str, Any] = {}
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("infinite", "ponder"):
+            (given if word == "infinite" else clocks)[word] = True
+            i += 1
+            continue
+        if word == "searchmoves":
+            j = i + 1
+            while j < len(words) and words[j] not in _KEYWORDS:
+                try:
+                    Move.from_str(words[j])
+                except (KamisadoError, ValueError):
+                    raise ValueError(
+                        f"go searchmoves: expected a move like c1-c5, found {words[j]!r}"
+                    ) from None
+                j += 1
+            if j == i + 1:
+                raise ValueError("go searchmoves: expected moves after it, found nothing")
+            clocks["searchmoves"] = tuple(words[i + 1 : j])
+            i = j
+            continue
+        if word not in _KEYWORDS:
+            raise ValueError(
+                f"go: unknown limit {word!r} (expected {', '.join(_KEYWORDS)})"
+            )
+        if i + 1 >= len(words):
+            raise ValueError(f"go {word}: expected a number after it, found nothing")
+        text = words[i + 1]
+        if word in ("btime", "gtime", "binc", "ginc"):
+            clocks[word] = _whole(word, text, 0, _GO_NUMBER_MAX)
+        elif word == "movestogo":
+            clocks[word] = _whole(word, text, 1, _GO_NUMBER_MAX)
+        else:
+            given[word] = _whole(word, text, 1, MAX_DEPTH if word == "depth" else _GO_NUMBER_MAX)
+        i += 2
+    return Go(Limits(**given), **clocks)
+
+
+def parse_go(words: Sequence[str]) -> Limit:
+    """Read the limits of ``go`` (see :func:`parse_go_command` for all of it).
+
+    >>> parse_go(["movetime", "200", "depth", "6"])
+    Limit(time=0.2, depth=6, nodes=None, infinite=False)
+    >>> parse_go(["depth", "x"])
+    Traceback (most recent call last):
+    ...
+    ValueError: go depth: expected a whole number from 1, found 'x'
+    >>> parse_go(["nodes", "9" * 20])
+    Traceback (most recent call last):
+    ...
+    ValueError: go nodes: at most 9223372036854775807, found 99999999999999999999
+    """
+    return parse_go_command(words).limit

@@ -1,0 +1,346 @@
+"""Tournaments between KEI engines, with Elo ratings (``kamisado tournament``).
+
+Players are built-in levels (``level:club``) or any external engine command
+(``cmd:python my_engine.py``), optionally named (``Bob=cmd:./bob``) and
+followed by their options (``option.Hash=64``).  Every engine, built-in ones
+included, runs as its own KEI subprocess (:mod:`kamisado.protocol.kei`), started
+afresh for every game and driven by :mod:`kamisado.protocol.client`, so a crash, a
+hang, an illegal move or a flag fall loses that game and harms nothing else.
+
+A round robin pairs every player with every other; a gauntlet pairs the
+first player with each of the others.  Each pairing plays ``--games`` games
+with colours alternating (with ``--openings``, each opening once with each
+colour).  Every move is asked with limits, never a bare ``go``: clocks
+(``--tc 10+0.1``: ``go btime .. gtime .. binc .. ginc ..``), ``--movetime``,
+``--depth`` or ``--nodes``; an answer later than the clock (or the movetime)
+plus ``--margin`` loses on time.  Every game has its own seed (given to each
+engine as its ``Seed`` option when it has one) and is written as a match
+record (:mod:`kamisado.rules.record`, with how it ended) into the output
+directory, with ``state.json`` listing the finished games and
+``results.tsv`` one line per game.  ``--resume`` reads the finished games
+back from their records and plays only the rest.  At the end (or on Ctrl-C)
+a cross table with Elo ratings and 95% error bars (:mod:`kamisado.protocol.elo`) is
+printed.  ``docs/tournament.md`` has the whole story.
+
+This module is the command line; the settings are read by
+:mod:`kamisado.protocol.tournament_config`, the games are played by
+:class:`kamisado.protocol.tournament.Tournament`, and the results and files
+are :mod:`kamisado.protocol.tournament_results`.
+
+::
+
+    $ kamisado tournament level:beginner level:novice --games 4 --tc 2+0.05 --seed 1 --out runs/t1
+    tournament: beginner, novice; roundrobin, 4 game(s) a pairing, 4 games, ...
+    game 1/4: beginner (Black) - novice (Gold) 0-1, goal, 0-1 in 1 round(s), 8 moves, ...
+    ...
+      # player     elo    +/-  games  score     %  novice  beginner
+      1 novice    +223    288      4    4.0 100.0       .     4.0/4
+      2 beginner  -223    288      4    0.0   0.0   0.0/4         .
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from kamisado.engine.levels import LEVELS, SEED_MAX
+from kamisado.protocol.elo import elo_table
+from kamisado.protocol.tournament import (
+    DEFAULT_TIMEOUT,
+    BrokenPlayerError,
+    OptionsError,
+    Tournament,
+)
+from kamisado.protocol.tournament_config import (
+    DEFAULT_MARGIN,
+    DEFAULT_TC,
+    Config,
+    load_openings,
+    parse_players,
+)
+from kamisado.protocol.tournament_results import (
+    DEBUG_FILE,
+    ELO_CHART,
+    STATE_FILE,
+    _atomic_write,
+)
+
+__all__ = ["main"]
+
+
+async def _run_cancellable(tournament: Tournament) -> None:
+    """Run, turning SIGTERM into a cancellation (Ctrl-C already is one)."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        await tournament.run()
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGTERM)
+
+
+class _Progress:
+    """One live line on a terminal for the games in progress (nothing elsewhere)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.live: dict[int, str] = {}
+        self.shown = 0
+        self.last = 0.0
+
+    def update(self, game: int, text: str | None) -> None:
+        if text is None:
+            self.live.pop(game, None)
+        else:
+            self.live[game] = text
+        now = time.monotonic()
+        if text is None or now - self.last >= 0.1:
+            self.last = now
+            self.draw()
+
+    def draw(self) -> None:
+        width = 100
+        with contextlib.suppress(OSError, ValueError):
+            width = os.get_terminal_size(self.stream.fileno()).columns - 1
+        line = " | ".join(self.live[g] for g in sorted(self.live))[:width]
+        if not line:
+            self.clear()
+            return
+        self.stream.write("\r" + line.ljust(self.shown))
+        self.shown = len(line)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * self.shown + "\r")
+            self.shown = 0
+            self.stream.flush()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``kamisado tournament``: see ``--help``."""
+    from kamisado.args import Parser, int_between, positive_number
+
+    p = Parser(
+        prog="kamisado tournament",
+        description="Play a tournament between KEI engines and rate them (Elo, 95% error bars)."
+        "  docs/tournament.md has the details.",
+        epilog="Players: level:LEVEL (a built-in level: " + ", ".join(LEVELS) + ") or"
+        " cmd:COMMAND (any KEI engine), optionally NAME=... first, each followed by its"
+        " options (option.NAME=VALUE).  Example: kamisado tournament level:beginner"
+        " level:novice --games 10 --tc 10+0.1 --out runs/t1",
+    )
+    p.add_argument(
+        "players",
+        nargs="*",
+        metavar="PLAYER",
+        help="level:LEVEL or cmd:COMMAND, then option.NAME=VALUE for it",
+    )
+    p.add_argument(
+        "--out", "-o", required=True,
+        help="output directory (records, state.json, results.tsv, elo.svg)",
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="go on with the tournament in --out"
+    )
+    p.add_argument(
+        "--gauntlet", action="store_true", help="the first player meets each other one"
+    )
+    p.add_argument(
+        "--games", type=int,
+        help="games per pairing (default 2; with --openings twice their number)",
+    )
+    p.add_argument(
+        "--match", help="single, standard, long, marathon or series:N (default single)"
+    )
+    p.add_argument(
+        "--tc", metavar="[MOVES/]BASE+INC",
+        help=f"clocks in seconds, e.g. 10+0.1 or 40/60+0.5 (default {DEFAULT_TC}"
+        " when no --movetime, --depth or --nodes)",
+    )
+    p.add_argument("--movetime", type=int, help="milliseconds per move (go movetime)")
+    p.add_argument("--depth", type=int, help="search depth per move (go depth)")
+    p.add_argument("--nodes", type=int, help="nodes per move (go nodes)")
+    p.add_argument(
+        "--margin", type=int, metavar="MS",
+        help=f"milliseconds an answer may be late before it loses on time"
+        f" (default {DEFAULT_MARGIN})",
+    )
+    p.add_argument("--timeout", type=positive_number("seconds"),
+                   help="seconds an engine may take to answer what has no time limit"
+                   f" (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument(
+        "--openings", metavar="FILE",
+        help="KPN lines (KPN [moves ...]), a match record or a folder of records;"
+        " each opening is played with both colours",
+    )
+    p.add_argument("--seed", type=int_between(0, SEED_MAX),
+                   help="base seed (default: random, recorded)")
+    p.add_argument("--concurrency", "-j", type=int, default=1, help="games at once")
+    p.add_argument("--anchor", help="rate relative to this player (default: mean 0)")
+    p.add_argument("--engine-log", help="append the engines' standard error to this file")
+    p.add_argument(
+        "--debug", action="store_true",
+        help=f"log every line to and from the engines in OUT/{DEBUG_FILE}",
+    )
+    p.add_argument(
+        "--forfeit-broken",
+        action="store_true",
+        help="a player that cannot start forfeits its games (unrated) instead of"
+        " stopping the run",
+    )
+    args = p.parse_args(argv)
+    out = Path(args.out)
+    seconds: dict[int, float] = {}
+    try:
+        if args.resume:
+            config, saved = Tournament.read_state(out)
+            finished = sorted(saved)
+            seconds = {n: float(v.get("seconds") or 0.0) for n, v in saved.items()}
+            fixed = ["games", "match", "tc", "movetime", "depth", "nodes", "margin",
+                     "timeout", "openings", "seed"]
+            given = [f"--{k}" for k in fixed if getattr(args, k) is not None]
+            if args.players or args.gauntlet or given:
+                raise ValueError(
+                    "--resume goes on with the saved players and settings; give only --out,"
+                    " --concurrency, --anchor, --engine-log, --debug or --forfeit-broken"
+                    f" (found: {' '.join([*args.players, *(['--gauntlet'] if args.gauntlet else []), *given])})"
+                )
+        else:
+            if (out / STATE_FILE).exists():
+                raise ValueError(
+                    f"{out} already holds a tournament: add --resume to go on with it"
+                )
+            openings = load_openings(args.openings) if args.openings else []
+            if args.games is not None:
+                games = args.games
+            else:
+                games = 2 * len(openings) if openings else 2
+            config = Config(
+                players=parse_players(args.players),
+                format="gauntlet" if args.gauntlet else "roundrobin",
+                games=games,
+                match=args.match or "single",
+                movetime=args.movetime,
+                depth=args.depth,
+                nodes=args.nodes,
+                seed=random.randrange(SEED_MAX) if args.seed is None else args.seed,
+                timeout=args.timeout,
+                tc=args.tc,
+                margin=DEFAULT_MARGIN if args.margin is None else args.margin,
+                openings=openings,
+                openings_from=args.openings,
+            )
+            finished = []
+        if args.concurrency < 1:
+            raise ValueError(
+                f"--concurrency: expected at least 1, found {args.concurrency}"
+            )
+        config.check()
+        if args.anchor is not None and args.anchor not in [
+            pl.name for pl in config.players
+        ]:
+            raise ValueError(f"--anchor {args.anchor!r} is not one of the players")
+    except ValueError as e:
+        print(f"kamisado tournament: {e}", file=sys.stderr)
+        return 2
+    progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+
+    def say(line: str) -> None:
+        if progress is not None:
+            progress.clear()
+        _print(line)
+        if progress is not None and progress.live:
+            progress.draw()
+
+    log_file = open(args.engine_log, "a", encoding="utf-8") if args.engine_log else None  # noqa: SIM115
+    debug_file = None
+    if args.debug:
+        out.mkdir(parents=True, exist_ok=True)
+        debug_file = open(out / DEBUG_FILE, "a", encoding="utf-8")  # noqa: SIM115
+    tournament = Tournament(
+        config,
+        out,
+        args.concurrency,
+        say,
+        log_file,
+        args.forfeit_broken,
+        debug=debug_file,
+        progress=progress.update if progress is not None else None,
+    )
+    tournament.load_finished(finished, seconds)
+    done = len(tournament.results)
+    _print(
+        f"tournament: {', '.join(pl.name for pl in config.players)}; {config.format},"
+        f" {config.games} game(s) a pairing, {len(tournament.games)} games, match {config.match},"
+        f" {config.describe()}"
+        + (f", {len(config.openings)} opening(s) from {config.openings_from}" if config.openings else "")
+        + f", seed {config.seed}, out {out}"
+        + (f"; resuming with {done} finished" if args.resume else "")
+    )
+    started = time.monotonic()
+    status = 0
+    try:
+        asyncio.run(_run_cancellable(tournament))
+    except OptionsError as e:
+        print(f"kamisado tournament: {e}", file=sys.stderr)
+        return 2
+    except BrokenPlayerError as e:
+        if progress is not None:
+            progress.clear()
+        print(
+            f"kamisado tournament: {e}\nstopped after {len(tournament.results)} of"
+            f" {len(tournament.games)} games; fix the player (or add --forfeit-broken"
+            " to go on without it), then: kamisado tournament --resume --out"
+            f" {shlex.quote(str(out))}",
+            file=sys.stderr,
+            flush=True,
+        )
+        status = 1
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        status = 130
+        say(
+            f"stopped after {len(tournament.results)} of {len(tournament.games)} games;"
+            f" go on with: kamisado tournament --resume --out {shlex.quote(str(out))}"
+        )
+    finally:
+        if progress is not None:
+            progress.clear()
+        for f in (log_file, debug_file):
+            if f is not None:
+                f.close()
+    played = len(tournament.results) - done
+    spent = time.monotonic() - started
+    if played:
+        _print(f"{played} game(s) played in {spent:.1f} s")
+    broken = tournament.broken()
+    if broken:
+        _print(f"not rated (could not start): {', '.join(sorted(broken))}")
+    _print("")
+    _print(tournament.table(args.anchor))
+    if out.is_dir():  # the same ratings as a chart: OUT/elo.svg
+        from kamisado.pictures.graph import elo_svg
+
+        rated = [pl.name for pl in config.players if pl.name not in broken]
+        ratings = elo_table(tournament.results_list(), anchor=args.anchor, players=rated)
+        try:
+            _atomic_write(out / ELO_CHART, elo_svg(ratings, title=f"Elo: {out.name}") + "\n")
+        except OSError as e:
+            print(f"kamisado tournament: cannot write {out / ELO_CHART}: {e}", file=sys.stderr)
+    return status
+
+
+def _print(line: str) -> None:
+    print(line, flush=True)

@@ -1,0 +1,504 @@
+"""What a tournament plays: players, time controls, openings, its configuration, its schedule.
+
+Players are built-in levels (``level:club``) or any external engine command
+(``cmd:python my_engine.py``), optionally named (``Bob=cmd:./bob``) and
+followed by their options (``option.Hash=64``): :func:`parse_players`.
+Time controls (``--tc 10+0.1``, ``40/60+0.5``) are read by :func:`parse_tc`,
+openings (KPN lines, a match record or a folder of them) by
+:func:`load_openings`.  A :class:`Config` holds everything that decides which
+games are played and how (it is kept in ``state.json``), and :func:`schedule`
+lists the games in playing order.  :mod:`kamisado.protocol.tournament` plays
+them; ``kamisado tournament`` (:mod:`kamisado.protocol.tournament_cli`) reads
+them from its command line.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kamisado.engine.levels import LEVELS, SEED_MAX
+from kamisado.engine.limits import Limit
+from kamisado.rules.board import KamisadoError
+from kamisado.rules.match import PLAYING, Match
+from kamisado.rules.position import Position
+from kamisado.rules.record import TITLE, Record, load, read, start_kpn
+
+__all__ = [
+    "DEFAULT_MARGIN",
+    "DEFAULT_TC",
+    "MATCH_TYPES",
+    "OPTION_PREFIX",
+    "Config",
+    "Game",
+    "PlayerSpec",
+    "TimeControl",
+    "load_openings",
+    "opening_match",
+    "parse_match_type",
+    "parse_player",
+    "parse_players",
+    "parse_tc",
+    "schedule",
+]
+
+#: Match types by name; ``series:N`` is a series of single rounds to N wins.
+MATCH_TYPES = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
+#: The time control when no limit at all is given (KEI engines always get one).
+DEFAULT_TC = "60+1"
+#: Milliseconds an answer may come after its time (process and pipe overhead).
+DEFAULT_MARGIN = 100
+#: The prefix of a per-engine option after a player (``option.Hash=64``).
+OPTION_PREFIX = "option."
+
+
+# -- players -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A player: its name, the command that starts its engine and its options."""
+
+    name: str
+    spec: str
+    """As given: ``level:NAME`` or ``cmd:COMMAND`` (without the ``NAME=`` prefix)."""
+    options: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    """``(NAME, VALUE)`` pairs sent as ``setoption`` after the handshake, in order."""
+
+    def command(self) -> list[str]:
+        """The engine's command line."""
+        kind, _, rest = self.spec.partition(":")
+        if kind == "level":
+            # -P: the current folder cannot shadow the package (one holding a
+            # ``kamisado`` folder, like the home folder of a clone)
+            return [sys.executable, "-P", "-m", "kamisado.protocol.kei", "--level", rest]
+        return shlex.split(rest)
+
+    def option_words(self) -> list[str]:
+        """The options as given on the command line (``option.NAME=VALUE``)."""
+        return [f"{OPTION_PREFIX}{k}={v}" for k, v in self.options]
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """Read ``[NAME=]level:LEVEL`` or ``[NAME=]cmd:COMMAND``.
+
+    >>> parse_player("level:club")
+    PlayerSpec(name='club', spec='level:club')
+    >>> parse_player("Bob=cmd:python bob.py --fast")
+    PlayerSpec(name='Bob', spec='cmd:python bob.py --fast')
+    >>> parse_player("cmd:./engines/alpha -q").name
+    'alpha'
+    >>> parse_player("level:grandmaster")
+    Traceback (most recent call last):
+    ...
+    ValueError: player 'level:grandmaster': expected a level (beginner, novice, casual, club, strong, expert, perfect), found 'grandmaster'
+    """
+    name = ""
+    spec = text.strip()
+    head, sep, tail = spec.partition("=")
+    if sep and not head.startswith(("level:", "cmd:")):
+        name, spec = head.strip(), tail.strip()
+        if not name:
+            raise ValueError(f"player {text!r}: the name before '=' is empty")
+    kind, sep, rest = spec.partition(":")
+    rest = rest.strip()
+    if kind == "level" and sep:
+        if rest not in LEVELS:
+            raise ValueError(
+                f"player {text!r}: expected a level ({', '.join(LEVELS)}), found {rest!r}"
+            )
+        return PlayerSpec(name or rest, f"level:{rest}")
+    if kind == "cmd" and sep:
+        try:
+            argv = shlex.split(rest)
+        except ValueError as e:
+            raise ValueError(f"player {text!r}: {e}") from None
+        if not argv:
+            raise ValueError(
+                f"player {text!r}: expected a command after 'cmd:', found nothing"
+            )
+        return PlayerSpec(name or _command_name(argv), f"cmd:{rest}")
+    raise ValueError(
+        f"player {text!r}: expected 'level:LEVEL' or 'cmd:COMMAND' (optionally 'NAME=' first)"
+    )
+
+
+def parse_players(words: Sequence[str]) -> list[PlayerSpec]:
+    """Players, each followed by its options (``option.NAME=VALUE``).
+
+    >>> ps = parse_players(["Bob=cmd:./bob", "option.Hash=64", "option.Style=wild", "level:club"])
+    >>> [(p.name, p.options) for p in ps]
+    [('Bob', (('Hash', '64'), ('Style', 'wild'))), ('club', ())]
+    >>> parse_players(["option.Hash=64", "level:club"])
+    Traceback (most recent call last):
+    ...
+    ValueError: 'option.Hash=64': an option follows the player it is for (PLAYER option.NAME=VALUE)
+    """
+    players: list[PlayerSpec] = []
+    for word in words:
+        if word.startswith(OPTION_PREFIX):
+            name, sep, value = word[len(OPTION_PREFIX) :].partition("=")
+            name, value = name.strip(), value.strip()
+            if not players:
+                raise ValueError(
+                    f"{word!r}: an option follows the player it is for"
+                    " (PLAYER option.NAME=VALUE)"
+                )
+            if not sep or not name or not value:
+                raise ValueError(
+                    f"{word!r}: expected option.NAME=VALUE (after player"
+                    f" {players[-1].name!r})"
+                )
+            p = players[-1]
+            if name.lower() in (k.lower() for k, _ in p.options):
+                raise ValueError(f"player {p.name!r}: option {name!r} is given twice")
+            players[-1] = PlayerSpec(p.name, p.spec, (*p.options, (name, value)))
+        else:
+            players.append(parse_player(word))
+    return players
+
+
+def _command_name(argv: list[str]) -> str:
+    """A short name for a command: its script's or program's file name.
+
+    >>> _command_name(["python3", "-u", "bots/alpha.py", "--fast"])
+    'alpha'
+    """
+    scripts = [w for w in argv[1:] if not w.startswith("-") and ("/" in w or "." in w)]
+    if Path(argv[0]).name.startswith("python") and scripts:
+        return Path(scripts[0]).stem
+    return Path(argv[0]).stem or argv[0]
+
+
+def parse_match_type(text: str) -> tuple[int, bool]:
+    """``single``, ``standard``, ``long``, ``marathon`` or ``series:N`` -> (target, series).
+
+    >>> parse_match_type("standard"), parse_match_type("series:3")
+    ((3, False), (3, True))
+    """
+    if text in MATCH_TYPES:
+        return MATCH_TYPES[text], False
+    kind, _, n = text.partition(":")
+    if kind == "series" and n.isdigit() and int(n) >= 1:
+        return int(n), True
+    raise ValueError(
+        f"expected a match type (single, standard, long, marathon or series:N), found {text!r}"
+    )
+
+
+# -- time controls -----------------------------------------------------------------
+
+_NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
+_TC_RE = re.compile(rf"(?:(\d+)/)?({_NUMBER})(?:\+({_NUMBER}))?")
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """A clock for each player: ``base`` milliseconds, ``inc`` more after each
+    move; with ``moves``, ``base`` more after every ``moves`` moves (a period).
+
+    >>> parse_tc("10+0.1"), str(parse_tc("40/60+0.5"))
+    (TimeControl(base=10000, inc=100, moves=None), '40/60+0.5')
+    """
+
+    base: int
+    inc: int = 0
+    moves: int | None = None
+
+    def __str__(self) -> str:
+        text = f"{_seconds(self.base)}+{_seconds(self.inc)}"
+        return f"{self.moves}/{text}" if self.moves else text
+
+    def movestogo(self, made: int) -> int | None:
+        """Moves left in the current period after ``made`` moves (``None``: no periods)."""
+        return None if self.moves is None else self.moves - made % self.moves
+
+
+def _seconds(ms: int) -> str:
+    return f"{ms / 1000:g}"
+
+
+def parse_tc(text: str) -> TimeControl:
+    """``BASE+INC`` or ``MOVES/BASE+INC``, in seconds (``+INC`` may be left out).
+
+    >>> parse_tc("40/60"), parse_tc("0.5+.05")
+    (TimeControl(base=60000, inc=0, moves=40), TimeControl(base=500, inc=50, moves=None))
+    >>> parse_tc("10+-1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --tc: expected BASE+INC in seconds (10+0.1) or MOVES/BASE+INC (40/60+0.5), found '10+-1'
+    >>> parse_tc("0+1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --tc '0+1': the base time must be at least 1 ms
+    """
+    m = _TC_RE.fullmatch(text.strip())
+    if m is None:
+        raise ValueError(
+            "--tc: expected BASE+INC in seconds (10+0.1) or MOVES/BASE+INC (40/60+0.5),"
+            f" found {text!r}"
+        )
+    moves, base, inc = m.group(1), m.group(2), m.group(3)
+    tc = TimeControl(
+        round(float(base) * 1000),
+        round(float(inc or 0) * 1000),
+        None if moves is None else int(moves),
+    )
+    if tc.base < 1:
+        raise ValueError(f"--tc {text!r}: the base time must be at least 1 ms")
+    if tc.moves is not None and tc.moves < 1:
+        raise ValueError(f"--tc {text!r}: the moves of a period must be at least 1")
+    return tc
+
+
+# -- openings ---------------------------------------------------------------------
+
+
+def opening_match(opening: str, target: int, series: bool) -> Match:
+    """A match of the tournament's type started from ``opening`` (``KPN [moves ...]``).
+
+    The opening's target is set to the match's (1 for a series) when its
+    points are 0-0; its moves must leave the first round unfinished.
+
+    >>> m = opening_match("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0 moves c1-c5", 3, False)
+    >>> m.target, m.position.kpn()
+    (3, 'obupyrgn/8/8/2R5/8/8/8/NG1YPUBO g b 3 0 0')
+    >>> opening_match("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0 moves c1-c9", 1, False)
+    Traceback (most recent call last):
+    ...
+    ValueError: opening 'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0 moves c1-c9': ...
+    """
+    kpn, _, moves = opening.partition(" moves ")
+    want = 1 if series else target
+    try:
+        pos = Position(kpn.strip())
+        if pos.target != want:
+            if any(pos.points):
+                raise ValueError(
+                    f"its target is {pos.target} with points {pos.points[0]}-{pos.points[1]};"
+                    f" the match's is {want}"
+                )
+            fields = pos.kpn().split()
+            fields[3] = str(want)
+            pos = Position(" ".join(fields))
+        match = Match(target, series=series, start=pos)
+        for token in moves.split():
+            if match.state != PLAYING:
+                raise ValueError(f"the first round is over before {token!r}")
+            match.push_move(token)
+    except (KamisadoError, ValueError) as e:
+        raise ValueError(f"opening {opening!r}: {e}") from None
+    if match.state != PLAYING:
+        raise ValueError(f"opening {opening!r}: it ends the round (nothing left to play)")
+    return match
+
+
+def _record_opening(rec: Record, where: str) -> str:
+    rnd = rec.match.rounds[0]
+    if rnd.outcome is not None:
+        raise ValueError(
+            f"{where}: a record used as an opening must stop during its first round"
+            " (this one's first round is over)"
+        )
+    moves = " ".join(str(m) for m in rnd.moves)
+    return start_kpn(rnd) + (f" moves {moves}" if moves else "")
+
+
+def load_openings(path: str | Path) -> list[str]:
+    """The openings in ``path``, each as ``KPN [moves MOVE...]``.
+
+    ``path`` is a text file with one opening a line (a KPN, optionally
+    followed by ``moves`` and moves; blank lines and ``#`` comments are
+    skipped), a match record (its first round so far), or a folder of
+    match records (``*.txt``, in name order).
+    """
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.suffix == ".txt")
+        if not files:
+            raise ValueError(f"--openings {p}: the folder holds no records (*.txt)")
+        out = []
+        for f in files:
+            try:
+                out.append(_record_opening(load(f), str(f)))
+            except (OSError, KamisadoError) as e:
+                raise ValueError(f"--openings {f}: {e}") from None
+        return out
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ValueError(f"--openings {p}: {e}") from None
+    if text.lstrip().startswith(TITLE):
+        try:
+            return [_record_opening(read(text), str(p))]
+        except KamisadoError as e:
+            raise ValueError(f"--openings {p}: {e}") from None
+    out = []
+    for line in text.splitlines():
+        line = " ".join(line.split("#", 1)[0].split())
+        if line:
+            out.append(line)
+    if not out:
+        raise ValueError(f"--openings {p}: no openings in it")
+    return out
+
+
+# -- configuration -------------------------------------------------------------------
+
+
+@dataclass
+class Config:
+    """Everything that decides which games are played and how (kept in ``state.json``)."""
+
+    players: list[PlayerSpec]
+    format: str = "roundrobin"
+    games: int = 2
+    match: str = "single"
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    seed: int = 0
+    timeout: float | None = None
+    tc: str | None = None
+    margin: int = DEFAULT_MARGIN
+    """Milliseconds an answer may come after its time before it loses on time."""
+    openings: list[str] = field(default_factory=list)
+    openings_from: str | None = None
+
+    def limit(self) -> Limit:
+        """The limits of every move besides the clocks (``--movetime``, ``--depth``, ``--nodes``)."""
+        return Limit(
+            time=None if self.movetime is None else self.movetime / 1000,
+            depth=self.depth,
+            nodes=self.nodes,
+        )
+
+    def time_control(self) -> TimeControl | None:
+        """The clocks: ``--tc``, else :data:`DEFAULT_TC` when no limit at all is given."""
+        if self.tc is not None:
+            return parse_tc(self.tc)
+        if self.movetime is None and self.depth is None and self.nodes is None:
+            return parse_tc(DEFAULT_TC)
+        return None
+
+    def describe(self) -> str:
+        """The limits in words (the records' ``Time control`` header)."""
+        parts = []
+        tc = self.time_control()
+        if tc is not None:
+            parts.append(f"tc {tc}" + (" (the default)" if self.tc is None else ""))
+        if self.movetime:
+            parts.append(f"movetime {self.movetime}")
+        if self.depth:
+            parts.append(f"depth {self.depth}")
+        if self.nodes:
+            parts.append(f"nodes {self.nodes}")
+        if tc is not None or self.movetime:
+            parts.append(f"margin {self.margin} ms")
+        return ", ".join(parts)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["players"] = [
+            {"name": p.name, "spec": p.spec, "options": [list(o) for o in p.options]}
+            for p in self.players
+        ]
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Config:
+        d = dict(d)
+        d["players"] = [
+            PlayerSpec(p["name"], p["spec"], tuple((k, v) for k, v in p.get("options", ())))
+            for p in d["players"]
+        ]
+        return cls(**d)
+
+    def check(self) -> None:
+        """Refuse a configuration that cannot run."""
+        names = [p.name for p in self.players]
+        if len(names) < 2:
+            raise ValueError("a tournament needs at least two players")
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise ValueError(
+                f"player names must differ; {', '.join(dupes)} appears twice"
+                " (name them: NAME=level:LEVEL)"
+            )
+        if self.format not in ("roundrobin", "gauntlet"):
+            raise ValueError(f"expected roundrobin or gauntlet, found {self.format!r}")
+        if self.games < 1:
+            raise ValueError(f"--games: expected at least 1, found {self.games}")
+        target, series = parse_match_type(self.match)
+        for key in ("movetime", "depth", "nodes"):
+            value = getattr(self, key)
+            if value is not None and value < 1:
+                raise ValueError(f"--{key}: expected at least 1, found {value}")
+        if self.tc is not None:
+            parse_tc(self.tc)
+            if self.movetime is not None:
+                raise ValueError("--tc and --movetime: give one of them, not both")
+        if self.margin < 0:
+            raise ValueError(f"--margin: expected 0 or more milliseconds, found {self.margin}")
+        if not 0 <= self.seed <= SEED_MAX:
+            raise ValueError(f"--seed: expected 0..{SEED_MAX}, found {self.seed}")
+        if self.openings:
+            for opening in self.openings:
+                opening_match(opening, target, series)
+            if self.games % 2:
+                raise ValueError(
+                    f"--games: with --openings each opening is played with both colours,"
+                    f" so expected an even number, found {self.games}"
+                )
+
+
+@dataclass(frozen=True)
+class Game:
+    """One scheduled game: its number (from 1), the two players, its seed, its opening."""
+
+    number: int
+    black: str
+    gold: str
+    seed: int
+    opening: str | None = None
+
+    @property
+    def filename(self) -> str:
+        """The record's file name in the output directory."""
+        return f"game-{self.number:04d}.txt"
+
+
+def schedule(config: Config) -> list[Game]:
+    """Every game of the tournament, in playing order.
+
+    Pairings take turns, so a stopped tournament is still balanced; within a
+    pairing the colours alternate, and with openings the games ``2k`` and
+    ``2k+1`` of a pairing share opening ``k`` (cycling through the list).
+
+    >>> c = Config([parse_player("level:beginner"), parse_player("level:novice")], games=2, seed=5)
+    >>> [(g.number, g.black, g.gold) for g in schedule(c)]
+    [(1, 'beginner', 'novice'), (2, 'novice', 'beginner')]
+    """
+    names = [p.name for p in config.players]
+    if config.format == "gauntlet":
+        pairs = [(names[0], other) for other in names[1:]]
+    else:
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    rng = random.Random(config.seed)
+    games: list[Game] = []
+    for k in range(config.games):
+        opening = (
+            config.openings[(k // 2) % len(config.openings)] if config.openings else None
+        )
+        for a, b in pairs:
+            black, gold = (a, b) if k % 2 == 0 else (b, a)
+            games.append(
+                Game(len(games) + 1, black, gold, rng.randrange(SEED_MAX), opening)
+            )
+    return games
