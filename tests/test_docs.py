@@ -310,7 +310,7 @@ def test_kei_session(block: Block, folder: Path) -> None:
 
 # -- Python ----------------------------------------------------------------------
 
-DOCTEST_PAGES = [p for p in PAGES if p.parent.name == "docs" and ">>> " in p.read_text("utf-8")]
+DOCTEST_PAGES = sorted({b.page for b in blocks_of("python") if b.page.parent.name == "docs"})
 
 
 @pytest.mark.parametrize("page", DOCTEST_PAGES, ids=lambda p: str(p.relative_to(ROOT)))
@@ -321,10 +321,15 @@ def test_python_examples(page: Path, folder: Path, monkeypatch: pytest.MonkeyPat
     for key, value in environment(folder).items():
         monkeypatch.setenv(key, value)
     parser = doctest.DocTestParser()
-    test = parser.get_doctest(page.read_text("utf-8"), {}, page.name, str(page), 0)
-    out = io.StringIO()
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    result = runner.run(test, out=out.write)
+    out = io.StringIO()
+    globs: dict[str, object] = {}  # the page's blocks share their names, as one doctest
+    for block in blocks_of("python"):
+        if block.page == page:
+            test = parser.get_doctest(block.text, globs, page.name, str(page), block.line)
+            runner.run(test, out=out.write, clear_globs=False)
+            globs = test.globs  # a DocTest runs in a copy of the names it is given
+    result = runner.summarize(verbose=False)
     assert result.failed == 0, out.getvalue()
     assert result.attempted > 0
 
