@@ -207,7 +207,7 @@ def test_console_session(block: Block, folder: Path) -> None:
         got = strip_blank_ends(done.stdout.splitlines())
         assert matches(expected, got), (
             f"{block.where}: $ {command}\n--- the page shows\n" + "\n".join(expected)
-            + "\n--- it printed (exit status {})\n".format(done.returncode) + "\n".join(got)
+            + f"\n--- it printed (exit status {done.returncode})\n" + "\n".join(got)
         )
 
 
