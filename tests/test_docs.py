@@ -418,3 +418,19 @@ def test_the_matcher() -> None:
     assert matches(["x", "...", "z"], ["x", "1", "2", "z"])
     assert not matches(["x", "z"], ["x", "1", "z"])
     assert matches(["x", "..."], ["x", "1"])
+
+
+def test_named_tests_exist() -> None:
+    """A test a page names (`test_...`) is defined in tests/, so the pointer still leads somewhere."""
+    defined = {
+        m.group(1)
+        for path in (ROOT / "tests").glob("*.py")
+        for m in re.finditer(r"^\s*def (test_\w+)", path.read_text("utf-8"), re.M)
+    }
+    missing = [
+        f"{page.relative_to(ROOT)}: {name}"
+        for page in PAGES
+        for name in sorted(set(re.findall(r"`(test_\w+)`", page.read_text("utf-8"))))
+        if name not in defined
+    ]
+    assert not missing, "\n".join(missing)
