@@ -309,11 +309,8 @@ def test_the_documented_minimal_engine_plays_a_match(tmp_path: Path) -> None:
     """The engine in docs/protocol.md ("Writing an engine") conforms."""
     doc = (Path(__file__).parent.parent / "docs" / "protocol.md").read_text()
     section = doc[doc.index("## Writing an engine") :]
-    code = section[
-        section.index("```python\n") + 10 : section.index(
-            "\n```", section.index("```python")
-        )
-    ]
+    start = section.index("\n", section.index("```python file=first.py")) + 1
+    code = section[start : section.index("\n```", start)]
     script = tmp_path / "first.py"
     script.write_text(code)
     first = SimpleEngine.popen([sys.executable, str(script)])

@@ -145,7 +145,7 @@ def test_the_readme_levels_table_publishes_the_fixed_ratings() -> None:
     import re
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "engine.md").read_text(encoding="utf-8")
     published = {
         m.group(1): int(m.group(2))  # the rating column, before the time per move
         for m in re.finditer(r"^\| `(\w+)` \|.*\| (\d+) \| [^|]* \|$", readme, re.M)

@@ -790,7 +790,7 @@ def test_every_error_is_a_value_error_with_a_location() -> None:
 
 def _doc_blocks() -> list[tuple[str, str]]:
     text = DOCS.read_text(encoding="utf-8")
-    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", text, flags=re.M | re.S)
+    blocks = re.findall(r"^```(\w*)[^\n]*\n(.*?)^```$", text, flags=re.M | re.S)
     return [(info, b) for info, b in blocks if b.startswith("Kamisado match record\n")]
 
 

@@ -10,7 +10,7 @@ makes the same choices in the same positions, so every game can be replayed.
 >>> p.choose_move(Position()) in Position().legal_moves
 True
 
-Levels, weakest first (see the README for their measured strength):
+Levels, weakest first (their measured strength: docs/engine.md):
 
 ``beginner``
     Looks one move ahead: always takes a win on the spot, usually (not
@@ -471,7 +471,7 @@ def _perfect_fill(pl: Player, match: Match) -> str:
 class Level:
     """How a level plays: a move policy, how deep it searches its fill
     choice, a short description and its measured Elo (``beginner`` = 0; the
-    README's levels table, from ``bench/ladder.py``).
+    levels table of docs/engine.md, from ``bench/ladder.py``).
 
     >>> [(n, lv.elo) for n, lv in LEVELS.items()][:3]
     [('beginner', 0), ('novice', 471), ('casual', 680)]
