@@ -86,6 +86,18 @@ u64 compute_hash(const Pos *p)
     return h ^ side_must_key(p);
 }
 
+int gen_moves(const Pos *p, uint16_t *out)
+{
+    if (p->owinner >= 0)
+        return 0;
+    if (p->must >= 0)
+        return gen_tower(p, p->turn * 8 + p->must, out, 0);
+    int n = 0;
+    for (int c = 0; c < 8; c++)
+        n = gen_tower(p, p->turn * 8 + c, out, n);
+    return n;
+}
+
 int ensure_stack(Pos *p)
 {
     if (p->ply < p->cap)
@@ -152,25 +164,6 @@ int resolve(Pos *p, int log, int init)
         p->must = (int8_t)SQ_COLOUR[sq];
     }
 }
-
-
-u64 perft(Pos *p, int depth)
-{
-    if (depth == 0)
-        return 1;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
-    if (depth == 1)
-        return (u64)n;
-    u64 total = 0;
-    for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        total += perft(p, depth - 1);
-        unmake_move(p);
-    }
-    return total;
-}
-
 
 void pos_init(Pos *p)
 {

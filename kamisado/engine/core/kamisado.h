@@ -222,17 +222,9 @@ static inline int gen_tower(const Pos *p, int t, uint16_t *out, int n)
 
 #define MAXMOVES 256
 
-static inline int gen_moves(const Pos *p, uint16_t *out)
-{
-    if (p->owinner >= 0)
-        return 0;
-    if (p->must >= 0)
-        return gen_tower(p, p->turn * 8 + p->must, out, 0);
-    int n = 0;
-    for (int c = 0; c < 8; c++)
-        n = gen_tower(p, p->turn * 8 + c, out, n);
-    return n;
-}
+/* The legal moves of p into out (MAXMOVES entries): their number, 0 when
+ * the round is over. */
+int gen_moves(const Pos *p, uint16_t *out);
 
 /* The move stack holds an entry for the next move (-1: out of memory). */
 int ensure_stack(Pos *p);
@@ -343,8 +335,24 @@ static inline int unmake_move(Pos *p)
     return code;
 }
 /* Move sequences of ``depth`` moves from p (p is left as it was; its stack
- * holds depth more entries). */
-u64 perft(Pos *p, int depth);
+ * holds depth more entries).  Here, not in board.c: as a static function of
+ * its caller's file, gcc unrolls its recursion (10% faster). */
+static inline u64 perft(Pos *p, int depth)
+{
+    if (depth == 0)
+        return 1;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    if (depth == 1)
+        return (u64)n;
+    u64 total = 0;
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        total += perft(p, depth - 1);
+        unmake_move(p);
+    }
+    return total;
+}
 
 /* An empty position (no tables, no moves): what pos_load fills. */
 void pos_init(Pos *p);
