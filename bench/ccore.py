@@ -37,7 +37,11 @@ START = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
 PERFTS = [
     ("perft 7, start", START, 7),
     # Long Match, figure 9(a): a Double Sumo, Sumos, pushes of two towers
-    ("perft 10, long-match sumos", "1n+o1u1g1/7p/3y+4/3br+2P+/3G++4/8/8/N+1RY1UBO g p 7 5 3", 10),
+    (
+        "perft 10, long-match sumos",
+        "1n+o1u1g1/7p/3y+4/3br+2P+/3G++4/8/8/N+1RY1UBO g p 7 5 3",
+        10,
+    ),
 ]
 SEARCHES = [
     ("search 12, start", START, 12),
@@ -61,7 +65,7 @@ def find_so(where: str) -> str:
     return os.path.abspath(found[0])
 
 
-def child(so: str, solve: bool) -> None:
+def child(so: str, with_solve: bool) -> None:
     """Time every task with the extension ``so``; print the figures as JSON."""
     spec = importlib.util.spec_from_file_location("kamisado._ckamisado", so)
     assert spec is not None and spec.loader is not None
@@ -69,29 +73,29 @@ def child(so: str, solve: bool) -> None:
     spec.loader.exec_module(c)
     out: dict[str, tuple[int, float, float]] = {}
 
-    def timed(name: str, work: Any) -> None:
+    def timed(name: str, work: Any, *args: Any) -> None:
         w0, c0 = time.perf_counter(), time.thread_time()
-        nodes = work()
+        nodes = work(*args)
         out[name] = (nodes, time.thread_time() - c0, time.perf_counter() - w0)
 
+    def search(s: Any, p: Any, depth: int) -> int:
+        return int(s.search(p, depth=depth)["nodes"])
+
+    def solve(s: Any, p: Any, exact: bool) -> int:
+        r = s.solve(p, exact=exact)
+        return int(r["nodes"] + r["pv_nodes"])
+
     for name, kpn, depth in PERFTS:
-        p = c.Position(kpn)
-        timed(name, lambda: p.perft(depth))
+        timed(name, c.Position(kpn).perft, depth)
     for name, kpn, depth in SEARCHES:
-        s, p = c.Searcher(), c.Position(kpn)
-        timed(name, lambda: s.search(p, depth=depth)["nodes"])
-    if solve:
+        timed(name, search, c.Searcher(), c.Position(kpn), depth)
+    if with_solve:
         for name, kpn, exact in SOLVES:
             s, p = c.Searcher(), c.Position(kpn)
             # the first solve makes the solver's table (64 MiB): not timed
             s.solve(p, max_depth=1)
             s.clear_tt()
-
-            def work() -> int:
-                r = s.solve(p, exact=exact)
-                return int(r["nodes"] + r["pv_nodes"])
-
-            timed(name, work)
+            timed(name, solve, s, p, exact)
     print(json.dumps(out))
 
 
@@ -100,7 +104,9 @@ def main() -> None:
     ap.add_argument("a", help="tree root (or .so) of build A, e.g. before the change")
     ap.add_argument("b", help="tree root (or .so) of build B, e.g. after the change")
     ap.add_argument("--reps", type=int, default=5, help="runs of each build (default 5)")
-    ap.add_argument("--no-solve", action="store_true", help="leave out the solver (~7 s a run)")
+    ap.add_argument(
+        "--no-solve", action="store_true", help="leave out the solver (~7 s a run)"
+    )
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -119,8 +125,10 @@ def main() -> None:
             runs[key].append(json.loads(res.stdout))
     names = list(runs["A"][0])
     print("\nCPU seconds, median of the runs (wall-clock medians in brackets):")
-    print(f"{'task':28} {'nodes':>10} {'A':>7} {'B':>7} {'B/A':>6} {'A Mn/s':>7} {'B Mn/s':>7}"
-          f"  {'(wall A':>8} {'B)':>7}")
+    print(
+        f"{'task':28} {'nodes':>10} {'A':>7} {'B':>7} {'B/A':>6} {'A Mn/s':>7} {'B Mn/s':>7}"
+        f"  {'(wall A':>8} {'B)':>7}"
+    )
     same = True
     for name in names:
         nodes = {k: {r[name][0] for r in runs[k]} for k in runs}
@@ -129,9 +137,11 @@ def main() -> None:
         n = runs["A"][0][name][0]
         med = {k: statistics.median(r[name][1] for r in runs[k]) for k in runs}
         wall = {k: statistics.median(r[name][2] for r in runs[k]) for k in runs}
-        print(f"{name:28} {n:>10} {med['A']:7.3f} {med['B']:7.3f} {med['B'] / med['A']:6.3f}"
-              f" {n / med['A'] / 1e6:7.2f} {n / med['B'] / 1e6:7.2f}"
-              f"  ({wall['A']:7.3f} {wall['B']:7.3f})")
+        print(
+            f"{name:28} {n:>10} {med['A']:7.3f} {med['B']:7.3f} {med['B'] / med['A']:6.3f}"
+            f" {n / med['A'] / 1e6:7.2f} {n / med['B'] / 1e6:7.2f}"
+            f"  ({wall['A']:7.3f} {wall['B']:7.3f})"
+        )
         for k in runs:
             print(f"  {k} runs: " + " ".join(f"{r[name][1]:.3f}" for r in runs[k]))
     print("\nnodes: " + ("the same in every run of both builds" if same else "DIFFER"))
