@@ -95,8 +95,8 @@ int main(int argc, char **argv)
         if (engine_sv_table(&e, 0) < 0 || solve_run(&e, &p, &prm, &res) != KS_OK) {
             rc = 1;
         } else {
-            printf("%d %d %d %d %llu %llu\n", res.result, res.distance, res.best_move,
-                   res.depth, (unsigned long long)res.nodes, (unsigned long long)res.pv_nodes);
+            printf("%d %d %d %d %llu %llu\n", res.result, res.distance, res.best_move, res.depth,
+                   (unsigned long long)res.nodes, (unsigned long long)res.pv_nodes);
             print_pv(res.pv, res.npv);
         }
         engine_free(&e);

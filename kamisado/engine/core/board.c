@@ -118,7 +118,7 @@ static int log_pass(Pos *p, int side, int colour, int sq)
         void *n = realloc(p->plog, sizeof(*p->plog) * cap);
         if (!n)
             return -1;
-        p->plog = (uint8_t(*)[3])n;
+        p->plog = (uint8_t (*)[3])n;
         p->plog_cap = cap;
     }
     p->plog[p->plog_len][0] = (uint8_t)side;
@@ -253,10 +253,10 @@ int pos_passes(const Pos *p, const uint8_t (**out)[3])
 {
     if (p->ply) {
         const Undo *u = &p->stack[p->ply - 1];
-        *out = (const uint8_t(*)[3])(p->plog + u->passes);
+        *out = (const uint8_t (*)[3])(p->plog + u->passes);
         return u->npasses;
     }
-    *out = (const uint8_t(*)[3])p->init_passes;
+    *out = (const uint8_t (*)[3])p->init_passes;
     return p->init_npasses;
 }
 
@@ -288,11 +288,10 @@ int pos_load(Pos *p, const char *kpn, char *err)
 {
     p->plog_len = 0;
     p->ply = 0;
-    char buf[512];
+    char buf[KPN_MAX + 1];
     size_t len = strlen(kpn);
-    if (len >= sizeof buf) {
+    if (len >= sizeof buf)
         return kpn_error(err, "KPN too long");
-    }
     memcpy(buf, kpn, len + 1);
     char *fields[8];
     int nf = 0;
@@ -306,9 +305,8 @@ int pos_load(Pos *p, const char *kpn, char *err)
         }
         fields[nf++] = tok;
     }
-    if (nf != 3 && nf != 6) {
+    if (nf != 3 && nf != 6)
         return kpn_error(err, "a KPN has 3 or 6 fields, found %d in '%s'", nf, kpn);
-    }
     int8_t board[64];
     uint8_t rings[16];
     memset(board, -1, sizeof board);
@@ -319,32 +317,29 @@ int pos_load(Pos *p, const char *kpn, char *err)
     for (;; s++) {
         char ch = *s;
         if (ch == '/' || ch == 0) {
-            if (file != 8) {
-                return kpn_error(err, "placement field, rank %d: describes %d squares, expected 8",
-                             rank + 1, file);
-            }
+            if (file != 8)
+                return kpn_error(err,
+                                 "placement field, rank %d: describes %d squares, expected 8",
+                                 rank + 1, file);
             if (ch == 0)
                 break;
             rank--;
             file = 0;
-            if (rank < 0) {
+            if (rank < 0)
                 return kpn_error(err, "placement field: more than 8 ranks");
-            }
             continue;
         }
         if (ch >= '1' && ch <= '8') {
             file += ch - '0';
-            if (file > 8) {
-                return kpn_error(err, "placement field, rank %d: describes more than 8 squares", rank + 1);
-            }
+            if (file > 8)
+                return kpn_error(err, "placement field, rank %d: describes more than 8 squares",
+                                 rank + 1);
             continue;
         }
         int lower = ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
         int c = colour_index((char)lower);
-        if (c < 0) {
-            return kpn_error(err, "placement field, rank %d: unexpected %c", rank + 1,
-                         ch);
-        }
+        if (c < 0)
+            return kpn_error(err, "placement field, rank %d: unexpected %c", rank + 1, ch);
         int side = (ch >= 'A' && ch <= 'Z') ? BLACK : GOLD;
         int t = side * 8 + c;
         int n = 0;
@@ -352,55 +347,47 @@ int pos_load(Pos *p, const char *kpn, char *err)
             n++;
             s++;
         }
-        if (n > 3) {
+        if (n > 3)
             return kpn_error(err, "placement field: a tower has at most 3 rings");
-        }
-        if (file >= 8) {
-            return kpn_error(err, "placement field, rank %d: describes more than 8 squares", rank + 1);
-        }
-        if (seen >> t & 1) {
+        if (file >= 8)
+            return kpn_error(err, "placement field, rank %d: describes more than 8 squares",
+                             rank + 1);
+        if (seen >> t & 1)
             return kpn_error(err, "placement field: a tower appears twice");
-        }
         seen |= 1 << t;
         board[rank * 8 + file] = (int8_t)t;
         rings[t] = (uint8_t)n;
         file++;
     }
-    if (rank != 0) {
+    if (rank != 0)
         return kpn_error(err, "placement field: expected 8 ranks");
-    }
-    if (seen != 0xFFFF) {
+    if (seen != 0xFFFF)
         return kpn_error(err, "placement field: a tower is missing");
-    }
     int turn;
     if (!strcmp(fields[1], "b"))
         turn = BLACK;
     else if (!strcmp(fields[1], "g"))
         turn = GOLD;
-    else {
+    else
         return kpn_error(err, "side-to-move field: expected 'b' or 'g'");
-    }
     int must;
     if (!strcmp(fields[2], "-"))
         must = -1;
     else if (strlen(fields[2]) == 1 && colour_index(fields[2][0]) >= 0)
         must = colour_index(fields[2][0]);
-    else {
+    else
         return kpn_error(err, "tower-to-move field: expected '-' or a lower-case colour letter");
-    }
     int target = 1, pts[2] = {0, 0};
     if (nf == 6) {
         int nums[3];
         for (int i = 0; i < 3; i++) {
             const char *f = fields[3 + i];
-            if (!*f || strlen(f) > 6) {
+            if (!*f || strlen(f) > 6)
                 return kpn_error(err, "match fields: expected whole numbers");
-            }
             int v = 0;
             for (const char *q = f; *q; q++) {
-                if (*q < '0' || *q > '9') {
+                if (*q < '0' || *q > '9')
                     return kpn_error(err, "match fields: expected whole numbers");
-                }
                 v = v * 10 + (*q - '0');
             }
             nums[i] = v;
@@ -409,23 +396,20 @@ int pos_load(Pos *p, const char *kpn, char *err)
         pts[0] = nums[1];
         pts[1] = nums[2];
     }
-    if (target != 1 && target != 3 && target != 7 && target != 15) {
+    if (target != 1 && target != 3 && target != 7 && target != 15)
         return kpn_error(err, "target field: expected 1, 3, 7 or 15");
-    }
     for (int side = 0; side < 2; side++) {
         int earned = 0;
         for (int c = 0; c < 8; c++)
             earned += RING_TOTAL[rings[side * 8 + c]];
-        if (earned != pts[side]) {
+        if (earned != pts[side])
             return kpn_error(err, "points field: does not match the rings of the towers");
-        }
-        if (pts[side] >= target) {
+        if (pts[side] >= target)
             return kpn_error(err, "points field: reaches the target, so the match would be over");
-        }
     }
     Undo *stack = p->stack;
     int cap = p->cap;
-    uint8_t(*plog)[3] = p->plog;
+    uint8_t (*plog)[3] = p->plog;
     uint32_t plog_cap = p->plog_cap;
     memset(p, 0, sizeof(Pos));
     p->stack = stack;
@@ -455,14 +439,13 @@ int pos_load(Pos *p, const char *kpn, char *err)
             winners++;
             wt = t;
         }
-    if (winners > 1) {
-        return kpn_error(err, "placement field: more than one tower stands on its opponent's home row");
-    }
+    if (winners > 1)
+        return kpn_error(
+            err, "placement field: more than one tower stands on its opponent's home row");
     if (winners) {
-        if ((wt >> 3) == turn) {
+        if ((wt >> 3) == turn)
             return kpn_error(err, "side-to-move field: the side to move has already reached the "
-                            "opponent's home row");
-        }
+                                  "opponent's home row");
         p->owinner = (int8_t)(wt >> 3);
         p->ocolour = (int8_t)(wt & 7);
         p->oreason = REASON_GOAL;
@@ -474,9 +457,8 @@ int pos_load(Pos *p, const char *kpn, char *err)
         int any = 0;
         for (int c = 0; c < 8; c++)
             any |= can_move(p, turn * 8 + c);
-        if (!any) {
+        if (!any)
             return kpn_error(err, "tower-to-move field: '-' but none of the towers can move");
-        }
     } else {
         p->init_npasses = (uint8_t)resolve(p, 1, 1);
     }

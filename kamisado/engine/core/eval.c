@@ -96,7 +96,6 @@ int evaluate(Search *S)
     return sc;
 }
 
-
 int pos_evaluate(const Pos *p, const int *w, int *out)
 {
     Search *S = (Search *)calloc(1, sizeof(Search));

@@ -21,8 +21,10 @@
  *   search.c  the heuristic search: iterative deepening negamax with PVS
  *
  * This header holds the types, the constants, the hot helpers of move
- * generation (static inline, so that every file inlines them as one file
- * did) and the functions of the files.  Call init_tables() once first.
+ * generation and perft (static inline, so that every file inlines them as
+ * one file did) and the functions of the files.  Call init_tables() once
+ * first.  In a shared library, build with -fvisibility=hidden: the tables
+ * and functions are then reached directly, as within one file.
  *
  * Nothing here takes a lock or talks to a host: a host (the Python binding)
  * gives a search or a solve its hooks (an interrupt check, an iteration
@@ -113,8 +115,8 @@ typedef struct {
     int8_t turn, must;
     int8_t owinner, ocolour, oreason, orings; /* outcome before the move */
     int8_t last_mover, last_colour;
-    uint8_t npasses;   /* passes applied after the move */
-    uint32_t passes;   /* index into the pass log */
+    uint8_t npasses; /* passes applied after the move */
+    uint32_t passes; /* index into the pass log */
     u64 hash;
 } Undo;
 
@@ -124,8 +126,8 @@ typedef struct {
     uint8_t rings[16];
     u64 occ;
     int8_t turn;
-    int8_t must;      /* colour, or -1 when any tower may move */
-    int8_t owinner;   /* -1 while the round is in progress */
+    int8_t must;    /* colour, or -1 when any tower may move */
+    int8_t owinner; /* -1 while the round is in progress */
     int8_t ocolour, oreason, orings;
     int8_t last_mover, last_colour;
     int target;
@@ -334,6 +336,7 @@ static inline int unmake_move(Pos *p)
         p->plog_len = u->passes;
     return code;
 }
+
 /* Move sequences of ``depth`` moves from p (p is left as it was; its stack
  * holds depth more entries).  Here, not in board.c: as a static function of
  * its caller's file, gcc unrolls its recursion (10% faster). */
@@ -354,7 +357,7 @@ static inline u64 perft(Pos *p, int depth)
     return total;
 }
 
-/* An empty position (no tables, no moves): what pos_load fills. */
+/* An empty position (no towers, no moves): what pos_load fills. */
 void pos_init(Pos *p);
 
 /* The longest KPN pos_load reads, and the room a KPN error message needs. */
@@ -401,6 +404,7 @@ int pos_passes(const Pos *p, const uint8_t (**out)[3]);
 /* Transposition tables, limits and the clock (tables.c)                     */
 /* ------------------------------------------------------------------------ */
 
+/* Exact game values (solve.c): a win in n moves is MATE - n. */
 #define MATE 30000
 /* The deepest horizon the solver tries (its stack holds SOLVE_MAX_DEPTH + 200
  * moves); solve(max_depth=) lies in 0..SOLVE_MAX_DEPTH. */
@@ -456,7 +460,7 @@ typedef struct {
     size_t se_mask;
     int se_log2;
     uint16_t gen; /* the generation of the last search (0: none) */
-    SvEntry *sv; /* the solver's table, NULL until engine_sv_table */
+    SvEntry *sv;  /* the solver's table, NULL until engine_sv_table */
     size_t sv_mask;
     int sv_log2;
     atomic_int stop;
@@ -496,8 +500,8 @@ typedef struct {
     double deadline; /* ms, 0 none */
     int stop, interrupted;
     u64 next_check, checks;
-    atomic_int *flag;          /* the Engine's stop flag, or NULL */
-    InterruptHook interrupt;   /* the host's check, or NULL */
+    atomic_int *flag;        /* the Engine's stop flag, or NULL */
+    InterruptHook interrupt; /* the host's check, or NULL */
     void *interrupt_ctx;
 } Limits;
 
@@ -543,13 +547,14 @@ static inline int safe_replies(const Pos *p, int us)
     return n;
 }
 
-/* What the core's runs answer. */
+/* What the core's runs answer: KS_OK, out of memory, a host hook ended the
+ * work (the interrupt, or an error in on_iteration), the Engine's table was
+ * not made first, the round is over. */
 #define KS_OK 0
-#define KS_NOMEM (-1)   /* out of memory */
-#define KS_HOST (-2)    /* a host hook ended the work (interrupt, or an error
-                         * in on_iteration) */
-#define KS_NOTABLE (-3) /* the Engine's table was not made first */
-#define KS_OVER (-4)    /* the round is over */
+#define KS_NOMEM (-1)
+#define KS_HOST (-2)
+#define KS_NOTABLE (-3)
+#define KS_OVER (-4)
 
 /* ------------------------------------------------------------------------ */
 /* The solver (solve.c)                                                      */
@@ -559,11 +564,11 @@ static inline int safe_replies(const Pos *p, int us)
 #define SOLVE_PV_MAX 512
 
 typedef struct {
-    u64 node_limit;  /* 0: none */
-    double time_ms;  /* 0: none */
-    int max_depth;   /* 0..SOLVE_MAX_DEPTH, 0: none */
-    int pv;          /* the line of a proven value (exact only) */
-    int exact;       /* 1: the exact value, 0: who wins only */
+    u64 node_limit; /* 0: none */
+    double time_ms; /* 0: none */
+    int max_depth;  /* 0..SOLVE_MAX_DEPTH, 0: none */
+    int pv;         /* the line of a proven value (exact only) */
+    int exact;      /* 1: the exact value, 0: who wins only */
     InterruptHook interrupt;
     void *interrupt_ctx;
 } SolveParams;
@@ -576,8 +581,8 @@ typedef struct {
     int stopped;   /* a limit or the stop flag ended it */
     int npv;
     uint16_t pv[SOLVE_PV_MAX];
-    u64 nodes;     /* of the solve */
-    u64 pv_nodes;  /* of the line */
+    u64 nodes;    /* of the solve */
+    u64 pv_nodes; /* of the line */
     double seconds;
 } SolveResult;
 
@@ -613,13 +618,13 @@ _Static_assert(MAX_DEPTH == MAXPLY - 8, "MAX_DEPTH leaves 8 plies of MAXPLY");
 #define WEIGHT_MAX 1000
 
 enum {
-    W_THREAT,    /* each of our towers with a free path to the goal row */
-    W_SAFE,      /* each move of the tower to move that does not lose at once */
-    W_NOSAFE,    /* penalty when the tower to move has no such move */
-    W_MOBILITY,  /* each move of each tower */
-    W_ADVANCE,   /* each rank a tower has advanced */
-    W_TEMPO,     /* bonus for the side to move */
-    W_NOISE,     /* random noise amplitude (seeded) */
+    W_THREAT,   /* each of our towers with a free path to the goal row */
+    W_SAFE,     /* each move of the tower to move that does not lose at once */
+    W_NOSAFE,   /* penalty when the tower to move has no such move */
+    W_MOBILITY, /* each move of each tower */
+    W_ADVANCE,  /* each rank a tower has advanced */
+    W_TEMPO,    /* bonus for the side to move */
+    W_NOISE,    /* random noise amplitude (seeded) */
     NWEIGHTS
 };
 
@@ -655,11 +660,11 @@ typedef int (*IterationHook)(void *ctx, int depth, int score, u64 nodes, double 
                              int seldepth, const uint16_t *pv, int npv);
 
 typedef struct {
-    int depth;          /* 0..MAX_DEPTH, 0: MAX_DEPTH (give a limit then) */
-    double time_ms;     /* 0: none */
-    u64 node_limit;     /* 0: none */
+    int depth;      /* 0..MAX_DEPTH, 0: MAX_DEPTH (give a limit then) */
+    double time_ms; /* 0: none */
+    u64 node_limit; /* 0: none */
     int weights[NWEIGHTS];
-    u64 seed;           /* 0: no noise in the order of the root moves */
+    u64 seed; /* 0: no noise in the order of the root moves */
     InterruptHook interrupt;
     void *interrupt_ctx;
     IterationHook on_iteration; /* or NULL */
@@ -667,7 +672,7 @@ typedef struct {
 } SearchParams;
 
 typedef struct {
-    int depth;    /* the last finished depth */
+    int depth; /* the last finished depth */
     int score;
     int seldepth;
     int npv;

@@ -30,7 +30,6 @@
  * an upper bound gives hi = r when r < 0 and hi = max(r, MATE-d-1).
  */
 
-
 #define LOSE2 (-(1 << 28))
 #define WIN3 ((1 << 29) - 1)
 
