@@ -14,8 +14,6 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include <stdatomic.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -654,50 +652,40 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     prm.interrupt_ctx = &host;
     prm.on_iteration = cb != Py_None ? host_iteration : NULL;
     prm.iteration_ctx = &host;
-    SearchResult *res = (SearchResult *)malloc(sizeof(SearchResult));
-    if (!res)
-        return PyErr_NoMemory();
+    SearchResult res;
     /* the state of the position as it is now, read by the core without the
      * GIL (its stacks are not read) */
     Pos snap = *src;
     self->se_busy = 1;
     self->se_owner = PyThread_get_thread_ident();
     host.ts = PyEval_SaveThread();
-    int rc = search_run(&self->eng, &snap, &prm, res);
+    int rc = search_run(&self->eng, &snap, &prm, &res);
     PyEval_RestoreThread(host.ts);
     self->se_busy = 0;
-    if (rc != KS_OK) {
-        free(res);
-        /* a callback's exception or Ctrl-C is set */
-        return rc == KS_NOMEM ? PyErr_NoMemory() : NULL;
-    }
-    PyObject *iters = PyList_New(res->niter);
-    if (!iters) {
-        free(res);
+    if (rc == KS_NOMEM)
+        return PyErr_NoMemory();
+    if (rc != KS_OK)
+        return NULL; /* the callback's exception or Ctrl-C is set */
+    PyObject *iters = PyList_New(res.niter);
+    if (!iters)
         return NULL;
-    }
-    for (int i = 0; i < res->niter; i++) {
-        PyObject *it = Py_BuildValue("(iiKd)", i + 1, res->it_score[i],
-                                     (unsigned long long)res->it_nodes[i], res->it_secs[i]);
+    for (int i = 0; i < res.niter; i++) {
+        PyObject *it = Py_BuildValue("(iiKd)", i + 1, res.it_score[i],
+                                     (unsigned long long)res.it_nodes[i], res.it_secs[i]);
         if (!it) {
             Py_DECREF(iters);
-            free(res);
             return NULL;
         }
         PyList_SET_ITEM(iters, i, it);
     }
-    PyObject *pvl = moves_to_list(res->pv, res->npv);
+    PyObject *pvl = moves_to_list(res.pv, res.npv);
     if (!pvl) {
         Py_DECREF(iters);
-        free(res);
         return NULL;
     }
-    PyObject *r = Py_BuildValue("{s:i,s:i,s:N,s:K,s:d,s:i,s:N}", "depth", res->depth, "score",
-                                res->score, "pv", pvl, "nodes", (unsigned long long)res->nodes,
-                                "seconds", res->seconds, "seldepth", res->seldepth,
-                                "iterations", iters);
-    free(res);
-    return r;
+    return Py_BuildValue("{s:i,s:i,s:N,s:K,s:d,s:i,s:N}", "depth", res.depth, "score",
+                         res.score, "pv", pvl, "nodes", (unsigned long long)res.nodes, "seconds",
+                         res.seconds, "seldepth", res.seldepth, "iterations", iters);
 }
 
 static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored))
