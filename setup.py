@@ -1,19 +1,28 @@
 """Build the compiled core ``kamisado.engine._ckamisado`` (everything else is in pyproject.toml).
 
-The extension is optional: where it cannot be built (no C compiler, no
-Python headers) the install still succeeds and the package runs the same
-engine in pure Python (``kamisado.engine._pyengine``; ``kamisado --version`` says
-which).  ``-g0`` comes after Python's own CFLAGS (which hold ``-g``): the
-module is built without debug information.
+The extension is the engine core in plain C (``kamisado/engine/core/*.c``,
+no Python: docs/engine-core.md) with its Python binding
+(``kamisado/engine/_ckamisado.c``).  It is optional: where it cannot be built (no C
+compiler, no Python headers) the install still succeeds and the package runs
+the same engine in pure Python (``kamisado.engine._pyengine``; ``kamisado --version``
+says which).  ``-g0`` comes after Python's own CFLAGS (which hold ``-g``): the
+module is built without debug information.  ``-fvisibility=hidden``: the
+core's functions and tables are called and read directly, as those of one
+file, and the module exports only its init function.
 """
 
 from setuptools import Extension, setup
+
+CORE = "kamisado/engine/core"
 
 setup(
     ext_modules=[
         Extension(
             "kamisado.engine._ckamisado",
-            sources=["kamisado/engine/_ckamisado.c"],
+            sources=["kamisado/engine/_ckamisado.c"]
+            + [f"{CORE}/{name}.c" for name in ("board", "tables", "solve", "eval", "search")],
+            include_dirs=[CORE],
+            depends=[f"{CORE}/kamisado.h"],
             extra_compile_args=[
                 "-O3",
                 "-Wall",
@@ -21,6 +30,7 @@ setup(
                 "-Wno-unused-parameter",
                 "-Wno-missing-field-initializers",
                 "-Wno-cast-function-type",
+                "-fvisibility=hidden",
                 "-g0",
             ],
             optional=True,

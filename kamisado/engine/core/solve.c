@@ -1,0 +1,763 @@
+/*
+ * solve.c: the solver.
+ *
+ * Depth-limited win/loss/unknown alpha-beta on exact game values with
+ * iterative deepening (sv_root), a who-wins-only search (wl_root), and a
+ * transposition table of bounds on the exact value (independent of depth).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kamisado.h"
+
+/*
+ * Exact game values, from the side to move: a win in n moves is MATE - n,
+ * a loss in n moves is -(MATE - n) (moves of both sides, the winning move
+ * included, passes not counted; a push is a move).  Kamisado has no draws
+ * and no repetitions (towers only move forwards, and a tower is only pushed
+ * back by a stronger one), so every position has such a value.
+ *
+ * DL_d(v), the value "resolved within d moves", is v when |v| >= MATE - d and
+ * 0 otherwise.  ``sv_search(d, alpha, beta)`` is alpha-beta on DL_d (fail
+ * soft).  Minimax of DL_{d-1} over the children is DL_d (the winner picks
+ * the shortest win, the loser the longest resistance), so iterative
+ * deepening on d gives the exact value at the first d where it is not 0.
+ *
+ * The transposition table holds bounds lo <= v <= hi on the exact value,
+ * valid for every depth: a search result r at depth d that is a lower bound
+ * on DL_d gives lo = r when r > 0 and lo = min(r, -(MATE-d-1)) otherwise;
+ * an upper bound gives hi = r when r < 0 and hi = max(r, MATE-d-1).
+ */
+
+#define LOSE2 (-(1 << 28))
+#define WIN3 ((1 << 29) - 1)
+
+#define SV_INF 32000
+#define SV_BUCKET 4
+
+typedef struct {
+    Pos p;
+    Limits L;
+    SvEntry *tt;
+    size_t mask;
+    uint32_t history[16][64];
+} Solver;
+
+static inline SvEntry *sv_bucket(const Solver *s, u64 key)
+{
+    return &s->tt[(key & s->mask) & ~(size_t)(SV_BUCKET - 1)];
+}
+
+static inline SvEntry *sv_probe(const Solver *s, u64 key)
+{
+    SvEntry *b = sv_bucket(s, key);
+    for (int i = 0; i < SV_BUCKET; i++)
+        if (b[i].key == key)
+            return &b[i];
+    return NULL;
+}
+
+static inline void sv_store(Solver *s, u64 key, int lo, int hi, int move, int work)
+{
+    SvEntry *b = sv_bucket(s, key);
+    SvEntry *e = NULL;
+    for (int i = 0; i < SV_BUCKET; i++)
+        if (b[i].key == key) {
+            e = &b[i];
+            break;
+        }
+    if (e) {
+        if (lo > e->lo)
+            e->lo = (int16_t)lo;
+        if (hi < e->hi)
+            e->hi = (int16_t)hi;
+        if (move)
+            e->move = (uint16_t)move;
+        if (work > e->work)
+            e->work = (uint16_t)work;
+        return;
+    }
+    e = &b[0];
+    for (int i = 1; i < SV_BUCKET; i++)
+        if (b[i].work < e->work)
+            e = &b[i];
+    e->key = key;
+    e->lo = (int16_t)lo;
+    e->hi = (int16_t)hi;
+    e->move = (uint16_t)move;
+    e->work = (uint16_t)work;
+}
+
+static inline int dl(int v, int d)
+{
+    /* DL_d of an exact value v */
+    if (v >= MATE - d || v <= -(MATE - d))
+        return v;
+    return 0;
+}
+
+/* Value of the parent from the value of a child (the mover's view).  A win
+ * or a loss is one move further away. */
+static inline int up_value(int c, int same)
+{
+    int v = same ? c : -c;
+    return v > 0 ? v - 1 : v < 0 ? v + 1 : 0;
+}
+
+/* Window bound for the child from a bound of the parent (same side). */
+static inline int down_bound(int v)
+{
+    return v > 0 ? v + 1 : v < 0 ? v - 1 : 0;
+}
+
+static inline int ilog2(u64 x)
+{
+    int r = 0;
+    while (x > 1) {
+        x >>= 1;
+        r++;
+    }
+    return r;
+}
+
+/* Bounds on the exact value from a result r of a search on DL_d with the
+ * window (alpha, beta) (fail soft). */
+static inline void true_bounds(int r, int d, int alpha, int beta, int *lo, int *hi)
+{
+    int cut = MATE - d - 1; /* |v| <= cut: not resolved within d */
+    *lo = -MATE;
+    *hi = MATE;
+    if (r >= beta) {
+        *lo = r > 0 ? r : (r < -cut ? r : -cut);
+    } else if (r <= alpha) {
+        *hi = r < 0 ? r : (r > cut ? r : cut);
+    } else if (r != 0) {
+        *lo = *hi = r;
+    } else {
+        *lo = -cut;
+        *hi = cut;
+    }
+}
+
+/* Ordering scores of the moves mv[0..n): the TT move first, then moves
+ * that win at once, then by the opponent's safe replies (fewest first; none
+ * scores WIN3, one that wins at once for the opponent LOSE2), then history;
+ * a move that loses at once last.  Shared by the exact and the winner-only
+ * solver. */
+static void sv_order(Solver *s, const uint16_t *mv, int n, int ttmove, int *score)
+{
+    Pos *p = &s->p;
+    int side = p->turn;
+    for (int i = 0; i < n; i++) {
+        int m = mv[i];
+        int sc;
+        if (m == ttmove) {
+            sc = 1 << 30;
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0) {
+                sc = p->owinner == side ? (1 << 29) : -(1 << 29);
+            } else if (p->turn != side) {
+                /* the child's TT bucket is needed soon: fetch it now */
+                PREFETCH(sv_bucket(s, p->hash));
+                int sr = safe_replies(p, side);
+                if (sr == 64)
+                    sc = LOSE2;
+                else if (sr == 0)
+                    sc = WIN3;
+                else {
+                    uint32_t h = s->history[p->board[m >> 6] & 15][m >> 6] >> 4;
+                    sc = ((64 - sr) << 20) + (int)(h < 0xFFFFF ? h : 0xFFFFF);
+                }
+            } else {
+                sc = (32 << 20);
+            }
+            unmake_move(p);
+        }
+        score[i] = sc;
+    }
+}
+
+/* DL_1 of a position in progress, for its side to move: a win at once, or
+ * a loss when every move ends the round against the mover (a deadlock it
+ * causes), or 0. */
+static int sv_dl1(Solver *s)
+{
+    Pos *p = &s->p;
+    s->L.nodes++;
+    if (can_win_now(p))
+        return MATE - 1;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    int side = p->turn;
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int lost = p->owinner >= 0 && p->owinner != side;
+        unmake_move(p);
+        if (!lost)
+            return 0;
+    }
+    return -(MATE - 1);
+}
+
+/* DL_2 (fail soft above beta) of a position without a win at once. */
+static int sv_dl2(Solver *s, int beta)
+{
+    Pos *p = &s->p;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    int side = p->turn;
+    int best = -SV_INF;
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int v;
+        if (p->owinner >= 0)
+            v = p->owinner == side ? MATE - 1 : -(MATE - 1);
+        else
+            v = up_value(sv_dl1(s), p->turn == side);
+        unmake_move(p);
+        if (v > best) {
+            best = v;
+            if (best >= beta)
+                break;
+        }
+    }
+    return best;
+}
+
+static int sv_search(Solver *s, int d, int alpha, int beta)
+{
+    Pos *p = &s->p;
+    if (d <= 0)
+        return 0;
+    s->L.nodes++;
+    if (limits_hit(&s->L))
+        return 0;
+    if (can_win_now(p))
+        return MATE - 1;
+    if (alpha >= MATE - 1)
+        return MATE - 1; /* an upper bound: nothing beats a win at once */
+    if (beta <= -(MATE - 1))
+        return -(MATE - 1);
+    /* Only values outside the window matter: shorten the horizon.  The
+     * result is then converted back to DL_d0 through bounds on the exact
+     * value. */
+    int d0 = d;
+    if (alpha > 0 && MATE - alpha - 1 < d)
+        d = MATE - alpha - 1;
+    if (beta < 0 && MATE + beta - 1 < d)
+        d = MATE + beta - 1;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    int best = -SV_INF, bestmove = 0;
+    int lo, hi;
+    u64 key = p->hash;
+    if (d <= 2) {
+        if (d <= 1) {
+            /* No win within 1 (checked); a loss within 1 needs every move to
+             * end the round against us (a deadlock we cause). */
+            best = -(MATE - 1);
+            for (int i = 0; i < n; i++) {
+                make_move(p, mv[i]);
+                int lost = p->owinner >= 0 && p->owinner != side;
+                unmake_move(p);
+                if (!lost) {
+                    best = 0;
+                    break;
+                }
+            }
+        } else {
+            best = sv_dl2(s, beta);
+        }
+        if (d == d0)
+            return best;
+        true_bounds(best, d, alpha, beta, &lo, &hi);
+        return best >= beta ? dl(lo, d0) : best <= alpha ? dl(hi, d0) : best;
+    }
+    SvEntry *e = sv_probe(s, key);
+    int ttmove = 0;
+    if (e) {
+        int tlo = dl(e->lo, d), thi = dl(e->hi, d);
+        if (tlo >= beta || thi <= alpha || tlo == thi) {
+            int r = tlo >= beta ? tlo : thi <= alpha ? thi : tlo;
+            if (d == d0)
+                return r;
+            true_bounds(r, d, alpha, beta, &lo, &hi);
+            return r >= beta ? dl(lo, d0) : r <= alpha ? dl(hi, d0) : r;
+        }
+        if (tlo > alpha)
+            alpha = tlo;
+        if (thi < beta)
+            beta = thi;
+        ttmove = e->move;
+    }
+    int alpha0 = alpha;
+    u64 nodes0 = s->L.nodes;
+    /* Order: the TT move first, then by the opponent's safe replies (fewest
+     * first), then history. */
+    int score[MAXMOVES];
+    sv_order(s, mv, n, ttmove, score);
+    for (int i = 0; i < n; i++) {
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (score[j] > score[bi])
+                bi = j;
+        if (bi != i) {
+            int tm = mv[i];
+            mv[i] = mv[bi];
+            mv[bi] = (uint16_t)tm;
+            int ts = score[i];
+            score[i] = score[bi];
+            score[bi] = ts;
+        }
+        int m = mv[i];
+        int v;
+        if (score[i] == LOSE2) {
+            /* the opponent wins at once after this move */
+            v = -(MATE - 2);
+        } else if (score[i] == WIN3 && d >= 3) {
+            /* every reply lets us win at once */
+            v = MATE - 3;
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0) {
+                v = p->owinner == side ? MATE - 1 : -(MATE - 1);
+            } else if (p->turn == side) {
+                int c = sv_search(s, d - 1, down_bound(alpha), down_bound(beta));
+                v = up_value(c, 1);
+            } else {
+                int c = sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha));
+                v = up_value(c, 0);
+            }
+            unmake_move(p);
+        }
+        if (s->L.stop)
+            return 0;
+        if (v > best) {
+            best = v;
+            bestmove = m;
+            if (v > alpha) {
+                alpha = v;
+                if (v >= beta) {
+                    uint32_t *h = &s->history[p->board[m & 63] & 15][m >> 6];
+                    *h += (uint32_t)(d * d);
+                    if (*h > (1u << 30))
+                        for (int a = 0; a < 16; a++)
+                            for (int b = 0; b < 64; b++)
+                                s->history[a][b] >>= 1;
+                    break;
+                }
+            }
+        }
+    }
+    true_bounds(best, d, alpha0, beta, &lo, &hi);
+    sv_store(s, key, lo, hi, best > alpha0 ? bestmove : ttmove, ilog2(s->L.nodes - nodes0 + 1));
+    if (d == d0)
+        return best;
+    return best >= beta ? dl(lo, d0) : best <= alpha0 ? dl(hi, d0) : best;
+}
+
+/* A budget of ``nodes`` more nodes within the limits: budget_begin sets it
+ * and answers the node limit to restore; budget_end restores it and
+ * answers 1 when the budget alone stopped the work (the stop is then
+ * cleared), 0 otherwise (no stop, or a real limit, the flag or Ctrl-C). */
+static u64 budget_begin(Limits *L, u64 nodes)
+{
+    u64 saved = L->node_limit, lim = L->nodes + nodes;
+    if (!saved || lim < saved)
+        L->node_limit = lim;
+    L->next_check = L->nodes; /* look at the new limit at once */
+    return saved;
+}
+
+static int budget_end(Limits *L, u64 saved)
+{
+    L->node_limit = saved;
+    if (L->stop && !L->interrupted && (!saved || L->nodes < saved) &&
+        !(L->flag && atomic_load_explicit(L->flag, memory_order_relaxed)) &&
+        !(L->deadline > 0 && now_ms() >= L->deadline)) {
+        L->stop = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* -- who wins, without the distance ---------------------------------------
+ *
+ * wl_search(d) proves only who wins: 1 when the side to move wins, -1 when
+ * it loses, 0 when it cannot tell (or a limit stopped it: L.stop).  It is
+ * the sign of DL_d, found cheaply: the first winning move ends a node (the
+ * exact search must go on to find the shortest win), and a win or loss
+ * proven at any distance (in the table, or by the move-ordering tests)
+ * counts, so 1 and -1 hold at every distance while 0 means: neither side
+ * wins within d.  Iterative deepening on d (wl_root) ends at the first d
+ * where the root is decided, at most its exact distance.
+ *
+ * The table is the exact solver's: a win is stored as lo = 1 (a win at some
+ * distance), a loss as hi = -1, "neither within d" as the bounds
+ * -(MATE-d-1)..MATE-d-1; all are bounds on the exact value, valid for both
+ * solvers.
+ */
+static int wl_search(Solver *s, int d, int alpha, int beta)
+{
+    Pos *p = &s->p;
+    s->L.nodes++;
+    if (limits_hit(&s->L))
+        return 0;
+    if (can_win_now(p))
+        return 1;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    if (d <= 1) {
+        /* a loss within 1: every move ends the round against us */
+        for (int i = 0; i < n; i++) {
+            make_move(p, mv[i]);
+            int lost = p->owinner >= 0 && p->owinner != side;
+            unmake_move(p);
+            if (!lost)
+                return 0;
+        }
+        return -1;
+    }
+    u64 key = p->hash;
+    SvEntry *e = sv_probe(s, key);
+    int ttmove = 0;
+    if (e) {
+        if (e->lo > 0)
+            return 1;
+        if (e->hi < 0)
+            return -1;
+        int tlo = e->lo > -(MATE - d) ? 0 : -1; /* not lost within d */
+        int thi = e->hi < MATE - d ? 0 : 1;     /* no win within d */
+        if (tlo >= beta || thi <= alpha || tlo == thi)
+            return 0;
+        ttmove = e->move;
+    }
+    u64 nodes0 = s->L.nodes;
+    int score[MAXMOVES];
+    sv_order(s, mv, n, ttmove, score);
+    int alpha0 = alpha, best = -2, bestmove = 0;
+    for (int i = 0; i < n; i++) {
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (score[j] > score[bi])
+                bi = j;
+        if (bi != i) {
+            int tm = mv[i];
+            mv[i] = mv[bi];
+            mv[bi] = (uint16_t)tm;
+            int ts = score[i];
+            score[i] = score[bi];
+            score[bi] = ts;
+        }
+        int m = mv[i];
+        /* sorted: from the first move that lets the opponent win at once,
+         * every move loses */
+        if (score[i] <= LOSE2) {
+            if (best < -1)
+                best = -1;
+            break;
+        }
+        int v;
+        if (score[i] == WIN3) {
+            v = 1; /* every reply lets us win at once */
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0)
+                v = p->owinner == side ? 1 : -1;
+            else if (p->turn == side)
+                v = wl_search(s, d - 1, alpha, beta);
+            else
+                v = -wl_search(s, d - 1, -beta, -alpha);
+            unmake_move(p);
+        }
+        if (s->L.stop)
+            return 0;
+        if (v > 0) {
+            uint32_t *h = &s->history[p->board[m & 63] & 15][m >> 6];
+            *h += (uint32_t)(d * d);
+            if (*h > (1u << 30))
+                for (int a = 0; a < 16; a++)
+                    for (int b = 0; b < 64; b++)
+                        s->history[a][b] >>= 1;
+            sv_store(s, key, 1, MATE, m, ilog2(s->L.nodes - nodes0 + 1));
+            return 1;
+        }
+        if (v > best) {
+            best = v;
+            bestmove = m;
+            if (v > alpha) {
+                alpha = v;
+                if (v >= beta)
+                    break;
+            }
+        }
+    }
+    int work = ilog2(s->L.nodes - nodes0 + 1);
+    int cut = MATE - d - 1;
+    if (best < 0) /* every move loses: -1 answers are proofs */
+        sv_store(s, key, -MATE, -1, ttmove, work);
+    else if (best >= beta) /* not lost within d */
+        sv_store(s, key, -cut, MATE, bestmove, work);
+    else if (best <= alpha0) /* no win within d */
+        sv_store(s, key, -MATE, cut, ttmove, work);
+    else
+        sv_store(s, key, -cut, cut, bestmove, work);
+    return best < 0 ? -1 : 0;
+}
+
+/* A winning move of a position proven won (wl_search answered 1): the
+ * table's move, else the first move whose position is proven won for us
+ * (the proofs are in the table, so this costs little).  0 if none is found
+ * (a limit stopped the search). */
+static int wl_winning_move(Solver *s, int d)
+{
+    Pos *p = &s->p;
+    SvEntry *e = sv_probe(s, p->hash);
+    if (e && e->move)
+        return e->move;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    for (int i = 0; i < n; i++) { /* a win at once first */
+        make_move(p, mv[i]);
+        int won = p->owinner == side;
+        unmake_move(p);
+        if (won)
+            return mv[i];
+    }
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int v;
+        if (p->owinner >= 0)
+            v = p->owinner == side ? 1 : -1;
+        else if (p->turn == side)
+            v = wl_search(s, d, -2, 2);
+        else
+            v = -wl_search(s, d, -2, 2);
+        unmake_move(p);
+        if (v > 0)
+            return mv[i];
+        if (s->L.stop)
+            break;
+    }
+    return 0;
+}
+
+/* Who wins (1: the side to move, -1: the other, 0: a limit stopped it, or
+ * nothing within max_depth when it is not 0): iterative deepening of
+ * wl_search on the horizon d = 1, 2, 3, ...  After each horizon from 4 on, a
+ * probe searches twice as deep for as many nodes as the iterations took so
+ * far: a long forced win is often found at once far beyond the horizon the
+ * deepening has reached (from the start of a single round: about 0.1M nodes
+ * instead of 2M).  A probe cut short by its own budget leaves only proofs
+ * and bounds in the table.  ``*next`` and ``*spent`` (1 and 0 to begin)
+ * would carry the deepening on from a call that a budget stopped.  Fills
+ * *bestmove (a winning move, 0 for a loss) and *depth_done (the horizon
+ * that decided it). */
+static int wl_root(Solver *s, int max_depth, int *next, u64 *spent, int *bestmove,
+                   int *depth_done)
+{
+    *bestmove = 0;
+    *depth_done = 0;
+    for (int d = *next; !max_depth || d <= max_depth; d++) {
+        u64 n0 = s->L.nodes;
+        int r = wl_search(s, d, -2, 2);
+        *spent += s->L.nodes - n0;
+        if (s->L.stop)
+            return 0;
+        *next = d + 1;
+        int done = d;
+        if (!r && d >= 4 && (!max_depth || d < max_depth)) {
+            int pd = 2 * d;
+            if (max_depth && pd > max_depth)
+                pd = max_depth;
+            if (pd > SOLVE_MAX_DEPTH)
+                pd = SOLVE_MAX_DEPTH;
+            u64 saved = budget_begin(&s->L, *spent);
+            r = wl_search(s, pd, -2, 2);
+            if (budget_end(&s->L, saved))
+                r = 0; /* only the probe's budget ran out */
+            if (s->L.stop)
+                return 0;
+            if (r)
+                done = pd;
+        }
+        if (r) {
+            *depth_done = done;
+            if (r > 0) {
+                *bestmove = wl_winning_move(s, done);
+                if (!*bestmove)
+                    return 0;
+            }
+            return r;
+        }
+        *depth_done = d;
+        if (d >= SOLVE_MAX_DEPTH)
+            break;
+    }
+    return 0;
+}
+
+/* Solve the position: the exact value, or 0 when a limit stops it.  Fills
+ * *bestmove and *depth_done. */
+static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int *depth_done)
+{
+    Pos *p = &s->p;
+    *bestmove = 0;
+    *depth_done = 0;
+    if (p->owinner >= 0)
+        return p->owinner == p->turn ? MATE : -MATE; /* not reached from solve_run */
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    int side = p->turn;
+    /* An immediate win. */
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int won = p->owinner == side;
+        unmake_move(p);
+        if (won) {
+            *bestmove = mv[i];
+            *depth_done = 1;
+            return MATE - 1;
+        }
+    }
+    for (int d = start_depth > 1 ? start_depth : 1; !max_depth || d <= max_depth; d++) {
+        int best = -SV_INF, bm = 0;
+        int alpha = -SV_INF, beta = SV_INF;
+        SvEntry *e = sv_probe(s, p->hash);
+        int ttmove = e ? e->move : 0;
+        /* TT move first */
+        for (int i = 0; i < n; i++)
+            if (mv[i] == ttmove && i) {
+                int tm = mv[0];
+                mv[0] = mv[i];
+                mv[i] = (uint16_t)tm;
+            }
+        for (int i = 0; i < n; i++) {
+            int m = mv[i];
+            make_move(p, m);
+            int v;
+            if (p->owinner >= 0)
+                v = p->owinner == side ? MATE - 1 : -(MATE - 1);
+            else if (p->turn == side)
+                v = up_value(sv_search(s, d - 1, down_bound(alpha), down_bound(beta)), 1);
+            else
+                v = up_value(sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha)), 0);
+            unmake_move(p);
+            if (s->L.stop)
+                return 0;
+            if (v > best) {
+                best = v;
+                bm = m;
+                if (v > alpha)
+                    alpha = v;
+            }
+        }
+        *depth_done = d;
+        if (best != 0) {
+            *bestmove = bm;
+            sv_store(s, p->hash, best, best, bm, 60);
+            return best;
+        }
+        int cut = MATE - d - 1;
+        sv_store(s, p->hash, -cut, cut, 0, 0);
+        if (d >= SOLVE_MAX_DEPTH)
+            break;
+    }
+    return 0;
+}
+
+/* Principal variation of a solved position: the winner's shortest win, the
+ * loser's longest resistance.  ``value`` is the exact value of the root. */
+static int sv_pv(Solver *s, int value, uint16_t *pv, int maxlen)
+{
+    Pos *p = &s->p;
+    int n = 0;
+    int v = value;
+    u64 saved_limit = s->L.node_limit;
+    double saved_deadline = s->L.deadline;
+    while (n < maxlen && v != 0 && p->owinner < 0) {
+        int dist = MATE - (v > 0 ? v : -v);
+        int bm = 0, dd = 0;
+        int r = sv_root(s, dist, dist, &bm, &dd);
+        if (s->L.stop || r != v || !bm)
+            break;
+        pv[n++] = (uint16_t)bm;
+        int side = p->turn;
+        make_move(p, bm);
+        if (p->owinner >= 0)
+            break;
+        v = p->turn == side ? (v > 0 ? v + 1 : v - 1) : (v > 0 ? -(v + 1) : -(v - 1));
+    }
+    while (p->ply)
+        unmake_move(p);
+    s->L.node_limit = saved_limit;
+    s->L.deadline = saved_deadline;
+    return n;
+}
+
+int solve_run(Engine *e, const Pos *src, const SolveParams *prm, SolveResult *out)
+{
+    if (!e->sv)
+        return KS_NOTABLE;
+    if (src->owinner >= 0)
+        return KS_OVER;
+    Solver *s = (Solver *)calloc(1, sizeof(Solver));
+    if (!s)
+        return KS_NOMEM;
+    if (pos_clone_state(&s->p, src, SOLVE_MAX_DEPTH + 200) < 0) {
+        free(s);
+        return KS_NOMEM;
+    }
+    s->tt = e->sv;
+    s->mask = e->sv_mask;
+    s->L.node_limit = prm->node_limit;
+    s->L.flag = &e->stop;
+    s->L.interrupt = prm->interrupt;
+    s->L.interrupt_ctx = prm->interrupt_ctx;
+    double t0 = now_ms();
+    s->L.deadline = prm->time_ms > 0 ? t0 + prm->time_ms : 0;
+    int bm = 0, dd = 0, value;
+    int want_pv = prm->pv, exact = prm->exact;
+    int npv = 0;
+    u64 pv_nodes = 0;
+    if (exact) {
+        value = sv_root(s, 1, prm->max_depth, &bm, &dd);
+    } else {
+        int next = 1;
+        u64 spent = 0;
+        value = wl_root(s, prm->max_depth, &next, &spent, &bm, &dd);
+        want_pv = 0;
+    }
+    int stopped = s->L.stop;
+    if (value && want_pv && !stopped) {
+        /* the line of a proven value: no limit (it is quick), no stop */
+        u64 before = s->L.nodes;
+        s->L.node_limit = 0;
+        s->L.deadline = 0;
+        s->L.flag = NULL;
+        npv = sv_pv(s, value, out->pv, SOLVE_PV_MAX);
+        pv_nodes = s->L.nodes - before;
+    }
+    double secs = (now_ms() - t0) / 1000.0;
+    int interrupted = s->L.interrupted;
+    u64 nodes = s->L.nodes;
+    pos_free(&s->p);
+    free(s);
+    if (interrupted)
+        return KS_HOST;
+    out->result = value > 0 ? 1 : value < 0 ? -1 : 0;
+    out->distance = !exact ? -1 : value ? MATE - (value > 0 ? value : -value) : 0;
+    out->best_move = bm;
+    out->depth = dd;
+    out->stopped = stopped;
+    out->npv = npv;
+    out->nodes = nodes - pv_nodes;
+    out->pv_nodes = pv_nodes;
+    out->seconds = secs;
+    return KS_OK;
+}
