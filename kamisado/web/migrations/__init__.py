@@ -42,19 +42,6 @@ def _config(conn: sa.Connection | None = None) -> Config:
     return cfg
 
 
-def head() -> str:
-    """The newest revision."""
-    rev = ScriptDirectory.from_config(_config()).get_current_head()
-    assert rev is not None
-    return rev
-
-
-def current(engine: Engine) -> str | None:
-    """The revision a database is at (``None``: none recorded)."""
-    with engine.connect() as conn:
-        return MigrationContext.configure(conn).get_current_revision()
-
-
 @contextmanager
 def _quiet() -> Iterator[None]:
     """Alembic's progress lines (``Context impl SQLiteImpl.``, ``Will assume
@@ -69,6 +56,19 @@ def _quiet() -> Iterator[None]:
         yield
     finally:
         alembic_log.setLevel(before)
+
+
+def head() -> str:
+    """The newest revision."""
+    rev = ScriptDirectory.from_config(_config()).get_current_head()
+    assert rev is not None
+    return rev
+
+
+def current(engine: Engine) -> str | None:
+    """The revision a database is at (``None``: none recorded)."""
+    with _quiet(), engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
 
 
 def upgrade(engine: Engine) -> None:
