@@ -18,7 +18,7 @@ import argparse
 import difflib
 import io
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -28,13 +28,16 @@ SHOWN_LINES = 12
 #: Characters shown either side of where two long lines first differ.
 CONTEXT = 60
 
+#: A box in a picture: left, top, right, bottom (pixels; right and bottom excluded).
+Box = tuple[int, int, int, int]
 #: ``same(path, tracked, made)``: ``None`` when ``made`` counts as ``tracked``
 #: (current), else the lines saying how they differ.
 Compare = Callable[[Path, bytes, bytes], "list[str] | None"]
 
 
-def add_options(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--write`` and ``--check`` (the default), exclusive."""
+def add_options(parser: argparse.ArgumentParser, what: str) -> argparse._MutuallyExclusiveGroup:
+    """``--write`` and ``--check`` (the default), exclusive; returns their
+    group (a script's ``--out FILE``, writing elsewhere, joins it)."""
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--write", action="store_true",
                       help=f"write {what} (tracked files; nothing is written without it)")
@@ -42,6 +45,7 @@ def add_options(parser: argparse.ArgumentParser, what: str) -> None:
                       help="the default: make them in memory, compare with the tracked"
                       " files, print what differs; exit 1 when one is stale, 0 when all"
                       " are current")
+    return mode
 
 
 def shown(path: Path) -> str:
@@ -179,17 +183,24 @@ def _binary(old: bytes, new: bytes) -> list[str]:
     return out
 
 
-def same_pictures(threshold: int = 0, allowed: float = 0.0) -> Compare:
+def same_pictures(threshold: int = 0, allowed: float = 0.0,
+                  ignored: Mapping[str, Sequence[Box]] | None = None) -> Compare:
     """A comparison of pictures (PNG, GIF) by their pixels, not their bytes
     (another Pillow may encode the same frames differently): current when
     they have the same size, frames and frame durations, and in each frame
     at most ``allowed`` (a share, 0.0001 is one pixel in 10,000) of the
-    pixels differ by more than ``threshold`` (0..255) in some channel."""
+    pixels differ by more than ``threshold`` (0..255) in some channel,
+    leaving out the boxes ``ignored[file name]`` (parts that show the clock)."""
 
     def same(path: Path, old: bytes, new: bytes) -> list[str] | None:
         if old == new:
             return None
         from PIL import Image
+
+        def blank(im: Image.Image) -> Image.Image:
+            for box in (ignored or {}).get(path.name, ()):
+                im.paste((0, 0, 0), box)
+            return im
 
         try:
             a, b = Image.open(io.BytesIO(old)), Image.open(io.BytesIO(new))
@@ -207,7 +218,8 @@ def same_pictures(threshold: int = 0, allowed: float = 0.0) -> Compare:
             if a.info.get("duration") != b.info.get("duration"):
                 out.append(f"{where}shown {a.info.get('duration')} ms tracked,"
                            f" {b.info.get('duration')} ms made")
-            count, box = pixels_apart(a.convert("RGB"), b.convert("RGB"), threshold)
+            count, box = pixels_apart(blank(a.convert("RGB")), blank(b.convert("RGB")),
+                                      threshold)
             if count > limit:
                 out.append(f"{where}{count:,} pixels differ, within {box}")
         return out or None
