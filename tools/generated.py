@@ -28,6 +28,8 @@ SHOWN_LINES = 12
 #: Characters shown either side of where two long lines first differ.
 CONTEXT = 60
 
+#: What :func:`same_pictures` compares by pixels (other files: by bytes).
+PICTURES = (".png", ".gif")
 #: A box in a picture: left, top, right, bottom (pixels; right and bottom excluded).
 Box = tuple[int, int, int, int]
 #: ``same(path, tracked, made)``: ``None`` when ``made`` counts as ``tracked``
@@ -190,11 +192,14 @@ def same_pictures(threshold: int = 0, allowed: float = 0.0,
     they have the same size, frames and frame durations, and in each frame
     at most ``allowed`` (a share, 0.0001 is one pixel in 10,000) of the
     pixels differ by more than ``threshold`` (0..255) in some channel,
-    leaving out the boxes ``ignored[file name]`` (parts that show the clock)."""
+    leaving out the boxes ``ignored[file name]`` (parts that show the clock).
+    Files that are not :data:`PICTURES` are compared by their bytes."""
 
     def same(path: Path, old: bytes, new: bytes) -> list[str] | None:
         if old == new:
             return None
+        if path.suffix.lower() not in PICTURES:
+            return differences(path, old, new)
         from PIL import Image
 
         def blank(im: Image.Image) -> Image.Image:

@@ -74,7 +74,13 @@ def _queue(url: str) -> None:
     """Check that the job queue's Redis at ``url`` can be reached."""
     import asyncio
 
-    from kamisado.web.jobs import JobError, connect, disconnect, queue_missing, redis_settings
+    from kamisado.web.jobs import (
+        JobError,
+        connect,
+        disconnect,
+        queue_missing,
+        redis_settings,
+    )
 
     try:
         redis_settings(url)
