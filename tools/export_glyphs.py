@@ -18,7 +18,9 @@ import re
 import sys
 from pathlib import Path
 
-import generated
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 JS = ROOT / "kamisado" / "web" / "static" / "js"

@@ -34,7 +34,9 @@ import time
 from collections import deque
 from pathlib import Path
 
-import generated
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 from kamisado import engine
 from kamisado.engine.levels import winning_replies

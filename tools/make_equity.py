@@ -38,7 +38,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-import generated
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 from kamisado.engine.equity import (
     MAX_RING_DIFF,

@@ -25,6 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's kamisado, whatever is installed
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
 
 import generated  # noqa: E402
 

@@ -34,7 +34,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import generated
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 from kamisado.engine import clear_tables, solve
 from kamisado.engine.levels import player

@@ -49,7 +49,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import generated
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 try:
     from playwright.sync_api import Page, Route, expect, sync_playwright
