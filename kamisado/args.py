@@ -12,18 +12,88 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from kamisado.rules.board import MalformedError
 
-__all__ = ["Parser", "die", "int_between", "positive_number", "take_kpn"]
+__all__ = [
+    "SIGPIPE_STATUS",
+    "Parser",
+    "die",
+    "int_between",
+    "needs_extra",
+    "positive_number",
+    "quiet_pipe",
+    "silence_stdout",
+    "take_kpn",
+]
+
+#: The exit status when standard output is a pipe whose reader has gone
+#: (``kamisado analyse --review game.kmr | head``): 128 + SIGPIPE, what a
+#: shell reports for any Unix tool that a closed pipe ends.
+SIGPIPE_STATUS = 141
 
 
 def die(message: str) -> int:
     print(f"kamisado: {message}", file=sys.stderr)
     return 2
+
+
+def needs_extra(what: str, extra: str) -> str:
+    """The one line saying that ``what`` needs an optional dependency that
+    is not installed, and how to install it.
+
+    >>> needs_extra("--queue", "queue")
+    "--queue needs the 'queue' extra: pip install 'kamisado[queue]'"
+    """
+    return f"{what} needs the {extra!r} extra: pip install 'kamisado[{extra}]'"
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe (or socket) whose reader has gone."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & select.POLLERR for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):  # no poll (Windows), no real stdout
+        return True
+
+
+def quiet_pipe(run: Callable[[], int]) -> int:
+    """``run()``'s exit status, or :data:`SIGPIPE_STATUS` with nothing on
+    standard error when standard output is closed under it (piped into
+    ``head``, say), as for any Unix tool.
+
+    Python's recipe (the ``signal`` module's notes on SIGPIPE): the rest of
+    the output goes to ``/dev/null``, so the flush at exit cannot fail again.
+    A broken pipe that is not standard output's is a real error and is raised.
+    """
+    try:
+        status = run()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        if not _stdout_gone():
+            raise
+        silence_stdout()
+        return SIGPIPE_STATUS
+    return status
+
+
+def silence_stdout() -> None:
+    """Send what is left of standard output to ``/dev/null`` (its reader has
+    gone), so the flush at exit cannot fail again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a real file: nothing to flush there
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 class Parser(argparse.ArgumentParser):

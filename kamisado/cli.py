@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from kamisado.args import Parser, die, int_between, take_kpn
+from kamisado.args import Parser, die, int_between, quiet_pipe, take_kpn
 from kamisado.rules.board import KamisadoError, MalformedError, Move
 from kamisado.rules.position import Position
 
@@ -352,18 +352,25 @@ def _plugin(name: str, target: str) -> Callable[[argparse.Namespace], int]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status.
+
+    Every command ends quietly when its standard output is closed under it
+    (``kamisado analyse --review game.kmr | head -5``): exit status 141, as a
+    shell reports for any Unix tool that a closed pipe ends, and nothing on
+    standard error (:func:`kamisado.args.quiet_pipe`).
+    """
     words = list(sys.argv[1:] if argv is None else argv)
+    return quiet_pipe(lambda: _run(words))
+
+
+def _run(words: list[str]) -> int:
     if not words:
         print(command_list())
         return 0
-    if words and words[0] in PLUGINS:  # the plugin parses its own options (--help too)
+    if words[0] in PLUGINS:  # the plugin parses its own options (--help too)
         return _plugin(words[0], PLUGINS[words[0]][0])(argparse.Namespace(rest=words[1:]))
     args = build_parser().parse_args(words)
-    try:
-        status: int = args.func(args)
-    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
-        return 0
+    status: int = args.func(args)
     return status
 
 

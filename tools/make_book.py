@@ -17,7 +17,12 @@ whatever a person plays) while solving its moves took longer than
 faster positions are left to the live solver.  The output is deterministic:
 every value in it is an exact game value.
 
-    python tools/make_book.py                 # writes kamisado/data/book.txt
+Which positions are expanded depends on the clock (``--threshold``), so a
+rerun on another machine may keep more or fewer positions: the check is not
+run in CI.
+
+    python tools/make_book.py --write         # writes kamisado/data/book.txt (minutes)
+    python tools/make_book.py                 # compares with it; exit 1 when it differs
     python tools/make_book.py --max-ply 2 --out /tmp/book.txt
 """
 
@@ -29,11 +34,16 @@ import time
 from collections import deque
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
+
 from kamisado import engine
 from kamisado.engine.levels import winning_replies
 from kamisado.rules.board import START_KPN, Move
 from kamisado.rules.position import Position
 
+BOOK = generated.ROOT / "kamisado" / "data" / "book.txt"
 STARTS = [START_KPN, START_KPN.replace(" b - ", " g - ")]
 
 
@@ -100,13 +110,14 @@ def build(max_ply: int, threshold: float, max_positions: int) -> list[tuple[str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="tools/make_book.py",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--max-ply", type=int, default=3)
     ap.add_argument("--threshold", type=float, default=0.3,
                     help="expand a position only if solving its moves took longer (seconds)")
     ap.add_argument("--max-positions", type=int, default=5000)
-    ap.add_argument("--out", type=Path,
-                    default=Path(__file__).resolve().parent.parent / "kamisado/data/book.txt")
+    mode = generated.add_options(ap, "kamisado/data/book.txt")
+    mode.add_argument("--out", type=Path, help="write the book to this file instead")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     entries = build(args.max_ply, args.threshold, args.max_positions)
@@ -117,11 +128,14 @@ def main(argv: list[str] | None = None) -> int:
         "# KPN<TAB>move<TAB>result with best play",
     ]
     lines += [f"{kpn}\t{move}\t{note}" for kpn, move, note in sorted(entries)]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    print(f"{len(entries)} positions in {time.perf_counter() - t0:.1f} s -> {args.out}",
-          file=sys.stderr)
-    return 0
+    data = ("\n".join(lines) + "\n").encode()
+    print(f"{len(entries)} positions in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_bytes(data)
+        print(f"wrote {args.out}")
+        return 0
+    return generated.settle({BOOK: data}, write=args.write, script="make_book.py")
 
 
 if __name__ == "__main__":

@@ -5,13 +5,17 @@
 - docs/pictures/elo.svg: the Elo chart of a small round robin between four
   built-in levels (single rounds, seeded players, node budgets: no clock).
 
-Run from the repository root::
+Checks by default (CI runs it, in a few seconds): makes them in memory,
+compares them with the tracked files and exits 1 when one is stale;
+``--write`` writes them::
 
-    python3 tools/make_charts.py
+    python3 tools/make_charts.py              # are they current?
+    python3 tools/make_charts.py --write      # remake them
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -19,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's kamisado, whatever is installed
 sys.path.insert(0, str(ROOT / "tools"))
 
+import generated  # noqa: E402
 from make_pictures import quick_round  # noqa: E402
 
 from kamisado.engine import review  # noqa: E402
@@ -41,13 +46,12 @@ def single_round(black: str, gold: str, seed: int) -> float:
     return 1.0 if m.winner == 0 else 0.0
 
 
-def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+def make() -> dict[Path, bytes]:
+    """The charts, by path."""
     match = quick_round()
     points = review.evaluations(match, nodes=review.DEFAULT_NODES)
     title = f"The quick round of match.gif: {len(match.current.moves)} moves"
-    (OUT / "evaluation.svg").write_text(graph.evaluation_svg(points, title=title) + "\n",
-                                        encoding="utf-8")
+    files = {OUT / "evaluation.svg": (graph.evaluation_svg(points, title=title) + "\n").encode()}
     results = []
     seed = 0
     for i, a in enumerate(LEVELS):
@@ -58,10 +62,17 @@ def main() -> None:
                 results.append((black, gold, single_round(black, gold, seed)))
     table = elo_table(results, anchor=LEVELS[0])
     title = f"{len(results)} single rounds, {LEVELS[0]} at 0"
-    (OUT / "elo.svg").write_text(graph.elo_svg(table, title=title) + "\n", encoding="utf-8")
-    print(f"docs/pictures/evaluation.svg: {len(points)} positions;"
-          f" docs/pictures/elo.svg: {len(results)} games")
+    files[OUT / "elo.svg"] = (graph.elo_svg(table, title=title) + "\n").encode()
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="tools/make_charts.py",
+                                 description=__doc__.split("\n\n")[0])
+    generated.add_options(ap, "docs/pictures/evaluation.svg and docs/pictures/elo.svg")
+    args = ap.parse_args(argv)
+    return generated.settle(make(), write=args.write, script="make_charts.py")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -18,7 +18,8 @@ winner (and of a coin, 0.5, for comparison), and its calibration by bucket.
 Every match is replayable from ``--seed`` (match ``i`` of a type is played
 from seed ``seed * 1_000_003 + i`` with the type's target mixed in).
 
-    python tools/make_equity.py                       # the shipped table (about 10 minutes on 2 cores)
+    python tools/make_equity.py --write               # the shipped table (about 10 minutes on 2 cores)
+    python tools/make_equity.py                       # the same, compared with it; exit 1 when stale
     python tools/make_equity.py --matches 2,1,1 --level club --out /tmp/eq.json
     python tools/make_equity.py --rounds-out rounds.jsonl   # keep the raw rounds too
     python tools/make_equity.py --from-rounds rounds.jsonl  # refit them, no play
@@ -36,6 +37,10 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 from kamisado.engine.equity import (
     MAX_RING_DIFF,
@@ -261,7 +266,8 @@ def check(model: EquityModel, rounds: Iterable[dict[str, int]]) -> dict[str, obj
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="tools/make_equity.py",
+                                 description=__doc__.split("\n\n")[0])
     ap.add_argument("--matches", default="200,150,100",
                     help="self-play matches of Standard, Long and Marathon (default 200,150,100)")
     ap.add_argument("--level", default="strong", choices=list(LEVELS))
@@ -269,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--random-plies", type=int, default=2,
                     help="random moves that open each match (default 2), so games differ")
     ap.add_argument("--jobs", type=int, default=2, help="matches played at once (processes)")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    mode = generated.add_options(ap, "kamisado/data/equity.json")
+    mode.add_argument("--out", type=Path, help="write the table to this file instead")
     ap.add_argument("--rounds-out", type=Path, help="also write the raw rounds (JSON lines)")
     ap.add_argument("--from-rounds", type=Path,
                     help="fit from the raw rounds of an earlier run (--rounds-out) instead of"
@@ -324,9 +331,7 @@ def main(argv: list[str] | None = None) -> int:
         "fit": figures,
         "check": quality,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(data, indent=1) + "\n")
-    print(f"{sum(counts)} matches, {len(rounds)} rounds -> {args.out}")
+    print(f"{sum(counts)} matches, {len(rounds)} rounds")
     print(f"opener wins: {figures['opener_logistic']} (logistic in the ring difference)")
     print(f"tempered by {model.temper}; match equity at round starts: log loss"
           f" {quality['log_loss']} (coin {quality['log_loss_coin']}), Brier {quality['brier']};"
@@ -334,7 +339,13 @@ def main(argv: list[str] | None = None) -> int:
     for b in quality["calibration"]:  # type: ignore[attr-defined]
         print(f"  {b['bucket']}: predicted {b['predicted']:.3f}"
               f" observed {b['observed']:.3f} ({b['n']})")
-    return 0
+    made = (json.dumps(data, indent=1) + "\n").encode()
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_bytes(made)
+        print(f"wrote {args.out}")
+        return 0
+    return generated.settle({DEFAULT_OUT: made}, write=args.write, script="make_equity.py")
 
 
 if __name__ == "__main__":

@@ -7,19 +7,27 @@
   (win now if you can, else do not let the opponent win next move, else go
   as far forward as possible).
 
-Run from the repository root::
+Checks by default (CI runs it): makes them in memory, compares them with the
+tracked files (the GIF frame by frame, pixel by pixel) and exits 1 when one
+is stale; ``--write`` writes them::
 
-    python3 tools/make_pictures.py
+    python3 tools/make_pictures.py            # are they current?
+    python3 tools/make_pictures.py --write    # remake them
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's kamisado, whatever is installed
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 from kamisado.pictures import svg  # noqa: E402
 from kamisado.pictures.gif import save_gif  # noqa: E402
@@ -74,16 +82,25 @@ def quick_round() -> Match:
     return match
 
 
-def main() -> None:
-    OUT.mkdir(parents=True, exist_ok=True)
+def make() -> dict[Path, bytes]:
+    """The pictures, by path."""
     pos = rulebook_position()
-    picture = svg.board(pos, size=480, **svg.marks(pos))
-    (OUT / "board.svg").write_text(picture + "\n", encoding="utf-8")
-    match = quick_round()
-    n = save_gif(match, OUT / "match.gif", size=320, delay=800)
-    print(f"docs/pictures/board.svg; docs/pictures/match.gif: {n} frames,"
-          f" {len(match.current.moves)} moves")
+    files = {OUT / "board.svg": (svg.board(pos, size=480, **svg.marks(pos)) + "\n").encode()}
+    with tempfile.TemporaryDirectory(prefix="kamisado-pictures-") as tmp:
+        gif = Path(tmp) / "match.gif"
+        save_gif(quick_round(), gif, size=320, delay=800)
+        files[OUT / "match.gif"] = gif.read_bytes()
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="tools/make_pictures.py",
+                                 description=__doc__.split("\n\n")[0])
+    generated.add_options(ap, "docs/pictures/board.svg and docs/pictures/match.gif")
+    args = ap.parse_args(argv)
+    return generated.settle(make(), write=args.write, script="make_pictures.py",
+                            same=generated.same_pictures())
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

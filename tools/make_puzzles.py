@@ -1,6 +1,10 @@
 """Find "win in N" puzzles in games of the built-in players; write puzzles.json.
 
-    python tools/make_puzzles.py [--seed 2026] [--count 40] [--out PATH]
+    python tools/make_puzzles.py [--seed 2026] [--count 40] [--write | --out PATH]
+
+Without ``--write`` or ``--out`` it checks: the puzzles are found again and
+compared with ``kamisado/data/puzzles.json`` (exit 1 when it is stale);
+``--write`` writes that file, ``--out`` another.
 
 The built-in players (levels beginner, novice, casual and club: the levels
 that search by depth, so a game replays exactly from its seed) play single
@@ -29,6 +33,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
+
+import generated  # noqa: E402
 
 from kamisado.engine import clear_tables, solve
 from kamisado.engine.levels import player
@@ -203,11 +211,13 @@ def find(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, obj
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="make_puzzles.py", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="tools/make_puzzles.py",
+                                 description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=2026, help="seed of the games (default 2026)")
     ap.add_argument("--count", type=int, default=40, help="puzzles to write (default 40)")
     ap.add_argument("--max-games", type=int, default=300, help="stop after this many games")
-    ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="where to write")
+    mode = generated.add_options(ap, "kamisado/data/puzzles.json")
+    mode.add_argument("--out", type=Path, help="write the puzzles to this file instead")
     ap.add_argument("--quiet", action="store_true", help="no progress on standard error")
     args = ap.parse_args(argv)
     if args.count < len(WIN_IN):
@@ -221,9 +231,16 @@ def main(argv: list[str] | None = None) -> int:
         "seed": args.seed,
         "puzzles": puzzles,
     }
-    args.out.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {len(puzzles)} puzzles to {args.out} in {time.monotonic() - started:.0f} s")
-    return 0 if len(puzzles) == args.count else 1
+    made = (json.dumps(doc, indent=1) + "\n").encode()
+    print(f"found {len(puzzles)} puzzles in {time.monotonic() - started:.0f} s")
+    if len(puzzles) != args.count:
+        return generated.fail("make_puzzles.py", f"found {len(puzzles)} puzzles of"
+                              f" {args.count} in {args.max_games} games: nothing written")
+    if args.out is not None:
+        args.out.write_bytes(made)
+        print(f"wrote {args.out}")
+        return 0
+    return generated.settle({DEFAULT_OUT: made}, write=args.write, script="make_puzzles.py")
 
 
 if __name__ == "__main__":

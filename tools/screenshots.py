@@ -1,6 +1,15 @@
 """Screenshots of the web app's main views, at a phone's size and a desktop's.
 
-    python tools/screenshots.py [--out docs/screenshots] [--port 0] [--chromium PATH]
+    python tools/screenshots.py [--write | --out DIR] [--port 0] [--chromium PATH]
+
+Without ``--write`` or ``--out`` it checks (about a minute: too long for
+CI, run it by hand after changing the page): it takes every view into a
+temporary folder and compares each PNG with the one in docs/screenshots by
+its pixels (a view is current when at most one pixel in 10,000 differs, by
+more than a faint anti-aliasing shade), prints what differs and exits 1 when
+one is stale, missing or no longer taken.  ``--write`` writes the PNGs to
+docs/screenshots, ``--out DIR`` to another folder.  The pixels depend on the
+browser and its fonts: the tracked PNGs are Debian's Chromium's.
 
 Starts the real app (:func:`kamisado.web.server.create_app` under uvicorn, in a
 thread) on a throwaway SQLite database, drives Debian's Chromium with
@@ -20,24 +29,49 @@ Playwright as a person would, and writes one PNG per view and size:
     lobby         the lobby with another player's challenge and one's own
 
 named ``<view>-phone.png`` (390x844) and ``<view>-desktop.png`` (1280x800),
-each the viewport only.  The moves are fixed and the games list is shown
-with a fixed date and time (the only clock on those pages), so a rerun gives
-the same pictures, but for the rating chart's date axis (the day it is run).
+each the viewport only.  A rerun gives the same pictures: the moves are
+fixed; the games list, the player page and its rating chart show fixed dates
+and times; the game links show a fixed address; the engine's analysis
+searches a node budget, not the clock (``KAMISADO_ANALYSIS_NODES``).
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
+import os
 import re
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from playwright.sync_api import Page, Route, expect, sync_playwright
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
 
+import generated  # noqa: E402
+
+try:
+    from playwright.sync_api import Page, Route, expect, sync_playwright
+except ImportError:  # pragma: no cover - run without the test extra
+    sys.exit(generated.fail("screenshots.py", "needs Playwright, in the 'test' extra:"
+                            " pip install -e '.[test]'"))
+
+from kamisado.pictures.graph import rating_svg
 from kamisado.web.live import LiveServer
+from kamisado.web.worker import ANALYSIS_NODES_ENV
+
+OUT = generated.ROOT / "docs" / "screenshots"
+#: The engine's budget for the review's analysis (nodes, not the clock).
+ANALYSIS_NODES = 100_000
+#: What the game links show instead of the server's port and the game's id.
+FIXED_LINK = "http://127.0.0.1:8000/game/Kq3xZ7mP"
+#: A view is current when at most this share of its pixels differ ...
+ALLOWED = 0.0001
+#: ... by more than this in some channel (anti-aliasing's faint shades).
+THRESHOLD = 24
 
 #: The sizes every view is taken at.
 SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
@@ -121,19 +155,59 @@ def fixed_player_times(route: Route) -> None:
     route.fulfill(response=response, body=json.dumps(body))
 
 
-def shoot(pg: Page, out: Path, name: str, written: list[Path]) -> None:
-    """Take the view at every size: ``<name>-<size>.png`` (the viewport only)."""
+def fixed_rating_chart(history: list[dict[str, Any]]) -> Callable[[Route], None]:
+    """The player page's rating chart drawn from ``history`` (the player's
+    points, from ``/api/players/ID``) at fixed times, :data:`FIXED_TIME` on."""
+
+    def fulfil(route: Route) -> None:
+        speed = re.search(r"[?&]speed=(\w+)", route.request.url)
+        title = re.search(r"<title>(.*?)</title>", route.fetch().text())
+        points = [{**h, "at": FIXED_TIME + 3600 * i}
+                  for i, h in enumerate(x for x in history
+                                        if speed is None or x["speed"] == speed.group(1))]
+        body = rating_svg(points, title=html.unescape(title.group(1)) if title else None)
+        route.fulfill(status=200, body=body, content_type="image/svg+xml")
+
+    return fulfil
+
+
+#: Every read-only field that shows a link to a game: a fixed address.
+FIX_LINKS = f"""() => {{
+  for (const el of document.querySelectorAll("input[readonly]"))
+    if (el.value.startsWith(location.origin + "/game/"))
+      el.value = {json.dumps(FIXED_LINK)} + (el.value.includes("?t=") ? "?t=Yw5nR2cV" : "");
+}}"""
+
+
+#: Parts of a view that show real time (the rated game's clocks, a second
+#: more or less each run): the check leaves them out.
+VOLATILE = {"rated": ".seat .clock"}
+
+
+def shoot(pg: Page, out: Path, name: str, written: list[Path],
+          ignored: dict[str, list[generated.Box]]) -> None:
+    """Take the view at every size: ``<name>-<size>.png`` (the viewport only);
+    the boxes of its :data:`VOLATILE` parts go to ``ignored`` (by file name)."""
     for size, (w, h) in SIZES.items():
         pg.set_viewport_size({"width": w, "height": h})
         pg.evaluate("window.scrollTo(0, 0)")
         pg.wait_for_timeout(SETTLE_MS)
+        pg.evaluate(FIX_LINKS)
         path = out / f"{name}-{size}.png"
         pg.screenshot(path=str(path), animations="disabled", caret="hide")
         written.append(path)
+        if name in VOLATILE:
+            for part in pg.locator(VOLATILE[name]).all():
+                box = part.bounding_box()
+                if box is not None:
+                    ignored.setdefault(path.name, []).append(
+                        (int(box["x"]), int(box["y"]), int(box["x"] + box["width"]) + 1,
+                         int(box["y"] + box["height"]) + 1))
 
 
-def take(base: str, out: Path, chromium: str) -> list[Path]:
-    """Play the games and take every view; return the files written."""
+def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.Box]]) -> list[Path]:
+    """Play the games and take every view; return the files written (the
+    boxes the check leaves out go to ``ignored``)."""
     written: list[Path] = []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
@@ -149,11 +223,11 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
 
         goto(pg, base, "/")
         expect(pg.locator("#view-home")).to_be_visible()
-        shoot(pg, out, "home", written)
+        shoot(pg, out, "home", written, ignored)
 
         goto(pg, base, "/new/computer")
         expect(pg.locator('input[name="mode"][value="computer"]')).to_be_checked()
-        shoot(pg, out, "new-computer", written)
+        shoot(pg, out, "new-computer", written, ignored)
 
         # a finished single round, for the review
         done = new_game(pg, base, "hotseat", "1")
@@ -169,23 +243,23 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
         for frm, to in OPENING:
             move(pg, frm, to)
         expect(pg.locator("#board .last-to")).not_to_have_count(0)
-        shoot(pg, out, "game", written)
+        shoot(pg, out, "game", written, ignored)
 
         goto(pg, base, f"/review/{done}")
         expect(pg.locator("#rv-where")).not_to_be_empty()
         # one step back: Black to move and win, with the engine's best moves
         pg.click("#rv-prev")
-        expect(pg.locator("#rv-lines li")).not_to_have_count(0, timeout=20_000)
+        expect(pg.locator("#rv-lines li")).not_to_have_count(0, timeout=60_000)
         expect(pg.locator("#analysis")).not_to_contain_text("…")
-        shoot(pg, out, "review", written)
+        shoot(pg, out, "review", written, ignored)
 
         goto(pg, base, "/lesson/fig2")
         expect(pg.locator("#lesson-text")).not_to_be_empty()
-        shoot(pg, out, "lesson", written)
+        shoot(pg, out, "lesson", written, ignored)
 
         goto(pg, base, "/games")
         expect(pg.locator("#games-list .game-card")).to_have_count(2)
-        shoot(pg, out, "games", written)
+        shoot(pg, out, "games", written, ignored)
 
         # a rated game between two accounts: the winner's view, then its player page
         other = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-GB", timezone_id="UTC")
@@ -213,14 +287,16 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
         expect(dialog).to_be_visible()
         pg.click("#result-close")
         expect(pg.locator(".seat .rating-change")).to_have_count(2)
-        shoot(pg, out, "rated", written)
+        shoot(pg, out, "rated", written, ignored)
 
         pg.route("**/api/players/*", fixed_player_times)
         me = pg.request.get(base + "/api/me").json()
+        history = pg.request.get(f"{base}/api/players/{me['id']}").json()["history"]
+        pg.route("**/api/players/*/rating.svg*", fixed_rating_chart(history))
         goto(pg, base, f"/player/{me['id']}")
         expect(pg.locator("#player-charts img")).to_have_count(1)
         pg.wait_for_function("() => [...document.images].every((i) => i.complete)")
-        shoot(pg, out, "player", written)
+        shoot(pg, out, "player", written, ignored)
 
         # the lobby: bob's challenge and ann's own
         goto(opp, base, "/lobby")
@@ -234,7 +310,7 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
         pg.select_option('#challenge-form select[name="clock"]', "d2")
         pg.click("#challenge-post")
         expect(pg.locator("#challenges .challenge")).to_have_count(2)
-        shoot(pg, out, "lobby", written)
+        shoot(pg, out, "lobby", written, ignored)
         other.close()
 
         context.close()
@@ -245,24 +321,36 @@ def take(base: str, out: Path, chromium: str) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("docs/screenshots"),
-                    help="the folder for the PNGs (default: docs/screenshots)")
+    ap = argparse.ArgumentParser(prog="tools/screenshots.py",
+                                 description=__doc__.split("\n\n")[0])
+    mode = generated.add_options(ap, "the PNGs to docs/screenshots")
+    mode.add_argument("--out", type=Path, metavar="DIR", help="write the PNGs to this folder instead")
     ap.add_argument("--port", type=int, default=0, help="the server's port (default: any free one)")
     ap.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium",
                     help="the Chromium to drive (default: Debian's chromium)")
     args = ap.parse_args(argv)
-    args.out.mkdir(parents=True, exist_ok=True)
+    os.environ[ANALYSIS_NODES_ENV] = str(ANALYSIS_NODES)  # the server's engine processes too
     with tempfile.TemporaryDirectory(prefix="kamisado-shots-") as tmp:
+        shots = Path(tmp) / "shots"
+        shots.mkdir()
         server = LiveServer(Path(tmp) / "games.sqlite3", args.port)
         base = server.start()
         try:
-            written = take(base, args.out, args.chromium)
+            ignored: dict[str, list[generated.Box]] = {}
+            written = take(base, shots, args.chromium, ignored)
         finally:
             server.stop()
-    for path in written:
-        print(f"{path}  {path.stat().st_size:,} bytes")
-    return 0
+        if args.out is not None:
+            args.out.mkdir(parents=True, exist_ok=True)
+            for path in written:
+                shutil.copyfile(path, args.out / path.name)
+                print(f"{args.out / path.name}  {path.stat().st_size:,} bytes")
+            return 0
+        made = {OUT / path.name: path.read_bytes() for path in written}
+    retired = sorted(set(OUT.glob("*.png")) - set(made))
+    return generated.settle(made, write=args.write, script="screenshots.py",
+                            same=generated.same_pictures(THRESHOLD, ALLOWED, ignored),
+                            retired=retired)
 
 
 if __name__ == "__main__":

@@ -565,7 +565,7 @@ def _writer(stream: IO[str]) -> Callable[[str], None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``kamisado engine [--level NAME] [--seed N]``: speak KEI on stdin/stdout."""
-    from kamisado.args import Parser, int_between
+    from kamisado.args import Parser, int_between, silence_stdout
 
     p = Parser(
         prog="kamisado engine",
@@ -583,9 +583,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return engine.run(sys.stdin.fileno())
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:  # the other side went away
+    except BrokenPipeError:  # the other side went away: nothing more to say
+        silence_stdout()
         return 0
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main(sys.argv[1:]))
+    from kamisado.args import quiet_pipe
+
+    sys.exit(quiet_pipe(lambda: main(sys.argv[1:])))

@@ -15,6 +15,8 @@ import sys
 import threading
 import webbrowser
 
+from kamisado.args import needs_extra
+
 __all__ = ["main"]
 
 DB_HELP = """\
@@ -58,9 +60,7 @@ def _database(arg: str | None) -> str:
         Store(url).close()  # fail early, with a clear message, on a bad database
     except ImportError as exc:
         if (exc.name or "").startswith("psycopg"):
-            raise _Failure(
-                "PostgreSQL support is not installed: pip install 'kamisado[postgres]'"
-            ) from None
+            raise _Failure(needs_extra("a PostgreSQL --db", "postgres")) from None
         raise _Failure(f"cannot open database {shown}: {_reason(exc)}") from None
     except Exception as exc:
         hint = ""
@@ -74,10 +74,20 @@ def _queue(url: str) -> None:
     """Check that the job queue's Redis at ``url`` can be reached."""
     import asyncio
 
-    from kamisado.web.jobs import JobError, connect, disconnect, redis_settings
+    from kamisado.web.jobs import (
+        JobError,
+        connect,
+        disconnect,
+        queue_missing,
+        redis_settings,
+    )
 
     try:
         redis_settings(url)
+    except ImportError as exc:
+        if queue_missing(exc):
+            raise _Failure(needs_extra("--queue", "queue")) from None
+        raise
     except ValueError as exc:
         raise _Failure(f"--queue: {exc}") from None
 
@@ -87,8 +97,10 @@ def _queue(url: str) -> None:
 
     try:
         asyncio.run(check())
-    except ImportError:
-        raise _Failure("the job queue needs arq: pip install 'kamisado[queue]'") from None
+    except ImportError as exc:
+        if queue_missing(exc):
+            raise _Failure(needs_extra("--queue", "queue")) from None
+        raise
     except JobError as exc:
         raise _Failure(str(exc)) from None
 

@@ -69,6 +69,7 @@ __all__ = [
     "disconnect",
     "job_name",
     "main",
+    "queue_missing",
     "redis_settings",
 ]
 
@@ -129,6 +130,12 @@ def job_name(fn: Callable[..., Any]) -> str:
         f"{getattr(fn, '__qualname__', fn)} is not a job the workers run"
         f" (they run {', '.join(sorted(JOBS))})"
     )
+
+
+def queue_missing(exc: ImportError) -> bool:
+    """Whether ``exc`` says that the ``queue`` extra (arq, and the redis it
+    brings) is not installed."""
+    return (exc.name or "").partition(".")[0] in ("arq", "redis")
 
 
 def redis_settings(url: str) -> Any:
@@ -456,7 +463,7 @@ async def _reconnect(url: str, stop: asyncio.Event) -> bool:
 def main(argv: list[str] | None = None) -> int:
     """Run a worker (``kamisado worker --help``).  Every error is one line
     on standard error, exit status 2."""
-    from kamisado.args import Parser
+    from kamisado.args import Parser, needs_extra
 
     parser = Parser(
         prog="kamisado worker",
@@ -477,8 +484,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs: expected at least 1, found {args.jobs}")
     try:
         redis_settings(args.queue)
-    except ImportError:
-        parser.exit(2, "kamisado worker: the job queue needs arq: pip install 'kamisado[queue]'\n")
+    except ImportError as exc:
+        if not queue_missing(exc):
+            raise
+        parser.exit(2, f"kamisado worker: {needs_extra('--queue', 'queue')}\n")
     except ValueError as exc:
         parser.error(f"--queue: {exc}")
     logging.basicConfig(level=logging.INFO, format="%(message)s")

@@ -112,6 +112,13 @@ def computer_action(
     return str(pl.choose_move(match.position))
 
 
+#: An environment variable: ``KAMISADO_ANALYSIS_NODES=N`` makes :func:`analyse`
+#: search ``N`` nodes from empty tables (each search, the solver and the
+#: lines) instead of for ``time_ms``, so the same position gets the same
+#: answer on any machine (``tools/screenshots.py``).
+ANALYSIS_NODES_ENV = "KAMISADO_ANALYSIS_NODES"
+
+
 def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     """The engine's view of a position: a search, then the solver's proof.
 
@@ -131,13 +138,17 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     >>> len(a["lines"]), "lines" in analyse(START_KPN, 50)
     (2, False)
     """
-    from kamisado.engine import search, solve
+    from kamisado.engine import clear_tables, search, solve
 
     pos = Position(kpn)
     side = SIDE_LETTERS[pos.turn]
     if pos.outcome is not None:
         return {"over": True, "side": side}
-    limit = Limit(time=time_ms / 1000.0)
+    nodes = os.environ.get(ANALYSIS_NODES_ENV, "")
+    seconds = None if nodes.isdigit() and int(nodes) > 0 else time_ms / 1000.0
+    if seconds is None:
+        clear_tables()
+    limit = Limit(time=seconds, nodes=int(nodes) if seconds is None else None)
     r = search(pos, limit=limit)
     score = r.value
     solved = None
@@ -163,6 +174,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     if lines > 0:
         from kamisado.engine.review import LINES_LIMIT, best_lines
 
+        lines_limit = limit if seconds is None else Limit(time=seconds, nodes=LINES_LIMIT.nodes)
         out["lines"] = [
             {
                 "move": str(x.move),
@@ -170,8 +182,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
                 "value": x.score.value,
                 "pv": [str(m) for m in x.pv],
             }
-            for x in best_lines(pos, n=lines, limit=Limit(time=time_ms / 1000.0,
-                                                        nodes=LINES_LIMIT.nodes))
+            for x in best_lines(pos, n=lines, limit=lines_limit)
         ]
     return out
 

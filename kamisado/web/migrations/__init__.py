@@ -15,6 +15,9 @@ True
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -39,6 +42,22 @@ def _config(conn: sa.Connection | None = None) -> Config:
     return cfg
 
 
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Alembic's progress lines (``Context impl SQLiteImpl.``, ``Will assume
+    non-transactional DDL.``, ``Running upgrade ...``, logged at INFO) kept
+    off the server's log while it starts; its warnings and errors still go
+    through."""
+    alembic_log = logging.getLogger("alembic")
+    before = alembic_log.level
+    if alembic_log.getEffectiveLevel() < logging.WARNING:
+        alembic_log.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        alembic_log.setLevel(before)
+
+
 def head() -> str:
     """The newest revision."""
     rev = ScriptDirectory.from_config(_config()).get_current_head()
@@ -48,17 +67,19 @@ def head() -> str:
 
 def current(engine: Engine) -> str | None:
     """The revision a database is at (``None``: none recorded)."""
-    with engine.connect() as conn:
+    with _quiet(), engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
 
 
 def upgrade(engine: Engine) -> None:
     """Bring a database's schema up to the newest revision, in one
-    transaction per step; an empty database gets the whole schema."""
-    with engine.begin() as conn:
-        known = MigrationContext.configure(conn).get_current_revision()
-        if known is None and sa.inspect(conn).has_table("games"):
-            # written before migrations existed: the baseline's tables
-            command.stamp(_config(conn), BASELINE)
-    with engine.begin() as conn:
-        command.upgrade(_config(conn), "head")
+    transaction per step; an empty database gets the whole schema.
+    Quiet: Alembic logs nothing below a warning."""
+    with _quiet():
+        with engine.begin() as conn:
+            known = MigrationContext.configure(conn).get_current_revision()
+            if known is None and sa.inspect(conn).has_table("games"):
+                # written before migrations existed: the baseline's tables
+                command.stamp(_config(conn), BASELINE)
+        with engine.begin() as conn:
+            command.upgrade(_config(conn), "head")
