@@ -22,13 +22,24 @@ Made and changed only by the Alembic migrations in
 ``presence``, ``challenges``
     who is connected through which process, and the lobby's challenges
     (only when several processes share a PostgreSQL database).
+
+A row of ``games`` is read and written as a :class:`GameRow`.
 """
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
 import sqlalchemy as sa
 
+from kamisado.rules.match import PLAYING
+from kamisado.rules.position import START_KPN, start_kpn
+from kamisado.web.clocks import ClockState, TimeControl
+
 __all__ = [
+    "GameRow",
     "actions",
     "challenges",
     "games",
@@ -197,3 +208,86 @@ actions = sa.Table(
     sa.Column("token", sa.String(10), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
 )
+
+
+@dataclass
+class GameRow:
+    """One row of ``games``."""
+
+    id: str
+    target: int = 1
+    series: bool = False
+    start_kpn: str = START_KPN
+    black: str = "human"
+    gold: str = "human"
+    black_name: str = ""
+    gold_name: str = ""
+    black_token: str | None = None
+    gold_token: str | None = None
+    online: bool = False
+    seed: int = 0
+    delay: float = 0.0
+    state: str = PLAYING
+    black_points: int = 0
+    gold_points: int = 0
+    actions: int = 0
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    clock_initial: float | None = None
+    clock_increment: float | None = None
+    clock_days: int | None = None
+    black_ms: int | None = None
+    gold_ms: int | None = None
+    clock_running: str | None = None
+    clock_since: int | None = None
+    clock_deadline: int | None = None
+    ended: str | None = None
+    black_player: str | None = None
+    gold_player: str | None = None
+    to_act: str | None = None
+    rated: bool = False
+    offer: str | None = None
+    rematch: str | None = None
+    thinker: str | None = None
+    think_until: int | None = None
+
+    @property
+    def owners(self) -> tuple[str | None, str | None]:
+        """The players holding each seat (``None``: unclaimed, or a computer)."""
+        return (self.black_player, self.gold_player)
+
+    @property
+    def control(self) -> TimeControl | None:
+        """The game's time control (``None``: untimed)."""
+        if self.clock_days:
+            return TimeControl(days=self.clock_days)
+        if self.clock_initial is None:
+            return None
+        return TimeControl(self.clock_initial, self.clock_increment or 0.0)
+
+    @property
+    def clock(self) -> ClockState | None:
+        """The clock as stored with the last action (``None``: untimed)."""
+        control = self.control
+        if control is None:
+            return None
+        if self.black_ms is None or self.gold_ms is None:
+            return ClockState.start(control)
+        return ClockState(control, self.black_ms, self.gold_ms, self.clock_running, self.clock_since or 0)
+
+    def set_clock(self, clock: ClockState | None) -> None:
+        """Keep a clock's state in the row (written with the next action)."""
+        if clock is None:
+            return
+        self.black_ms, self.gold_ms = clock.b, clock.g
+        self.clock_running, self.clock_since, self.clock_deadline = (
+            clock.running, clock.since, clock.deadline())
+
+    @classmethod
+    def new(cls, id: str, **fields: Any) -> GameRow:
+        """A new game row; the start KPN follows the match type unless given."""
+        row = cls(id, **fields)
+        if "start_kpn" not in fields:
+            target = 1 if row.series else row.target
+            row.start_kpn = start_kpn(target)
+        return row

@@ -2,12 +2,14 @@
 
 The tables are :mod:`kamisado.web.schema` (the same on both databases; made
 and changed only by the Alembic migrations in :mod:`kamisado.web.migrations`,
-run when a store opens; see ``docs/web.md``).  The :class:`Store` runs
-every call on one code path per database (:mod:`kamisado.web.database`):
-PostgreSQL straight on psycopg, SQLite straight on :mod:`sqlite3` (a file,
-or an in-memory database on its one connection); its statements are built
-with SQLAlchemy Core and compare match states by name
-(:data:`kamisado.rules.match.OVER`).
+run when a store opens; see ``docs/web.md``), a game's row a
+:class:`GameRow`.  The :class:`Store` runs every call on one code path per
+database (:mod:`kamisado.web.database`): PostgreSQL straight on psycopg,
+SQLite straight on :mod:`sqlite3` (a file, or an in-memory database on its
+one connection); its statements are built with SQLAlchemy Core and compare
+match states by name (:data:`kamisado.rules.match.OVER`).  The calls only
+several processes on one database need (presence, the computer's leases,
+the lobby, the announcements) are :class:`kamisado.web.sharing.SharedCalls`.
 
 A game is rebuilt by replaying its actions through :class:`Match`, so the
 rules decide everything and nothing derived can disagree.  Each action is
@@ -35,7 +37,7 @@ import sqlite3
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,9 +45,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.sql.expression import ClauseElement
 
-from kamisado.rules.match import OVER, PLAYING
-from kamisado.rules.position import START_KPN, start_kpn
-from kamisado.web.clocks import ClockState, TimeControl
+from kamisado.rules.match import OVER
+from kamisado.web.clocks import ClockState
 from kamisado.web.database import (
     CONNECT_TIMEOUT_S,
     Checkpointer,
@@ -53,12 +54,12 @@ from kamisado.web.database import (
     IntegrityErrors,
     PostgreSQL,
     SQLite,
-    Tx,
     sqlite_pragmas,
 )
 from kamisado.web.migrations import upgrade
 from kamisado.web.ratings import Rating, rate_game
 from kamisado.web.schema import (
+    GameRow,
     actions,
     challenges,
     games,
@@ -69,6 +70,8 @@ from kamisado.web.schema import (
     ratings,
     settings,
 )
+from kamisado.web.sharing import CHANNEL, LOBBY_CHANNEL, SharedCalls
+from kamisado.web.sharing import KEPT as SHARED_KEPT
 
 __all__ = [
     "CHANNEL",
@@ -165,9 +168,6 @@ def _pg_load() -> sa.Select[Any]:
 _PG_APPEND = _pg_append()
 _PG_LOAD = _pg_load()
 _GAME_FIELDS = [c.name for c in games.columns]
-#: Announces a change to the other processes (PostgreSQL ``NOTIFY``,
-#: delivered when the transaction commits).
-_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
 #: Ongoing games whose running clock's flag fell before ``now`` (looked up every second).
 _OVERDUE = (
     sa.select(games.c.id)
@@ -175,18 +175,9 @@ _OVERDUE = (
     .order_by(games.c.clock_deadline)
     .limit(sa.bindparam("limit"))
 )
-#: The lease on the computer's move at action ``seq`` (every computer move
-#: with several processes on the database).
-_TAKE_TURN = (
-    games.update()
-    .where(games.c.id == sa.bindparam("gid"), games.c.actions == sa.bindparam("seq"),
-           sa.or_(games.c.thinker.is_(None), games.c.thinker == sa.bindparam("origin"),
-                  games.c.think_until < sa.bindparam("now")))
-    .values(thinker=sa.bindparam("origin"), think_until=sa.bindparam("until"))
-)
 _KEPT: tuple[ClauseElement, ...] = (
-    _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _NOTIFY,
-    _OVERDUE, _TAKE_TURN,
+    _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
+    *SHARED_KEPT,
 )
 
 
@@ -197,89 +188,6 @@ class SequenceError(Exception):
 def new_id(nbytes: int = 6) -> str:
     """A random URL-safe id (games) or, with more bytes, a secret token."""
     return secrets.token_urlsafe(nbytes)
-
-
-@dataclass
-class GameRow:
-    """One row of ``games``."""
-
-    id: str
-    target: int = 1
-    series: bool = False
-    start_kpn: str = START_KPN
-    black: str = "human"
-    gold: str = "human"
-    black_name: str = ""
-    gold_name: str = ""
-    black_token: str | None = None
-    gold_token: str | None = None
-    online: bool = False
-    seed: int = 0
-    delay: float = 0.0
-    state: str = PLAYING
-    black_points: int = 0
-    gold_points: int = 0
-    actions: int = 0
-    created: float = field(default_factory=time.time)
-    updated: float = field(default_factory=time.time)
-    clock_initial: float | None = None
-    clock_increment: float | None = None
-    clock_days: int | None = None
-    black_ms: int | None = None
-    gold_ms: int | None = None
-    clock_running: str | None = None
-    clock_since: int | None = None
-    clock_deadline: int | None = None
-    ended: str | None = None
-    black_player: str | None = None
-    gold_player: str | None = None
-    to_act: str | None = None
-    rated: bool = False
-    offer: str | None = None
-    rematch: str | None = None
-    thinker: str | None = None
-    think_until: int | None = None
-
-    @property
-    def owners(self) -> tuple[str | None, str | None]:
-        """The players holding each seat (``None``: unclaimed, or a computer)."""
-        return (self.black_player, self.gold_player)
-
-    @property
-    def control(self) -> TimeControl | None:
-        """The game's time control (``None``: untimed)."""
-        if self.clock_days:
-            return TimeControl(days=self.clock_days)
-        if self.clock_initial is None:
-            return None
-        return TimeControl(self.clock_initial, self.clock_increment or 0.0)
-
-    @property
-    def clock(self) -> ClockState | None:
-        """The clock as stored with the last action (``None``: untimed)."""
-        control = self.control
-        if control is None:
-            return None
-        if self.black_ms is None or self.gold_ms is None:
-            return ClockState.start(control)
-        return ClockState(control, self.black_ms, self.gold_ms, self.clock_running, self.clock_since or 0)
-
-    def set_clock(self, clock: ClockState | None) -> None:
-        """Keep a clock's state in the row (written with the next action)."""
-        if clock is None:
-            return
-        self.black_ms, self.gold_ms = clock.b, clock.g
-        self.clock_running, self.clock_since, self.clock_deadline = (
-            clock.running, clock.since, clock.deadline())
-
-    @classmethod
-    def new(cls, id: str, **fields: Any) -> GameRow:
-        """A new game row; the start KPN follows the match type unless given."""
-        row = cls(id, **fields)
-        if "start_kpn" not in fields:
-            target = 1 if row.series else row.target
-            row.start_kpn = start_kpn(target)
-        return row
 
 
 def database_url(url_or_path: str) -> str:
@@ -347,16 +255,6 @@ def lock_sqlite(url: str) -> Any:
     return handle
 
 
-#: The PostgreSQL channel on which every change to a game is announced
-#: (``NOTIFY``, sent with the change's own transaction, so delivered only
-#: once it is committed): the payload is ``"ORIGIN GAME_ID KIND"``,
-#: ``ORIGIN`` the :attr:`Store.origin` of the store that wrote it, ``KIND``
-#: ``state`` (the game's row or actions) or ``presence`` (who is connected).
-CHANNEL = "kamisado_games"
-#: The channel of the lobby's changes: ``"ORIGIN changed"`` (the list
-#: changed) or ``"ORIGIN started CHALLENGE GAME"`` (a challenge was accepted:
-#: the process holding its poster's connection sends it ``started``).
-LOBBY_CHANNEL = "kamisado_lobby"
 #: Threads running the database calls of a server (:meth:`Store.call`), and
 #: so the connections it holds at once (``KAMISADO_DB_THREADS`` sets it for
 #: PostgreSQL).  Few: the calls are short (an action is one statement on
@@ -370,7 +268,7 @@ DB_THREADS = {"postgresql": 2, "sqlite": 2, "memory": 1}
 T = TypeVar("T")
 
 
-class Store:
+class Store(SharedCalls):
     """The game store over one database URL (see :func:`database_url`).
 
     Every call runs on the database's one code path
@@ -446,13 +344,6 @@ class Store:
             self._threads = ThreadPoolExecutor(self._thread_count, thread_name_prefix="kamisado-db")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._threads, functools.partial(fn, *args, **kwargs))
-
-    def _announce(self, tx: Tx, game_id: str, kind: str = "state") -> None:
-        """Announce a change to a game to the other processes (PostgreSQL:
-        delivered when the transaction commits; nothing on SQLite):
-        ``kind`` ``state`` (its row or actions) or ``presence``."""
-        if self.shared:
-            tx.run(_NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin} {game_id} {kind}"})
 
     def listen_conninfo(self) -> str:
         """The libpq connection string of this database (for ``LISTEN``)."""
@@ -638,74 +529,6 @@ class Store:
             made: str | None = tx.run(sa.select(games.c.rematch).where(games.c.id == game_id)).scalar()
             return made
 
-    def take_turn(self, game_id: str, seq: int, until_ms: int, now_ms: int) -> bool:
-        """Take the lease on the computer's move at action ``seq`` of a game
-        until ``until_ms``: granted when nobody holds it, this store holds
-        it, or its holder's lease ran out (a process that died thinking).
-        Every action clears it.  Always granted on a database only one
-        process serves (SQLite).  A lease granted is announced, so the
-        other processes show the computer thinking."""
-        if not self.shared:
-            return True
-        with self._db.write() as tx:
-            done = tx.run(_TAKE_TURN, {"gid": game_id, "seq": seq, "origin": self.origin,
-                                       "now": now_ms, "until": until_ms}).rowcount
-            if done == 1:
-                self._announce(tx, game_id)
-        return done == 1
-
-    def set_presence(self, held: dict[str, tuple[bool, bool]], now_ms: int) -> None:
-        """Say which seats of some games this process has connections
-        holding (``game id -> (black held, gold held)``; shared databases
-        only), in one transaction, and announce each change."""
-        if not self.shared or not held:
-            return
-        with self._db.write() as tx:
-            tx.run(presence.delete().where(presence.c.game_id.in_(list(held)),
-                                           presence.c.origin == self.origin))
-            rows = [{"game_id": game_id, "side": "bg"[s], "origin": self.origin, "seen": now_ms}
-                    for game_id, sides in held.items() for s in (0, 1) if sides[s]]
-            if rows:
-                tx.run(presence.insert(), rows)
-            for game_id in held:
-                self._announce(tx, game_id, "presence")
-
-    def renew_presence(self, now_ms: int) -> None:
-        """Renew this process's presence rows and challenges (it lives)."""
-        if not self.shared:
-            return
-        with self._db.write() as tx:
-            tx.run(presence.update().where(presence.c.origin == self.origin).values(seen=now_ms))
-            tx.run(challenges.update().where(challenges.c.origin == self.origin).values(seen=now_ms))
-
-    def presence_elsewhere_of(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
-        """:meth:`presence_elsewhere` of many games in one query."""
-        if not self.shared or not game_ids:
-            return {}
-        out: dict[str, dict[str, int]] = {}
-        with self._db.read() as tx:
-            rows = tx.run(
-                sa.select(presence.c.game_id, presence.c.side, sa.func.max(presence.c.seen))
-                .where(presence.c.game_id.in_(game_ids), presence.c.origin != self.origin)
-                .group_by(presence.c.game_id, presence.c.side)
-            ).rows
-        for game_id, side, seen in rows:
-            out.setdefault(game_id, {})[side] = int(seen)
-        return out
-
-    def presence_elsewhere(self, game_id: str) -> dict[str, int]:
-        """When each seat of a game was last seen held through another
-        process: side letter -> ms (renewed while that process lives)."""
-        if not self.shared:
-            return {}
-        with self._db.read() as tx:
-            rows = tx.run(
-                sa.select(presence.c.side, sa.func.max(presence.c.seen))
-                .where(presence.c.game_id == game_id, presence.c.origin != self.origin)
-                .group_by(presence.c.side)
-            ).rows
-        return {side: int(seen) for side, seen in rows}
-
     def computer_to_act(self, limit: int = 1000) -> list[str]:
         """Ongoing games between a person and the computer whose action the
         game waits for is the computer's (the server starts them thinking
@@ -719,50 +542,6 @@ class Store:
                 .order_by(games.c.updated)
                 .limit(limit)
             ).scalars()
-
-    # -- the lobby (several processes) ------------------------------------------
-
-    def announce_lobby(self, tx: Tx, what: str) -> None:
-        """Announce a change of the lobby to the other processes."""
-        tx.run(_NOTIFY, {"channel": LOBBY_CHANNEL, "payload": f"{self.origin} {what}"})
-
-    def add_challenge(self, row: dict[str, Any]) -> None:
-        """Store a challenge this process holds the poster's connection of."""
-        with self._db.write() as tx:
-            tx.run(challenges.insert().values(origin=self.origin, **row))
-            self.announce_lobby(tx, "changed")
-
-    def remove_challenges(self, ids: list[str]) -> None:
-        """Withdraw challenges (their poster left, or took them back)."""
-        if not ids:
-            return
-        with self._db.write() as tx:
-            tx.run(challenges.delete().where(challenges.c.id.in_(ids)))
-            self.announce_lobby(tx, "changed")
-
-    def take_challenge(self, challenge_id: str) -> dict[str, Any] | None:
-        """Take a challenge out of the lobby to accept it, at most once over
-        every process (``DELETE ... RETURNING``); ``None`` when it is gone."""
-        with self._db.write() as tx:
-            rows = tx.run(
-                challenges.delete().where(challenges.c.id == challenge_id).returning(*challenges.c)
-            ).mappings()
-            if rows:
-                self.announce_lobby(tx, "changed")
-            return rows[0] if rows else None
-
-    def started(self, challenge_id: str, game_id: str) -> None:
-        """Tell the process holding a challenge's poster that it was accepted."""
-        with self._db.write() as tx:
-            self.announce_lobby(tx, f"started {challenge_id} {game_id}")
-
-    def open_challenges(self, since_ms: int) -> list[dict[str, Any]]:
-        """Every process's challenges whose process renewed them since
-        ``since_ms`` (a dead process's age out), oldest first."""
-        with self._db.read() as tx:
-            return tx.run(
-                challenges.select().where(challenges.c.seen >= since_ms).order_by(challenges.c.created)
-            ).mappings()
 
     # -- ratings ---------------------------------------------------------------
 
