@@ -4,7 +4,8 @@ A :class:`Game` is the game's stored state (:class:`kamisado.web.state.GameState
 plus what only a live game has: the connections on it (:class:`Conn`), the
 seats they hold and who is away, whether its computer thinks, and the lock
 that lets one change of the game happen at a time.  Its actions are its
-own methods: joining and leaving, moves and fills (:meth:`Game.act`),
+own methods: joining and leaving (the seats a connection holds:
+:mod:`kamisado.web.seats`), moves and fills (:meth:`Game.act`),
 resigning and aborting (:meth:`Game.end`), claiming the win
 (:meth:`Game.claim`) and the offers (:meth:`Game.takeback`,
 :meth:`Game.rematch`, worked out in :mod:`kamisado.web.offers`).  The
@@ -26,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
@@ -51,6 +51,7 @@ from kamisado.web.messages import (
 )
 from kamisado.web.presence import PRESENCE_TTL_MS
 from kamisado.web.ratings import Rating, computer_rating, speed_of
+from kamisado.web.seats import seats_for
 from kamisado.web.state import GameError, GameState
 from kamisado.web.storage import Store
 
@@ -278,12 +279,13 @@ class Game(GameState):
 
     async def join(self, conn: Conn, token: str | None) -> tuple[str, str] | None:
         """Attach a connection (the caller holds the game in memory: it is
-        counted in ``joining``), holding the seats :meth:`seats_for` gives
-        it; returns the informational error to send after the state."""
+        counted in ``joining``), holding the seats
+        :func:`kamisado.web.seats.seats_for` gives it; returns the
+        informational error to send after the state."""
         hub = self.served_by
         async with self.lock:
             owners = self.row.owners
-            seats, note = await self.seats_for(conn, token)
+            seats, note = await seats_for(self, conn, token)
             if self.row.owners != owners:  # a seat was claimed: its rating goes beside its name
                 await load_ratings(self)
             if conn.game is self:
@@ -302,72 +304,6 @@ class Game(GameState):
             else:
                 await self.send_state(conn)
         return note
-
-    async def seats_for(
-        self, conn: Conn, token: str | None
-    ) -> tuple[tuple[int, ...], tuple[str, str] | None]:
-        """The seats a joining connection holds, and the informational error
-        to send after the state (``None``: all went as asked).
-
-        - The seats its player holds, in any browser.
-        - With a token: the token's seat(s) when unclaimed are claimed for
-          the player (once: :meth:`Store.claim`) and held; a client without
-          a player holds them unclaimed.  A seat already the player's is
-          held.  A seat another player holds is not (``seat_taken``).  In an
-          online game, a player holding one seat never claims the other one
-          with its invite token (``seat_kept``): a link to the game never
-          moves anyone off their seat.  A token of no seat: ``bad_token``.
-        """
-        row = self.row
-        player = conn.player
-        mine = {s for s, owner in enumerate(row.owners) if player is not None and owner == player}
-        if token is None:
-            return tuple(sorted(mine)), None
-        named = {
-            s
-            for s, t in enumerate((row.black_token, row.gold_token))
-            if t is not None and secrets.compare_digest(t, token)
-        }
-        if not named:
-            if player is None:
-                raise GameError("bad_token", "join: this token holds no seat of this game")
-            return tuple(sorted(mine)), ("bad_token", "join: this token holds no seat of this game")
-        free = {s for s in named if row.owners[s] is None}
-        held = set(mine)
-        note: tuple[str, str] | None = None
-        if free and row.rated and not conn.registered:
-            return tuple(sorted(mine)), ("account_needed",
-                                         "join: a rated game's seat needs an account; sign up or sign in, then open the link again")
-        if free and row.online and mine and not (free & mine):
-            note = ("seat_kept", "join: you hold a seat of this game already; this invite is for your opponent")
-            free = set()
-        store = self.store
-        for side in sorted(free):
-            if player is None:
-                held.add(side)  # a client without a player: held while connected, not claimed
-                continue
-            try:
-                holder = await store.call(store.claim, row.id, side, player, conn.name if row.online else "")
-            except Exception:
-                log.exception("could not claim a seat of game %s", row.id)
-                raise GameError("storage", "join: the seat could not be claimed; try again") from None
-            if holder == player:
-                held.add(side)
-                if conn.name and row.online and not (row.black_name, row.gold_name)[side]:
-                    if side == 0:
-                        row.black_name = conn.name
-                    else:
-                        row.gold_name = conn.name
-            if side == 0:
-                row.black_player = holder
-            else:
-                row.gold_player = holder
-        taken = {s for s in named if row.owners[s] not in (None, player)}
-        if taken and note is None and not (named & held):
-            seat = " and ".join(("Black", "Gold")[s] for s in sorted(taken))
-            note = ("seat_taken", f"join: {seat} is another player's seat; you are "
-                    + ("watching" if not held else "on your own seat"))
-        return tuple(sorted(held)), note
 
     def leave(self, conn: Conn) -> None:
         """Detach a connection; when it held a seat the others hear of it."""

@@ -271,7 +271,7 @@ class Hub:
     async def join(self, conn: Conn, msg: JoinMsg) -> None:
         """Attach a connection to a game, holding the seats its player holds
         and, with a token, the seat(s) the token claims
-        (:meth:`kamisado.web.game.Game.seats_for`).
+        (:func:`kamisado.web.seats.seats_for`).
 
         A token that gives the connection nothing of what it names is not an
         error that loses anything: the connection gets the state (with the
