@@ -310,10 +310,6 @@ class Hub:
             raise GameError("not_joined", "join a game first")
         return conn.game
 
-    async def error(self, conn: Conn, code: str, message: str) -> None:
-        """Send an error frame to one connection."""
-        await send_error(conn, code, message)
-
     # -- lists -----------------------------------------------------------------------
 
     @staticmethod
