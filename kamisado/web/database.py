@@ -117,16 +117,15 @@ class Tx:
 
 
 class Database:
-    """The connections of a store to its database, one per thread of the
-    store's, each opened on first use and closed by :meth:`close`; and its
-    statements, compiled for it."""
+    """The connections of a store to its database, closed by :meth:`close`,
+    and its statements, compiled for it."""
 
     #: whether the driver answers a boolean column with 0 and 1 (SQLite)
     ints_for_booleans = False
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
-        self.local = threading.local()
+        #: every connection opened (closed by :meth:`close`)
         self.opened: list[Any] = []
         self.lock = threading.Lock()
         #: the statements compiled once (constants of the store's), by id:
@@ -161,14 +160,8 @@ class Database:
         merged = {**fixed, **values}
         return merged if order is None else [merged[name] for name in order]
 
-    def _keep_conn(self, conn: Any) -> Any:
-        self.local.conn = conn
-        with self.lock:
-            self.opened.append(conn)
-        return conn
-
     def close(self) -> None:
-        """Close every connection opened (each thread's)."""
+        """Close every connection opened."""
         with self.lock:
             for conn in self.opened:
                 with contextlib.suppress(Exception):
@@ -186,11 +179,12 @@ class Database:
 
 
 class PostgreSQL(Database):
-    """PostgreSQL on psycopg 3: an autocommit connection per thread (a single
-    statement is its own transaction: no BEGIN, no COMMIT), dropped when it
-    fails.  :meth:`first` of a statement that is safe to run twice (an
-    action is stored only as its game's next one; a read) is tried once
-    more on a new connection when it fails on one opened before (the
+    """PostgreSQL on psycopg 3: autocommit connections (a single statement is
+    its own transaction: no BEGIN, no COMMIT), each lent to one call at a
+    time and kept for the next (:meth:`warm` opens them ahead), dropped
+    when it fails.  :meth:`first` of a statement that is safe to run twice
+    (an action is stored only as its game's next one; a read) is tried
+    once more on a new connection when it fails on one opened before (the
     server restarted meanwhile); any other call fails once, and the next
     one opens a new connection."""
 
@@ -200,45 +194,63 @@ class PostgreSQL(Database):
         import psycopg
 
         self.driver = psycopg
+        #: the connections no call holds now
+        self.idle: list[Any] = []
 
-    def _conn(self) -> tuple[Any, bool]:
-        conn: Any = getattr(self.local, "conn", None)
+    def _open(self) -> Any:
+        conn = self.driver.connect(self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        with self.lock:
+            self.opened.append(conn)
+        return conn
+
+    def warm(self, n: int) -> None:
+        """Open ``n`` connections ahead of the first calls (a connection
+        made on a call's way costs it a round trip to a new server process)."""
+        for _ in range(n):
+            conn = self._open()
+            with self.lock:
+                self.idle.append(conn)
+
+    @contextlib.contextmanager
+    def _lent(self) -> Iterator[tuple[Any, bool]]:
+        """A connection for one call, and whether it is new; given back
+        after it, unless it failed (then it is closed)."""
+        with self.lock:
+            conn: Any = self.idle.pop() if self.idle else None
         fresh = conn is None or conn.closed
         if fresh:
-            conn = self._keep_conn(self.driver.connect(
-                self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S))
-        return conn, fresh
-
-    def _drop(self, conn: Any) -> None:
-        with contextlib.suppress(Exception):
-            conn.close()
-        self.local.conn = None
+            conn = self._open()
+        try:
+            yield conn, fresh
+        except self.driver.OperationalError:
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
+        finally:
+            if not conn.closed and not conn.broken:
+                with self.lock:
+                    self.idle.append(conn)
 
     def first(self, stmt: ClauseElement, values: dict[str, Any]) -> tuple[Any, ...] | None:
         """The first row of a single statement that is safe to run again
         (see the class), in autocommit."""
         while True:
-            conn, fresh = self._conn()
+            again = False
             try:
-                with conn.cursor() as cur:
+                with self._lent() as (conn, fresh), conn.cursor() as cur:
+                    again = not fresh
                     return Tx(self, cur).run(stmt, values).first()
-            except Exception as exc:
-                self._drop(conn)
-                if fresh or not isinstance(exc, self.driver.OperationalError):
+            except self.driver.OperationalError:
+                if not again:
                     raise
 
     @contextlib.contextmanager
     def _on(self, transaction: bool) -> Iterator[Tx]:
-        conn, _ = self._conn()
-        try:
-            with contextlib.ExitStack() as stack:
-                if transaction:
-                    stack.enter_context(conn.transaction())
-                cur = stack.enter_context(conn.cursor())
-                yield Tx(self, cur)
-        except self.driver.OperationalError:
-            self._drop(conn)
-            raise
+        with self._lent() as (conn, _), contextlib.ExitStack() as stack:
+            if transaction:
+                stack.enter_context(conn.transaction())
+            cur = stack.enter_context(conn.cursor())
+            yield Tx(self, cur)
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Tx]:
@@ -283,6 +295,8 @@ class SQLite(Database):
     def __init__(self, dialect: Dialect, path: str | None, conn: sqlite3.Connection | None = None) -> None:
         super().__init__(dialect)
         self.path = path
+        #: each thread's connection to the file
+        self.local = threading.local()
         #: the in-memory database's one connection (``path`` ``None``)
         self.shared_conn = conn
         if path is None:
@@ -290,6 +304,12 @@ class SQLite(Database):
             self._keep_conn(conn)
         #: one transaction at a time on the in-memory database's one connection
         self.turn = threading.RLock()
+
+    def _keep_conn(self, conn: sqlite3.Connection) -> sqlite3.Connection:
+        self.local.conn = conn
+        with self.lock:
+            self.opened.append(conn)
+        return conn
 
     def _conn(self) -> sqlite3.Connection:
         if self.shared_conn is not None:

@@ -323,6 +323,8 @@ class Store(SharedCalls):
         # the schema through its migrations: a database of an earlier version
         # is brought up to date, every game kept (kamisado.web.migrations)
         upgrade(self.engine)
+        if self._pg is not None:  # the calls' connections, ready before the first call
+            self._pg.warm(threads)
         database = self.engine.url.database
         if self.url.startswith("sqlite") and database and database != ":memory:":
             self._checkpointer = Checkpointer(database)
