@@ -1,8 +1,8 @@
 """The store's connections: one code path per database, straight on its driver.
 
 :class:`kamisado.web.storage.Store` runs every call on one of these: a
-:class:`PostgreSQL` (psycopg 3, an autocommit connection per thread of the
-store's) or an :class:`SQLite` (:mod:`sqlite3`, a connection per thread on
+:class:`PostgreSQL` (psycopg 3, autocommit connections lent to one call at
+a time) or an :class:`SQLite` (:mod:`sqlite3`, a connection per thread on
 a file, or the one connection of an in-memory database).  The statements
 are built with SQLAlchemy Core (:mod:`kamisado.web.schema`) and compiled
 for the database here, once for the statements of every action; they run
