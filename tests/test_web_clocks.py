@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado.web import games as web_games
+from kamisado.web import clocks as web_clocks
+from kamisado.web import flags as web_flags
 from kamisado.web.clocks import DAY_MS, ClockState, TimeControl, parse_control
 from kamisado.web.server import create_app
 
@@ -97,7 +98,7 @@ class FakeTime:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime()
-    monkeypatch.setattr(web_games, "now_ms", fake)
+    monkeypatch.setattr(web_clocks, "now_ms", fake)
     return fake
 
 
@@ -168,7 +169,7 @@ def test_a_flag_is_decided_by_the_server_with_no_message(client: TestClient, clo
 
 def test_a_move_after_the_flag_fell_is_refused_and_the_flag_stored(db: str, clock: FakeTime,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_games, "FLAG_TICK_S", 3600.0)  # the loop sleeps: the move comes first
+    monkeypatch.setattr(web_flags, "FLAG_TICK_S", 3600.0)  # the loop sleeps: the move comes first
     with TestClient(create_app(db, workers=0)) as client:
         gid, tok = hotseat(client, initial=30, increment=0)
         with client.websocket_connect("/ws") as ws:

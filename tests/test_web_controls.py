@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
+from kamisado.web import clocks as web_clocks
+from kamisado.web import computer as web_computer
 from kamisado.web import games as web_games
 from kamisado.web.ratings import Rating, rate_game
 from kamisado.web.server import create_app
@@ -38,7 +40,7 @@ class FakeTime:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> FakeTime:
     fake = FakeTime()
-    monkeypatch.setattr(web_games, "now_ms", fake)
+    monkeypatch.setattr(web_clocks, "now_ms", fake)
     return fake
 
 
@@ -409,7 +411,7 @@ def test_a_rated_game_the_store_could_not_rate_is_rated_when_next_loaded(tmp_pat
     hub = web_games.Hub(store, None)
 
     async def hold() -> web_games.Game | None:
-        return await hub._hold("r1")  # a game coming into memory reads its ratings
+        return await hub.hold("r1")  # a game coming into memory reads its ratings
 
     game = asyncio.run(hold())
     assert game is not None and game.ratings[1][1] is not None and game.ratings[1][1] > 0
@@ -598,10 +600,10 @@ class FlakyRunner:
 
 
 def test_a_computer_move_that_failed_is_asked_for_again(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(web_games, "RETRY_S", 0.2)
+    monkeypatch.setattr(web_computer, "RETRY_S", 0.2)
     hub = client.app.state.hub  # type: ignore[attr-defined]
     runner = FlakyRunner()
-    hub.jobs = runner
+    hub.computer.jobs = runner
     g = create(client, gold="beginner")
     ws = open_ws(client, g["id"])
     st = state(ws)

@@ -29,7 +29,7 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from kamisado.web import games as web_games
+from kamisado.web import computer as web_computer
 from kamisado.web.games import REJOIN
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
@@ -310,7 +310,7 @@ def test_a_move_against_a_store_that_moved_on_is_stale(
 def test_a_computer_move_that_cannot_be_stored_is_tried_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(web_games, "RETRY_S", 0.05)
+    monkeypatch.setattr(web_computer, "RETRY_S", 0.05)
     store = FlakyStore(str(tmp_path / "games.sqlite3"))
     store.fail_seq[1] = 2  # the computer's first move fails twice
     with TestClient(create_app(store, workers=1)) as client:

@@ -320,14 +320,14 @@ def test_computer_answers_without_blocking_other_games(tmp_path: Path) -> None:
             assert st["last"]["move"].startswith("b8-")  # the blue tower had to move
             # a worker process dies: the next computer move comes from a new pool
             hub = client.app.state.hub  # type: ignore[attr-defined]
-            old_pool = hub.pool
+            old_pool = hub.computer.pool
             for proc in list(old_pool._processes.values()):
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.join(10)
             ws.send_json({"type": "move", "move": _short_move(st)})
             assert recv(ws)["seq"] == 3
             st = recv(ws)
-            assert st["seq"] == 4 and st["last"]["side"] == "g" and hub.pool is not old_pool
+            assert st["seq"] == 4 and st["last"]["side"] == "g" and hub.computer.pool is not old_pool
         # the puzzle defence and the analysis run in the same pool
         fig3 = "o1upyrgn/8/8/1P5b/6B1/7O/8/NGRY1U2 b n 1 0 0"
         after = client.get("/api/position", params={"kpn": fig3, "move": "a1-a3"}).json()

@@ -14,7 +14,9 @@ Two kinds of control:
   full allowance (nothing is banked).
 
 All times are in milliseconds, ``now`` is passed in (an injected time
-source: tests drive it by hand).
+source: tests drive it by hand); the server's is :func:`now_ms`, which
+the web modules call through this module (``clocks.now_ms()``), so a test
+that replaces it here moves every clock of the server at once.
 
 >>> tc = TimeControl(initial=60, increment=2)
 >>> c = ClockState.start(tc)
@@ -30,10 +32,11 @@ source: tests drive it by hand).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["DAY_MS", "PRESETS", "ClockState", "TimeControl", "parse_control"]
+__all__ = ["DAY_MS", "PRESETS", "ClockState", "TimeControl", "now_ms", "parse_control"]
 
 DAY_MS = 86_400_000
 #: Real-time controls offered in the page, as (initial minutes, increment seconds).
@@ -41,6 +44,12 @@ PRESETS: tuple[tuple[int, int], ...] = ((1, 0), (3, 2), (5, 3), (10, 5), (15, 10
 SIDES = ("b", "g")
 #: The shortest initial time of a real-time control, in seconds.
 INITIAL_MIN_S = 15.0
+
+
+def now_ms() -> int:
+    """Milliseconds since the epoch: the server's time source for the clocks
+    (and for presence and leases)."""
+    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,7 @@ async def disconnect(redis: Any) -> None:
 
 
 class QueueRunner:
-    """The hub's :class:`kamisado.web.games.JobRunner` on arq: ``run`` puts a
+    """The hub's :class:`kamisado.web.computer.JobRunner` on arq: ``run`` puts a
     job on its queue and returns its result; a job that fails, that no
     worker finishes in the queue's ``wait_s``, or a Redis that fails raises
     :class:`JobError` (the hub logs it, as for a failed pool job)."""

@@ -33,8 +33,9 @@ from typing import Any
 
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import Match
-from kamisado.web.clocks import TimeControl, parse_control
-from kamisado.web.games import Conn, GameError, Hub, now_ms
+from kamisado.web.clocks import TimeControl, now_ms, parse_control
+from kamisado.web.game import Conn
+from kamisado.web.games import Hub
 from kamisado.web.messages import (
     AcceptMsg,
     CancelMsg,
@@ -45,6 +46,7 @@ from kamisado.web.messages import (
     StartedFrame,
 )
 from kamisado.web.ratings import Rating, speed_of
+from kamisado.web.state import GameError
 from kamisado.web.storage import new_id
 
 __all__ = ["MAX_CHALLENGES", "Challenge", "Lobby"]

@@ -1,0 +1,213 @@
+"""The computer's moves: the engine's work in a process pool or on a job queue, and its leases.
+
+:class:`Computer` starts the computer's move in every game that waits for
+one (:meth:`Computer.kick`) and plays it once found, as any other action
+(:meth:`kamisado.web.game.Game.play`).  The engine runs in a process pool
+of this process (renewed when a worker dies) or, given a
+:class:`JobRunner`, on a job queue's workers (:mod:`kamisado.web.jobs`);
+the analysis of the HTTP API runs there too (:meth:`Computer.run_in_pool`).
+With several processes on one database, the process that thinks about a
+move is the one holding its lease (:meth:`kamisado.web.storage.Store.take_turn`,
+:data:`THINK_LEASE_MS`): a process that died thinking is taken over once
+its lease runs out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kamisado.web import clocks, flags, worker
+from kamisado.web.state import GameError
+
+if TYPE_CHECKING:
+    from kamisado.web.game import Game
+    from kamisado.web.games import Hub
+
+__all__ = ["RETRY_MAX_S", "RETRY_S", "THINK_LEASE_MS", "Computer", "JobRunner"]
+
+log = logging.getLogger("kamisado.web")
+
+#: A computer move that could not be stored (or found: a broken pool, an
+#: unreachable queue) is tried again after this pause (seconds), doubled at
+#: each failure up to :data:`RETRY_MAX_S`.
+RETRY_S = 1.0
+RETRY_MAX_S = 30.0
+#: The lease on a computer move lasts ``THINK_LEASE_MS`` (several processes
+#: on one database: a process that died thinking is taken over after it).
+THINK_LEASE_MS = 60_000
+
+
+class JobRunner(Protocol):
+    """Runs the engine's work somewhere else than this process's pool (a
+    job queue: :mod:`kamisado.web.jobs`): ``queue`` is ``moves`` (computer
+    moves) or ``analysis``, kept apart so analysis never starves the
+    computer opponents."""
+
+    async def run(self, queue: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, run by a worker; its result."""
+        ...
+
+    async def close(self) -> None:
+        """Let go of the queue."""
+        ...
+
+
+class Computer:
+    """The hub's computer: the pool (or the job queue) and the moves it thinks about."""
+
+    def __init__(
+        self, hub: Hub, pool_factory: Callable[[], Executor] | None, jobs: JobRunner | None = None
+    ) -> None:
+        self.hub = hub
+        self.pool_factory = pool_factory
+        self.pool: Executor | None = pool_factory() if pool_factory and jobs is None else None
+        self.jobs = jobs
+
+    @property
+    def can_think(self) -> bool:
+        """Whether this server runs the engine (a pool or a job queue)."""
+        return self.pool is not None or self.jobs is not None
+
+    def renew_pool(self, broken: Executor | None) -> None:
+        """Replace a broken process pool (a worker died) with a fresh one."""
+        if self.pool is broken and self.pool_factory is not None:
+            log.warning("the computer's process pool broke: starting a new one")
+            if broken is not None:
+                broken.shutdown(wait=False, cancel_futures=True)
+            self.pool = self.pool_factory()
+
+    async def run_in_pool(self, fn: Callable[..., Any], *args: Any, queue: str = "moves") -> Any:
+        """Run ``fn(*args)`` in the process pool (renewed once if it broke),
+        or on the job queue's ``queue`` when there is one."""
+        if self.jobs is not None:
+            return await self.jobs.run(queue, fn, *args)
+        loop = asyncio.get_running_loop()
+        for attempt in (1, 2):
+            pool = self.pool
+            if pool is None:
+                raise GameError("no_engine", "this server runs without the computer")
+            try:
+                return await loop.run_in_executor(pool, fn, *args)
+            except BrokenExecutor:
+                self.renew_pool(pool)
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        """Stop every computer that is thinking, and the pool."""
+        for game in self.hub.games.values():
+            if game.task is not None and not game.task.done():
+                game.task.cancel()
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- the computer's moves -----------------------------------------------------
+
+    def kick(self, game: Game) -> None:
+        """Start the computer's move if the game waits for one.  A
+        computer-against-computer game thinks only while someone watches: it
+        pauses after the move it is thinking about and goes on when someone
+        joins (a join kicks).  A computer facing a person answers even when
+        the person has left (its clock may be running)."""
+        side = game.to_act()
+        if side is None or game.kinds()[side] == "human" or game.thinking or not self.can_think:
+            return
+        if not game.conns and "human" not in game.kinds():
+            game.spawn_locked(lambda: flags.pause_clock(game))
+            return
+        game.thinking = True
+        if not self.hub.store.shared:  # nobody else thinks about it: shown thinking at once
+            game.leased_seq = game.seq
+        game.task = asyncio.get_running_loop().create_task(self._think(game, side))
+
+    async def _take_turn(self, game: Game) -> bool:
+        """Whether this process is to think about the game's computer move:
+        with other processes on the database, the one holding the lease."""
+        store = self.hub.store
+        if not store.shared:
+            return True
+        now = clocks.now_ms()
+        try:
+            return await store.call(store.take_turn, game.row.id, game.seq, now + THINK_LEASE_MS, now)
+        except Exception:
+            log.exception("could not take the computer's turn in game %s", game.row.id)
+            return False
+
+    async def _think(self, game: Game, side: int) -> None:
+        hub = self.hub
+        seq = game.seq
+        try:
+            if hub.store.shared:
+                if not await self._take_turn(game):  # another process thinks about it
+                    game.thinking = False
+                    hub.evict(game)
+                    return
+                if game.seq == seq:
+                    game.leased_seq = seq
+                    await game.broadcast()  # this process's connections see it thinking
+            async with game.lock:
+                if game.seq == seq:
+                    await flags.resume_clock(game)
+            log.info("game %s: the computer thinks about action %d", game.row.id, seq)
+            if game.failures:  # the store refused the last write: give it time
+                await asyncio.sleep(min(RETRY_MAX_S, RETRY_S * 2 ** (game.failures - 1)))
+            if game.row.delay:
+                await asyncio.sleep(game.row.delay)
+            token = await self.run_in_pool(
+                worker.computer_action,
+                game.row.target,
+                game.row.series,
+                game.row.start_kpn,
+                list(game.played),  # the moves in effect (no takebacks, no endings)
+                game.kinds()[side],
+                game.row.seed + seq,
+            )
+        except asyncio.CancelledError:
+            game.thinking = False
+            raise
+        except Exception:
+            log.exception("computer move failed in game %s", game.row.id)
+            game.thinking = False
+            game.failures += 1  # a broken pool or an unreachable queue: think again, after a pause
+            if game.conns and hub.games.get(game.row.id) is game:
+                self.kick(game)
+            hub.evict(game)
+            return
+        async with game.lock:
+            game.thinking = False
+            if game.seq != seq or hub.games.get(game.row.id) is not game:
+                hub.evict(game)
+                return
+            try:
+                await game.play(token)
+            except GameError as exc:
+                log.warning("computer action %s refused in game %s: %s", token, game.row.id, exc)
+                if exc.code == "storage" and game.conns and hub.games.get(game.row.id) is game:
+                    self.kick(game)  # think again, after a pause (game.failures)
+                hub.evict(game)
+                return
+            await game.broadcast()
+        hub.evict(game)
+
+    async def answer_waiting(self) -> None:
+        """Start the computer in every game where a person waits for its
+        move (it was thinking when the server stopped)."""
+        hub, store = self.hub, self.hub.store
+        try:
+            waiting = await store.call(store.computer_to_act)
+        except Exception:
+            log.exception("could not look for games waiting for the computer")
+            waiting = []
+        for gid in waiting:
+            with contextlib.suppress(Exception):
+                game = await hub.hold(gid)
+                if game is not None:
+                    game.joining -= 1
+                    self.kick(game)
+                    hub.evict(game)  # kept while it thinks

@@ -1,0 +1,464 @@
+"""The page and the JSON API: the site's page, its share pages, and the games, players, records and positions over HTTP.
+
+The routes themselves are listed in :mod:`kamisado.web.server`; the board
+pictures are :mod:`kamisado.web.images`, the engine's analysis
+:mod:`kamisado.web.analysis`, the websocket :mod:`kamisado.web.websocket`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.websockets import WebSocket
+
+from kamisado.rules import record as records
+from kamisado.rules.board import SIDE_LETTERS, KamisadoError
+from kamisado.rules.match import OVER
+from kamisado.rules.position import Position
+from kamisado.web.game import Game
+from kamisado.web.games import Hub
+from kamisado.web.messages import (
+    LEVEL_NAMES,
+    ProtocolError,
+    entry_view,
+    move_view,
+    parse_create,
+    position_view,
+    rounds_view,
+)
+from kamisado.web.players import Player, Players, player_in_thread
+from kamisado.web.ratings import SPEEDS, computer_rating
+from kamisado.web.state import GameError
+
+__all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "STATIC", "bad", "game_or_404", "hub_of", "read_body"]
+
+log = logging.getLogger("kamisado.web")
+
+#: The page's files (shipped as package data).
+STATIC = Path(str(files("kamisado.web") / "static"))
+LANGUAGES = ("en", "de", "hu")
+#: The largest request bodies, in bytes: a record upload (a long series of
+#: rounds is some tens of kilobytes) and a JSON body (a game's settings).
+#: Checked while the body arrives: 413 as soon as it is known to be larger.
+MAX_RECORD_BODY = 1 << 20
+MAX_JSON_BODY = 64 << 10
+
+
+def _lessons(kind: str, lang: str) -> list[dict[str, Any]]:
+    """Lessons or puzzles from ``kamisado.lessons`` ([] while it is missing)."""
+    try:
+        from kamisado import lessons  # type: ignore[attr-defined, unused-ignore]
+    except ImportError:
+        return []
+    fn = getattr(lessons, f"{kind}_json", None)
+    if fn is None:
+        return []
+    result: list[dict[str, Any]] = fn(lang)
+    return result
+
+
+def bad(message: str, status: int = 400) -> JSONResponse:
+    """An error answer: ``{"error": message}`` with ``status``."""
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _too_large(limit: int) -> JSONResponse:
+    # the rest of the body is not read: the connection is closed after this
+    return JSONResponse(
+        {"error": f"request body too large (at most {limit} bytes)"},
+        status_code=413,
+        headers={"Connection": "close"},
+    )
+
+
+async def read_body(request: Request, limit: int) -> bytes | Response:
+    """The request's body, or an error response: 413 as soon as the body is
+    known to pass ``limit`` bytes (from ``Content-Length`` before reading
+    anything, or counted as a chunked body arrives), so nothing larger is
+    ever held in memory."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            return bad(f"expected a Content-Length in bytes, found {length!r}")
+        if int(length) > limit:
+            return _too_large(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return _too_large(limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def board_rows() -> list[list[str]]:
+    """The colour of every square, rank 1 first, files a to h (from the rules core)."""
+    from kamisado.rules.board import COLOUR_NAMES, SQUARE_COLOUR
+
+    return [[COLOUR_NAMES[SQUARE_COLOUR[r * 8 + f]] for f in range(8)] for r in range(8)]
+
+
+def engine_footer() -> str:
+    """The page footer's line: the version and which engine core runs.
+
+    >>> "engine.compiled" in engine_footer() or "engine.python" in engine_footer()
+    True
+    """
+    from kamisado import __version__
+    from kamisado.engine import BACKEND
+
+    return (
+        f'kamisado {__version__} · <span id="engine-backend" data-backend="{BACKEND}"'
+        f' data-i18n="engine.{BACKEND}"></span>'
+    )
+
+
+def hub_of(conn: Request | WebSocket) -> Hub:
+    """The app's :class:`Hub` (set by :func:`lifespan`)."""
+    hub: Hub = conn.app.state.hub
+    return hub
+
+
+# -- the page ---------------------------------------------------------------------
+
+
+#: The page's link preview (Open Graph, Twitter), written into ``<!--og-->``.
+OG_TITLE = "Kamisado"
+OG_DESCRIPTION = "Play Kamisado, the game of coloured towers: against the computer, a friend here or online."
+
+
+def og_tags(request: Request, *, title: str, description: str, image: str, alt: str) -> str:
+    """The page's Open Graph and Twitter card tags; ``image`` is a path on this site."""
+    from html import escape
+
+    base = str(request.base_url).rstrip("/")
+    tags = [("property", "og:type", "website"), ("property", "og:title", title),
+            ("property", "og:description", description), ("property", "og:image", base + image),
+            ("property", "og:image:alt", alt), ("name", "twitter:card", "summary_large_image")]
+    return "\n".join(f'<meta {kind}="{name}" content="{escape(value)}">' for kind, name, value in tags)
+
+
+def page_html(og: str) -> str:
+    # the board's colours come from the rules core, written into the page
+    # for the page (static/js/board.js) to read before it draws: the page keeps no copy of them
+    return (STATIC / "index.html").read_text("utf-8").replace(
+        "<!--board-->",
+        '<script id="board-data" type="application/json">'
+        + json.dumps({"rows": board_rows()}) + "</script>",
+    ).replace("<!--engine-->", engine_footer()).replace("<!--og-->", og)
+
+
+async def _visit(request: Request) -> None:
+    # the first visit: the browser is given a player (the cookie)
+    try:
+        await player_in_thread(request, create=True)
+    except Exception:
+        log.exception("could not read or make the player of a page visit")
+
+
+async def index(request: Request) -> Response:
+    await _visit(request)
+    og = og_tags(request, title=OG_TITLE, description=OG_DESCRIPTION, image="/static/og.png",
+                 alt="A Kamisado board at the start of a game")
+    return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
+
+
+async def share_page(request: Request) -> Response:
+    """``/game/<id>``, a game's share link: the page (main.js opens the game
+    from the path) with the game's board as its link preview."""
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    await _visit(request)
+    black, gold = game.seat_names()
+    match = game.match
+    title = f"Kamisado: {black} – {gold}"
+    state = "finished" if game.state == OVER else "in play"
+    description = f"{match.name}, {state}: {black} {match.points[0]}, {gold} {match.points[1]}."
+    og = og_tags(request, title=title, description=description,
+                 image=f"/api/games/{game.row.id}/board.png",
+                 alt=f"The board of the game {black} – {gold}, {state}")
+    return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
+
+
+async def board(request: Request) -> Response:
+    return JSONResponse({"rows": board_rows()}, headers={"Cache-Control": "max-age=3600"})
+
+
+async def levels(request: Request) -> Response:
+    from kamisado.engine.levels import LEVELS
+
+    # elo: the measured strength, beginner = 0 (the README's levels table);
+    # rating: the level's fixed rating beside its name (elo + 800)
+    return JSONResponse(
+        [
+            {"name": n, "description": LEVELS[n].description, "elo": LEVELS[n].elo,
+             "rating": computer_rating(n)}
+            for n in LEVEL_NAMES
+        ]
+    )
+
+
+async def engine_info(request: Request) -> Response:
+    # which engine core runs: "compiled" (the C extension) or "python"
+    from kamisado import __version__
+    from kamisado.engine import BACKEND
+
+    return JSONResponse({"version": __version__, "backend": BACKEND})
+
+
+async def create_game(request: Request) -> Response:
+    raw = await read_body(request, MAX_JSON_BODY)
+    if isinstance(raw, Response):
+        return raw
+    try:
+        body = json.loads(raw)
+        if not isinstance(body, dict):
+            raise ProtocolError("create: expected a JSON object")
+        msg = parse_create(body)
+    except ProtocolError as exc:
+        return bad(str(exc))
+    except (ValueError, RecursionError):
+        return bad("create: expected a JSON object")
+    return await _created(request, lambda hub, player: hub.create(
+        msg, None if player is None else player.id, player is not None and player.account is not None,
+        "" if player is None else player.name))
+
+
+async def _created(
+    request: Request, make: Callable[[Hub, Player | None], Awaitable[tuple[Game, dict[str, str]]]]
+) -> Response:
+    """Make a game for the requesting player (``make(hub, player)``) and
+    answer with its id, the seats' tokens and the seats the player holds."""
+    try:
+        player = await player_in_thread(request)
+        game, tokens = await make(hub_of(request), player)
+    except GameError as exc:
+        return bad(str(exc), {"storage": 503, "account_needed": 403}.get(exc.code, 400))
+    except Exception:
+        log.exception("could not read the player")
+        return bad("the store cannot be read; try again", 503)
+    return JSONResponse({"id": game.row.id, "tokens": tokens, "you": you_of(game, player)})
+
+
+def you_of(game: Game, player: Any) -> list[str]:
+    """The seats of a game a player holds (``[]`` for a request without one)."""
+    return [] if player is None else [
+        "bg"[s] for s, owner in enumerate(game.row.owners) if owner == player.id]
+
+
+async def list_games(request: Request) -> Response:
+    # a player's own games (their turn first, then ongoing, then finished,
+    # with their invite links); a client without the cookie (a script, an
+    # old client) is no player and holds no game: an empty list (the games
+    # anyone may watch are /api/games/live)
+    try:
+        player = await player_in_thread(request)
+        return JSONResponse([] if player is None else await hub_of(request).my_games(player.id))
+    except Exception:
+        log.exception("could not list games")
+        return bad("the store cannot be read; try again", 503)
+
+
+async def live_games(request: Request) -> Response:
+    # ongoing games anyone may watch: no tokens, no players
+    try:
+        return JSONResponse(await hub_of(request).live_games())
+    except Exception:
+        log.exception("could not list live games")
+        return bad("the store cannot be read; try again", 503)
+
+
+async def _player_or_404(request: Request) -> Player | Response:
+    player_id = request.path_params["player"]
+    book: Players = request.app.state.players
+    try:
+        player = await hub_of(request).store.call(book.get, player_id)
+    except Exception:
+        log.exception("could not read player %s", player_id)
+        return bad("the store cannot be read; try again", 503)
+    if player is None:
+        return bad(f"no player {player_id!r}", 404)
+    return player
+
+
+async def player_page(request: Request) -> Response:
+    """``GET /api/players/{id}``: a player as others see it: name, ratings
+    per speed, rating history, online games (no token, no account name)."""
+    player = await _player_or_404(request)
+    if isinstance(player, Response):
+        return player
+    hub = hub_of(request)
+    try:
+        store = hub.store
+        ratings = await store.call(store.player_ratings, player.id)
+        history = await store.call(store.rating_history, player.id)
+        rows = await store.call(store.games_public, player.id)
+    except Exception:
+        log.exception("could not read player %s", player.id)
+        return bad("the store cannot be read; try again", 503)
+    games = []
+    for row in rows:
+        item = hub.summary(row)
+        item["you"] = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player.id]
+        games.append(item)
+    return JSONResponse({
+        "id": player.id,
+        "name": player.name,
+        "registered": player.account is not None,
+        "ratings": {speed: (ratings[speed].view() if speed in ratings else None) for speed in SPEEDS},
+        "history": [{**h, "rating": round(h["rating"]), "rd": round(h["rd"]),
+                     "change": round(h["change"])} for h in history],
+        "games": games,
+    })
+
+
+async def player_rating_svg(request: Request) -> Response:
+    """``GET /api/players/{id}/rating.svg?speed=realtime``: the rating
+    history as a chart (:func:`kamisado.pictures.graph.rating_svg`)."""
+    from kamisado.pictures.graph import rating_svg
+
+    speed = request.query_params.get("speed", "realtime")
+    if speed not in SPEEDS:
+        return bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
+    player = await _player_or_404(request)
+    if isinstance(player, Response):
+        return player
+    try:
+        store = hub_of(request).store
+        history = [h for h in await store.call(store.rating_history, player.id) if h["speed"] == speed]
+    except Exception:
+        log.exception("could not read player %s", player.id)
+        return bad("the store cannot be read; try again", 503)
+    title = f"{player.name or 'Player'}: {speed} rating"
+    return Response(rating_svg(history, title=title), media_type="image/svg+xml",
+                    headers={"Cache-Control": "no-cache"})
+
+
+async def game_or_404(request: Request) -> Game | Response:
+    """The game named in the path (read from the store when not in memory,
+    and not kept there), or the error answer."""
+    try:
+        game = await hub_of(request).load(request.path_params["game"])
+    except GameError as exc:
+        return bad(str(exc), 503)
+    if game is None:
+        return bad(f"no game {request.path_params['game']!r}", 404)
+    return game
+
+
+async def game_record(request: Request) -> Response:
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    text = records.write(game.record())
+    return PlainTextResponse(
+        text,
+        headers={"Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.txt"'},
+    )
+
+
+async def game_steps(request: Request) -> Response:
+    # every step: its entries as the move list shows them, and for a step
+    # with a move the tower that moved and the towers it pushed back, worked
+    # out on the step before (the same fields as a live frame's ``last``)
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    steps: list[dict[str, Any]] = []
+    before: Position | None = None
+    for s in records.replay(game.match):
+        moved: dict[str, Any] = {"mover": None, "push": False, "pushed": []}
+        if s.move is not None and before is not None and s.ply > 0:
+            view = move_view(before, s.move)
+            moved = {"mover": view["mover"], "push": view["push"], "pushed": view["pushed"]}
+        steps.append(
+            {
+                "round": s.round,
+                "ply": s.ply,
+                "move": None if s.move is None else str(s.move),
+                "entries": [entry_view(e, s.move) for e in s.entries],
+                **moved,
+                "fill": s.fill,
+                **position_view(s.position),
+            }
+        )
+        before = s.position
+    black, gold = game.seat_names()
+    match = game.match
+    return JSONResponse(
+        {
+            "game": game.row.id,
+            "name": match.name,
+            "target": match.target,
+            "series": match.series,
+            "points": list(match.points),
+            "seats": {"b": black, "g": gold},
+            "rounds": rounds_view(match),
+            "steps": steps,
+        }
+    )
+
+
+async def upload_record(request: Request) -> Response:
+    raw = await read_body(request, MAX_RECORD_BODY)
+    if isinstance(raw, Response):
+        return raw
+    try:
+        text = raw.decode("utf-8")
+        rec = records.read(text)
+    except UnicodeDecodeError:
+        return bad("expected a UTF-8 text record")
+    except KamisadoError as exc:
+        return bad(str(exc))
+    return await _created(
+        request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
+
+
+def kpn_arg(request: Request) -> Position | Response:
+    """The position in the ``kpn`` query parameter, or the error answer."""
+    kpn = request.query_params.get("kpn", "")
+    try:
+        return Position(kpn)
+    except KamisadoError as exc:
+        return bad(str(exc))
+
+
+async def position(request: Request) -> Response:
+    pos = kpn_arg(request)
+    if isinstance(pos, Response):
+        return pos
+    # with ``move``: the position after it, the real push flag and the
+    # move's view (``last``: mover, pushed towers, entries) for the lesson page
+    text = request.query_params.get("move")
+    if not text:
+        return JSONResponse({**position_view(pos), "push": False})
+    try:
+        move = pos.parse_move(text)
+        last = move_view(pos, move)
+        pos.push_move(move)
+    except KamisadoError as exc:
+        return bad(str(exc))
+    return JSONResponse({**position_view(pos), "push": last["push"], "last": last})
+
+
+def lang_arg(request: Request) -> str:
+    """The ``lang`` query parameter, English unless it is a page language."""
+    lang = request.query_params.get("lang", "en")
+    return lang if lang in LANGUAGES else "en"
+
+
+async def lessons(request: Request) -> Response:
+    return JSONResponse(_lessons("lessons", lang_arg(request)))
+
+
+async def puzzles(request: Request) -> Response:
+    return JSONResponse(_lessons("puzzles", lang_arg(request)))

@@ -1,0 +1,293 @@
+"""The database's tables, in SQLAlchemy Core: the same tables on SQLite and PostgreSQL.
+
+Made and changed only by the Alembic migrations in
+:mod:`kamisado.web.migrations`, run when a store opens (see ``docs/web.md``):
+
+``games``
+    one row a game: id, creation and update times, the match (target,
+    series, round 1's start KPN), each seat (``human`` or a computer level,
+    a name, the secret token), the computer's seed and delay, and the
+    state reached (``playing``/``fill``/``over``, points, number of actions).
+``actions``
+    one row an action: ``(game_id, seq)`` with ``seq`` from 0, and the
+    token: a move in square form (``c1-c5``) or a fill (``left``/``right``).
+``players``
+    one row a player (:mod:`kamisado.web.players`): anonymous, or with an
+    account and an argon2id hash; a game's seats name the players holding
+    them (``black_player``, ``gold_player``; null while unclaimed).
+``settings``
+    named values: the generated key that signs the players' cookies.
+``ratings``, ``rating_history``
+    each player's rating per speed, and its rating after each rated game.
+``presence``, ``challenges``
+    who is connected through which process, and the lobby's challenges
+    (only when several processes share a PostgreSQL database).
+
+A row of ``games`` is read and written as a :class:`GameRow`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+
+from kamisado.rules.board import START_KPN, start_kpn
+from kamisado.rules.match import PLAYING
+from kamisado.web.clocks import ClockState, TimeControl
+
+__all__ = [
+    "GameRow",
+    "actions",
+    "challenges",
+    "games",
+    "metadata",
+    "players",
+    "presence",
+    "rating_history",
+    "ratings",
+    "settings",
+]
+
+metadata = sa.MetaData()
+
+games = sa.Table(
+    "games",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("updated", sa.Float, nullable=False),
+    sa.Column("target", sa.Integer, nullable=False),
+    sa.Column("series", sa.Boolean, nullable=False),
+    sa.Column("start_kpn", sa.String(200), nullable=False),
+    sa.Column("black", sa.String(20), nullable=False),
+    sa.Column("gold", sa.String(20), nullable=False),
+    sa.Column("black_name", sa.String(80), nullable=False),
+    sa.Column("gold_name", sa.String(80), nullable=False),
+    sa.Column("black_token", sa.String(64), nullable=True),
+    sa.Column("gold_token", sa.String(64), nullable=True),
+    sa.Column("online", sa.Boolean, nullable=False),
+    sa.Column("seed", sa.Integer, nullable=False),
+    sa.Column("delay", sa.Float, nullable=False),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("black_points", sa.Integer, nullable=False),
+    sa.Column("gold_points", sa.Integer, nullable=False),
+    sa.Column("actions", sa.Integer, nullable=False),
+    # the clock (revision 0002): the control, each side's time left as of the
+    # last action (ms), whose clock runs since when, and when its flag falls
+    sa.Column("clock_initial", sa.Float, nullable=True),
+    sa.Column("clock_increment", sa.Float, nullable=True),
+    sa.Column("clock_days", sa.Integer, nullable=True),
+    sa.Column("black_ms", sa.BigInteger, nullable=True),
+    sa.Column("gold_ms", sa.BigInteger, nullable=True),
+    sa.Column("clock_running", sa.String(1), nullable=True),
+    sa.Column("clock_since", sa.BigInteger, nullable=True),
+    sa.Column("clock_deadline", sa.BigInteger, nullable=True),
+    # how a match ended before its points decided it: resignation, time, abort
+    sa.Column("ended", sa.String(20), nullable=True),
+    # the players holding the seats (revision 0003): null while a seat is
+    # unclaimed (its token is then the one-time claim), and whose action the
+    # game waits for ("b"/"g"; null when over, or not known for a game
+    # stored before revision 0003)
+    sa.Column("black_player", sa.String(40), nullable=True),
+    sa.Column("gold_player", sa.String(40), nullable=True),
+    sa.Column("to_act", sa.String(1), nullable=True),
+    # game controls and ratings (revision 0004): whether the game is rated,
+    # the offer pending in it (``takeback-b``, ``rematch-g``; cleared by every
+    # action), and the game its rematch made
+    sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()),
+    sa.Column("offer", sa.String(12), nullable=True),
+    sa.Column("rematch", sa.String(40), nullable=True),
+    # several processes (revision 0005): the lease on the next computer move
+    # (the thinking store's origin, until when in ms; cleared by every action)
+    sa.Column("thinker", sa.String(20), nullable=True),
+    sa.Column("think_until", sa.BigInteger, nullable=True),
+    sa.Index("games_updated", "updated"),
+    sa.Index("games_clock_deadline", "clock_deadline"),
+    sa.Index("games_black_player", "black_player"),
+    sa.Index("games_gold_player", "gold_player"),
+)
+
+#: Players (revision 0003): anonymous (a browser's cookie names one) or with
+#: an account (``account``: the sign-in name in lower case, unique; an
+#: argon2id hash of the password).  See :mod:`kamisado.web.players`.
+players = sa.Table(
+    "players",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+    sa.Column("name", sa.String(40), nullable=False),
+    sa.Column("account", sa.String(30), nullable=True),
+    sa.Column("password_hash", sa.String(200), nullable=True),
+    sa.Index("players_account", "account", unique=True),
+)
+
+#: Server settings by name (revision 0003): ``session_secret``, the key
+#: that signs the players' cookies when none is given.
+settings = sa.Table(
+    "settings",
+    metadata,
+    sa.Column("name", sa.String(40), primary_key=True),
+    sa.Column("value", sa.String(200), nullable=False),
+)
+
+#: Ratings (revision 0004): one Glicko-2 rating per player and speed
+#: (:mod:`kamisado.web.ratings`).
+ratings = sa.Table(
+    "ratings",
+    metadata,
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("speed", sa.String(16), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated", sa.Float, nullable=False),
+)
+
+#: One row per player and rated game: the rating after the game.  Its key
+#: ``(player, game_id)`` makes a game's rating update happen at most once.
+rating_history = sa.Table(
+    "rating_history",
+    metadata,
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("game_id", sa.String(40), primary_key=True),
+    sa.Column("speed", sa.String(16), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("change", sa.Float, nullable=False),
+    sa.Index("rating_history_player_at", "player", "at"),
+)
+
+#: Who is connected to which seat through which process (revision 0005):
+#: ``seen`` (ms) is renewed while the process lives, so a dead process's
+#: rows age out.  Used only when several processes share the database.
+presence = sa.Table(
+    "presence",
+    metadata,
+    sa.Column("game_id", sa.String(40), primary_key=True),
+    sa.Column("side", sa.String(1), primary_key=True),
+    sa.Column("origin", sa.String(20), primary_key=True),
+    sa.Column("seen", sa.BigInteger, nullable=False),
+    sa.Index("presence_origin", "origin"),
+)
+
+#: The lobby's open challenges (revision 0006), kept in the database only
+#: when several processes share it (:mod:`kamisado.web.lobby`).
+challenges = sa.Table(
+    "challenges",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("origin", sa.String(20), nullable=False),
+    sa.Column("player", sa.String(40), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("rating", sa.Integer, nullable=True),
+    sa.Column("target", sa.Integer, nullable=False),
+    sa.Column("series", sa.Boolean, nullable=False),
+    sa.Column("clock_initial", sa.Float, nullable=True),
+    sa.Column("clock_increment", sa.Float, nullable=True),
+    sa.Column("clock_days", sa.Integer, nullable=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("color", sa.String(6), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("seen", sa.BigInteger, nullable=False),
+    sa.Index("challenges_origin", "origin"),
+)
+
+actions = sa.Table(
+    "actions",
+    metadata,
+    sa.Column(
+        "game_id", sa.String(40), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    ),
+    sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("token", sa.String(10), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+)
+
+
+@dataclass
+class GameRow:
+    """One row of ``games``."""
+
+    id: str
+    target: int = 1
+    series: bool = False
+    start_kpn: str = START_KPN
+    black: str = "human"
+    gold: str = "human"
+    black_name: str = ""
+    gold_name: str = ""
+    black_token: str | None = None
+    gold_token: str | None = None
+    online: bool = False
+    seed: int = 0
+    delay: float = 0.0
+    state: str = PLAYING
+    black_points: int = 0
+    gold_points: int = 0
+    actions: int = 0
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    clock_initial: float | None = None
+    clock_increment: float | None = None
+    clock_days: int | None = None
+    black_ms: int | None = None
+    gold_ms: int | None = None
+    clock_running: str | None = None
+    clock_since: int | None = None
+    clock_deadline: int | None = None
+    ended: str | None = None
+    black_player: str | None = None
+    gold_player: str | None = None
+    to_act: str | None = None
+    rated: bool = False
+    offer: str | None = None
+    rematch: str | None = None
+    thinker: str | None = None
+    think_until: int | None = None
+
+    @property
+    def owners(self) -> tuple[str | None, str | None]:
+        """The players holding each seat (``None``: unclaimed, or a computer)."""
+        return (self.black_player, self.gold_player)
+
+    @property
+    def control(self) -> TimeControl | None:
+        """The game's time control (``None``: untimed)."""
+        if self.clock_days:
+            return TimeControl(days=self.clock_days)
+        if self.clock_initial is None:
+            return None
+        return TimeControl(self.clock_initial, self.clock_increment or 0.0)
+
+    @property
+    def clock(self) -> ClockState | None:
+        """The clock as stored with the last action (``None``: untimed)."""
+        control = self.control
+        if control is None:
+            return None
+        if self.black_ms is None or self.gold_ms is None:
+            return ClockState.start(control)
+        return ClockState(control, self.black_ms, self.gold_ms, self.clock_running, self.clock_since or 0)
+
+    def set_clock(self, clock: ClockState | None) -> None:
+        """Keep a clock's state in the row (written with the next action)."""
+        if clock is None:
+            return
+        self.black_ms, self.gold_ms = clock.b, clock.g
+        self.clock_running, self.clock_since, self.clock_deadline = (
+            clock.running, clock.since, clock.deadline())
+
+    @classmethod
+    def new(cls, id: str, **fields: Any) -> GameRow:
+        """A new game row; the start KPN follows the match type unless given."""
+        row = cls(id, **fields)
+        if "start_kpn" not in fields:
+            target = 1 if row.series else row.target
+            row.start_kpn = start_kpn(target)
+        return row

@@ -1,0 +1,181 @@
+"""The store's calls for several processes on one database (PostgreSQL).
+
+Several ``kamisado web`` processes may serve one PostgreSQL database; what
+they share besides the games goes through these calls of the
+:class:`kamisado.web.storage.Store` (:class:`SharedCalls`, one of its
+bases): every change to a game announced to the others (:data:`CHANNEL`),
+who is connected through which process (``presence``,
+:mod:`kamisado.web.presence`), the lease on a computer move
+(:meth:`SharedCalls.take_turn`, :mod:`kamisado.web.computer`) and the
+lobby's challenges (:data:`LOBBY_CHANNEL`, :mod:`kamisado.web.lobby`).  On
+a database one process serves (SQLite) they do nothing, or what one
+process needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlalchemy as sa
+
+from kamisado.web.database import Database, Tx
+from kamisado.web.schema import challenges, games, presence
+
+__all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
+
+#: The PostgreSQL channel on which every change to a game is announced
+#: (``NOTIFY``, sent with the change's own transaction, so delivered only
+#: once it is committed): the payload is ``"ORIGIN GAME_ID KIND"``,
+#: ``ORIGIN`` the :attr:`SharedCalls.origin` of the store that wrote it, ``KIND``
+#: ``state`` (the game's row or actions) or ``presence`` (who is connected).
+CHANNEL = "kamisado_games"
+#: The channel of the lobby's changes: ``"ORIGIN changed"`` (the list
+#: changed) or ``"ORIGIN started CHALLENGE GAME"`` (a challenge was accepted:
+#: the process holding its poster's connection sends it ``started``).
+LOBBY_CHANNEL = "kamisado_lobby"
+#: Announces a change to the other processes (PostgreSQL ``NOTIFY``,
+#: delivered when the transaction commits).
+_NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
+#: The lease on the computer's move at action ``seq`` (every computer move
+#: with several processes on the database).
+_TAKE_TURN = (
+    games.update()
+    .where(games.c.id == sa.bindparam("gid"), games.c.actions == sa.bindparam("seq"),
+           sa.or_(games.c.thinker.is_(None), games.c.thinker == sa.bindparam("origin"),
+                  games.c.think_until < sa.bindparam("now")))
+    .values(thinker=sa.bindparam("origin"), think_until=sa.bindparam("until"))
+)
+#: The statements run again and again (:meth:`kamisado.web.database.Database.keep`).
+KEPT = (_NOTIFY, _TAKE_TURN)
+
+
+class SharedCalls:
+    """The calls of a :class:`kamisado.web.storage.Store` that the processes
+    on one database share (a base of the store's, on its database)."""
+
+    _db: Database
+    #: whether several processes may serve the database (PostgreSQL)
+    shared: bool
+    #: the store's own name in what it announces (random, one per store)
+    origin: str
+
+    def _announce(self, tx: Tx, game_id: str, kind: str = "state") -> None:
+        """Announce a change to a game to the other processes (PostgreSQL:
+        delivered when the transaction commits; nothing on SQLite):
+        ``kind`` ``state`` (its row or actions) or ``presence``."""
+        if self.shared:
+            tx.run(_NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin} {game_id} {kind}"})
+
+    # -- presence and the computer's leases -------------------------------------
+
+    def take_turn(self, game_id: str, seq: int, until_ms: int, now_ms: int) -> bool:
+        """Take the lease on the computer's move at action ``seq`` of a game
+        until ``until_ms``: granted when nobody holds it, this store holds
+        it, or its holder's lease ran out (a process that died thinking).
+        Every action clears it.  Always granted on a database only one
+        process serves (SQLite).  A lease granted is announced, so the
+        other processes show the computer thinking."""
+        if not self.shared:
+            return True
+        with self._db.write() as tx:
+            done = tx.run(_TAKE_TURN, {"gid": game_id, "seq": seq, "origin": self.origin,
+                                       "now": now_ms, "until": until_ms}).rowcount
+            if done == 1:
+                self._announce(tx, game_id)
+        return done == 1
+
+    def set_presence(self, held: dict[str, tuple[bool, bool]], now_ms: int) -> None:
+        """Say which seats of some games this process has connections
+        holding (``game id -> (black held, gold held)``; shared databases
+        only), in one transaction, and announce each change."""
+        if not self.shared or not held:
+            return
+        with self._db.write() as tx:
+            tx.run(presence.delete().where(presence.c.game_id.in_(list(held)),
+                                           presence.c.origin == self.origin))
+            rows = [{"game_id": game_id, "side": "bg"[s], "origin": self.origin, "seen": now_ms}
+                    for game_id, sides in held.items() for s in (0, 1) if sides[s]]
+            if rows:
+                tx.run(presence.insert(), rows)
+            for game_id in held:
+                self._announce(tx, game_id, "presence")
+
+    def renew_presence(self, now_ms: int) -> None:
+        """Renew this process's presence rows and challenges (it lives)."""
+        if not self.shared:
+            return
+        with self._db.write() as tx:
+            tx.run(presence.update().where(presence.c.origin == self.origin).values(seen=now_ms))
+            tx.run(challenges.update().where(challenges.c.origin == self.origin).values(seen=now_ms))
+
+    def presence_elsewhere_of(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
+        """:meth:`presence_elsewhere` of many games in one query."""
+        if not self.shared or not game_ids:
+            return {}
+        out: dict[str, dict[str, int]] = {}
+        with self._db.read() as tx:
+            rows = tx.run(
+                sa.select(presence.c.game_id, presence.c.side, sa.func.max(presence.c.seen))
+                .where(presence.c.game_id.in_(game_ids), presence.c.origin != self.origin)
+                .group_by(presence.c.game_id, presence.c.side)
+            ).rows
+        for game_id, side, seen in rows:
+            out.setdefault(game_id, {})[side] = int(seen)
+        return out
+
+    def presence_elsewhere(self, game_id: str) -> dict[str, int]:
+        """When each seat of a game was last seen held through another
+        process: side letter -> ms (renewed while that process lives)."""
+        if not self.shared:
+            return {}
+        with self._db.read() as tx:
+            rows = tx.run(
+                sa.select(presence.c.side, sa.func.max(presence.c.seen))
+                .where(presence.c.game_id == game_id, presence.c.origin != self.origin)
+                .group_by(presence.c.side)
+            ).rows
+        return {side: int(seen) for side, seen in rows}
+
+    # -- the lobby (several processes) ------------------------------------------
+
+    def announce_lobby(self, tx: Tx, what: str) -> None:
+        """Announce a change of the lobby to the other processes."""
+        tx.run(_NOTIFY, {"channel": LOBBY_CHANNEL, "payload": f"{self.origin} {what}"})
+
+    def add_challenge(self, row: dict[str, Any]) -> None:
+        """Store a challenge this process holds the poster's connection of."""
+        with self._db.write() as tx:
+            tx.run(challenges.insert().values(origin=self.origin, **row))
+            self.announce_lobby(tx, "changed")
+
+    def remove_challenges(self, ids: list[str]) -> None:
+        """Withdraw challenges (their poster left, or took them back)."""
+        if not ids:
+            return
+        with self._db.write() as tx:
+            tx.run(challenges.delete().where(challenges.c.id.in_(ids)))
+            self.announce_lobby(tx, "changed")
+
+    def take_challenge(self, challenge_id: str) -> dict[str, Any] | None:
+        """Take a challenge out of the lobby to accept it, at most once over
+        every process (``DELETE ... RETURNING``); ``None`` when it is gone."""
+        with self._db.write() as tx:
+            rows = tx.run(
+                challenges.delete().where(challenges.c.id == challenge_id).returning(*challenges.c)
+            ).mappings()
+            if rows:
+                self.announce_lobby(tx, "changed")
+            return rows[0] if rows else None
+
+    def started(self, challenge_id: str, game_id: str) -> None:
+        """Tell the process holding a challenge's poster that it was accepted."""
+        with self._db.write() as tx:
+            self.announce_lobby(tx, f"started {challenge_id} {game_id}")
+
+    def open_challenges(self, since_ms: int) -> list[dict[str, Any]]:
+        """Every process's challenges whose process renewed them since
+        ``since_ms`` (a dead process's age out), oldest first."""
+        with self._db.read() as tx:
+            return tx.run(
+                challenges.select().where(challenges.c.seen >= since_ms).order_by(challenges.c.created)
+            ).mappings()

@@ -1,0 +1,223 @@
+"""The websocket: each frame read into a message and handed to its handler.
+
+One connection per page (``/ws``): :func:`ws_endpoint` reads each frame
+with :func:`kamisado.web.messages.parse` and looks its handler up in
+:data:`HANDLERS` (message type -> handler): a game's actions go to the game
+the connection is on (:class:`kamisado.web.game.Game`), joins and creates
+to the :class:`kamisado.web.games.Hub`, the lobby's messages to the
+:class:`kamisado.web.lobby.Lobby`.  A frame that is not a message, or an
+action the server refuses, gets an error frame and the connection stays;
+so does a handler that fails (``server``).  Frames are rate limited per
+connection (:mod:`kamisado.web.guard`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from kamisado.web.game import Conn, send_error
+from kamisado.web.games import Hub
+from kamisado.web.guard import RateLimiter, client_key, client_keys, refusal
+from kamisado.web.lobby import Lobby
+from kamisado.web.messages import (
+    AbortMsg,
+    AcceptMsg,
+    CancelMsg,
+    ChallengeMsg,
+    ClaimMsg,
+    CreatedFrame,
+    CreateMsg,
+    FillMsg,
+    JoinMsg,
+    LobbyMsg,
+    Message,
+    MoveMsg,
+    PingMsg,
+    PongFrame,
+    ProtocolError,
+    RematchMsg,
+    ResignMsg,
+    TakebackMsg,
+    parse,
+)
+from kamisado.web.pages import hub_of
+from kamisado.web.players import player_in_thread
+from kamisado.web.state import GameError
+
+__all__ = ["HANDLERS", "POLICY_VIOLATION", "Session", "ws_endpoint"]
+
+log = logging.getLogger("kamisado.web")
+
+#: The close code for a connection that floods far past its frame limit.
+POLICY_VIOLATION = 1008
+
+
+@dataclass
+class Session:
+    """One websocket and what its handlers need: the hub, the lobby, the
+    rate limits and the connection (the seats it holds, its player)."""
+
+    ws: WebSocket
+    hub: Hub
+    lobby: Lobby
+    limiter: RateLimiter
+    conn: Conn
+
+    async def error(self, code: str, message: str) -> None:
+        """Send an error frame to the connection."""
+        await send_error(self.conn, code, message)
+
+    async def may_create(self) -> bool:
+        """Take from the address's ``create`` limit (as POST /api/games
+        does); when it is spent, say so and return ``False``."""
+        wait = self.limiter.take_all("create", client_keys(self.ws.scope))
+        if wait:
+            await self.error("rate_limited", refusal(self.limiter.limits["create"], wait)[0])
+            return False
+        return True
+
+
+Handler = Callable[[Session, Any], Awaitable[None]]
+
+
+async def _join(s: Session, msg: JoinMsg) -> None:
+    await s.hub.join(s.conn, msg)
+
+
+async def _act(s: Session, msg: MoveMsg | FillMsg) -> None:
+    await s.hub.game_of(s.conn).act(s.conn, msg)
+
+
+async def _end(s: Session, msg: ResignMsg | AbortMsg) -> None:
+    await s.hub.game_of(s.conn).end(s.conn, msg)
+
+
+async def _takeback(s: Session, msg: TakebackMsg) -> None:
+    await s.hub.game_of(s.conn).takeback(s.conn, msg)
+
+
+async def _rematch(s: Session, msg: RematchMsg) -> None:
+    await s.hub.game_of(s.conn).rematch(s.conn, msg)
+
+
+async def _claim(s: Session, msg: ClaimMsg) -> None:
+    await s.hub.game_of(s.conn).claim(s.conn, msg)
+
+
+async def _lobby(s: Session, msg: LobbyMsg) -> None:
+    await s.lobby.watch(s.conn, msg)
+
+
+async def _challenge(s: Session, msg: ChallengeMsg) -> None:
+    if await s.may_create():
+        await s.lobby.post(s.hub, s.conn, msg)
+
+
+async def _cancel(s: Session, msg: CancelMsg) -> None:
+    await s.lobby.cancel(s.conn, msg)
+
+
+async def _accept(s: Session, msg: AcceptMsg) -> None:
+    await s.lobby.accept(s.hub, s.conn, msg)
+
+
+async def _ping(s: Session, msg: PingMsg) -> None:
+    await s.ws.send_text(PongFrame().to_json())
+
+
+async def _create(s: Session, msg: CreateMsg) -> None:
+    if await s.may_create():
+        game, tokens = await s.hub.create(msg, s.conn.player, s.conn.registered, s.conn.name)
+        await s.ws.send_text(CreatedFrame(game.row.id, tokens).to_json())
+
+
+#: Each message type's handler (every type :func:`kamisado.web.messages.parse` returns).
+HANDLERS: dict[type[Message], Handler] = {
+    JoinMsg: _join,
+    MoveMsg: _act,
+    FillMsg: _act,
+    ResignMsg: _end,
+    AbortMsg: _end,
+    TakebackMsg: _takeback,
+    RematchMsg: _rematch,
+    ClaimMsg: _claim,
+    LobbyMsg: _lobby,
+    ChallengeMsg: _challenge,
+    CancelMsg: _cancel,
+    AcceptMsg: _accept,
+    PingMsg: _ping,
+    CreateMsg: _create,
+}
+
+
+async def dispatch(s: Session, frame: str | bytes) -> None:
+    """Handle one frame: parsed, then handed to its handler; a refusal
+    (a malformed frame, an action refused) or a failure becomes an error
+    frame, never the end of the connection."""
+    try:
+        msg = parse(frame)
+        handler = HANDLERS.get(type(msg))
+        if handler is None:  # a message type with no handler: a server's fault
+            raise ProtocolError(f"no handler for message type {type(msg).__name__}", "server")
+        await handler(s, msg)
+    except (ProtocolError, GameError) as exc:
+        await s.error(exc.code, str(exc))
+    except Exception:
+        log.exception("error handling a frame")
+        await s.error("server", "the server failed on this message")
+
+
+async def ws_endpoint(ws: WebSocket) -> None:
+    """One page's websocket: each frame handed to :func:`dispatch`.
+
+    Frames are limited per connection (``frame``): one over the limit gets
+    a ``rate_limited`` error and is dropped; a connection that sends ten
+    times as many (``flood``) is closed (1008).  A create frame (and a
+    challenge) also takes from the address's ``create`` limit, as POST
+    /api/games does."""
+    await ws.accept()
+    hub = hub_of(ws)
+    limiter: RateLimiter = ws.app.state.limiter
+    frames, flood = limiter.bucket("frame"), limiter.bucket("flood")
+    conn = Conn(ws.send_text, ws.close)
+    try:  # the player its browser is (its cookie), or none
+        player = await player_in_thread(ws)
+    except Exception:
+        log.exception("could not read the player of a websocket")
+        await send_error(conn, "storage", "the store cannot be read; try again")
+        await ws.close(1013, "try again later")
+        return
+    if player is not None:
+        conn.player, conn.name = player.id, player.name
+        conn.registered = player.account is not None
+    session = Session(ws, hub, ws.app.state.lobby, limiter, conn)
+    try:
+        while True:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            now = limiter.clock()
+            if flood is not None and flood.take(now):
+                log.warning("closing a websocket from %s: frame flood", client_key(ws.scope))
+                await session.error("rate_limited", "too many websocket frames: the connection is closed")
+                await ws.close(POLICY_VIOLATION, "too many frames")
+                break
+            wait = 0.0 if frames is None else frames.take(now)
+            if frames is not None and wait:
+                await session.error("rate_limited", refusal(frames.limit, wait)[0] + "; the frame was dropped")
+                continue
+            frame = message.get("text")
+            if frame is None:
+                frame = message.get("bytes") or b""
+            await dispatch(session, frame)
+    except WebSocketDisconnect:
+        pass
+    finally:
+        hub.leave(conn)
+        if conn.lobby:
+            await session.lobby.leave(conn)  # its challenges go with it
