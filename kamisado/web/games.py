@@ -45,7 +45,7 @@ from kamisado.web.messages import (
     CreateMsg,
     ErrorFrame,
     FillMsg,
-    FillView,
+    GameViews,
     JoinMsg,
     LastView,
     MoveMsg,
@@ -60,8 +60,6 @@ from kamisado.web.messages import (
     move_view,
     outcome_view,
     passes_view,
-    position_view,
-    rounds_view,
 )
 from kamisado.web.ratings import Rating, computer_rating, speed_of
 from kamisado.web.storage import CHANNEL, LOBBY_CHANNEL, GameRow, Store, new_id
@@ -167,7 +165,9 @@ class Game:
     #: per side, the rating beside the name and its change by this game
     ratings: list[tuple[int | None, int | None]] = field(
         default_factory=lambda: [(None, None), (None, None)])
-    _rounds: tuple[int, list[RoundView]] | None = field(default=None, repr=False)
+    #: the match as the frames show it: the move list worked out as the
+    #: match goes on (only what is new), the position once per action
+    _views: GameViews = field(default_factory=GameViews, repr=False)
     #: held by whatever changes the game (an action, a refresh from the
     #: store): one change at a time, each stored before the next begins
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -197,7 +197,7 @@ class Game:
         """Take the stored state of ``other`` (the same game, rebuilt), keeping
         this game's connections."""
         self.row, self.match, self.tokens = other.row, other.match, other.tokens
-        self.last, self._rounds = other.last, None
+        self.last = other.last
         self.ended, self.clock = other.ended, other.clock
         self.played, self.movers = other.played, other.movers
 
@@ -244,11 +244,10 @@ class Game:
 
     @property
     def rounds(self) -> list[RoundView]:
-        """The move list, round by round, from the record's walker
-        (:func:`kamisado.rules.record.match_entries`); worked out once per action."""
-        if self._rounds is None or self._rounds[0] != self.seq:
-            self._rounds = (self.seq, rounds_view(self.match))
-        return self._rounds[1]
+        """The move list, round by round, as the record's walker lists it
+        (:func:`kamisado.rules.record.match_entries`); only the moves made
+        since it was last worked out are worked out (:class:`MoveList`)."""
+        return self._views.rounds(self.match)
 
     def apply(self, token: str) -> None:
         """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
@@ -415,16 +414,7 @@ class Game:
                 "rating_change": change,
             }
         offer = self.offer()
-        position = position_view(match.position)
-        fill: FillView | None = None
-        if match.state == FILL or self.ended:
-            position["legal"] = {}
-        if match.state == FILL and not self.ended:
-            fill = {
-                "chooser": SIDE_LETTERS[match.current_winner()],
-                "left": position_view(match.next_round_start("left")),
-                "right": position_view(match.next_round_start("right")),
-            }
+        position, fill = self._views.position(match, self.seq, self.ended is not None)
         act = self.to_act()
         return StateFrame(
             game=self.row.id,
