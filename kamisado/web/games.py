@@ -45,9 +45,9 @@ from kamisado.web.messages import (
     CreateMsg,
     ErrorFrame,
     FillMsg,
-    GameViews,
     JoinMsg,
     LastView,
+    MoveList,
     MoveMsg,
     PassView,
     RematchMsg,
@@ -57,6 +57,7 @@ from kamisado.web.messages import (
     StartedFrame,
     StateFrame,
     TakebackMsg,
+    frame_position,
     move_view,
     outcome_view,
     passes_view,
@@ -116,7 +117,7 @@ class GameError(Exception):
         self.code = code
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Conn:
     """One websocket connection: how to send to it and which seats it holds."""
 
@@ -135,7 +136,7 @@ class Conn:
     lobby: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Game:
     """A game in memory: its stored row, the live match and the move list."""
 
@@ -165,9 +166,8 @@ class Game:
     #: per side, the rating beside the name and its change by this game
     ratings: list[tuple[int | None, int | None]] = field(
         default_factory=lambda: [(None, None), (None, None)])
-    #: the match as the frames show it: the move list worked out as the
-    #: match goes on (only what is new), the position once per action
-    _views: GameViews = field(default_factory=GameViews, repr=False)
+    #: the move list, worked out as the match goes on (only what is new)
+    _rounds: MoveList = field(default_factory=MoveList, repr=False)
     #: held by whatever changes the game (an action, a refresh from the
     #: store): one change at a time, each stored before the next begins
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -247,7 +247,7 @@ class Game:
         """The move list, round by round, as the record's walker lists it
         (:func:`kamisado.rules.record.match_entries`); only the moves made
         since it was last worked out are worked out (:class:`MoveList`)."""
-        return self._views.rounds(self.match)
+        return self._rounds.view(self.match)
 
     def apply(self, token: str) -> None:
         """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
@@ -414,7 +414,7 @@ class Game:
                 "rating_change": change,
             }
         offer = self.offer()
-        position, fill = self._views.position(match, self.seq, self.ended is not None)
+        position, fill = frame_position(match, self.ended is not None)
         act = self.to_act()
         return StateFrame(
             game=self.row.id,

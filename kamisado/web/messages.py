@@ -69,7 +69,6 @@ __all__ = [
     "FillMsg",
     "FillView",
     "Frame",
-    "GameViews",
     "JoinMsg",
     "LastView",
     "MoveList",
@@ -89,6 +88,7 @@ __all__ = [
     "StateFrame",
     "TowerView",
     "entry_view",
+    "frame_position",
     "move_view",
     "outcome_view",
     "parse",
@@ -798,49 +798,26 @@ class MoveList:
         return out
 
 
-class GameViews:
-    """What a game's state frame shows of its match, worked out once: the
-    move list as the match goes on (:class:`MoveList`) and the position
-    (with the fill choice) once per position, however many frames show it.
+def frame_position(match: Match, ended: bool) -> tuple[PositionView, FillView | None]:
+    """A match's position as a state frame shows it (no legal moves when
+    the round or the match is over: ``ended``, an early end) and, while the
+    round's winner chooses a fill, the choice.
 
-    >>> m = Match(1)
-    >>> views = GameViews()
-    >>> position, fill = views.position(m, 0, False)
-    >>> views.position(m, 0, False)[0] is position, fill
-    (True, None)
+    >>> position, fill = frame_position(Match(1), False)
+    >>> position["turn"], len(position["legal"]), fill
+    ('b', 8, None)
     """
-
-    __slots__ = ("moves", "_key", "_pos", "_views")
-
-    def __init__(self) -> None:
-        self.moves = MoveList()
-        self._key: tuple[int, bool, str] | None = None
-        self._pos: Position | None = None
-        self._views: tuple[PositionView, FillView | None] | None = None
-
-    def rounds(self, match: Match) -> list[RoundView]:
-        """The move list (:func:`rounds_view`)."""
-        return self.moves.view(match)
-
-    def position(self, match: Match, seq: int, ended: bool) -> tuple[PositionView, FillView | None]:
-        """The position of ``match`` after action ``seq`` as the page draws
-        it (no legal moves when the round or the match is over: ``ended``,
-        an early end) and, while the round's winner chooses a fill, the
-        choice.  The views are shared by every frame showing them: read only."""
-        key = (seq, ended, match.state)
-        if self._views is None or self._key != key or self._pos is not match.position:
-            position = position_view(match.position)
-            fill: FillView | None = None
-            if match.state == FILL or ended:
-                position["legal"] = {}
-            if match.state == FILL and not ended:
-                fill = {
-                    "chooser": SIDE_LETTERS[match.current_winner()],
-                    "left": position_view(match.next_round_start("left")),
-                    "right": position_view(match.next_round_start("right")),
-                }
-            self._key, self._pos, self._views = key, match.position, (position, fill)
-        return self._views
+    position = position_view(match.position)
+    fill: FillView | None = None
+    if match.state == FILL or ended:
+        position["legal"] = {}
+    if match.state == FILL and not ended:
+        fill = {
+            "chooser": SIDE_LETTERS[match.current_winner()],
+            "left": position_view(match.next_round_start("left")),
+            "right": position_view(match.next_round_start("right")),
+        }
+    return position, fill
 
 
 # -- frames the server sends: one type each, one ``to_json`` each ----------------

@@ -492,7 +492,7 @@ def new_id(nbytes: int = 6) -> str:
     return secrets.token_urlsafe(nbytes)
 
 
-@dataclass
+@dataclass(slots=True)
 class GameRow:
     """One row of ``games``."""
 
