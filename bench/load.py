@@ -314,6 +314,11 @@ class CpuMeter:
         self.me = os.times()
         self.load = os.getloadavg()[0]
 
+    def server_seconds(self) -> float:
+        """CPU seconds the servers used since the meter started."""
+        hz = os.sysconf("SC_CLK_TCK")
+        return sum(cpu_ticks(p) - b for p, b in zip(self.servers, self.before, strict=True)) / hz
+
     def report(self) -> str:
         hz = os.sysconf("SC_CLK_TCK")
         dt = time.perf_counter() - self.t0
@@ -528,13 +533,16 @@ async def load(args: argparse.Namespace, urls: list[str], pids: list[int]) -> in
         # each client measures its own --seconds after a warm-up
         await asyncio.sleep(min(2.0, args.seconds / 4))
         meter = CpuMeter(pids)
+        await asyncio.sleep(args.seconds)  # the clients' measured time, about
+        server_cpu = meter.server_seconds()
+        cpu = meter.report()
         for k in kids:
             found = read_line(k, "RESULT ")
             if found:
                 stats.merge(json.loads(found))
             k.wait()
         elapsed = args.seconds
-        cpu = meter.report() + f"; the {args.clients} client processes {100 * stats.cpu / elapsed:.0f}%"
+        cpu += f"; the {args.clients} client processes {100 * stats.cpu / elapsed:.0f}%"
     else:
         freezer = asyncio.create_task(freeze())
         tasks = await drive(args, urls, args.games, 0, stats, False, args.computer)
@@ -548,6 +556,7 @@ async def load(args: argparse.Namespace, urls: list[str], pids: list[int]) -> in
         await asyncio.sleep(args.seconds)
         stats.measuring = False
         elapsed = time.perf_counter() - start
+        server_cpu = meter.server_seconds()
         cpu = meter.report()
         held = stats.held
         freezer.cancel()
@@ -556,6 +565,11 @@ async def load(args: argparse.Namespace, urls: list[str], pids: list[int]) -> in
           f"moves refused stale: {stats.stale}")
     summary(stats, elapsed)
     print(cpu)
+    if stats.rtts and pids:
+        # the measured moves only, so also the other players' pauses and the
+        # flag ticks are in it: the server's whole cost per move acknowledged
+        print(f"server CPU per move: {1000 * server_cpu / len(stats.rtts):.2f} ms "
+              f"({server_cpu:.2f} s of CPU over {len(stats.rtts)} moves, all servers)")
     print(f"errors: {len(stats.errors)}" + (f" (first: {stats.errors[0]})" if stats.errors else ""))
     return 1 if stats.errors else 0
 

@@ -20,6 +20,7 @@ their ratio.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import subprocess
 import sys
@@ -39,6 +40,7 @@ def step(args: argparse.Namespace, servers: int, games: int) -> dict[str, float]
     trip = re.search(r"move round trip: p50 ([\d.]+) ms, p90 [\d.]+ ms, p99 ([\d.]+) ms", out)
     delivery = re.search(r"delivery to the other player \(\d+\): p50 ([\d.]+) ms, p90 [\d.]+ ms, p99 ([\d.]+) ms", out)
     errors = re.search(r"errors: (\d+)", out)
+    per_move = re.search(r"server CPU per move: ([\d.]+) ms", out)
     if rate is None or trip is None:
         raise RuntimeError(f"load.py gave no figures:\n{out[-2000:]}")
     got["rate"] = float(rate.group(1))
@@ -46,6 +48,8 @@ def step(args: argparse.Namespace, servers: int, games: int) -> dict[str, float]
     if delivery is not None:
         got["d50"], got["d99"] = float(delivery.group(1)), float(delivery.group(2))
     got["errors"] = float(errors.group(1)) if errors else 0.0
+    if per_move is not None:
+        got["cpu"] = float(per_move.group(1))
     return got
 
 
@@ -75,6 +79,8 @@ def main() -> int:
                         if "d50" in got else "")
             print(f"servers {servers} games {games:5d}: {got['rate']:5.0f} moves/s, round trip "
                   f"p50 {got['p50']:.1f} / p99 {got['p99']:.1f} ms{delivery}, errors {got['errors']:.0f}"
+                  + (f", server CPU {got['cpu']:.2f} ms/move" if "cpu" in got else "")
+                  + f", load {os.getloadavg()[0]:.1f}"
                   f"{'' if ok else '  (over the limit)'}", flush=True)
             if ok:
                 best = max(best, got["rate"])

@@ -21,7 +21,7 @@ from the colour-matching start, one point a round, first move alternating.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from kamisado.rules.board import (
     BLACK,
@@ -322,7 +322,13 @@ class Match:
         other.__dict__.update(self.__dict__)
         other.points = self.points[:]
         other.position = self.position.copy()
-        other.rounds = [replace(r, moves=r.moves[:]) for r in self.rounds]
+        # a finished round never changes again: only the one being played
+        # (the last, while it has no outcome) is copied, the others shared
+        rounds = self.rounds[:]
+        last = rounds[-1]
+        if last.outcome is None:
+            rounds[-1] = Round(last.start, last.fill, last.moves[:], None)
+        other.rounds = rounds
         return other
 
     def apply(self, token: str) -> None:

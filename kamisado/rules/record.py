@@ -77,6 +77,7 @@ __all__ = [
     "result_text",
     "round_entries",
     "save",
+    "start_entries",
     "start_kpn",
     "winner_text",
     "write",
@@ -374,6 +375,12 @@ def _start(rnd: Round) -> tuple[str, list[Entry]]:
 
 def _start_entries(rnd: Round) -> list[Entry]:
     """Entries of the passes applied when the round's start was loaded."""
+    return _start(rnd)[1]
+
+
+def start_entries(rnd: Round) -> list[Entry]:
+    """The entries a round's move list opens with: the passes the rules
+    applied when its start was loaded (ply 0 of :func:`match_entries`)."""
     return _start(rnd)[1]
 
 

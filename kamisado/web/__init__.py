@@ -193,6 +193,7 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
         host=args.host,
         port=args.port,
         log_level="warning",
+        loop="auto",  # uvloop (a dependency; not on Windows): a cheaper event loop
         ws="websockets-sansio",
         ws_per_message_deflate=False,  # small frames: compressing costs more than it saves
         ws_max_size=65_536,

@@ -40,14 +40,13 @@ from kamisado.web.messages import (
     ClockView,
     ErrorFrame,
     FillMsg,
-    FillView,
     MoveMsg,
     RematchMsg,
     ResignMsg,
     SeatView,
     StateFrame,
     TakebackMsg,
-    position_view,
+    frame_position,
 )
 from kamisado.web.presence import PRESENCE_TTL_MS
 from kamisado.web.ratings import Rating, computer_rating, speed_of
@@ -207,16 +206,7 @@ class Game(GameState):
                 "rating_change": change,
             }
         offer = self.offer()
-        position = position_view(match.position)
-        fill: FillView | None = None
-        if match.state == FILL or self.ended:
-            position["legal"] = {}
-        if match.state == FILL and not self.ended:
-            fill = {
-                "chooser": SIDE_LETTERS[match.current_winner()],
-                "left": position_view(match.next_round_start("left")),
-                "right": position_view(match.next_round_start("right")),
-            }
+        position, fill = frame_position(match, self.ended is not None)
         act = self.to_act()
         return StateFrame(
             game=self.row.id,

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, TypedDict
 
+import orjson
+
 from kamisado.engine.levels import LEVELS
 from kamisado.rules.board import (
     COLOUR_NAMES,
@@ -38,10 +40,10 @@ from kamisado.rules.board import (
     Move,
     Outcome,
 )
-from kamisado.rules.match import FILLS, Match
+from kamisado.rules.match import FILL, FILLS, Match, Round
 from kamisado.rules.notation import Entry, move_entries
 from kamisado.rules.position import Position
-from kamisado.rules.record import match_entries
+from kamisado.rules.record import match_entries, start_entries
 from kamisado.web.clocks import TimeControl, parse_control
 
 __all__ = [
@@ -69,6 +71,7 @@ __all__ = [
     "Frame",
     "JoinMsg",
     "LastView",
+    "MoveList",
     "Message",
     "MoveMsg",
     "MoveView",
@@ -85,6 +88,7 @@ __all__ = [
     "StateFrame",
     "TowerView",
     "entry_view",
+    "frame_position",
     "move_view",
     "outcome_view",
     "parse",
@@ -102,6 +106,8 @@ SEAT_KINDS = ("human", *LEVEL_NAMES)
 _ID_RE = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _MOVE_RE = re.compile(r"[a-h][1-8]-[a-h][1-8]")
 MAX_FRAME = 16_384
+#: ``you`` of a state frame, written once
+_YOU = {(): "[]", ("b",): '["b"]', ("g",): '["g"]', ("b", "g"): '["b","g"]'}
 
 
 class ProtocolError(ValueError):
@@ -597,8 +603,8 @@ def outcome_view(o: Outcome | None) -> OutcomeView | None:
 def _legal(pos: Position) -> dict[str, list[str]]:
     legal: dict[str, list[str]] = {}
     if pos.outcome is None:
-        for m in pos.legal_moves:
-            legal.setdefault(SQUARE_NAMES[m.from_square], []).append(SQUARE_NAMES[m.to_square])
+        for code in pos.move_codes():  # the order of pos.legal_moves
+            legal.setdefault(SQUARE_NAMES[code & 63], []).append(SQUARE_NAMES[code >> 6])
     return legal
 
 
@@ -712,6 +718,108 @@ def rounds_view(match: Match) -> list[RoundView]:
     ]
 
 
+class _RoundCache:
+    """One round of a :class:`MoveList`: the round it was built from (its
+    start, by identity, and fill), the moves covered so far, the position
+    after them and the entries they wrote."""
+
+    __slots__ = ("start", "fill", "moves", "pos", "kpn", "entries", "outcome", "result", "view")
+
+    def __init__(self, rnd: Round) -> None:
+        self.start = rnd.start
+        self.fill = rnd.fill
+        self.moves: list[Move] = []
+        self.pos: Position | None = rnd.start.copy(stack=False)
+        self.kpn = rnd.start.kpn()
+        self.entries: list[EntryView] = [entry_view(e) for e in start_entries(rnd)]
+        self.outcome: Outcome | None = None
+        self.result: OutcomeView | None = None
+        #: the finished round's view (it never changes again)
+        self.view: RoundView | None = None
+
+    def fits(self, rnd: Round) -> bool:
+        """Whether this is (a beginning of) ``rnd``."""
+        if self.view is not None and rnd.outcome is not self.outcome:
+            return False  # a finished round that is no longer this one
+        n = len(self.moves)
+        return (self.start is rnd.start and self.fill == rnd.fill and len(rnd.moves) >= n
+                and (not n or (rnd.moves[n - 1] == self.moves[-1] and rnd.moves[:n] == self.moves)))
+
+
+class MoveList:
+    """The move list of a match (:func:`rounds_view`), kept up to date as the
+    match goes on: each call works out only the moves made since the last
+    one, and a finished round's view is kept as it is.  Anything else (a
+    takeback, a match rebuilt) starts the rounds it changed again.
+
+    >>> m = Match(3)
+    >>> moves = MoveList()
+    >>> _ = m.push_move("c1-c5")
+    >>> moves.view(m) == rounds_view(m)
+    True
+    >>> _ = m.push_move("b8-b3")
+    >>> [e["short"] for e in moves.view(m)[0]["entries"]]
+    ['rF4', 'bF5']
+    """
+
+    __slots__ = ("_rounds",)
+
+    def __init__(self) -> None:
+        self._rounds: list[_RoundCache] = []
+
+    def view(self, match: Match) -> list[RoundView]:
+        """The move list of ``match``, as :func:`rounds_view` gives it."""
+        cache = self._rounds
+        out: list[RoundView] = []
+        for i, rnd in enumerate(match.rounds):
+            c = cache[i] if i < len(cache) else None
+            if c is None or not c.fits(rnd):
+                c = _RoundCache(rnd)
+                del cache[i:]
+                cache.append(c)
+            if c.view is not None and c.outcome is rnd.outcome:
+                out.append(c.view)
+                continue
+            if len(rnd.moves) > len(c.moves):
+                pos = c.pos
+                assert pos is not None
+                for move in rnd.moves[len(c.moves):]:
+                    c.entries.extend(entry_view(e, move) for e in move_entries(pos, move))
+                    pos.push(move)
+                    c.moves.append(move)
+            if c.outcome is not rnd.outcome:
+                c.outcome, c.result = rnd.outcome, outcome_view(rnd.outcome)
+            view: RoundView = {"number": i + 1, "start": c.kpn, "fill": rnd.fill,
+                               "entries": c.entries[:], "result": c.result}
+            if rnd.outcome is not None:  # finished: kept as it is, without its position
+                c.view, c.pos = view, None
+            out.append(view)
+        del cache[len(match.rounds):]
+        return out
+
+
+def frame_position(match: Match, ended: bool) -> tuple[PositionView, FillView | None]:
+    """A match's position as a state frame shows it (no legal moves when
+    the round or the match is over: ``ended``, an early end) and, while the
+    round's winner chooses a fill, the choice.
+
+    >>> position, fill = frame_position(Match(1), False)
+    >>> position["turn"], len(position["legal"]), fill
+    ('b', 8, None)
+    """
+    position = position_view(match.position)
+    fill: FillView | None = None
+    if match.state == FILL or ended:
+        position["legal"] = {}
+    if match.state == FILL and not ended:
+        fill = {
+            "chooser": SIDE_LETTERS[match.current_winner()],
+            "left": position_view(match.next_round_start("left")),
+            "right": position_view(match.next_round_start("right")),
+        }
+    return position, fill
+
+
 # -- frames the server sends: one type each, one ``to_json`` each ----------------
 
 
@@ -787,7 +895,7 @@ class StateFrame:
     rematch: str | None = None
     claim_after_ms: int | None = None
     #: per side letter, the moves a takeback by that side would take back
-    #: now (0: none; :meth:`kamisado.web.state.GameState.takeback_count`)
+    #: now (0: none; :meth:`kamisado.web.games.Game.takeback_count`)
     takeback: dict[str, int] = field(default_factory=dict)
 
     def fields(self) -> dict[str, Any]:
@@ -822,11 +930,11 @@ class StateFrame:
 
     @cached_property
     def _head(self) -> str:
-        return json.dumps(self.fields(), separators=(",", ":"))[:-1]
+        return orjson.dumps(self.fields()).decode()[:-1]
 
     def to_json(self, you: Sequence[str] = ()) -> str:
         """The frame for a connection holding the seats ``you`` (``b``, ``g``)."""
-        return f'{self._head},"you":{json.dumps(list(you), separators=(",", ":"))}}}'
+        return f'{self._head},"you":{_YOU.get(tuple(you)) or orjson.dumps(list(you)).decode()}}}'
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,12 @@ from kamisado.web import clocks
 from kamisado.web.clocks import ClockState
 from kamisado.web.messages import (
     LastView,
+    MoveList,
     PassView,
     RoundView,
     move_view,
     outcome_view,
     passes_view,
-    rounds_view,
 )
 from kamisado.web.storage import GameRow, new_id
 
@@ -68,7 +68,7 @@ class GameState:
     played: list[str] = field(default_factory=list)
     #: who made each of ``played`` (the mover, or the side that filled)
     movers: list[int] = field(default_factory=list)
-    _rounds: tuple[int, list[RoundView]] | None = field(default=None, repr=False)
+    _rounds: MoveList = field(default_factory=MoveList, repr=False)
 
     @classmethod
     def build(cls, row: GameRow, tokens: list[str]) -> Self:
@@ -90,7 +90,7 @@ class GameState:
         """Take the stored state of ``other`` (the same game, rebuilt, or a
         fork that was stored), keeping whatever else this game holds."""
         self.row, self.match, self.tokens = other.row, other.match, other.tokens
-        self.last, self._rounds = other.last, None
+        self.last = other.last  # the move list follows the match by itself
         self.ended, self.clock = other.ended, other.clock
         self.played, self.movers = other.played, other.movers
 
@@ -137,11 +137,9 @@ class GameState:
 
     @property
     def rounds(self) -> list[RoundView]:
-        """The move list, round by round, from the record's walker
-        (:func:`kamisado.rules.record.match_entries`); worked out once per action."""
-        if self._rounds is None or self._rounds[0] != self.seq:
-            self._rounds = (self.seq, rounds_view(self.match))
-        return self._rounds[1]
+        """The move list, round by round, as :func:`kamisado.web.messages.rounds_view`
+        gives it, kept up as the match goes on (:class:`~kamisado.web.messages.MoveList`)."""
+        return self._rounds.view(self.match)
 
     def apply(self, token: str) -> None:
         """Apply a move or fill (checked by the rules; raises ``KamisadoError``)."""
