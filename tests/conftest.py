@@ -26,7 +26,6 @@ import pytest
 from kamisado.core import Position
 from kamisado.match import FILL, FILLS, OVER, Match
 
-
 # no example database in the working folder (the clone): each run draws afresh
 # from its own seeds (tests that need fixed examples say so themselves)
 with contextlib.suppress(ImportError):
