@@ -35,13 +35,58 @@ with contextlib.suppress(ImportError):
     _hypothesis_settings.load_profile("kamisado")
 
 
+#: How many test processes pytest-xdist runs when the command line names no
+#: number (``-n N``): many tests wait on servers, browsers and engines
+#: rather than compute, so three suit a 2-core machine.  ``-n 0`` or
+#: ``-p no:xdist`` run the tests in this one process.
+WORKERS = 3
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n WORKERS --dist loadgroup`` unless the command line says otherwise
+    (or pytest-xdist is not installed, or ``--pdb`` asks for one process)."""
+    if (
+        not config.pluginmanager.hasplugin("xdist")
+        or hasattr(config, "workerinput")
+        or os.environ.get("PYTEST_XDIST_WORKER")
+    ):
+        return
+    if config.option.numprocesses is None and not config.getoption("usepdb", False):
+        config.option.numprocesses = WORKERS
+    if config.option.dist == "no" and not config.option.distload:
+        config.option.dist = "loadgroup"
+
+
+#: The test modules of the engine core and what plays through it: their
+#: answers depend on which core runs (compiled or pure Python), so CI runs
+#: them on both (``-m core`` with ``KAMISADO_PURE_PYTHON=1``, see .ci/run);
+#: everything else does not depend on the core and runs once.
+CORE_TESTS = {
+    "test_analysis.py", "test_book.py", "test_ckamisado.py", "test_engine.py",
+    "test_lessons.py", "test_players.py", "test_protocol.py", "test_tournament.py",
+}
+#: The modules whose doctests run the engine core (and their submodules).
+CORE_DOCTESTS = ("kamisado.engine", "kamisado.players", "kamisado.analysis")
+
+
+def _is_core(item: pytest.Item) -> bool:
+    if isinstance(item, pytest.DoctestItem):  # named kamisado.engine, kamisado.engine.search...
+        return any(item.name == m or item.name.startswith(m + ".") for m in CORE_DOCTESTS)
+    return item.path.name in CORE_TESTS
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist (``--dist loadgroup``), the tests of a module that
+    """Marks ``core`` on the tests of :data:`CORE_TESTS` and :data:`CORE_DOCTESTS`.
+
+    Under pytest-xdist (``--dist loadgroup``), the tests of a module that
     share a module-scoped fixture (a live server, a browser) run on one
     worker, which starts that fixture once; the other tests go to whichever
     worker is free."""
     for item in items:
+        if _is_core(item):
+            item.add_marker(pytest.mark.core)
         info = getattr(item, "_fixtureinfo", None)
         if info is None:
             continue
