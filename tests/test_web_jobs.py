@@ -49,7 +49,7 @@ class Proc:
             self.lines.append(line)
             self.fresh.put(line)
 
-    def wait_for(self, pattern: str, timeout: float = 20) -> re.Match[str]:
+    def wait_for(self, pattern: str, timeout: float = 60) -> re.Match[str]:
         """The first line from now on that matches ``pattern``."""
         deadline = time.monotonic() + timeout
         while True:
