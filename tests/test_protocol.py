@@ -689,3 +689,20 @@ def test_a_job_that_fails_mid_search_still_gets_a_legal_move(
     assert "info string error: MemoryError: out of memory" in out
     assert out[-1] == "bestmove c1-c5"
     assert engine.job is None
+
+
+def test_a_search_out_of_time_before_its_first_depth_still_plays_a_move() -> None:
+    """A starved search thread (a loaded machine, a movetime of a few ms)
+    may run out of time before depth 1 gives a move: a move all the same."""
+    from kamisado.limits import Limit
+    from kamisado.protocol import _search_job
+
+    sent: list[tuple[str, str]] = []
+
+    class Sender:
+        def send(self, message: tuple[str, str]) -> None:
+            sent.append(message)
+
+    pos = Position(FIG7)
+    move = _search_job(Sender(), pos, Limit(time=1e-9, depth=100), 1)  # type: ignore[arg-type]
+    assert move is not None and Move.from_str(move) in pos.legal_moves
