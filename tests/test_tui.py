@@ -617,12 +617,13 @@ def test_a_failing_computer_is_reported_and_tried_again(
 
 def test_spinner_runs_only_while_the_computer_thinks() -> None:
     async def body() -> None:
-        # the computer (Black) thinks for at least 5 s (--delay): still
-        # thinking once the app is up, however loaded the machine
+        # the computer (Black) thinks for at least 2 s (--delay)
         app = app_for(
-            "--level", "beginner", "--colour", "gold", "--delay", "5", "--seed", "1"
+            "--level", "beginner", "--colour", "gold", "--delay", "2", "--seed", "1"
         )
         async with app.run_test(size=SIZE) as pilot:
+            # it starts once the app has mounted (later on a loaded machine)
+            await wait_for(pilot, lambda: app.thinking is not None)
             assert app.thinking == "move" and app._spinner is not None
 
             def status() -> str:
