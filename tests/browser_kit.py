@@ -17,6 +17,11 @@ from tests.conftest import CHROMIUM_ARGS
 
 __all__ = ["LiveServer"]  # re-exported: test files import it from here
 
+# how long an expect() waits for what it expects when the test names no
+# time: long enough for a computer's move on a loaded machine (a wait that
+# is met ends at once; only a failing test waits it out)
+expect.set_options(timeout=20_000)
+
 SHOTS = Path("/tmp")
 # a three-move single round: Black's brown tower reaches e8
 QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
@@ -43,7 +48,7 @@ def page(browser: Browser, url: str, size: tuple[int, int] = (1100, 850)) -> Pag
     """A fresh browser context (no stored seats) on ``url``; JavaScript errors
     are collected in ``page.errors``."""
     ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    ctx.set_default_timeout(10_000)
+    ctx.set_default_timeout(20_000)
     return open_page(ctx, url)
 
 

@@ -19,11 +19,81 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from kamisado.rules.match import FILL, FILLS, OVER, Match
 from kamisado.rules.position import Position
+
+# no example database in the working folder (the clone): each run draws afresh
+# from its own seeds (tests that need fixed examples say so themselves)
+with contextlib.suppress(ImportError):
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("kamisado", database=None)
+    _hypothesis_settings.load_profile("kamisado")
+
+
+#: How many test processes pytest-xdist runs when the command line names no
+#: number (``-n N``): many tests wait on servers, browsers and engines
+#: rather than compute, so three suit a 2-core machine.  ``-n 0`` or
+#: ``-p no:xdist`` run the tests in this one process.
+WORKERS = 3
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``-n WORKERS --dist loadgroup`` unless the command line says otherwise
+    (or pytest-xdist is not installed, or ``--pdb`` asks for one process)."""
+    if (
+        not config.pluginmanager.hasplugin("xdist")
+        or hasattr(config, "workerinput")
+        or os.environ.get("PYTEST_XDIST_WORKER")
+    ):
+        return
+    if config.option.numprocesses is None and not config.getoption("usepdb", False):
+        config.option.numprocesses = WORKERS
+    if config.option.dist == "no" and not config.option.distload:
+        config.option.dist = "loadgroup"
+
+
+#: The test modules of the engine core and what plays through it: their
+#: answers depend on which core runs (compiled or pure Python), so CI runs
+#: them on both (``-m core`` with ``KAMISADO_PURE_PYTHON=1``, see .ci/run);
+#: everything else does not depend on the core and runs once.
+CORE_TESTS = {
+    "test_analysis.py", "test_book.py", "test_ckamisado.py", "test_engine.py",
+    "test_lessons.py", "test_levels.py", "test_kei.py", "test_tournament.py",
+}
+#: The modules whose doctests run the engine core (and their submodules: the
+#: whole engine room, its levels and analysis included).
+CORE_DOCTESTS = ("kamisado.engine",)
+
+
+def _is_core(item: pytest.Item) -> bool:
+    if isinstance(item, pytest.DoctestItem):  # named kamisado.engine, kamisado.engine.search...
+        return any(item.name == m or item.name.startswith(m + ".") for m in CORE_DOCTESTS)
+    return item.path.name in CORE_TESTS
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Marks ``core`` on the tests of :data:`CORE_TESTS` and :data:`CORE_DOCTESTS`.
+
+    Under pytest-xdist (``--dist loadgroup``), the tests of a module that
+    share a module-scoped fixture (a live server, a browser) run on one
+    worker, which starts that fixture once; the other tests go to whichever
+    worker is free."""
+    for item in items:
+        if _is_core(item):
+            item.add_marker(pytest.mark.core)
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None:
+            continue
+        scopes = {d.scope for defs in info.name2fixturedefs.values() for d in defs}
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 
 
 def random_positions(count: int, seed: int) -> list[Position]:
@@ -70,14 +140,52 @@ def chromium_path() -> str:
     return path
 
 
+def worker_database(url: str, worker: str | None) -> str:
+    """The URL of xdist worker ``worker``'s own database on the server of
+    ``url``: ``<database>_<worker>`` (``kamisado_test_gw0``), created when
+    missing; ``url`` itself outside xdist (``worker`` None or ``master``).
+
+    Tests on PostgreSQL drop and make tables, so workers running at once
+    must not share a database."""
+    if not worker or worker == "master":
+        return url
+    import psycopg
+    from psycopg import errors, sql
+
+    parts = urlsplit(url)
+    name = f"{parts.path.lstrip('/') or 'postgres'}_{worker}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with psycopg.connect(url, autocommit=True, connect_timeout=30) as conn:
+                if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+                    break
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+                break
+        except errors.DuplicateDatabase:
+            break  # made meanwhile (another session's worker of the same name)
+        except errors.ObjectInUse:
+            # CREATE DATABASE copies template1: not while another session copies it
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
 @pytest.fixture(scope="session")
 def pg_url() -> str:
-    """A PostgreSQL URL for tests (``KAMISADO_TEST_PG``, started by ``.ci/pg-start``)."""
+    """A PostgreSQL URL for tests (``KAMISADO_TEST_PG``, started by ``.ci/pg-start``);
+    under pytest-xdist each worker's own database on that server
+    (:func:`worker_database`)."""
     url = os.environ.get("KAMISADO_TEST_PG")
     if not url:
         _missing("PostgreSQL (KAMISADO_TEST_PG)", "KAMISADO_REQUIRE_PG")
     assert url is not None
-    return url
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        return url  # the tests say psycopg is missing themselves
+    return worker_database(url, os.environ.get("PYTEST_XDIST_WORKER"))
 
 
 @pytest.fixture(scope="session")
@@ -114,6 +222,24 @@ def redis_url() -> Iterator[str]:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """The CPU time (user and system, in seconds) process ``pid`` has used so
+    far; this process's (all its threads) when ``pid`` is None.
+
+    For tests of "it stops at once", "it keeps to its budget": the CPU
+    time a search takes does not grow when the machine is loaded, the
+    wall-clock time it takes does (a starved process waits its turn).
+    Where ``/proc`` is missing, the wall clock stands in for another
+    process's."""
+    if pid is None:
+        return time.process_time()
+    if not os.path.exists("/proc/self/stat"):
+        return time.monotonic()
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def stop_process(proc: subprocess.Popen[str] | subprocess.Popen[bytes]) -> None:

@@ -190,10 +190,11 @@ def test_live_list_review_and_analysis_speak_the_same_words(browser: Browser, se
     assert rows(pg) == live
     pg.locator("#rv-first").click()
     expect(pg.locator("#rv-where")).to_contain_text("Start of round 1")
-    # the analysis (three best lines, the solver on the start) takes seconds on a busy machine
+    # the analysis (three best lines, the solver on the start) takes seconds on a busy
+    # machine, more on a loaded one: a generous cap (met, the wait ends at once)
     expect(pg.locator("#analysis")).to_contain_text(re.compile(
         r"Best move: (Orange|Blue|Purple|Pink|Yellow|Red|Green|Brown) (Forward|Left|Right) \d"
-    ), timeout=20_000)
+    ), timeout=60_000)
     pg.locator("#rv-next").click()
     expect(pg.locator("#rv-where")).to_contain_text("Round 1, move 1: Black Brown Forward 3 Yellow")
     expect(pg.locator("#moves .current")).to_have_text("Brown Forward 3 Yellow")
@@ -216,7 +217,7 @@ def test_the_review_graph_steps_to_the_point_clicked(browser: Browser, server: s
     expect(pg.locator("#download-gif")).to_have_attribute("href", f"/api/games/{game_id}/match.gif")
     # the graph: one point a position, the present one ringed
     points = pg.locator("#rv-graph svg [data-ply]")
-    expect(points).to_have_count(4, timeout=20_000)
+    expect(points).to_have_count(4, timeout=60_000)
     expect(pg.locator('#rv-graph [data-ply="3"]')).to_have_class(re.compile(r"\bcurrent\b"))
     pg.locator('#rv-graph [data-ply="1"]').click()
     tower_at(pg, "b-brown", "a4")
@@ -244,7 +245,7 @@ def test_the_review_marks_a_thrown_away_win_and_shows_the_best_three(
         game_id = json.loads(r.read())["id"]
     pg = page(browser, f"{server}/#/review/{game_id}")
     mark = pg.locator("#moves .mark.blunder")
-    expect(mark).to_have_count(1, timeout=20_000)
+    expect(mark).to_have_count(1, timeout=60_000)
     expect(mark).to_have_text("??")
     expect(mark).to_have_attribute("aria-label", "Blunder: threw away a win in 3 moves")
     # the last step ends the round (and the match): Black's match chance before and after
@@ -255,7 +256,7 @@ def test_the_review_marks_a_thrown_away_win_and_shows_the_best_three(
         f"Black's chance to win the match: {round(100 * end.before)}% → 100%")
     pg.locator("#rv-first").click()
     expect(pg.locator("#status .equity")).to_have_count(0)
-    expect(pg.locator("#rv-lines li")).to_have_count(3, timeout=20_000)
+    expect(pg.locator("#rv-lines li")).to_have_count(3, timeout=60_000)
     expect(pg.locator("#rv-lines li").first).to_contain_text("Gold wins in 3 moves")
     pg.locator("#rv-next").click()
     expect(pg.locator("#rv-where .mark.blunder")).to_have_text("??")

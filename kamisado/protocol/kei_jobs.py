@@ -162,6 +162,12 @@ def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | 
             best = pv[0]
 
     search(pos, limit=limit, seed=seed, on_iteration=report)
+    if best is None and pos.outcome is None:
+        # out of time before the first depth gave a move (a starved thread
+        # on a loaded machine, a movetime of a few ms): a one-ply search,
+        # instant, so that a position with moves never gets "bestmove none"
+        r = search(pos, limit=Limit(depth=1), seed=seed)
+        best = str(r.best_move) if r.best_move is not None else None
     return best
 
 
