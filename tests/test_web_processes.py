@@ -62,6 +62,11 @@ def two(pg_url: str) -> Iterator[tuple[str, str]]:
         yield a, b
 
 
+#: Seconds between two frames of one connection: under the server's frame
+#: limit (30 a second, kamisado.web.guard.LIMITS["frame"]).
+FRAME_GAP = 1 / 25
+
+
 def create(addr: str, body: dict[str, Any]) -> dict[str, Any]:
     req = urllib.request.Request(
         f"http://{addr}/api/games", data=json.dumps(body).encode(),
@@ -100,6 +105,7 @@ def test_a_timed_standard_match_is_played_across_two_processes(two: tuple[str, s
         st = frame(gold)
         assert st["you"] == ["g"] and st["seq"] == 0
         conns = {"b": black, "g": gold}
+        last_sent = {"b": 0.0, "g": 0.0}
         seq = 0
         while match.state != "over":
             side = "bg"[match.position.turn] if match.state == "playing" else "bg"[match.current_winner()]
@@ -112,7 +118,11 @@ def test_a_timed_standard_match_is_played_across_two_processes(two: tuple[str, s
                 token = str(next(iter(match.position.legal_moves)))
                 msg = {"type": "move", "move": token, "seq": seq}
                 match.push_move(token)
-            sent = time.monotonic()
+            # within the frame limit (30 a second a connection after a burst
+            # of 60): a match is longer than the burst, and a fast server
+            # answers a move in a few milliseconds
+            time.sleep(max(0.0, last_sent[side] + FRAME_GAP - time.monotonic()))
+            sent = last_sent[side] = time.monotonic()
             mover.send(json.dumps(msg))
             mine = until_seq(mover, seq + 1)
             theirs = until_seq(other, seq + 1)  # the other process heard of it
