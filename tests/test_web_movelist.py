@@ -12,8 +12,8 @@ import pytest
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import FILL, FILLS, PLAYING
 from kamisado.web.games import Game
-from kamisado.web.messages import MoveList, rounds_view
 from kamisado.web.storage import GameRow
+from kamisado.web.views import MoveList, rounds_view
 
 
 def play(seed: int, target: int, series: bool) -> None:

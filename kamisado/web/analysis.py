@@ -21,8 +21,8 @@ from kamisado.rules.board import Move
 from kamisado.web import worker
 from kamisado.web.images import picture_headers
 from kamisado.web.jobs import JobError
-from kamisado.web.messages import move_view
 from kamisado.web.pages import bad, game_or_404, hub_of, kpn_arg
+from kamisado.web.views import move_view
 
 __all__ = ["ANALYSIS_QUEUE", "AnalysisSlots", "analyse", "evaluations_svg", "game_review", "reply"]
 

@@ -37,22 +37,20 @@ from kamisado.web import clocks, flags, offers
 from kamisado.web.messages import (
     AbortMsg,
     ClaimMsg,
-    ClockView,
     ErrorFrame,
     FillMsg,
     MoveMsg,
     RematchMsg,
     ResignMsg,
-    SeatView,
     StateFrame,
     TakebackMsg,
-    frame_position,
 )
 from kamisado.web.presence import PRESENCE_TTL_MS
 from kamisado.web.ratings import Rating, computer_rating, speed_of
 from kamisado.web.seats import seats_for
 from kamisado.web.state import GameError, GameState
 from kamisado.web.storage import Store
+from kamisado.web.views import ClockView, SeatView, frame_position
 
 if TYPE_CHECKING:
     from kamisado.web.games import Hub

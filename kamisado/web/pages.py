@@ -24,18 +24,11 @@ from kamisado.rules.match import OVER
 from kamisado.rules.position import Position
 from kamisado.web.game import Game
 from kamisado.web.games import Hub
-from kamisado.web.messages import (
-    LEVEL_NAMES,
-    ProtocolError,
-    entry_view,
-    move_view,
-    parse_create,
-    position_view,
-    rounds_view,
-)
+from kamisado.web.messages import LEVEL_NAMES, ProtocolError, parse_create
 from kamisado.web.players import Player, Players, player_in_thread
 from kamisado.web.ratings import SPEEDS, computer_rating
 from kamisado.web.state import GameError
+from kamisado.web.views import entry_view, move_view, position_view, rounds_view
 
 __all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "STATIC", "bad", "game_or_404", "hub_of", "read_body"]
 

@@ -25,7 +25,8 @@ from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.record import GameEnd, Record
 from kamisado.web import clocks
 from kamisado.web.clocks import ClockState
-from kamisado.web.messages import (
+from kamisado.web.storage import GameRow, new_id
+from kamisado.web.views import (
     LastView,
     MoveList,
     PassView,
@@ -34,7 +35,6 @@ from kamisado.web.messages import (
     outcome_view,
     passes_view,
 )
-from kamisado.web.storage import GameRow, new_id
 
 __all__ = ["ENDINGS", "GameError", "GameState", "rematch_row"]
 
