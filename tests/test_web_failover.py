@@ -23,7 +23,7 @@ from websockets.sync.client import ClientConnection, connect
 
 from kamisado.rules.match import Match
 from tests.conftest import Cluster, stop_process
-from tests.test_web_processes import create, frame, start_server
+from tests.test_web_processes import FRAME_GAP, create, frame, start_server
 
 # a regression here blocks in a receive: fail it in bounded time instead
 pytestmark = pytest.mark.timeout(120, method="thread")
@@ -82,6 +82,7 @@ class Seat:
         self.addr, self.gid, self.token = addr, gid, token
         self.ws: ClientConnection | None = None
         self.state: dict[str, Any] = {}
+        self.sent = 0.0  # when the last frame went (frames are paced: FRAME_GAP)
         self.join()
 
     def join(self, addr: str | None = None) -> dict[str, Any]:
@@ -94,7 +95,11 @@ class Seat:
         return self.until(0)
 
     def send(self, msg: dict[str, Any]) -> None:
+        """Send a frame, within the server's frame limit (a match is longer
+        than its burst, and a fast server answers a move in milliseconds)."""
         assert self.ws is not None
+        time.sleep(max(0.0, self.sent + FRAME_GAP - time.monotonic()))
+        self.sent = time.monotonic()
         self.ws.send(json.dumps(msg))
 
     def until(self, seq: int, timeout: float = 10) -> dict[str, Any]:
