@@ -7,7 +7,7 @@ import random
 import pytest
 
 from kamisado.rules.board import BLACK, GOLD, IllegalMoveError, MalformedError
-from kamisado.rules.match import Match, fill_order, regroup
+from kamisado.rules.match import FILL, PLAYING, Match, fill_order, regroup
 from kamisado.rules.position import Position
 
 
@@ -134,3 +134,21 @@ def test_states_are_named_and_read_as_their_text() -> None:
     assert pickle.loads(pickle.dumps(m)).state is FILL
     assert [s.value for s in MatchState] == ["playing", "fill", "over"]
     assert OVER == "over" and f"{OVER}" == "over" and repr(OVER) == "'over'"
+
+
+def test_a_copy_taken_between_rounds_leaves_the_match_as_it_was() -> None:
+    """A copy shares the finished rounds (they never change again): playing
+    the next round on the copy changes nothing of the original."""
+    m = Match(3)
+    for token in ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]:
+        m.push_move(token)
+    rng = random.Random(5)
+    while m.state == PLAYING:
+        m.push_move(rng.choice(list(m.position.legal_moves)))
+    assert m.state == FILL
+    before = (m.key(), len(m.rounds), [r.moves[:] for r in m.rounds], m.rounds[-1].outcome)
+    c = m.copy()
+    c.choose_fill("left")
+    c.push_move(next(iter(c.position.legal_moves)))
+    assert (m.key(), len(m.rounds), [r.moves[:] for r in m.rounds], m.rounds[-1].outcome) == before
+    assert m.state == FILL and len(c.rounds) == len(m.rounds) + 1
