@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.web.server import MAX_JSON_BODY, MAX_RECORD_BODY
+from kamisado.web.pages import MAX_JSON_BODY, MAX_RECORD_BODY
 from kamisado.web.storage import database_url
 
 

@@ -29,7 +29,7 @@ from tests.test_web_processes import FRAME_GAP, create, frame, start_server
 pytestmark = pytest.mark.timeout(120, method="thread")
 
 CLOCK = {"initial": 600, "increment": 5}
-REJOIN = 1013  # kamisado.web.games.REJOIN: "try again later", rejoin
+REJOIN = 1013  # kamisado.web.game.REJOIN: "try again later", rejoin
 
 
 class Server:

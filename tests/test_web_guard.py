@@ -12,8 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from kamisado.web.analysis import AnalysisSlots
 from kamisado.web.guard import LIMITS, Limit, RateLimiter, limits_from_env
-from kamisado.web.server import AnalysisSlots, create_app
+from kamisado.web.server import create_app
 
 FOREIGN = {"Origin": "http://evil.example"}
 OURS = {"Origin": "http://testserver"}

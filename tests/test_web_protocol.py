@@ -459,7 +459,7 @@ def test_deeply_nested_json_is_malformed(client: TestClient) -> None:
 
 
 def test_bodies_over_the_limit_are_refused(client: TestClient) -> None:
-    from kamisado.web.server import MAX_JSON_BODY, MAX_RECORD_BODY
+    from kamisado.web.pages import MAX_JSON_BODY, MAX_RECORD_BODY
 
     before = stored(client)
     too_long = b" " * (MAX_JSON_BODY + 1)

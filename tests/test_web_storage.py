@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kamisado.rules.match import Match
-from kamisado.web.games import Game
+from kamisado.web.game import Game
 from kamisado.web.storage import GameRow, SequenceError, Store, database_url, new_id
 
 MOVES = ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]

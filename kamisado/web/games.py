@@ -41,14 +41,14 @@ from kamisado.rules.record import Record
 from kamisado.web.clocks import ClockState
 from kamisado.web.computer import Computer, JobRunner
 from kamisado.web.flags import Flags
-from kamisado.web.game import REJOIN, Conn, Game, close_to_rejoin, load_ratings, send_error
+from kamisado.web.game import Conn, Game, close_to_rejoin, load_ratings, send_error
 from kamisado.web.messages import CreateMsg, JoinMsg
 from kamisado.web.news import News
 from kamisado.web.presence import Presence
 from kamisado.web.state import GameError
 from kamisado.web.storage import GameRow, Store, new_id
 
-__all__ = ["CLAIM_AFTER_S", "REJOIN", "Conn", "Game", "GameError", "Hub", "JobRunner"]
+__all__ = ["CLAIM_AFTER_S", "Hub"]
 
 log = logging.getLogger("kamisado.web")
 

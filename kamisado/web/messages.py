@@ -478,7 +478,7 @@ class StateFrame:
     rematch: str | None = None
     claim_after_ms: int | None = None
     #: per side letter, the moves a takeback by that side would take back
-    #: now (0: none; :meth:`kamisado.web.games.Game.takeback_count`)
+    #: now (0: none; :meth:`kamisado.web.state.GameState.takeback_count`)
     takeback: dict[str, int] = field(default_factory=dict)
 
     def fields(self) -> dict[str, Any]:

@@ -43,8 +43,6 @@ from kamisado.web.guard import Guard, Limit, RateLimiter, limits_from_env
 from kamisado.web.images import board_png, board_svg, match_gif
 from kamisado.web.lobby import Lobby
 from kamisado.web.pages import (
-    MAX_JSON_BODY,
-    MAX_RECORD_BODY,
     STATIC,
     board,
     create_game,
@@ -68,7 +66,7 @@ from kamisado.web.players import Players, PlayerSession, SessionKeys, session_se
 from kamisado.web.storage import Store
 from kamisado.web.websocket import ws_endpoint
 
-__all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "ROUTES", "STATIC", "AnalysisSlots", "create_app"]
+__all__ = ["ROUTES", "create_app"]
 
 GC_FREEZE_S = 5.0
 GC_FULL_S = 600.0
