@@ -11,7 +11,7 @@ import pytest
 
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import FILL, FILLS, PLAYING
-from kamisado.web.games import Game
+from kamisado.web.game import Game
 from kamisado.web.storage import GameRow
 from kamisado.web.views import MoveList, rounds_view
 

@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 from kamisado.web import computer as web_computer
-from kamisado.web.games import REJOIN
+from kamisado.web.game import REJOIN
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
 from tests.conftest import Cluster, stop_process
