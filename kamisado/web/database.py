@@ -18,6 +18,7 @@ that hands out a :class:`Tx`: ``tx.run(statement, values)`` is a
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 import threading
@@ -196,6 +197,12 @@ class PostgreSQL(Database):
         self.driver = psycopg
         #: the connections no call holds now
         self.idle: list[Any] = []
+        #: the event loop's own connections (:meth:`first_async`), those no
+        #: call holds now, the loop they belong to, and how many may be open
+        self.async_idle: list[Any] = []
+        self.async_loop: asyncio.AbstractEventLoop | None = None
+        self.async_slots: asyncio.Semaphore | None = None
+        self.async_limit = 4
 
     def _open(self) -> Any:
         conn = self.driver.connect(self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
@@ -243,6 +250,76 @@ class PostgreSQL(Database):
             except self.driver.OperationalError:
                 if not again:
                     raise
+
+    async def first_async(
+        self, stmt: ClauseElement, values: dict[str, Any], *, again: bool = True
+    ) -> tuple[Any, ...] | None:
+        """The first row of :meth:`rows_async`."""
+        rows = await self.rows_async(stmt, values, again=again)
+        return rows[0] if rows else None
+
+    async def rows_async(
+        self, stmt: ClauseElement, values: dict[str, Any], *, again: bool = True
+    ) -> list[tuple[Any, ...]]:
+        """The rows of a single statement in autocommit, run on the event
+        loop on psycopg's async connections (at most :attr:`async_limit` at
+        once): no thread to hand the call to and back, and no thread taking
+        the GIL from the loop.  The statements of the hot path are compiled
+        ahead (:meth:`Database.keep`), so the loop runs no SQLAlchemy.  A
+        statement that is safe to run twice (``again``) is retried once on
+        a new connection when it fails on one opened before, as
+        :meth:`first` is."""
+        sql, order, fixed, _ = self.compiled(stmt)
+        params = self.params(order, fixed, values)
+        loop = asyncio.get_running_loop()
+        if self.async_loop is not loop or self.async_slots is None:  # connections serve one loop
+            self._drop_async()
+            self.async_loop, self.async_slots = loop, asyncio.Semaphore(self.async_limit)
+        async with self.async_slots:
+            while True:
+                conn: Any = self.async_idle.pop() if self.async_idle else None
+                fresh = conn is None or conn.closed
+                if fresh:
+                    conn = await self.driver.AsyncConnection.connect(
+                        self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+                    with self.lock:
+                        self.opened.append(conn)
+                try:
+                    cur = await conn.execute(sql, params)
+                    rows: list[tuple[Any, ...]] = await cur.fetchall() if cur.description else []
+                except self.driver.OperationalError:
+                    conn.pgconn.finish()
+                    if fresh or not again:
+                        raise
+                    continue
+                except self.driver.Error:
+                    if conn.broken or conn.closed:
+                        conn.pgconn.finish()
+                    else:  # a refusal of the statement: the connection serves on
+                        self.async_idle.append(conn)
+                    raise
+                except BaseException:  # cancelled mid-statement: the connection is not reused
+                    conn.pgconn.finish()
+                    raise
+                self.async_idle.append(conn)
+                return rows
+
+    def _drop_async(self) -> None:
+        """Close the event loop's connections (another loop takes over)."""
+        for conn in self.async_idle:
+            conn.pgconn.finish()
+        self.async_idle.clear()
+
+    def close(self) -> None:
+        with self.lock:
+            for conn in self.opened:
+                with contextlib.suppress(Exception):
+                    if isinstance(conn, self.driver.AsyncConnection):
+                        conn.pgconn.finish()  # (its close() is a coroutine)
+                    else:
+                        conn.close()
+            self.opened.clear()
+        self.async_idle.clear()
 
     @contextlib.contextmanager
     def _on(self, transaction: bool) -> Iterator[Tx]:

@@ -456,8 +456,7 @@ class Game(GameState):
                 trial.clock = clock.stop(now) if act is None else clock.switch(SIDE_LETTERS[act], now)
         store = self.store
         try:
-            await store.call(
-                store.append,
+            await store.append_async(
                 self.row.id, seq, token, state=trial.state,
                 points=(trial.match.points[0], trial.match.points[1]),
                 clock=trial.clock, ended=None if trial.ended is None else trial.ended[0],
@@ -492,7 +491,7 @@ class Game(GameState):
         next action (:meth:`resync`)."""
         store = self.store
         try:
-            loaded = await store.call(store.load, self.row.id)
+            loaded = await store.load_async(self.row.id)
             fresh = None if loaded is None else GameState.build(*loaded)
         except Exception:
             log.exception("could not reload game %s", self.row.id)
@@ -518,7 +517,7 @@ class Game(GameState):
         be read (lock held)."""
         store = self.store
         try:
-            loaded = await store.call(store.load, self.row.id)
+            loaded = await store.load_async(self.row.id)
         except Exception:
             log.exception("could not reload game %s", self.row.id)
             loaded = None

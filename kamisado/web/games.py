@@ -201,7 +201,7 @@ class Hub:
 
     async def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
         try:
-            await self.store.call(self.store.create, row, tokens)
+            await self.store.create_async(row, tokens)
         except Exception:
             log.exception("could not store new game %s", row.id)
             raise GameError("storage", "the game could not be saved; try again") from None
@@ -220,7 +220,7 @@ class Hub:
         if game is not None:
             return game
         try:
-            loaded = await self.store.call(self.store.load, game_id)
+            loaded = await self.store.load_async(game_id)
         except Exception:
             log.exception("could not load game %s", game_id)
             raise GameError("storage", f"game {game_id}: the store cannot be read; try again") from None

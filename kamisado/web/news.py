@@ -123,7 +123,7 @@ class News:
         hub, store = self.hub, self.hub.store
         game_id = game.row.id
         try:  # only the actions this process lacks
-            loaded = await store.call(store.load, game_id, since=game.seq)
+            loaded = await store.load_async(game_id, since=game.seq)
         except Exception:
             log.exception("could not reload game %s", game_id)
             game.unsure = True  # read again every second until the store answers
@@ -147,7 +147,7 @@ class News:
             trial.row, trial.clock = row, row.clock
         except Exception:  # anything odd: rebuild it whole from the store
             try:
-                full = await store.call(store.load, game_id)
+                full = await store.load_async(game_id)
             except Exception:
                 log.exception("could not reload game %s", game_id)
                 return

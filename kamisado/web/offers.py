@@ -146,7 +146,7 @@ async def _started(game: Game, new: str) -> None:
         tokens: dict[str, str] = {}
         if conn.player is None:
             if row is None:
-                loaded = await store.call(store.load, new)
+                loaded = await store.load_async(new)
                 row = None if loaded is None else loaded[0]
             if row is not None:
                 for side in conn.seats:

@@ -54,7 +54,7 @@ class Presence:
             return False
         before = game.online_seats()
         try:
-            game.elsewhere = await store.call(store.presence_elsewhere, game.row.id)
+            game.elsewhere = await store.presence_elsewhere_async(game.row.id)
         except Exception:
             log.exception("could not read who is connected to game %s", game.row.id)
             return False
@@ -84,7 +84,7 @@ class Presence:
                 game = hub.games.get(game_id)
                 held[game_id] = (False, False) if game is None else game.held_here()
             try:
-                await store.call(store.set_presence, held, clocks.now_ms())
+                await store.set_presence_async(held, clocks.now_ms())
             except Exception:
                 log.exception("could not store who is connected to %d games", len(held))
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from kamisado.web.database import Database, Tx
+from kamisado.web.database import Database, PostgreSQL, Tx
 from kamisado.web.schema import challenges, games, presence
 
 __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
@@ -45,8 +45,31 @@ _TAKE_TURN = (
                   games.c.think_until < sa.bindparam("now")))
     .values(thinker=sa.bindparam("origin"), think_until=sa.bindparam("until"))
 )
+#: When each seat of a game was last seen held through another process.
+_ELSEWHERE = (
+    sa.select(presence.c.side, sa.func.max(presence.c.seen))
+    .where(presence.c.game_id == sa.bindparam("gid"), presence.c.origin != sa.bindparam("origin"))
+    .group_by(presence.c.side)
+)
+#: PostgreSQL: the seats of some games this process holds, in one statement
+#: (so one round trip and its own transaction, on the event loop): the rows
+#: of the seats held are put (or renewed), the others of those games
+#: deleted, and each game announced (``presence``).  ``games``: every game
+#: named; ``held_games`` and ``held_sides``: one entry per seat held.
+_PG_SET_PRESENCE = sa.text(
+    "WITH held AS (SELECT * FROM unnest(CAST(:held_games AS TEXT[]), CAST(:held_sides AS TEXT[]))"
+    " AS h(game_id, side)),"
+    " gone AS (DELETE FROM presence p WHERE p.origin = :origin AND p.game_id = ANY(CAST(:games AS TEXT[]))"
+    " AND NOT EXISTS (SELECT 1 FROM held h WHERE h.game_id = p.game_id AND h.side = p.side)),"
+    " put AS (INSERT INTO presence (game_id, side, origin, seen) SELECT game_id, side, :origin, :seen FROM held"
+    " ON CONFLICT (game_id, side, origin) DO UPDATE SET seen = excluded.seen)"
+    " SELECT count(pg_notify(:channel, :origin || ' ' || g || ' presence'))"
+    " FROM unnest(CAST(:games AS TEXT[])) AS g"
+)
 #: The statements run again and again (:meth:`kamisado.web.database.Database.keep`).
-KEPT = (_NOTIFY, _TAKE_TURN)
+KEPT = (_NOTIFY, _TAKE_TURN, _ELSEWHERE)
+#: ... and those kept on PostgreSQL only.
+PG_KEPT = (_PG_SET_PRESENCE,)
 
 
 class SharedCalls:
@@ -54,6 +77,8 @@ class SharedCalls:
     on one database share (a base of the store's, on its database)."""
 
     _db: Database
+    #: the database when it is PostgreSQL (its calls from the event loop)
+    _pg: PostgreSQL | None
     #: whether several processes may serve the database (PostgreSQL)
     shared: bool
     #: the store's own name in what it announces (random, one per store)
@@ -100,6 +125,18 @@ class SharedCalls:
             for game_id in held:
                 self._announce(tx, game_id, "presence")
 
+    async def set_presence_async(self, held: dict[str, tuple[bool, bool]], now_ms: int) -> None:
+        """:meth:`set_presence` from the event loop: one statement on the
+        loop's own connections (:data:`_PG_SET_PRESENCE`)."""
+        pg = self._pg
+        if not self.shared or not held or pg is None:
+            return
+        seats = [(game_id, "bg"[s]) for game_id, sides in held.items() for s in (0, 1) if sides[s]]
+        await pg.rows_async(_PG_SET_PRESENCE, {
+            "games": list(held), "held_games": [g for g, _ in seats], "held_sides": [s for _, s in seats],
+            "origin": self.origin, "seen": now_ms, "channel": CHANNEL,
+        })
+
     def renew_presence(self, now_ms: int) -> None:
         """Renew this process's presence rows and challenges (it lives)."""
         if not self.shared:
@@ -129,11 +166,16 @@ class SharedCalls:
         if not self.shared:
             return {}
         with self._db.read() as tx:
-            rows = tx.run(
-                sa.select(presence.c.side, sa.func.max(presence.c.seen))
-                .where(presence.c.game_id == game_id, presence.c.origin != self.origin)
-                .group_by(presence.c.side)
-            ).rows
+            rows = tx.run(_ELSEWHERE, {"gid": game_id, "origin": self.origin}).rows
+        return {side: int(seen) for side, seen in rows}
+
+    async def presence_elsewhere_async(self, game_id: str) -> dict[str, int]:
+        """:meth:`presence_elsewhere` from the event loop (PostgreSQL: on the
+        loop's own connections)."""
+        pg = self._pg
+        if not self.shared or pg is None:
+            return {}
+        rows = await pg.rows_async(_ELSEWHERE, {"gid": game_id, "origin": self.origin})
         return {side: int(seen) for side, seen in rows}
 
     # -- the lobby (several processes) ------------------------------------------

@@ -70,7 +70,7 @@ from kamisado.web.schema import (
     ratings,
     settings,
 )
-from kamisado.web.sharing import CHANNEL, LOBBY_CHANNEL, SharedCalls
+from kamisado.web.sharing import CHANNEL, LOBBY_CHANNEL, PG_KEPT, SharedCalls
 from kamisado.web.sharing import KEPT as SHARED_KEPT
 
 __all__ = [
@@ -167,6 +167,8 @@ def _pg_load() -> sa.Select[Any]:
 
 _PG_APPEND = _pg_append()
 _PG_LOAD = _pg_load()
+#: A new game's row, every column given (on the event loop: :meth:`Store.create_async`).
+_INSERT_GAME = games.insert()
 _GAME_FIELDS = [c.name for c in games.columns]
 #: Ongoing games whose running clock's flag fell before ``now`` (looked up every second).
 _OVERDUE = (
@@ -177,7 +179,7 @@ _OVERDUE = (
 )
 _KEPT: tuple[ClauseElement, ...] = (
     _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
-    *SHARED_KEPT,
+    _INSERT_GAME, *SHARED_KEPT,
 )
 
 
@@ -315,7 +317,7 @@ class Store(SharedCalls):
                 connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
             )
             self._db = self._pg = PostgreSQL(self.engine.dialect, self.listen_conninfo())
-        for stmt in _KEPT:
+        for stmt in _KEPT + (PG_KEPT if self._pg is not None else ()):
             self._db.keep(stmt)
         #: the threads of :meth:`call` (one per connection), made on first use
         self._thread_count = threads
@@ -379,6 +381,15 @@ class Store(SharedCalls):
                 tx.run(_INSERT_ACTION,
                        [{"game_id": row.id, "seq": i, "token": t, "at": now} for i, t in enumerate(tokens)])
 
+    async def create_async(self, row: GameRow, tokens: list[str] | None = None) -> None:
+        """:meth:`create` from the event loop: a game with no actions yet on
+        PostgreSQL is one statement on the loop's own connections (no
+        thread hand-off); anything else in the store's threads."""
+        if self._pg is None or tokens:
+            await self.call(self.create, row, tokens)
+            return
+        await self._pg.rows_async(_INSERT_GAME, {**asdict(row), "actions": 0}, again=False)
+
     def append(
         self,
         game_id: str,
@@ -414,6 +425,47 @@ class Store(SharedCalls):
             if tx.run(_UPDATE_GAME, values).rowcount != 1:
                 self._out_of_sequence(game_id, seq, tx.run(_ACTION_COUNT, {"gid": game_id}).scalar())
             tx.run(_INSERT_ACTION, {"game_id": game_id, "seq": seq, "token": token, "at": now})
+
+    async def append_async(
+        self,
+        game_id: str,
+        seq: int,
+        token: str,
+        *,
+        state: str,
+        points: tuple[int, int],
+        clock: ClockState | None = None,
+        ended: str | None = None,
+        to_act: str | None = None,
+    ) -> None:
+        """:meth:`append` from the event loop: on PostgreSQL its one
+        statement runs on the loop's own connections
+        (:meth:`kamisado.web.database.PostgreSQL.first_async`, no thread
+        hand-off); on SQLite in the store's threads (:meth:`call`).
+
+        >>> import asyncio
+        >>> store = Store("sqlite://")
+        >>> store.create(GameRow.new("g3", target=1))
+        >>> asyncio.run(store.append_async("g3", 0, "c1-c5", state="playing", points=(0, 0)))
+        >>> store.load("g3")[1]
+        ['c1-c5']
+        """
+        if self._pg is None:
+            await self.call(self.append, game_id, seq, token, state=state, points=points,
+                            clock=clock, ended=ended, to_act=to_act)
+            return
+        now = time.time()
+        values = self._game_values(game_id, seq, now, state, points, clock, ended, to_act)
+        values.update(token=token, at=now, channel=CHANNEL, payload=f"{self.origin} {game_id} state")
+        row = await self._pg.first_async(_PG_APPEND, values)
+        if row is None or row[0] != 1:
+            count = await self.call(self._action_count, game_id)
+            self._out_of_sequence(game_id, seq, count)
+
+    def _action_count(self, game_id: str) -> int | None:
+        with self._db.read() as tx:
+            count: int | None = tx.run(_ACTION_COUNT, {"gid": game_id}).scalar()
+        return count
 
     @staticmethod
     def _out_of_sequence(game_id: str, seq: int, count: int | None) -> None:
@@ -459,6 +511,17 @@ class Store(SharedCalls):
                 return None
             tokens = tx.run(_TOKENS, {"gid": game_id, "since": since}).scalars()
         return GameRow(**rows[0]), tokens
+
+    async def load_async(self, game_id: str, since: int = 0) -> tuple[GameRow, list[str]] | None:
+        """:meth:`load` from the event loop (PostgreSQL: its one statement on
+        the loop's own connections; SQLite: in the store's threads)."""
+        if self._pg is None:
+            return await self.call(self.load, game_id, since)
+        found = await self._pg.first_async(_PG_LOAD, {"gid": game_id, "since": since})
+        if found is None:
+            return None
+        *fields, got = found
+        return GameRow(**dict(zip(_GAME_FIELDS, fields, strict=True))), list(got or [])
 
     def overdue(self, now_ms: int, limit: int = 100) -> list[str]:
         """Games whose running clock's flag fell before ``now_ms`` (ms since
