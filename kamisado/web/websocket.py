@@ -167,6 +167,8 @@ async def dispatch(s: Session, frame: str | bytes) -> None:
         await handler(s, msg)
     except (ProtocolError, GameError) as exc:
         await s.error(exc.code, str(exc))
+    except WebSocketDisconnect:
+        raise  # the connection went while it was answered: it ends (ws_endpoint)
     except Exception:
         log.exception("error handling a frame")
         await s.error("server", "the server failed on this message")
