@@ -45,6 +45,15 @@ class Presence:
         #: by one task, in order
         self._due: set[str] = set()
         self._wake: asyncio.Event | None = None
+        #: held while this process writes its presence rows: a renewal and a
+        #: write of the same rows at once could deadlock in the database
+        #: (each locks them in its own order)
+        self._writing: asyncio.Lock | None = None
+
+    def _lock(self) -> asyncio.Lock:
+        if self._writing is None:
+            self._writing = asyncio.Lock()
+        return self._writing
 
     async def load_elsewhere(self, game: Game) -> bool:
         """Read who holds the game's seats through other processes; returns
@@ -84,7 +93,8 @@ class Presence:
                 game = hub.games.get(game_id)
                 held[game_id] = (False, False) if game is None else game.held_here()
             try:
-                await store.set_presence_async(held, clocks.now_ms())
+                async with self._lock():
+                    await store.set_presence_async(held, clocks.now_ms())
             except Exception:
                 log.exception("could not store who is connected to %d games", len(held))
 
@@ -105,7 +115,8 @@ class Presence:
         process stopped renewing theirs, and take over a computer move whose
         thinker's lease ran out."""
         hub, store = self.hub, self.hub.store
-        await store.call(store.renew_presence, clocks.now_ms())
+        async with self._lock():
+            await store.call(store.renew_presence, clocks.now_ms())
         if hub.on_lobby is not None:  # challenges of a process that died age out
             await hub.on_lobby(store.origin, "tick")
         held = list(hub.games.values())
