@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from kamisado.rules.match import Match
 from kamisado.web.game import Game
+from kamisado.web.sharing import CHANNEL
 from kamisado.web.storage import GameRow, SequenceError, Store, database_url, new_id
+
+psycopg = pytest.importorskip("psycopg")
 
 MOVES = ["c1-c5", "b8-b3", "d1-g4", "c8-d7", "b1-e4", "a8-a3"]
 
@@ -128,3 +133,151 @@ def test_server_restart_resumes_games_on_either_database(store: Store) -> None:
             ws.send_json({"type": "move", "move": "b8-b3"})
             assert ws.receive_json()["seq"] == 2
         assert "Blue Forward 5 Yellow" in client.get(f"/api/games/{g['id']}/record").text
+
+
+# -- the calls of the hot path from the event loop (PostgreSQL: on its own connections) --
+
+
+def test_the_event_loops_calls_store_what_the_threads_calls_store(store: Store) -> None:
+    gid = new_id()
+
+    async def play() -> None:
+        await store.create_async(GameRow.new(gid, target=3, black_name="Ann"))
+        for seq, mv in enumerate(MOVES):
+            await store.append_async(gid, seq, mv, state="playing", points=(0, 0), to_act="bg"[(seq + 1) % 2])
+        with pytest.raises(SequenceError, match="action 5 .* has 6 actions"):
+            await store.append_async(gid, 5, "x", state="playing", points=(0, 0))
+        with pytest.raises(SequenceError, match="no such game"):
+            await store.append_async("missing-" + new_id(), 0, "c1-c5", state="playing", points=(0, 0))
+        loaded = await store.load_async(gid)
+        assert loaded is not None and loaded[1] == MOVES and loaded[0].black_name == "Ann"
+        assert loaded[0].actions == 6 and loaded[0].to_act == "b"
+        since = await store.load_async(gid, since=4)
+        assert since is not None and since[1] == MOVES[4:]
+        assert await store.load_async("no-such-game") is None
+
+    asyncio.run(play())
+    thread = store.load(gid)  # the threads' path reads the same
+    assert thread is not None and thread[1] == MOVES and thread[0].actions == 6
+
+
+def test_a_new_game_is_stored_once_from_the_event_loop(pg_url: str) -> None:
+    store = Store(pg_url)
+    gid = new_id()
+    try:
+        asyncio.run(store.create_async(GameRow.new(gid)))
+        with pytest.raises(psycopg.IntegrityError):  # not tried again, not stored twice
+            asyncio.run(store.create_async(GameRow.new(gid)))
+        assert [r.id for r in store.list(1000)].count(gid) == 1
+    finally:
+        store.close()
+
+
+def _backend_pids(store: Store) -> list[int]:
+    assert store._pg is not None
+    return [c.info.backend_pid for c in store._pg.async_idle]
+
+
+def test_a_call_on_a_connection_the_database_dropped_is_made_again(pg_url: str) -> None:
+    """A statement that is safe to run twice (a move, a load) is tried once
+    more on a new connection when the one it was lent had been dropped (the
+    database restarted meanwhile); a new game is not, and fails once."""
+    store, killer = Store(pg_url), psycopg.connect(pg_url, autocommit=True)
+    gid = new_id()
+
+    def drop_all() -> int:
+        pids = _backend_pids(store)
+        for pid in pids:
+            killer.execute("SELECT pg_terminate_backend(%s)", [pid])
+        return len(pids)
+
+    async def run() -> None:
+        await store.create_async(GameRow.new(gid))
+        assert drop_all() >= 1
+        await store.append_async(gid, 0, "c1-c5", state="playing", points=(0, 0))  # tried again: stored
+        assert drop_all() >= 1
+        loaded = await store.load_async(gid)
+        assert loaded is not None and loaded[1] == ["c1-c5"]
+        assert drop_all() >= 1
+        with pytest.raises(psycopg.OperationalError):
+            await store.create_async(GameRow.new(new_id()))
+        await store.append_async(gid, 1, "b8-b3", state="playing", points=(0, 0))  # the next call is served
+
+    try:
+        asyncio.run(run())
+        loaded = store.load(gid)
+        assert loaded is not None and loaded[1] == ["c1-c5", "b8-b3"]
+    finally:
+        killer.close()
+        store.close()
+
+
+def test_a_call_cancelled_mid_statement_leaves_no_busy_connection_behind(pg_url: str) -> None:
+    store = Store(pg_url)
+    gid = new_id()
+
+    async def run() -> None:
+        assert store._pg is not None
+        await store.create_async(GameRow.new(gid))
+        slow = asyncio.ensure_future(store._pg.rows_async(sa.text("SELECT pg_sleep(5)"), {}))
+        await asyncio.sleep(0.3)
+        slow.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await slow
+        for seq, mv in enumerate(MOVES[:3]):  # every connection lent after it is ready for its statement
+            await store.append_async(gid, seq, mv, state="playing", points=(0, 0))
+        assert all(not c.closed for c in store._pg.async_idle)
+
+    try:
+        asyncio.run(run())
+        loaded = store.load(gid)
+        assert loaded is not None and loaded[1] == MOVES[:3]
+    finally:
+        store.close()
+
+
+def test_the_event_loops_connections_are_bounded(pg_url: str) -> None:
+    store = Store(pg_url)
+    games = [new_id() for _ in range(30)]
+
+    async def run() -> None:
+        assert store._pg is not None
+        await asyncio.gather(*(store.create_async(GameRow.new(g)) for g in games))
+        await asyncio.gather(*(store.append_async(g, 0, "c1-c5", state="playing", points=(0, 0)) for g in games))
+        assert 1 <= len(store._pg.async_idle) <= store._pg.async_limit
+
+    try:
+        asyncio.run(run())
+        assert all(store.load(g) is not None for g in games)
+    finally:
+        store.close()
+
+
+def test_presence_in_one_statement_is_what_the_other_processes_read(pg_url: str) -> None:
+    """``set_presence_async`` (one statement) puts the seats held, drops the
+    others of the games named, and announces each game, as ``set_presence``."""
+    here, there = Store(pg_url), Store(pg_url)
+    g1, g2 = new_id(), new_id()
+    listener = psycopg.connect(pg_url, autocommit=True)
+    listener.execute(f"LISTEN {CHANNEL}")
+
+    def heard() -> list[str]:
+        return sorted(n.payload for n in listener.notifies(timeout=0.5, stop_after=2))
+
+    try:
+        asyncio.run(here.set_presence_async({g1: (True, False), g2: (True, True)}, 1000))
+        assert heard() == sorted([f"{here.origin} {g1} presence", f"{here.origin} {g2} presence"])
+        assert there.presence_elsewhere(g1) == {"b": 1000}
+        assert there.presence_elsewhere(g2) == {"b": 1000, "g": 1000}
+        assert here.presence_elsewhere(g1) == {}  # its own seats are not elsewhere
+        asyncio.run(here.set_presence_async({g1: (False, True), g2: (False, False)}, 2000))
+        assert heard() == sorted([f"{here.origin} {g1} presence", f"{here.origin} {g2} presence"])
+        assert asyncio.run(there.presence_elsewhere_async(g1)) == {"g": 2000}
+        assert asyncio.run(there.presence_elsewhere_async(g2)) == {}
+        there.set_presence({g1: (True, False)}, 3000)  # the threads' path, beside it
+        assert asyncio.run(here.presence_elsewhere_async(g1)) == {"b": 3000}
+        assert there.presence_elsewhere(g1) == {"g": 2000}
+    finally:
+        listener.close()
+        here.close()
+        there.close()

@@ -516,7 +516,9 @@ class Store(SharedCalls):
         """:meth:`load` from the event loop (PostgreSQL: its one statement on
         the loop's own connections; SQLite: in the store's threads)."""
         if self._pg is None:
-            return await self.call(self.load, game_id, since)
+            if since:
+                return await self.call(self.load, game_id, since=since)
+            return await self.call(self.load, game_id)
         found = await self._pg.first_async(_PG_LOAD, {"gid": game_id, "since": since})
         if found is None:
             return None
