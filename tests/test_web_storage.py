@@ -281,3 +281,22 @@ def test_presence_in_one_statement_is_what_the_other_processes_read(pg_url: str)
         listener.close()
         here.close()
         there.close()
+
+
+def test_renewal_and_many_games_presence_from_the_event_loop(pg_url: str) -> None:
+    here, there = Store(pg_url), Store(pg_url)
+    games = [new_id() for _ in range(5)]
+    try:
+        asyncio.run(here.set_presence_async({g: (True, i % 2 == 0) for i, g in enumerate(games)}, 1000))
+        here.add_challenge({"id": new_id(), "player": "p", "name": "Ann", "target": 1, "series": False,
+                            "rated": False, "color": "random", "created": 1.0, "seen": 1000})
+        asyncio.run(here.renew_presence_async(5000))  # its rows and challenges, one statement
+        seen = asyncio.run(there.presence_elsewhere_of_async(games + ["no-such-game"]))
+        assert seen == there.presence_elsewhere_of(games)
+        assert seen == {g: {"b": 5000, **({"g": 5000} if i % 2 == 0 else {})} for i, g in enumerate(games)}
+        assert asyncio.run(here.presence_elsewhere_of_async(games)) == {}  # none of them elsewhere for it
+        with psycopg.connect(pg_url) as conn:
+            assert conn.execute("SELECT seen FROM challenges WHERE origin = %s", [here.origin]).fetchall() == [(5000,)]
+    finally:
+        here.close()
+        there.close()

@@ -116,11 +116,11 @@ class Presence:
         thinker's lease ran out."""
         hub, store = self.hub, self.hub.store
         async with self._lock():
-            await store.call(store.renew_presence, clocks.now_ms())
+            await store.renew_presence_async(clocks.now_ms())
         if hub.on_lobby is not None:  # challenges of a process that died age out
             await hub.on_lobby(store.origin, "tick")
         held = list(hub.games.values())
-        elsewhere = await store.call(store.presence_elsewhere_of, [g.row.id for g in held])  # one query
+        elsewhere = await store.presence_elsewhere_of_async([g.row.id for g in held])  # one query
         for game in held:
             before = game.online_seats()
             game.elsewhere = elsewhere.get(game.row.id, {})

@@ -66,10 +66,22 @@ _PG_SET_PRESENCE = sa.text(
     " SELECT count(pg_notify(:channel, :origin || ' ' || g || ' presence'))"
     " FROM unnest(CAST(:games AS TEXT[])) AS g"
 )
+#: PostgreSQL: when each seat of many games was last seen held through
+#: other processes, one statement whatever the number of games.
+_PG_ELSEWHERE_OF = sa.text(
+    "SELECT game_id, side, max(seen) FROM presence"
+    " WHERE game_id = ANY(CAST(:games AS TEXT[])) AND origin != :origin GROUP BY game_id, side"
+)
+#: PostgreSQL: this process lives (its presence rows and its challenges
+#: renewed), one statement.
+_PG_RENEW = sa.text(
+    "WITH p AS (UPDATE presence SET seen = :now WHERE origin = :origin RETURNING 1)"
+    " UPDATE challenges SET seen = :now WHERE origin = :origin"
+)
 #: The statements run again and again (:meth:`kamisado.web.database.Database.keep`).
 KEPT = (_NOTIFY, _TAKE_TURN, _ELSEWHERE)
 #: ... and those kept on PostgreSQL only.
-PG_KEPT = (_PG_SET_PRESENCE,)
+PG_KEPT = (_PG_SET_PRESENCE, _PG_ELSEWHERE_OF, _PG_RENEW)
 
 
 class SharedCalls:
@@ -144,6 +156,27 @@ class SharedCalls:
         with self._db.write() as tx:
             tx.run(presence.update().where(presence.c.origin == self.origin).values(seen=now_ms))
             tx.run(challenges.update().where(challenges.c.origin == self.origin).values(seen=now_ms))
+
+    async def renew_presence_async(self, now_ms: int) -> None:
+        """:meth:`renew_presence` from the event loop (PostgreSQL: one
+        statement on the loop's own connections)."""
+        if not self.shared:
+            return
+        if self._pg is None:
+            self.renew_presence(now_ms)
+            return
+        await self._pg.rows_async(_PG_RENEW, {"now": now_ms, "origin": self.origin})
+
+    async def presence_elsewhere_of_async(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
+        """:meth:`presence_elsewhere_of` from the event loop (PostgreSQL: one
+        statement on the loop's own connections, however many games)."""
+        if not self.shared or not game_ids or self._pg is None:
+            return {}
+        out: dict[str, dict[str, int]] = {}
+        for game_id, side, seen in await self._pg.rows_async(
+                _PG_ELSEWHERE_OF, {"games": game_ids, "origin": self.origin}):
+            out.setdefault(game_id, {})[side] = int(seen)
+        return out
 
     def presence_elsewhere_of(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
         """:meth:`presence_elsewhere` of many games in one query."""
