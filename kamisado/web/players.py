@@ -156,12 +156,29 @@ def check_account(account: Any) -> str:
 
 
 def check_password(password: Any) -> str:
-    """A new password: at least 8 characters (at most 1024)."""
+    """A new password: at least 8 characters (at most 1024), text that can
+    be written in UTF-8 (a lone surrogate, ``"\\ud800"`` in JSON, cannot).
+
+    >>> check_password("\ud800" * 8)
+    Traceback (most recent call last):
+    ...
+    kamisado.web.players.PlayerError: expected the password as text (it holds a lone surrogate)
+    """
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
         raise PlayerError(f"expected a password of at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
         raise PlayerError(f"expected a password of at most {MAX_PASSWORD} characters")
+    if not _encodable(password):
+        raise PlayerError("expected the password as text (it holds a lone surrogate)")
     return password
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class Players:
@@ -281,7 +298,7 @@ class Players:
             ).first() if counted else None
         hashed = row[1] if row is not None and row[1] else self._dummy
         if not self._verify(hashed, password) or row is None:
-            raise PlayerError(WRONG, 401)
+            raise PlayerError(WRONG, 401)  # (a password no account can have is never right)
         self.locks.succeeded(name)
         self._rehash(row[0], hashed, password)
         player = self.get(row[0])
@@ -290,8 +307,11 @@ class Players:
         return player
 
     def _verify(self, hashed: str, password: str) -> bool:
+        # a lone surrogate is no password: the same work against the dummy, and wrong
+        fits = _encodable(password)
         try:
-            return bool(self.hasher.verify(hashed, password))
+            return bool(self.hasher.verify(hashed if fits else self._dummy,
+                                           password if fits else "\ufffd" * len(password))) and fits
         except (VerificationError, InvalidHashError):
             return False
 
