@@ -159,7 +159,7 @@ def check_password(password: Any) -> str:
     """A new password: at least 8 characters (at most 1024), text that can
     be written in UTF-8 (a lone surrogate, ``"\\ud800"`` in JSON, cannot).
 
-    >>> check_password("\ud800" * 8)
+    >>> check_password("\\ud800" * 8)
     Traceback (most recent call last):
     ...
     kamisado.web.players.PlayerError: expected the password as text (it holds a lone surrogate)
