@@ -5,8 +5,10 @@ player, named in a signed cookie (Starlette's ``SessionMiddleware``, signed
 with itsdangerous; HttpOnly, SameSite=Lax).  The player can set a display
 name, and may sign up (an account name and a password, hashed with argon2id
 through argon2-cffi; the password itself is never stored) so that its games
-follow it to another browser, where it signs in.  Seats of games belong to
-players (:mod:`kamisado.web.games`).
+follow it to another browser, where it signs in.  A signed-in browser is a
+server-side session, and sign-ins are limited per account name
+(:mod:`kamisado.web.sessions`).  Seats of games belong to players
+(:mod:`kamisado.web.games`).
 
 >>> import sqlalchemy as sa
 >>> from kamisado.web.migrations import upgrade
@@ -362,8 +364,8 @@ class Players:
 
 # -- the web side: the cookie, who a request is, the player endpoints ----------
 
-#: The cookie naming a browser's player, and how long it lasts (seconds; it
-#: is sent again with every answer, so it lasts that long after the last visit).
+#: The cookie naming a browser's player, and how long it lasts (seconds,
+#: from when it was set: at the first visit, at each sign-in and sign-out).
 COOKIE = "kamisado_player"
 MAX_AGE = 400 * 24 * 3600
 #: The ``settings`` row holding the generated signing secret.
@@ -389,7 +391,9 @@ class SessionKeys:
 class PlayerSession(SessionMiddleware):
     """Starlette's session middleware (a signed cookie: itsdangerous), with
     the key given when the server starts, HttpOnly, SameSite=Lax and a long
-    life.  The session holds one thing: ``{"player": ID}``."""
+    life.  It holds ``{"player": ID}`` for an anonymous player, and
+    ``{"player": ID, "session": SID}`` for a signed-in browser (a session
+    of :mod:`kamisado.web.sessions`; see :func:`player_of`)."""
 
     def __init__(self, app: ASGIApp, keys: SessionKeys, https_only: bool = False) -> None:
         # until the server starts, a random key nobody knows
