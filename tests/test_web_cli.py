@@ -183,3 +183,13 @@ def test_a_second_process_on_the_same_sqlite_file_is_refused(tmp_path: Path) -> 
     again, _ = start(["--db", str(db)], tmp_path)
     again.terminate()
     again.wait(timeout=10)
+
+
+def test_session_days_reach_the_app_and_bad_ones_are_one_line(tmp_path: Path) -> None:
+    for bad in ("0", "-1", "nan", "inf"):
+        refused(web("--port", "0", "--db", str(tmp_path / "g.db"), "--session-days", bad), "--session-days")
+    # the app is made with the lifetime in seconds (it stops right there)
+    spy = ("import kamisado.web.server as server\n"
+           "server.create_app = lambda *a, **k: (print('idle', k['session_idle']), sys.exit(0))")
+    done = web("--port", "0", "--db", str(tmp_path / "g.db"), "--session-days", "1.5", before=spy)
+    assert done.returncode == 0 and "idle 129600.0" in done.stdout, done

@@ -472,6 +472,50 @@ def test_signing_in_on_a_second_browser_brings_the_games(browser: Browser, serve
     second.context.close()
 
 
+def test_the_account_page_changes_the_password_and_signs_out_everywhere(browser: Browser, server: str) -> None:
+    import uuid
+
+    name = "s" + uuid.uuid4().hex[:10]
+    first = page(browser, server + "/#/account")
+    first.locator('#signup-form input[name="account"]').fill(name)
+    first.locator('#signup-form input[name="password"]').fill("a good password")
+    first.locator("#signup-form button").click()
+    expect(first.locator("#account-who")).to_contain_text(f"Signed in as {name}")
+    second = page(browser, server + "/#/account")
+    second.locator('#signin-form input[name="account"]').fill(name)
+    second.locator('#signin-form input[name="password"]').fill("a good password")
+    second.locator("#signin-form button").click()
+    expect(second.locator("#account-who")).to_contain_text(f"Signed in as {name}")
+    # both browsers are listed, this one marked
+    expect(second.locator("#session-list li")).to_have_count(2)
+    expect(second.locator("#session-list li.current")).to_contain_text("(this browser)")
+    # the first changes the password: the second is signed out, the first goes on
+    first.reload()
+    first.locator('#password-form input[name="current"]').fill("a wrong password")
+    first.locator('#password-form input[name="password"]').fill("a better password")
+    first.locator("#password-form button").click()
+    expect(first.locator("#password-form .error")).to_have_text("wrong current password")
+    first.locator('#password-form input[name="current"]').fill("a good password")
+    first.locator('#password-form input[name="password"]').fill("a better password")
+    first.locator("#password-form button").click()
+    expect(first.locator("#password-form .error")).to_contain_text("every other device is signed out")
+    expect(first.locator("#session-list li")).to_have_count(1)
+    second.reload()
+    expect(second.locator("#account-who")).to_contain_text("without an account")
+    # signed in again there, then out everywhere from the first
+    second.locator('#signin-form input[name="account"]').fill(name)
+    second.locator('#signin-form input[name="password"]').fill("a better password")
+    second.locator("#signin-form button").click()
+    expect(second.locator("#account-who")).to_contain_text(f"Signed in as {name}")
+    first.locator("#signout-all").click()
+    expect(first.locator("#account-who")).to_contain_text("without an account")
+    second.reload()
+    expect(second.locator("#account-who")).to_contain_text("without an account")
+    assert not first.errors and not second.errors  # type: ignore[attr-defined]
+    first.context.close()
+    second.context.close()
+
+
 def test_an_invite_is_taken_once_and_never_moves_a_seat(browser: Browser, server: str) -> None:
     black = page(browser, server + "/")
     start(black, "online", colour="b")

@@ -152,11 +152,18 @@ def main(argv: list[str] | None = None) -> int:
         help="the key that signs the players' cookies (default: KAMISADO_SECRET, else one"
         " generated once and kept in the database)",
     )
+    parser.add_argument(
+        "--session-days", type=float, default=30.0, metavar="DAYS",
+        help="a signed-in session unused for this many days is over: the browser is signed"
+        " out (default 30)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"expected at least 1 worker, found {args.workers}")
+    if not 0 < args.session_days <= 36500:
+        parser.error(f"expected --session-days above 0 (at most 36500), found {args.session_days:g}")
     from kamisado.web.storage import SQLiteInUse, lock_sqlite
 
     try:
@@ -189,7 +196,8 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     config = uvicorn.Config(
-        create_app(db, workers=args.workers, secret=args.secret, queue=args.queue),
+        create_app(db, workers=args.workers, secret=args.secret, queue=args.queue,
+                   session_idle=args.session_days * 24 * 3600),
         host=args.host,
         port=args.port,
         log_level="warning",

@@ -128,6 +128,7 @@ ROUTE_LIMITS: dict[tuple[str, str], str] = {
     ("GET", "/api/position"): "position",
     ("POST", "/api/signup"): "account",
     ("POST", "/api/signin"): "account",
+    ("POST", "/api/password"): "account",
 }
 
 #: Which requests for one game's files take from which limit: (method, the

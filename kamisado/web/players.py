@@ -5,8 +5,10 @@ player, named in a signed cookie (Starlette's ``SessionMiddleware``, signed
 with itsdangerous; HttpOnly, SameSite=Lax).  The player can set a display
 name, and may sign up (an account name and a password, hashed with argon2id
 through argon2-cffi; the password itself is never stored) so that its games
-follow it to another browser, where it signs in.  Seats of games belong to
-players (:mod:`kamisado.web.games`).
+follow it to another browser, where it signs in.  A signed-in browser is a
+server-side session, and sign-ins are limited per account name
+(:mod:`kamisado.web.sessions`).  Seats of games belong to players
+(:mod:`kamisado.web.games`).
 
 >>> import sqlalchemy as sa
 >>> from kamisado.web.migrations import upgrade
@@ -50,6 +52,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from kamisado.web.sessions import (
+    SESSION_IDLE_S,
+    AccountLocked,
+    Sessions,
+    SessionSockets,
+    SignInLocks,
+    digest,
+)
 from kamisado.web.storage import Store, players
 
 __all__ = [
@@ -148,12 +158,29 @@ def check_account(account: Any) -> str:
 
 
 def check_password(password: Any) -> str:
-    """A new password: at least 8 characters (at most 1024)."""
+    """A new password: at least 8 characters (at most 1024), text that can
+    be written in UTF-8 (a lone surrogate, ``"\\ud800"`` in JSON, cannot).
+
+    >>> check_password("\\ud800" * 8)
+    Traceback (most recent call last):
+    ...
+    kamisado.web.players.PlayerError: expected the password as text (it holds a lone surrogate)
+    """
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
         raise PlayerError(f"expected a password of at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
         raise PlayerError(f"expected a password of at most {MAX_PASSWORD} characters")
+    if not _encodable(password):
+        raise PlayerError("expected the password as text (it holds a lone surrogate)")
     return password
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 class Players:
@@ -161,12 +188,25 @@ class Players:
     :mod:`kamisado.web.storage`).  Hashing takes tens of milliseconds by
     design: the server calls :meth:`sign_up` and :meth:`sign_in` in a thread."""
 
-    def __init__(self, engine: Engine, hasher: PasswordHasher | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        hasher: PasswordHasher | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        session_idle: float = SESSION_IDLE_S,
+        locks: SignInLocks | None = None,
+    ) -> None:
         self.engine = engine
         self.hasher = hasher or PasswordHasher()  # argon2id, the library's defaults
-        # a hash to check wrong account names against, so they take as long
-        # as wrong passwords
+        # a hash of a password nobody knows, made with the same parameters:
+        # an unknown account name is checked against it, so it costs the
+        # same hashing (and time) as a wrong password
         self._dummy = self.hasher.hash(secrets.token_urlsafe(12))
+        #: the signed-in browsers (server-side sessions)
+        self.sessions = Sessions(engine, session_idle, clock)
+        #: failed sign-ins per account name, and the lock that grows with them
+        self.locks = locks or SignInLocks(engine, clock)
 
     def _row(self, conn: sa.Connection, where: Any) -> Player | None:
         row = conn.execute(
@@ -239,30 +279,79 @@ class Players:
         return player
 
     def sign_in(self, account: Any, password: Any) -> Player:
-        """The player of an account, when the password is right; a wrong
-        name and a wrong password get the same answer (401), in the same time."""
+        """The player of an account, when the password is right.
+
+        A wrong name and a wrong password get the same answer (401,
+        :data:`WRONG`) after the same work: an unknown name is checked
+        against a dummy hash.  Every attempt on a well-formed name counts
+        against it, whoever makes it from wherever (:class:`SignInLocks`):
+        after a few failures the name is locked, and :class:`AccountLocked`
+        (429) answers without looking at the password."""
         if not isinstance(account, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
             raise PlayerError(WRONG, 401)
+        name = account.lower()
+        counted = ACCOUNT_RE.fullmatch(account) is not None  # no other name can be an account
+        if counted:
+            self.locks.attempt(name)
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(players.c.id, players.c.password_hash)
-                .where(players.c.account == account.lower())
-            ).first()
+                .where(players.c.account == name)
+            ).first() if counted else None
         hashed = row[1] if row is not None and row[1] else self._dummy
-        try:
-            self.hasher.verify(hashed, password)
-        except (VerificationError, InvalidHashError):
-            raise PlayerError(WRONG, 401) from None
-        if row is None:
-            raise PlayerError(WRONG, 401)
-        if self.hasher.check_needs_rehash(hashed):
-            with self.engine.begin() as conn:
-                conn.execute(players.update().where(players.c.id == row[0])
-                             .values(password_hash=self.hasher.hash(password)))
+        if not self._verify(hashed, password) or row is None:
+            raise PlayerError(WRONG, 401)  # (a password no account can have is never right)
+        self.locks.succeeded(name)
+        self._rehash(row[0], hashed, password)
         player = self.get(row[0])
         if player is None:
             raise PlayerError(WRONG, 401)
         return player
+
+    def _verify(self, hashed: str, password: str) -> bool:
+        # a lone surrogate is no password: the same work against the dummy, and wrong
+        fits = _encodable(password)
+        try:
+            return bool(self.hasher.verify(hashed if fits else self._dummy,
+                                           password if fits else "\ufffd" * len(password))) and fits
+        except (VerificationError, InvalidHashError):
+            return False
+
+    def _rehash(self, player_id: str, hashed: str, password: str) -> None:
+        # a hash made with older parameters is made again with the current ones
+        if self.hasher.check_needs_rehash(hashed):
+            with self.engine.begin() as conn:
+                conn.execute(players.update().where(players.c.id == player_id)
+                             .values(password_hash=self.hasher.hash(password)))
+
+    def change_password(self, player_id: str, current: Any, password: Any) -> Player:
+        """A signed-in player's new password, given the current one (a
+        wrong one is 403, and counts against the account like a failed
+        sign-in, so a stolen session guesses no faster).  The caller ends
+        the player's other sessions."""
+        player = self.get(player_id)
+        if player is None or player.account is None:
+            raise PlayerError("sign in first: only an account has a password", 403)
+        password = check_password(password)
+        if not isinstance(current, str) or len(current) > MAX_PASSWORD:
+            raise PlayerError("wrong current password", 403)
+        self.locks.attempt(player.account)
+        hashed = self.password_hash(player_id) or self._dummy
+        if not self._verify(hashed, current):
+            raise PlayerError("wrong current password", 403)
+        self.locks.succeeded(player.account)
+        new_hash = self.hasher.hash(password)
+        with self.engine.begin() as conn:
+            conn.execute(players.update().where(players.c.id == player_id).values(password_hash=new_hash))
+        return player
+
+    def by_session(self, token: str, player_id: Any = None) -> Player | None:
+        """The player a session signs in (``None``: no such session, over,
+        or not ``player_id``'s when that is given)."""
+        found = self.sessions.player(token)
+        if found is None or (player_id is not None and found != player_id):
+            return None
+        return self.get(found)
 
     def password_hash(self, player_id: str) -> str | None:
         """The stored hash of a player's password (for tests and audits)."""
@@ -275,8 +364,8 @@ class Players:
 
 # -- the web side: the cookie, who a request is, the player endpoints ----------
 
-#: The cookie naming a browser's player, and how long it lasts (seconds; it
-#: is sent again with every answer, so it lasts that long after the last visit).
+#: The cookie naming a browser's player, and how long it lasts (seconds,
+#: from when it was set: at the first visit, at each sign-in and sign-out).
 COOKIE = "kamisado_player"
 MAX_AGE = 400 * 24 * 3600
 #: The ``settings`` row holding the generated signing secret.
@@ -302,7 +391,9 @@ class SessionKeys:
 class PlayerSession(SessionMiddleware):
     """Starlette's session middleware (a signed cookie: itsdangerous), with
     the key given when the server starts, HttpOnly, SameSite=Lax and a long
-    life.  The session holds one thing: ``{"player": ID}``."""
+    life.  It holds ``{"player": ID}`` for an anonymous player, and
+    ``{"player": ID, "session": SID}`` for a signed-in browser (a session
+    of :mod:`kamisado.web.sessions`; see :func:`player_of`)."""
 
     def __init__(self, app: ASGIApp, keys: SessionKeys, https_only: bool = False) -> None:
         # until the server starts, a random key nobody knows
@@ -334,13 +425,30 @@ def book_of(conn: HTTPConnection) -> Players:
 def player_of(conn: HTTPConnection, create: bool = False) -> Player | None:
     """The player a request (or websocket) comes from, by its cookie.
 
-    ``create``: a browser without one (or with a cookie that is not ours,
-    tampered with or of an unknown player) is given a new anonymous player
-    and the cookie; the page and ``/api/me`` do so on a first visit.  Other
-    requests without the cookie are not a player (``None``)."""
-    player_id = conn.session.get("player") if "session" in conn.scope else None
+    A signed-in browser's cookie holds ``{"player": ID, "session": SID}``:
+    it is that player only while the session lives in the database
+    (:class:`kamisado.web.sessions.Sessions`: not signed out, not idle
+    for too long, not ended by a password change).  An anonymous player's
+    holds ``{"player": ID}`` alone, as before sessions existed, and is
+    honoured only while that player has no account: a cookie of an
+    account's player without a session (one from before sessions, or a
+    copy of the anonymous cookie from before it signed up) signs nobody in.
+
+    ``create``: a browser that is no player (no cookie, a cookie that is
+    not ours, tampered with, of an unknown player or of a session that is
+    over) is given a new anonymous player and the cookie; the page and
+    ``/api/me`` do so on a first visit.  Other requests without a player
+    get ``None``."""
+    cookie = conn.session if "session" in conn.scope else {}
+    player_id, token = cookie.get("player"), cookie.get("session")
     book = book_of(conn)
-    player = book.get(player_id) if isinstance(player_id, str) else None
+    player: Player | None = None
+    if isinstance(token, str):
+        player = book.by_session(token, player_id)
+    elif isinstance(player_id, str):
+        player = book.get(player_id)
+        if player is not None and player.account is not None:
+            player = None  # an account signs in only through a session
     if player is not None:
         book.seen(player)
         return player
@@ -350,6 +458,12 @@ def player_of(conn: HTTPConnection, create: bool = False) -> Player | None:
     conn.session.clear()
     conn.session["player"] = player.id
     return player
+
+
+def session_key(conn: HTTPConnection) -> str | None:
+    """The key (digest) of the session a request's cookie carries, if any."""
+    token = conn.session.get("session") if "session" in conn.scope else None
+    return digest(token) if isinstance(token, str) else None
 
 
 async def player_in_thread(conn: HTTPConnection, create: bool = False) -> Player | None:
@@ -389,11 +503,36 @@ def _answer(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request],
             return await fn(request)
         except PlayerError as exc:
             return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        except AccountLocked as exc:
+            return JSONResponse(
+                {"error": str(exc), "limit": "signin", "retry_after": exc.retry_after},
+                status_code=429, headers={"Retry-After": str(exc.retry_after)})
         except sa.exc.SQLAlchemyError:
             log.exception("players: the store failed")
             return JSONResponse({"error": "the store cannot be read; try again"}, status_code=503)
 
     return run
+
+
+async def _signed_in(request: Request, player: Player) -> None:
+    """This browser's cookie becomes a new session of ``player`` (an
+    account); the session it carried before, if any, ends."""
+    book = book_of(request)
+    old = request.session.get("session")
+    token = await _in_thread(request, book.sessions.start, player.id, request.headers.get("user-agent"))
+    if isinstance(old, str):
+        await _in_thread(request, book.sessions.end, old)
+        await sockets_of(request).close([digest(old)])
+    request.session.clear()
+    request.session["player"] = player.id
+    request.session["session"] = token
+
+
+def sockets_of(conn: HTTPConnection) -> SessionSockets:
+    """This process's websockets of signed-in sessions (closed when their
+    session ends)."""
+    sockets: SessionSockets = conn.app.state.session_sockets
+    return sockets
 
 
 @_answer
@@ -417,20 +556,23 @@ async def set_me(request: Request) -> Response:
 @_answer
 async def sign_up(request: Request) -> Response:
     """``POST /api/signup`` ``{"account", "password", "name"?}``: this
-    browser's player gets an account (and keeps its games)."""
+    browser's player gets an account (and keeps its games), and the
+    browser a session of it."""
     body = await _json_body(request)
     player = await player_in_thread(request, create=True)
     assert player is not None
     done = await run_in_threadpool(
         book_of(request).sign_up, player.id, body.get("account"), body.get("password"), body.get("name"))
+    await _signed_in(request, done)
     return JSONResponse(done.view())
 
 
 @_answer
 async def sign_in(request: Request) -> Response:
     """``POST /api/signin`` ``{"account", "password"}``: this browser becomes
-    the account's player; the games of the anonymous player it was move to
-    the account."""
+    the account's player, in a new session; the games of the anonymous
+    player it was move to the account.  401 for a wrong name or password
+    alike, 429 (``Retry-After``) while the name is locked."""
     body = await _json_body(request)
     current = await player_in_thread(request)
     player = await run_in_threadpool(book_of(request).sign_in, body.get("account"), body.get("password"))
@@ -438,19 +580,62 @@ async def sign_in(request: Request) -> Response:
         hub = request.app.state.hub
         if await hub.store.call(hub.store.move_games, current.id, player.id):
             hub.moved_games(current.id, player.id)
+    await _signed_in(request, player)
+    return JSONResponse(player.view())
+
+
+@_answer
+async def sign_out(request: Request) -> Response:
+    """``POST /api/signout`` (``{"everywhere": true}`` optional): this
+    browser's session ends (with ``everywhere``, every session of its
+    player) and it gets a new anonymous player (the account keeps its
+    games)."""
+    body = await _json_body(request)
+    everywhere = body.get("everywhere", False)
+    if not isinstance(everywhere, bool):
+        raise PlayerError("expected everywhere as true or false")
+    book = book_of(request)
+    token = request.session.get("session")
+    if everywhere:
+        current = await player_in_thread(request)
+        if current is not None and current.account is not None:
+            await _in_thread(request, book.sessions.end_all, current.id)
+    elif isinstance(token, str):
+        await _in_thread(request, book.sessions.end, token)
+    await sockets_of(request).check(request.app.state.hub.store, book.sessions)
+    player = await _in_thread(request, book.new)
     request.session.clear()
     request.session["player"] = player.id
     return JSONResponse(player.view())
 
 
 @_answer
-async def sign_out(request: Request) -> Response:
-    """``POST /api/signout``: this browser gets a new anonymous player (the
-    account keeps its games)."""
-    player = await _in_thread(request, book_of(request).new)
-    request.session.clear()
-    request.session["player"] = player.id
+async def change_password(request: Request) -> Response:
+    """``POST /api/password`` ``{"current", "password"}``: a signed-in
+    player's new password.  Every session of the player ends; this browser
+    goes on in a new one."""
+    body = await _json_body(request)
+    player = await player_in_thread(request)
+    if player is None or player.account is None:
+        raise PlayerError("sign in first: only an account has a password", 403)
+    book = book_of(request)
+    await run_in_threadpool(book.change_password, player.id, body.get("current"), body.get("password"))
+    await _in_thread(request, book.sessions.end_all, player.id)
+    await _signed_in(request, player)
+    await sockets_of(request).check(request.app.state.hub.store, book.sessions)
     return JSONResponse(player.view())
+
+
+@_answer
+async def list_sessions(request: Request) -> Response:
+    """``GET /api/sessions``: the signed-in player's sessions, the most
+    recently seen first (``[]`` for an anonymous browser)."""
+    player = await player_in_thread(request)
+    if player is None or player.account is None:
+        return JSONResponse([])
+    found = await _in_thread(request, book_of(request).sessions.of_player, player.id)
+    current = session_key(request)
+    return JSONResponse([s.view(current) for s in found])
 
 
 ROUTES = [
@@ -459,4 +644,6 @@ ROUTES = [
     Route("/api/signup", sign_up, methods=["POST"]),
     Route("/api/signin", sign_in, methods=["POST"]),
     Route("/api/signout", sign_out, methods=["POST"]),
+    Route("/api/password", change_password, methods=["POST"]),
+    Route("/api/sessions", list_sessions),
 ]

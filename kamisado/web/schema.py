@@ -17,6 +17,9 @@ Made and changed only by the Alembic migrations in
     them (``black_player``, ``gold_player``; null while unclaimed).
 ``settings``
     named values: the generated key that signs the players' cookies.
+``sessions``, ``sign_in_failures``
+    the signed-in browsers (server-side sessions), and failed sign-ins per
+    account name (the lockout).
 ``ratings``, ``rating_history``
     each player's rating per speed, and its rating after each rated game.
 ``presence``, ``challenges``
@@ -48,7 +51,9 @@ __all__ = [
     "presence",
     "rating_history",
     "ratings",
+    "sessions",
     "settings",
+    "sign_in_failures",
 ]
 
 metadata = sa.MetaData()
@@ -132,6 +137,32 @@ settings = sa.Table(
     metadata,
     sa.Column("name", sa.String(40), primary_key=True),
     sa.Column("value", sa.String(200), nullable=False),
+)
+
+#: Signed-in browsers (revision 0007): the cookie carries a random session
+#: id, the row is keyed by its SHA-256 (``id``); see :mod:`kamisado.web.sessions`.
+sessions = sa.Table(
+    "sessions",
+    metadata,
+    sa.Column("id", sa.String(64), primary_key=True),
+    sa.Column("player", sa.String(40), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("last_seen", sa.Float, nullable=False),
+    sa.Column("user_agent", sa.String(200), nullable=False),
+    sa.Index("sessions_player", "player"),
+    sa.Index("sessions_last_seen", "last_seen"),
+)
+
+#: Failed sign-ins per account name (revision 0007), for the lockout every
+#: process on the database shares (:mod:`kamisado.web.sessions`).
+sign_in_failures = sa.Table(
+    "sign_in_failures",
+    metadata,
+    sa.Column("account", sa.String(30), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("last_failure", sa.Float, nullable=False),
+    sa.Column("locked_until", sa.Float, nullable=False),
+    sa.Index("sign_in_failures_last_failure", "last_failure"),
 )
 
 #: Ratings (revision 0004): one Glicko-2 rating per player and speed

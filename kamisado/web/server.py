@@ -21,6 +21,7 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextlib import AbstractAsyncContextManager
@@ -63,6 +64,7 @@ from kamisado.web.pages import (
 )
 from kamisado.web.players import ROUTES as PLAYER_ROUTES
 from kamisado.web.players import Players, PlayerSession, SessionKeys, session_secret
+from kamisado.web.sessions import SESSION_IDLE_S, SessionSockets
 from kamisado.web.storage import Store
 from kamisado.web.websocket import ws_endpoint
 
@@ -98,7 +100,11 @@ async def tame_gc() -> None:
 
 
 def lifespan(
-    db: str | Store, workers: int | None, queue: str | None = None
+    db: str | Store,
+    workers: int | None,
+    queue: str | None = None,
+    session_idle: float = SESSION_IDLE_S,
+    clock: Callable[[], float] = time.time,
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The app's lifespan: opens the store and the process pool (or, given
     ``queue``, the job queue: :mod:`kamisado.web.jobs`), puts the
@@ -141,13 +147,17 @@ def lifespan(
         gc.freeze()  # what start-up made lives as long as the server: out of the collector's sight
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
         # the players: the cookie's key (given, or kept in the database) and the accounts
-        app.state.players = Players(store.engine)
+        book = app.state.players = Players(store.engine, clock=clock, session_idle=session_idle)
         keys: SessionKeys = app.state.session_keys
         keys.set(session_secret(keys.given, store))
+        # websockets whose session ended through another process are closed
+        sockets: SessionSockets = app.state.session_sockets
+        watch_task = asyncio.get_running_loop().create_task(sockets.watch(store, book.sessions))
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
         try:
             yield
         finally:
+            watch_task.cancel()
             gc_task.cancel()
             gc.unfreeze()
             gc.set_threshold(*gc_before)
@@ -197,6 +207,8 @@ def create_app(
     allow_origins: tuple[str, ...] = (),
     secret: str | None = None,
     queue: str | None = None,
+    session_idle: float = SESSION_IDLE_S,
+    clock: Callable[[], float] = time.time,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -217,14 +229,21 @@ def create_app(
     ``queue``: the Redis URL of a job queue (``redis://HOST:PORT/DB``):
     computer moves and analysis go to the ``kamisado worker`` processes
     that serve it, and this process runs no pool (:mod:`kamisado.web.jobs`).
+
+    ``session_idle``: seconds after which a signed-in session nobody used
+    is over (default 30 days; ``kamisado web --session-days``); ``clock``:
+    the wall clock of the sessions and of the sign-in lockout (tests give
+    their own).  See :mod:`kamisado.web.sessions`.
     """
+    if not session_idle > 0:
+        raise ValueError(f"expected a session lifetime above 0 s, found {session_idle}")
     keys = SessionKeys(secret)
     limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
         limits_from_env() if limits is None else limits
     )
     app = Starlette(
         routes=ROUTES,
-        lifespan=lifespan(db, workers, queue),
+        lifespan=lifespan(db, workers, queue, session_idle, clock),
         middleware=[
             Middleware(PlayerSession, keys=keys),  # the player cookie, read first:
             Middleware(Guard, limiter=limiter, allow_origins=allow_origins),  # limits per player too
@@ -232,4 +251,5 @@ def create_app(
     )
     app.state.limiter = limiter
     app.state.session_keys = keys
+    app.state.session_sockets = SessionSockets()
     return app

@@ -46,7 +46,8 @@ from kamisado.web.messages import (
     parse,
 )
 from kamisado.web.pages import hub_of
-from kamisado.web.players import player_in_thread
+from kamisado.web.players import player_in_thread, session_key
+from kamisado.web.sessions import SessionSockets
 from kamisado.web.state import GameError
 
 __all__ = ["HANDLERS", "POLICY_VIOLATION", "Session", "ws_endpoint"]
@@ -197,6 +198,15 @@ async def ws_endpoint(ws: WebSocket) -> None:
     if player is not None:
         conn.player, conn.name = player.id, player.name
         conn.registered = player.account is not None
+    # a signed-in session's websocket is closed when the session ends
+    key = session_key(ws) if conn.registered else None
+    sockets: SessionSockets = ws.app.state.session_sockets
+
+    async def ended() -> None:
+        await ws.close(POLICY_VIOLATION, "the session ended")
+
+    if key is not None:
+        sockets.add(key, ended)
     session = Session(ws, hub, ws.app.state.lobby, limiter, conn)
     try:
         while True:
@@ -220,6 +230,8 @@ async def ws_endpoint(ws: WebSocket) -> None:
     except WebSocketDisconnect:
         pass
     finally:
+        if key is not None:
+            sockets.discard(key, ended)
         hub.leave(conn)
         if conn.lobby:
             await session.lobby.leave(conn)  # its challenges go with it

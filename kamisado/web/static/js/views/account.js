@@ -1,10 +1,12 @@
 /* The player: this browser's identity (a signed, HttpOnly cookie the page
    cannot read, so it asks /api/me), a display name, and an optional account
-   to sign up for, sign in to and sign out of. */
-import { $, getJSON } from "../dom.js";
+   to sign up for, sign in to and sign out of (here or everywhere), its
+   password to change, and the browsers signed in to it (/api/sessions). */
+import { $, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
 
 /** @typedef {{id: string, name: string, account: string|null, signed_in: boolean}} Me */
+/** @typedef {{created: number, last_seen: number, user_agent: string, current: boolean}} SessionView */
 
 /** @type {Me|null} */
 let me = null;
@@ -42,7 +44,21 @@ export function showAccount() {
   if (me) page.setAttribute("href", `#/player/${encodeURIComponent(me.id)}`);
   const name = /** @type {HTMLInputElement} */ ($('#name-form input[name="name"]'));
   name.value = me ? me.name : "";
-  for (const f of ["#name-form", "#signin-form", "#signup-form"]) $(`${f} .error`).textContent = "";
+  for (const f of ["#name-form", "#signin-form", "#signup-form", "#password-form"]) $(`${f} .error`).textContent = "";
+  if (signedIn) void showSessions();
+}
+
+/** List the browsers signed in to the account (the user agent is text: never markup). */
+async function showSessions() {
+  const list = $("#session-list");
+  /** @type {SessionView[]} */
+  let found = [];
+  try { found = await getJSON("/api/sessions"); } catch (e) { found = []; }
+  list.replaceChildren(...found.map((s) => {
+    const when = new Date(s.last_seen * 1000).toLocaleString(document.documentElement.lang || undefined);
+    const text = `${s.user_agent || t("account.unknown_browser")}: ${t("account.last_seen", { when })}`;
+    return h("li", s.current ? { class: "current" } : {}, text + (s.current ? ` (${t("account.this_browser")})` : ""));
+  }));
 }
 
 /**
@@ -64,14 +80,24 @@ function wire(form, url, switches) {
     el.reset();
     showAccount();
     if (form === "#name-form") $(`${form} .error`).textContent = t("account.saved");
+    if (form === "#password-form") $(`${form} .error`).textContent = t("account.password_changed");
     if (switches && me && me.id !== before && onSwitch) onSwitch();
   });
 }
 wire("#name-form", "/api/me", false);
 wire("#signin-form", "/api/signin", true);
 wire("#signup-form", "/api/signup", false);
-$("#signout").addEventListener("click", async () => {
-  try { me = await getJSON("/api/signout", { method: "POST" }); } catch (e) { return; }
+wire("#password-form", "/api/password", false);
+
+/** Sign out this browser, or (`everywhere`) every browser signed in to the account. @param {boolean} everywhere */
+async function signOut(everywhere) {
+  try {
+    me = await getJSON("/api/signout", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ everywhere }),
+    });
+  } catch (e) { return; }
   showAccount();
   if (onSwitch) onSwitch();
-});
+}
+$("#signout").addEventListener("click", () => signOut(false));
+$("#signout-all").addEventListener("click", () => signOut(true));
