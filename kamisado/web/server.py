@@ -3,7 +3,8 @@
 The routes' handlers are in modules by job: :mod:`kamisado.web.pages`
 (the page, its share pages and the JSON API), :mod:`kamisado.web.images`
 (a game's pictures), :mod:`kamisado.web.analysis` (the engine's analysis),
-:mod:`kamisado.web.players` (sign-up, sign-in) and
+:mod:`kamisado.web.players` (sign-up, sign-in),
+:mod:`kamisado.web.ops` (health, readiness, metrics) and
 :mod:`kamisado.web.websocket` (the live games).  The lifespan opens the
 store, the :class:`kamisado.web.games.Hub` and the computer's pool (or job
 queue), and closes them when the server stops.
@@ -42,6 +43,8 @@ from kamisado.web.games import Hub
 from kamisado.web.guard import Guard, Limit, RateLimiter, limits_from_env
 from kamisado.web.images import board_png, board_svg, match_gif
 from kamisado.web.lobby import Lobby
+from kamisado.web.ops import LOCALHOST, Network
+from kamisado.web.ops import ROUTES as OPS_ROUTES
 from kamisado.web.pages import (
     STATIC,
     board,
@@ -145,9 +148,13 @@ def lifespan(
         keys: SessionKeys = app.state.session_keys
         keys.set(session_secret(keys.given, store))
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
+        # the metrics: read when scraped, the event loop's lag, the collector's pauses
+        hub.metrics.watch(lambda: len(hub.open_conns), lambda: len(hub.games))
+        hub.spawn(hub.metrics.monitor())
         try:
             yield
         finally:
+            hub.metrics.unwatch()
             gc_task.cancel()
             gc.unfreeze()
             gc.set_threshold(*gc_before)
@@ -184,6 +191,7 @@ ROUTES = [
     Route("/api/lessons", lessons),
     Route("/api/puzzles", puzzles),
     *PLAYER_ROUTES,
+    *OPS_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
@@ -197,6 +205,7 @@ def create_app(
     allow_origins: tuple[str, ...] = (),
     secret: str | None = None,
     queue: str | None = None,
+    metrics_allow: tuple[Network, ...] = LOCALHOST,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -217,6 +226,10 @@ def create_app(
     ``queue``: the Redis URL of a job queue (``redis://HOST:PORT/DB``):
     computer moves and analysis go to the ``kamisado worker`` processes
     that serve it, and this process runs no pool (:mod:`kamisado.web.jobs`).
+
+    ``metrics_allow``: the networks ``GET /metrics`` answers
+    (:func:`kamisado.web.ops.parse_allow`; the loopback addresses by
+    default); any other address gets 403.
     """
     keys = SessionKeys(secret)
     limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
@@ -231,5 +244,6 @@ def create_app(
         ],
     )
     app.state.limiter = limiter
+    app.state.metrics_allow = metrics_allow
     app.state.session_keys = keys
     return app
