@@ -60,7 +60,7 @@ from prometheus_client.process_collector import ProcessCollector
 __all__ = ["ACTION_KINDS", "LAG_INTERVAL_S", "Metrics", "action_kind"]
 
 # no "_created" series beside each counter and histogram (the time it was made): noise here
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 #: How often the event loop's lag is measured and the timings are put in
 #: their histograms (seconds).
