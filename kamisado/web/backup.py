@@ -51,7 +51,12 @@ class Summary:
     revision: str
 
     def __str__(self) -> str:
-        return f"{self.games} games, {self.actions} actions (schema {self.revision})"
+        return f"{_count(self.games, 'game')}, {_count(self.actions, 'action')} (schema {self.revision})"
+
+
+def _count(n: int, thing: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -173,8 +178,8 @@ def restore(backup_file: Path, db: Path, force: bool = False) -> Summary:
                 if not force:
                     held = _games_in(target)
                     if held:
-                        raise BackupError(f"{db} holds {held} games; --force replaces them with the"
-                                          " backup's")
+                        raise BackupError(f"{db} holds {_count(held, 'game')}; --force replaces it"
+                                          " with the backup")
                 source.backup(target)
                 restored = summary(target, db)
             finally:
