@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import time
 from collections.abc import Callable
 from typing import Any
@@ -58,6 +59,8 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 
 __all__ = ["ACTION_KINDS", "LAG_INTERVAL_S", "Metrics", "action_kind"]
+
+log = logging.getLogger("kamisado.web")
 
 # no "_created" series beside each counter and histogram (the time it was made): noise here
 disable_created_metrics()  # type: ignore[no-untyped-call]
@@ -196,7 +199,10 @@ class Metrics:
             start = loop.time()
             await asyncio.sleep(interval)
             self.pending.append((self.loop_lag, max(0.0, loop.time() - start - interval)))
-            self.flush()
+            try:
+                self.flush()
+            except Exception:  # the timings of one interval lost, never the task
+                log.exception("could not put the timings in the metrics")
 
     def exposition(self) -> bytes:
         """The metrics in Prometheus's text format (the timings flushed first)."""
