@@ -330,6 +330,8 @@ PLUGINS: dict[str, tuple[str, str]] = {
     "best": ("kamisado.engine.analysis:main_best", "print the engine's move for a position"),
     "web": ("kamisado.web:main", "serve the game in the browser (the main program)"),
     "worker": ("kamisado.web.jobs:main", "think for kamisado web --queue: computer moves and analysis"),
+    "backup": ("kamisado.web.backup:main_backup", "copy kamisado web's SQLite database, while it plays"),
+    "restore": ("kamisado.web.backup:main_restore", "put a backup back (never under a running server)"),
     "play": ("kamisado.tui:main", "play in the terminal"),
     "engine": ("kamisado.protocol.kei:main", "speak the engine protocol on stdin/stdout"),
     "tournament": ("kamisado.protocol.tournament_cli:main", "play a tournament between engines"),

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import errno
-import logging
 import socket
 import sys
 import threading
 import webbrowser
+from typing import Any
 
 from kamisado.args import needs_extra
 
@@ -157,6 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         help="a signed-in session unused for this many days is over: the browser is signed"
         " out (default 30)",
     )
+    parser.add_argument(
+        "--metrics-allow", default="localhost", metavar="LIST", type=_allow,
+        help="the addresses and networks GET /metrics answers, separated by commas"
+        " (default localhost: 127.0.0.0/8 and ::1); any other gets 403",
+    )
+    parser.add_argument(
+        "--log-format", choices=("text", "json"), default="text",
+        help="the logs on standard error: text (default) or json, one JSON object a line"
+        " (time, level, logger, message, exception) for log collectors",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"expected a port 0-65535, found {args.port}")
@@ -184,6 +194,16 @@ def main(argv: list[str] | None = None) -> int:
             lock.close()
 
 
+def _allow(text: str) -> tuple[Any, ...]:
+    """``--metrics-allow``: the networks (:func:`kamisado.web.ops.parse_allow`)."""
+    from kamisado.web.ops import parse_allow
+
+    try:
+        return parse_allow(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _fail(message: str) -> int:
     print(f"kamisado web: {message}", file=sys.stderr)
     return 2
@@ -192,21 +212,26 @@ def _fail(message: str) -> int:
 def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     import uvicorn
 
+    from kamisado.web.ops import GracefulServer, configure_logging
     from kamisado.web.server import create_app
 
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    log_config = configure_logging(args.log_format)
+    app = create_app(db, workers=args.workers, secret=args.secret, queue=args.queue,
+                     session_idle=args.session_days * 24 * 3600, metrics_allow=args.metrics_allow)
     config = uvicorn.Config(
-        create_app(db, workers=args.workers, secret=args.secret, queue=args.queue,
-                   session_idle=args.session_days * 24 * 3600),
+        app,
         host=args.host,
         port=args.port,
+        log_config=log_config,
         log_level="warning",
         loop="auto",  # uvloop (a dependency; not on Windows): a cheaper event loop
         ws="websockets-sansio",
         ws_per_message_deflate=False,  # small frames: compressing costs more than it saves
         ws_max_size=65_536,
     )
-    server = uvicorn.Server(config)
+    # SIGTERM: stop accepting, tell every page the server restarts, store what
+    # is being stored, then stop (kamisado.web.ops)
+    server = GracefulServer(config, app)
 
     def announce() -> None:
         while not server.started:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor
 from typing import TYPE_CHECKING, Any, Protocol
@@ -56,6 +57,14 @@ class JobRunner(Protocol):
         """Let go of the queue."""
         ...
 
+    async def depths(self) -> dict[str, float]:
+        """The jobs waiting or running on each queue."""
+        ...
+
+    async def ping(self) -> None:
+        """Return once the queue answers; raise when it does not."""
+        ...
+
 
 class Computer:
     """The hub's computer: the pool (or the job queue) and the moves it thinks about."""
@@ -67,6 +76,16 @@ class Computer:
         self.pool_factory = pool_factory
         self.pool: Executor | None = pool_factory() if pool_factory and jobs is None else None
         self.jobs = jobs
+        #: the pool's jobs handed over and not answered yet, by queue (``moves``, ``analysis``)
+        self.in_pool = {"moves": 0, "analysis": 0}
+
+    async def depths(self) -> dict[str, float]:
+        """The engine's jobs waiting or running, by queue: on the job queue,
+        every process's (NaN when it cannot be read); in the pool, this
+        process's."""
+        if self.jobs is not None:
+            return await self.jobs.depths()
+        return {queue: float(n) for queue, n in self.in_pool.items()}
 
     @property
     def can_think(self) -> bool:
@@ -86,6 +105,13 @@ class Computer:
         or on the job queue's ``queue`` when there is one."""
         if self.jobs is not None:
             return await self.jobs.run(queue, fn, *args)
+        self.in_pool[queue] = self.in_pool.get(queue, 0) + 1
+        try:
+            return await self._in_pool(fn, *args)
+        finally:
+            self.in_pool[queue] -= 1
+
+    async def _in_pool(self, fn: Callable[..., Any], *args: Any) -> Any:
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             pool = self.pool
@@ -159,6 +185,7 @@ class Computer:
                 await asyncio.sleep(min(RETRY_MAX_S, RETRY_S * 2 ** (game.failures - 1)))
             if game.row.delay:
                 await asyncio.sleep(game.row.delay)
+            start = time.perf_counter()
             token = await self.run_in_pool(
                 worker.computer_action,
                 game.row.target,
@@ -168,6 +195,7 @@ class Computer:
                 game.kinds()[side],
                 game.row.seed + seq,
             )
+            hub.metrics.thought(time.perf_counter() - start)
         except asyncio.CancelledError:
             game.thinking = False
             raise

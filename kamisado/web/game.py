@@ -428,6 +428,10 @@ class Game(GameState):
         refuses it the game stays as the store has it (:meth:`_recover`)
         and ``storage`` (or ``stale``, when the store had moved on) is
         raised."""
+        hub = self.served_by
+        if hub.draining:
+            raise GameError("restarting", f"{token}: the server is restarting and stores nothing more;"
+                            " play it again once reconnected")
         seq = self.seq
         now = clocks.now_ms()
         clock = self.clock
@@ -471,6 +475,7 @@ class Game(GameState):
             await self._recover(seq, token)  # raises, unless it was stored
         else:
             self.adopt(trial)
+        hub.metrics.acted(token)
         self.failures = 0
         self.row.offer = None  # stored: every action ends the offer pending
         if self.state == OVER and self.row.rated:

@@ -43,6 +43,7 @@ from kamisado.web.computer import Computer, JobRunner
 from kamisado.web.flags import Flags
 from kamisado.web.game import Conn, Game, close_to_rejoin, load_ratings, send_error
 from kamisado.web.messages import CreateMsg, JoinMsg
+from kamisado.web.metrics import Metrics
 from kamisado.web.news import News
 from kamisado.web.presence import Presence
 from kamisado.web.state import GameError
@@ -78,6 +79,14 @@ class Hub:
         self.on_lobby: Callable[[str, str], Awaitable[None]] | None = None
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
+        #: every websocket open on this process (the page's, whatever it is on)
+        self.open_conns: set[Conn] = set()
+        #: the server is stopping (SIGTERM): no action is stored any more
+        #: (:func:`kamisado.web.ops.drain`)
+        self.draining = False
+        #: this process's metrics (``GET /metrics``); the store tells it its calls' times
+        self.metrics = Metrics()
+        store.on_call = self.metrics.stored
         self.computer = Computer(self, pool_factory, jobs)
         self.flags = Flags(self)
         self.presence = Presence(self)

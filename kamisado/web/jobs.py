@@ -245,6 +245,29 @@ class QueueRunner:
             raise JobError(f"the {name} job failed on the worker: {result['error']}")
         return result["ok"]
 
+    async def depths(self) -> dict[str, float]:
+        """The jobs on each queue, waiting or running (arq keeps a job in
+        its queue's sorted set until it is done); NaN where Redis does not
+        answer."""
+        out: dict[str, float] = {}
+        for queue, key in QUEUES.items():
+            try:
+                await self.open()
+                out[queue] = float(await self._redis.zcard(key))
+            except Exception:
+                out[queue] = float("nan")
+        return out
+
+    async def ping(self) -> None:
+        """Return once Redis answers a ping; :class:`JobError` when it does not."""
+        from redis.exceptions import RedisError
+
+        try:
+            await self.open()
+            await self._redis.ping()
+        except (RedisError, OSError) as exc:
+            raise JobError(f"the job queue at {shown(self.url)} failed: {_reason(exc)}") from None
+
     async def close(self) -> None:
         if self._redis is not None:
             redis, self._redis = self._redis, None

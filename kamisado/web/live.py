@@ -21,6 +21,7 @@ from pathlib import Path
 
 import uvicorn
 
+from kamisado.web.ops import GracefulServer
 from kamisado.web.server import create_app
 
 __all__ = ["LiveServer"]
@@ -41,11 +42,10 @@ class LiveServer:
 
     def start(self, timeout: float = 20.0) -> str:
         """Serve (in a daemon thread); returns the URL once it listens."""
-        config = uvicorn.Config(
-            create_app(self.db, workers=self.workers), host="127.0.0.1", port=self.port,
-            log_level="warning", ws="websockets-sansio",
-        )
-        srv = uvicorn.Server(config)
+        app = create_app(self.db, workers=self.workers)
+        config = uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                ws="websockets-sansio")
+        srv = GracefulServer(config, app)  # stopped as SIGTERM stops kamisado web
         thread = threading.Thread(target=srv.run, name="kamisado-web", daemon=True)
         thread.start()
         deadline = time.monotonic() + timeout
@@ -58,7 +58,9 @@ class LiveServer:
         return self.url
 
     def stop(self) -> None:
-        """Stop serving (open websockets are closed); :meth:`start` serves again."""
+        """Stop serving, as ``kamisado web`` stops on SIGTERM (every page is
+        told ``restarting``, open websockets are closed); :meth:`start`
+        serves again."""
         if self.srv and self.thread:
             self.srv.should_exit = True
             self.thread.join(timeout=20)

@@ -5,7 +5,7 @@ turns it into one of the message classes below or raises
 :class:`ProtocolError` with a clear reason (the server answers with an
 ``error`` frame and keeps the connection).  Every frame the server sends is
 one of the frame classes (:class:`StateFrame`, :class:`CreatedFrame`,
-:class:`ErrorFrame`, :class:`PongFrame`), turned into text by its
+:class:`ErrorFrame`, :class:`PongFrame`, :class:`RestartingFrame`, ...), turned into text by its
 ``to_json``.  Everywhere on the wire a square is its name (``c1``), a side
 its letter (``b``/``g``) and a colour its name (``brown``): the views the
 frames carry are in :mod:`kamisado.web.views`.  The protocol is documented in ``docs/web.md``.
@@ -72,6 +72,7 @@ __all__ = [
     "PongFrame",
     "ProtocolError",
     "ResignMsg",
+    "RestartingFrame",
     "StateFrame",
     "parse",
     "parse_create",
@@ -434,6 +435,21 @@ class PongFrame:
 
 
 @dataclass(frozen=True)
+class RestartingFrame:
+    """Sent to every websocket when the server stops (SIGTERM): it stores
+    nothing more and closes the connection once what it was storing is
+    stored; the page says so and reconnects (to another process behind a
+    proxy, or to this server once it is back).
+
+    >>> RestartingFrame().to_json()
+    '{"type":"restarting"}'
+    """
+
+    def to_json(self) -> str:
+        return '{"type":"restarting"}'
+
+
+@dataclass(frozen=True)
 class CreatedFrame:
     """A game made by a ``create`` message: its id and the seats' tokens.
 
@@ -550,4 +566,4 @@ class LobbyFrame:
         return json.dumps({"type": "lobby", "challenges": self.challenges})
 
 
-Frame = StateFrame | CreatedFrame | ErrorFrame | PongFrame | StartedFrame | LobbyFrame
+Frame = StateFrame | CreatedFrame | ErrorFrame | PongFrame | StartedFrame | LobbyFrame | RestartingFrame

@@ -3,7 +3,8 @@
 The routes' handlers are in modules by job: :mod:`kamisado.web.pages`
 (the page, its share pages and the JSON API), :mod:`kamisado.web.images`
 (a game's pictures), :mod:`kamisado.web.analysis` (the engine's analysis),
-:mod:`kamisado.web.players` (sign-up, sign-in) and
+:mod:`kamisado.web.players` (sign-up, sign-in),
+:mod:`kamisado.web.ops` (health, readiness, metrics) and
 :mod:`kamisado.web.websocket` (the live games).  The lifespan opens the
 store, the :class:`kamisado.web.games.Hub` and the computer's pool (or job
 queue), and closes them when the server stops.
@@ -43,6 +44,8 @@ from kamisado.web.games import Hub
 from kamisado.web.guard import Guard, Limit, RateLimiter, limits_from_env
 from kamisado.web.images import board_png, board_svg, match_gif
 from kamisado.web.lobby import Lobby
+from kamisado.web.ops import LOCALHOST, Network
+from kamisado.web.ops import ROUTES as OPS_ROUTES
 from kamisado.web.pages import (
     STATIC,
     board,
@@ -154,10 +157,14 @@ def lifespan(
         sockets: SessionSockets = app.state.session_sockets
         watch_task = asyncio.get_running_loop().create_task(sockets.watch(store, book.sessions))
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
+        # the metrics: read when scraped, the event loop's lag, the collector's pauses
+        hub.metrics.watch(lambda: len(hub.open_conns), lambda: len(hub.games))
+        hub.spawn(hub.metrics.monitor())
         try:
             yield
         finally:
             watch_task.cancel()
+            hub.metrics.unwatch()
             gc_task.cancel()
             gc.unfreeze()
             gc.set_threshold(*gc_before)
@@ -194,6 +201,7 @@ ROUTES = [
     Route("/api/lessons", lessons),
     Route("/api/puzzles", puzzles),
     *PLAYER_ROUTES,
+    *OPS_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
@@ -209,6 +217,7 @@ def create_app(
     queue: str | None = None,
     session_idle: float = SESSION_IDLE_S,
     clock: Callable[[], float] = time.time,
+    metrics_allow: tuple[Network, ...] = LOCALHOST,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -234,6 +243,10 @@ def create_app(
     is over (default 30 days; ``kamisado web --session-days``); ``clock``:
     the wall clock of the sessions and of the sign-in lockout (tests give
     their own).  See :mod:`kamisado.web.sessions`.
+
+    ``metrics_allow``: the networks ``GET /metrics`` answers
+    (:func:`kamisado.web.ops.parse_allow`; the loopback addresses by
+    default); any other address gets 403.
     """
     if not session_idle > 0:
         raise ValueError(f"expected a session lifetime above 0 s, found {session_idle}")
@@ -250,6 +263,7 @@ def create_app(
         ],
     )
     app.state.limiter = limiter
+    app.state.metrics_allow = metrics_allow
     app.state.session_keys = keys
     app.state.session_sockets = SessionSockets()
     return app

@@ -169,6 +169,8 @@ _PG_APPEND = _pg_append()
 _PG_LOAD = _pg_load()
 #: A new game's row, every column given (on the event loop: :meth:`Store.create_async`).
 _INSERT_GAME = games.insert()
+#: what readiness reads (``GET /readyz``): one row of the games, if any
+_PING = sa.select(games.c.id).limit(1)
 _GAME_FIELDS = [c.name for c in games.columns]
 #: Ongoing games whose running clock's flag fell before ``now`` (looked up every second).
 _OVERDUE = (
@@ -179,7 +181,7 @@ _OVERDUE = (
 )
 _KEPT: tuple[ClauseElement, ...] = (
     _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
-    _INSERT_GAME, *SHARED_KEPT,
+    _INSERT_GAME, _PING, *SHARED_KEPT,
 )
 
 
@@ -288,6 +290,9 @@ class Store(SharedCalls):
         self.url = database_url(url)
         self.shared = self.url.startswith("postgresql")
         self.origin = new_id(9)
+        #: told how long each call took, ``(method, seconds)`` (the server's
+        #: metrics: :meth:`kamisado.web.metrics.Metrics.stored`)
+        self.on_call: Callable[[str, float], None] | None = None
         self._checkpointer: Checkpointer | None = None
         self._pg: PostgreSQL | None = None
         self._db: Database
@@ -347,7 +352,17 @@ class Store(SharedCalls):
         if self._threads is None:
             self._threads = ThreadPoolExecutor(self._thread_count, thread_name_prefix="kamisado-db")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._threads, functools.partial(fn, *args, **kwargs))
+        start = time.perf_counter()
+        try:
+            return await loop.run_in_executor(self._threads, functools.partial(fn, *args, **kwargs))
+        finally:
+            if self.on_call is not None:
+                self.on_call(getattr(fn, "__name__", "call"), time.perf_counter() - start)
+
+    def _took(self, call: str, start: float) -> None:
+        """Tell :attr:`on_call` how long a call on the event loop took."""
+        if self.on_call is not None:
+            self.on_call(call, time.perf_counter() - start)
 
     def listen_conninfo(self) -> str:
         """The libpq connection string of this database (for ``LISTEN``)."""
@@ -388,7 +403,11 @@ class Store(SharedCalls):
         if self._pg is None or tokens:
             await self.call(self.create, row, tokens)
             return
-        await self._pg.rows_async(_INSERT_GAME, {**asdict(row), "actions": 0}, again=False)
+        start = time.perf_counter()
+        try:
+            await self._pg.rows_async(_INSERT_GAME, {**asdict(row), "actions": 0}, again=False)
+        finally:
+            self._took("create", start)
 
     def append(
         self,
@@ -457,7 +476,11 @@ class Store(SharedCalls):
         now = time.time()
         values = self._game_values(game_id, seq, now, state, points, clock, ended, to_act)
         values.update(token=token, at=now, channel=CHANNEL, payload=f"{self.origin} {game_id} state")
-        row = await self._pg.first_async(_PG_APPEND, values)
+        start = time.perf_counter()
+        try:
+            row = await self._pg.first_async(_PG_APPEND, values)
+        finally:
+            self._took("append", start)
         if row is None or row[0] != 1:
             count = await self.call(self._action_count, game_id)
             self._out_of_sequence(game_id, seq, count)
@@ -519,11 +542,29 @@ class Store(SharedCalls):
             if since:
                 return await self.call(self.load, game_id, since=since)
             return await self.call(self.load, game_id)
-        found = await self._pg.first_async(_PG_LOAD, {"gid": game_id, "since": since})
+        start = time.perf_counter()
+        try:
+            found = await self._pg.first_async(_PG_LOAD, {"gid": game_id, "since": since})
+        finally:
+            self._took("load", start)
         if found is None:
             return None
         *fields, got = found
         return GameRow(**dict(zip(_GAME_FIELDS, fields, strict=True))), list(got or [])
+
+    def ping(self) -> None:
+        """Read from the database once (it answers: ``GET /readyz``)."""
+        with self._db.read() as tx:
+            tx.run(_PING)
+
+    async def ping_async(self) -> None:
+        """:meth:`ping` from the event loop (PostgreSQL: on the loop's own
+        connections, so a database that does not answer holds none of the
+        store's threads)."""
+        if self._pg is None:
+            await self.call(self.ping)
+            return
+        await self._pg.first_async(_PING, {})
 
     def overdue(self, now_ms: int, limit: int = 100) -> list[str]:
         """Games whose running clock's flag fell before ``now_ms`` (ms since

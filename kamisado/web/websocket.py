@@ -14,6 +14,7 @@ connection (:mod:`kamisado.web.guard`).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -68,6 +69,9 @@ class Session:
     lobby: Lobby
     limiter: RateLimiter
     conn: Conn
+    #: when the frame being handled was read (``time.perf_counter``): a
+    #: move's round trip is measured from it (:mod:`kamisado.web.metrics`)
+    received: float = 0.0
 
     async def error(self, code: str, message: str) -> None:
         """Send an error frame to the connection."""
@@ -92,6 +96,8 @@ async def _join(s: Session, msg: JoinMsg) -> None:
 
 async def _act(s: Session, msg: MoveMsg | FillMsg) -> None:
     await s.hub.game_of(s.conn).act(s.conn, msg)
+    if type(msg) is MoveMsg:  # stored and sent to the game: the move's round trip
+        s.hub.metrics.moved(time.perf_counter() - s.received)
 
 
 async def _end(s: Session, msg: ResignMsg | AbortMsg) -> None:
@@ -208,11 +214,13 @@ async def ws_endpoint(ws: WebSocket) -> None:
     if key is not None:
         sockets.add(key, ended)
     session = Session(ws, hub, ws.app.state.lobby, limiter, conn)
+    hub.open_conns.add(conn)  # told when the server restarts (kamisado.web.ops.drain)
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
+            session.received = time.perf_counter()
             now = limiter.clock()
             if flood is not None and flood.take(now):
                 log.warning("closing a websocket from %s: frame flood", client_key(ws.scope))
@@ -232,6 +240,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
     finally:
         if key is not None:
             sockets.discard(key, ended)
+        hub.open_conns.discard(conn)
         hub.leave(conn)
         if conn.lobby:
             await session.lobby.leave(conn)  # its challenges go with it

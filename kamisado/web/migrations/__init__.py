@@ -27,7 +27,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
-__all__ = ["current", "head", "upgrade"]
+__all__ = ["current", "head", "revisions", "upgrade"]
 
 HERE = Path(__file__).resolve().parent
 #: The first revision: the schema as it was before migrations.
@@ -63,6 +63,16 @@ def head() -> str:
     rev = ScriptDirectory.from_config(_config()).get_current_head()
     assert rev is not None
     return rev
+
+
+def revisions() -> set[str]:
+    """Every revision this version knows (a database at any other was
+    written by a newer one).
+
+    >>> {"0001", head()} <= revisions()
+    True
+    """
+    return {rev.revision for rev in ScriptDirectory.from_config(_config()).walk_revisions()}
 
 
 def current(engine: Engine) -> str | None:

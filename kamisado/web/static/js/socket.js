@@ -2,16 +2,23 @@
    again (the server then sends the whole state: the page resyncs), and says
    at once when the connection is lost, so no move is ever sent into a dead
    socket.  A move is "pending" until the server answers; no answer within
-   ACK_MS also counts as a lost connection.  The lobby's connection is the
-   same with another greeting (LobbySocket). */
+   ACK_MS also counts as a lost connection.  A server that stops (SIGTERM)
+   says {"type": "restarting"} (or closes with 1012, "service restart"): the
+   page says the server is restarting and will be back shortly, and
+   reconnects after a short pause, spread at random so that the pages of a
+   stopping server do not all come back at the same moment (behind a proxy,
+   to another process).  The lobby's connection is the same with another
+   greeting (LobbySocket). */
 
-/** @typedef {"connecting"|"open"|"lost"} Status */
+/** @typedef {"connecting"|"open"|"lost"|"restarting"} Status */
 
 const PING_MS = 10_000;   // a ping this often while nothing else is heard
 const SILENCE_MS = 25_000; // nothing heard this long: the connection is dead
 const ACK_MS = 5_000;     // a move unanswered this long: the connection is dead
 /** The frames that answer an action (any of them: the connection lives). */
 const ANSWERS = ["state", "error", "lobby", "started", "created"];
+/** The close code of a server that stops: 1012, "service restart". */
+const SERVICE_RESTART = 1012;
 
 export class GameSocket {
   /**
@@ -28,6 +35,8 @@ export class GameSocket {
     /** @type {Status} */
     this.status = "connecting";
     this.retry = 0;
+    /** the server said it restarts: "restarting" until the page is back on one */
+    this.restarting = false;
     this.lastHeard = 0;
     /** @type {number|undefined} */
     this.timer = undefined;
@@ -36,7 +45,7 @@ export class GameSocket {
     /** the frame that says the connection is up (it answers the greeting) */
     this.opensWith = "state";
     this.onOffline = () => this.lost();
-    this.onOnline = () => { if (this.status === "lost") this.open(); };
+    this.onOnline = () => { if (this.status === "lost" || this.status === "restarting") this.open(); };
   }
 
   /** Join a game (as the holder of `token`'s seats, or as a spectator). @param {string} game @param {string|null} token */
@@ -72,17 +81,29 @@ export class GameSocket {
       this.lastHeard = Date.now();
       let msg;
       try { msg = JSON.parse(ev.data); } catch (e) { return; }
+      if (msg.type === "restarting") { this.restart(); return; }
       if (ANSWERS.includes(msg.type)) window.clearTimeout(this.ackTimer);
-      if (msg.type === this.opensWith && this.status !== "open") this.setStatus("open");
+      if (msg.type === this.opensWith && this.status !== "open") {
+        this.restarting = false;
+        this.setStatus("open");
+      }
       if (msg.type !== "pong") this.handlers.onFrame(msg);
     };
-    sock.onclose = () => {
+    sock.onclose = (ev) => {
       if (this.ws !== sock) return;
+      if (ev.code === SERVICE_RESTART) this.restarting = true;
       this.lost();
     };
   }
 
-  /** The connection is gone (or silent): say so, then try again, waiting longer each time. */
+  /** The server restarts: say so, and reconnect (to another process behind a proxy). */
+  restart() {
+    this.restarting = true;
+    this.lost();
+  }
+
+  /** The connection is gone (or silent): say so, then try again, waiting longer each time
+   * (a restarting server's pages each wait a random half to one and a half of that). */
   lost() {
     const sock = this.ws;
     window.clearTimeout(this.ackTimer);
@@ -92,12 +113,13 @@ export class GameSocket {
       try { sock.close(); } catch (e) { /* already closed */ }
     }
     if (!this.game) return;
-    this.setStatus("lost");
+    this.setStatus(this.restarting ? "restarting" : "lost");
     this.retry = Math.min(this.retry + 1, 5);
     const game = this.game;
+    const spread = this.restarting ? 0.5 + Math.random() : 1;
     window.setTimeout(() => {
       if (this.game === game && !this.ws && navigator.onLine !== false) this.open();
-    }, 250 * 2 ** this.retry);
+    }, 250 * 2 ** this.retry * spread);
   }
 
   tick() {
@@ -139,6 +161,7 @@ export class GameSocket {
     const sock = this.ws;
     this.ws = null;
     this.status = "connecting";
+    this.restarting = false;
     if (sock) { sock.onclose = null; sock.close(); }
   }
 }

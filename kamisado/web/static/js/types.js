@@ -27,6 +27,8 @@
  *   rated?: boolean, offer?: Offer|null, rematch?: string|null, claim_after_ms?: number|null,
  *   takeback?: Record<string, number>}} StateFrame
  * @typedef {{b: number, g: number, running: string|null, control: {initial?: number, increment?: number, days?: number}}} Clock
+ * The server stops (SIGTERM): it stores nothing more and closes; the page reconnects.
+ * @typedef {{type: "restarting"}} RestartingFrame
  * @typedef {PositionView & {round: number, ply: number, move: string|null, entries: Entry[],
  *   fill: string|null, mover?: TowerView|null, push?: boolean, pushed?: Pushed[]}} Step
  */

@@ -63,7 +63,7 @@ const socket = new GameSocket({
   onStatus(s) {
     const conn = $("#conn");
     conn.hidden = s === "open";
-    conn.textContent = s === "lost" ? t("conn.lost") : t("game.connecting");
+    conn.textContent = s === "lost" ? t("conn.lost") : s === "restarting" ? t("conn.restarting") : t("game.connecting");
     conn.className = "conn " + s;
     if (game) render(game);
   },

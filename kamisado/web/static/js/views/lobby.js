@@ -31,7 +31,7 @@ const socket = new LobbySocket({
   onStatus(s) {
     const conn = $("#lobby-conn");
     conn.hidden = s === "open";
-    conn.textContent = s === "lost" ? t("lobby.lost") : t("game.connecting");
+    conn.textContent = s === "lost" ? t("lobby.lost") : s === "restarting" ? t("lobby.restarting") : t("game.connecting");
     conn.className = "conn " + s;
     render();
   },
