@@ -22,6 +22,7 @@ import pytest
 from websockets.sync.client import connect
 
 from kamisado.cli import main
+from kamisado.web import migrations
 from kamisado.web.state import GameState
 from kamisado.web.storage import Store
 from tests.conftest import stop_process
@@ -160,7 +161,7 @@ def test_backups_while_games_are_played_restore_into_a_fresh_server_that_plays_o
                 assert result.returncode == 0, result.stderr
                 games = stored(out)  # a consistent snapshot: no gap, every game replays
                 assert result.stdout == (f"kamisado backup: {out}: {len(games)} games,"
-                                         f" {sum(games.values())} actions (schema 0006)\n")
+                                         f" {sum(games.values())} actions (schema {migrations.head()})\n")
                 assert len(games) > 1
                 for gid, seq in before.items():
                     assert games.get(gid, -1) >= seq, (gid, seq, games.get(gid))
@@ -183,7 +184,7 @@ def test_backups_while_games_are_played_restore_into_a_fresh_server_that_plays_o
     result = kamisado("restore", str(last), "--db", str(fresh))
     assert result.returncode == 0, result.stderr
     assert result.stdout == (f"kamisado restore: {fresh}: {len(games)} games,"
-                             f" {sum(games.values())} actions (schema 0006)\n")
+                             f" {sum(games.values())} actions (schema {migrations.head()})\n")
     assert stored(fresh) == games
     proc, addr = start_server(fresh)
     try:
@@ -291,5 +292,5 @@ def test_restore_refusals_and_force(capsys: pytest.CaptureFixture[str], db: Path
             "--force")
     assert stored(target) == {"mine": 0}
     status, out, err = run(capsys, "restore", str(backup), "--db", str(target), "--force")
-    assert (status, err) == (0, "") and out == f"kamisado restore: {target}: 1 game, 2 actions (schema 0006)\n"
+    assert (status, err) == (0, "") and out == f"kamisado restore: {target}: 1 game, 2 actions (schema {migrations.head()})\n"
     assert stored(target) == {"g1": 2}
