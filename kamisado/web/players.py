@@ -51,6 +51,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kamisado.web.storage import Store, players
+from kamisado.web.text import UnstorableText, check_storable
 
 __all__ = [
     "ACCOUNT_RE",
@@ -380,6 +381,10 @@ async def _json_body(request: Request) -> dict[str, Any]:
         body = None
     if not isinstance(body, dict):
         raise PlayerError("expected a JSON object")
+    try:  # a NUL or a lone surrogate: bad input, never a 500 from the hasher or the store
+        check_storable(body, request.url.path.rsplit("/", 1)[-1])
+    except UnstorableText as exc:
+        raise PlayerError(str(exc)) from None
     return body
 
 

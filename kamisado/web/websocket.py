@@ -217,9 +217,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
             if frame is None:
                 frame = message.get("bytes") or b""
             await dispatch(session, frame)
-    except WebSocketDisconnect:
-        pass
-    finally:
+    finally:  # a client gone mid-answer (WebSocketDisconnect) is one line in the log (kamisado.web.edge)
         hub.leave(conn)
         if conn.lobby:
             await session.lobby.leave(conn)  # its challenges go with it
