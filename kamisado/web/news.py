@@ -21,6 +21,7 @@ from kamisado.rules.board import KamisadoError
 from kamisado.rules.match import OVER
 from kamisado.web import clocks
 from kamisado.web.game import load_ratings
+from kamisado.web.noise import reason
 from kamisado.web.state import GameState
 from kamisado.web.storage import CHANNEL, LOBBY_CHANNEL
 
@@ -75,7 +76,8 @@ class News:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("listening for other processes' changes failed (%s); again in %.1f s", exc, pause)
+                log.warning("listening for other processes' changes failed (%s); again in %.1f s",
+                            reason(exc), pause)  # one line; the pause grows to a few seconds
                 await asyncio.sleep(pause)
                 pause = min(LISTEN_RETRY_MAX_S, pause * 2)
 

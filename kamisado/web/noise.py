@@ -57,7 +57,8 @@ def reason(exc: BaseException | None) -> str:
 
 @dataclass
 class _Window:
-    """One kind of failure's current interval."""
+    """One kind of failure's current interval: the failures counted after
+    its first, and every subject it was about (the first's too)."""
 
     opened: float
     streak_since: float
@@ -114,7 +115,7 @@ class Repeats:
         closed = self._closed.pop(what, None)
         going_on = closed is not None and now - closed[0] < self.interval_s
         since = closed[1] if going_on and closed is not None else now
-        self._windows[what] = _Window(now, since)
+        self._windows[what] = _Window(now, since, subjects={about} if about else set())
         self._levels[what] = level
         head = f"{what} ({about})" if about else what
         if going_on:
@@ -142,7 +143,7 @@ class Repeats:
             subjects = f"{len(window.subjects)} different; " if window.subjects else ""
             self.log.log(
                 self._levels.get(what, logging.ERROR),
-                "%s: %d more time%s in %.0f s (%slast: %s)",
+                "%s: %d more time%s in %g s (%slast: %s)",
                 what, window.count, "" if window.count == 1 else "s", self.interval_s, subjects, window.last,
             )
 
