@@ -143,8 +143,8 @@ def probe_text(port: int) -> list[str]:
                                     {"Content-Type": "application/json"})
         shown = json.dumps(body)
         out.append(f"POST {path} {shown}: {status} {answer[:90].decode('utf-8', 'replace')}")
-    record = ("Kamisado match record\nMatch: Single Round\nBlack: An\x00n\nGold: Bo\nResult: unfinished\n\n"
-              "Round 1\nStart: obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0\n  1. Brown Forward 3 Yellow\n").encode()
+    record = (b"Kamisado match record\nMatch: Single Round\nBlack: An\x00n\nGold: Bo\nResult: unfinished\n\n"
+              b"Round 1\nStart: obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0\n  1. Brown Forward 3 Yellow\n")
     status, _, answer = request(port, "POST", "/api/records", record, {"Content-Type": "text/plain"})
     out.append(f"POST /api/records with a NUL in a header: {status} {answer[:90].decode('utf-8', 'replace')}")
     status, _, answer = request(port, "GET", "/api/games/ab%00cd/record")
@@ -189,7 +189,7 @@ def probe_disconnects(port: int, log_path: str) -> list[str]:
     lines = log_lines(log_path)
     for _ in range(3):  # an HTTP client that leaves mid-body
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall(f"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{{".encode())
+            sock.sendall(b"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
             time.sleep(0.2)
     time.sleep(0.5)
     out.append(f"3 HTTP clients leaving mid-body: {tracebacks(log_path) - before} tracebacks, "
