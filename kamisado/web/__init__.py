@@ -167,7 +167,29 @@ def main(argv: list[str] | None = None) -> int:
         help="the logs on standard error: text (default) or json, one JSON object a line"
         " (time, level, logger, message, exception) for log collectors",
     )
+    parser.add_argument(
+        "--public-url", default=None, metavar="URL",
+        help="the address people use, https://HOST[:PORT] behind a reverse proxy: the share"
+        " page's links are built from it (never from the Host header); https makes the cookie"
+        " Secure and adds Strict-Transport-Security (see docs/deploy.md)",
+    )
+    parser.add_argument(
+        "--forwarded-allow-ips", default=None, metavar="LIST",
+        help="the reverse proxies (IP addresses or networks, comma-separated, or *) whose"
+        " X-Forwarded-For and X-Forwarded-Proto are believed; default: none, not even localhost",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    from kamisado.web.public import PublicSite, forwarded_hosts
+
+    try:
+        PublicSite.from_url(args.public_url)
+    except ValueError as exc:
+        parser.error(f"--public-url: {exc}")
+    if args.forwarded_allow_ips is not None:
+        try:
+            forwarded_hosts(args.forwarded_allow_ips)
+        except ValueError as exc:
+            parser.error(f"--forwarded-allow-ips: {exc}")
     if not 0 <= args.port <= 65535:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
@@ -217,13 +239,17 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
 
     log_config = configure_logging(args.log_format)
     app = create_app(db, workers=args.workers, secret=args.secret, queue=args.queue,
-                     session_idle=args.session_days * 24 * 3600, metrics_allow=args.metrics_allow)
+                     session_idle=args.session_days * 24 * 3600, metrics_allow=args.metrics_allow,
+                     public_url=args.public_url, forwarded_allow_ips=args.forwarded_allow_ips)
     config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
         log_config=log_config,
         log_level="warning",
+        # the app believes forwarded headers only from --forwarded-allow-ips (uvicorn's
+        # own default believes localhost's, and any client on the machine could name any address)
+        proxy_headers=False,
         loop="auto",  # uvloop (a dependency; not on Windows): a cheaper event loop
         ws="websockets-sansio",
         ws_per_message_deflate=False,  # small frames: compressing costs more than it saves

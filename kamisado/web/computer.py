@@ -161,8 +161,8 @@ class Computer:
         now = clocks.now_ms()
         try:
             return await store.call(store.take_turn, game.row.id, game.seq, now + THINK_LEASE_MS, now)
-        except Exception:
-            log.exception("could not take the computer's turn in game %s", game.row.id)
+        except Exception as exc:
+            self.hub.repeats.failed("could not take the computer's turn", game.row.id, exc)
             return False
 
     async def _think(self, game: Game, side: int) -> None:
@@ -199,8 +199,8 @@ class Computer:
         except asyncio.CancelledError:
             game.thinking = False
             raise
-        except Exception:
-            log.exception("computer move failed in game %s", game.row.id)
+        except Exception as exc:
+            hub.repeats.failed("a computer move failed", game.row.id, exc)
             game.thinking = False
             game.failures += 1  # a broken pool or an unreachable queue: think again, after a pause
             if game.conns and hub.games.get(game.row.id) is game:
@@ -215,7 +215,8 @@ class Computer:
             try:
                 await game.play(token)
             except GameError as exc:
-                log.warning("computer action %s refused in game %s: %s", token, game.row.id, exc)
+                hub.repeats.failed("a computer action was refused", f"{game.row.id} {token}", exc,
+                                   level=logging.WARNING, traceback=False)
                 if exc.code == "storage" and game.conns and hub.games.get(game.row.id) is game:
                     self.kick(game)  # think again, after a pause (game.failures)
                 hub.evict(game)
@@ -229,8 +230,8 @@ class Computer:
         hub, store = self.hub, self.hub.store
         try:
             waiting = await store.call(store.computer_to_act)
-        except Exception:
-            log.exception("could not look for games waiting for the computer")
+        except Exception as exc:
+            hub.repeats.failed("could not look for games waiting for the computer", None, exc)
             waiting = []
         for gid in waiting:
             with contextlib.suppress(Exception):

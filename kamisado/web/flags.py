@@ -73,8 +73,8 @@ class Flags:
                     await flag(game)
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("checking the clocks failed")
+            except Exception as exc:
+                hub.repeats.failed("checking the clocks failed", None, exc)
 
 
 async def flag(game: Game) -> None:
@@ -89,7 +89,8 @@ async def flag(game: Game) -> None:
         try:
             await game.play(f"time-{flagged}")
         except GameError as exc:
-            log.warning("flag in game %s not stored: %s", game.row.id, exc)
+            game.served_by.repeats.failed("a flag could not be stored", game.row.id, exc,
+                                          level=logging.WARNING, traceback=False)
             return
         await game.broadcast()
 
@@ -121,5 +122,5 @@ async def _store_clock(game: Game, clock: ClockState) -> None:
         if await store.call(store.set_clock, game.row.id, game.seq, clock):
             game.clock = clock
             game.row.set_clock(clock)
-    except Exception:  # the clock keeps its stored state; the game goes on
-        log.exception("could not store the clock of game %s", game.row.id)
+    except Exception as exc:  # the clock keeps its stored state; the game goes on
+        game.served_by.repeats.failed("could not store the clock of a game", game.row.id, exc)

@@ -469,8 +469,8 @@ class Game(GameState):
         except asyncio.CancelledError:
             self.unsure = True  # the server stops: whether it was stored is not known here
             raise
-        except Exception:
-            log.exception("could not store action %d of game %s", seq, self.row.id)
+        except Exception as exc:
+            self.served_by.repeats.failed("could not store an action", self.row.id, exc)
             self.failures += 1
             await self._recover(seq, token)  # raises, unless it was stored
         else:
@@ -481,8 +481,8 @@ class Game(GameState):
         if self.state == OVER and self.row.rated:
             try:
                 await rate(self)
-            except Exception:  # the game is stored: it is rated when next loaded
-                log.exception("could not rate game %s", self.row.id)
+            except Exception as exc:  # the game is stored: it is rated when next loaded
+                self.served_by.repeats.failed("could not rate a game", self.row.id, exc)
             await load_ratings(self)
         self.served_by.computer.kick(self)
 
@@ -498,8 +498,8 @@ class Game(GameState):
         try:
             loaded = await store.load_async(self.row.id)
             fresh = None if loaded is None else GameState.build(*loaded)
-        except Exception:
-            log.exception("could not reload game %s", self.row.id)
+        except Exception as exc:
+            self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
             fresh = None
         if fresh is None:
             self.unsure = True
@@ -523,8 +523,8 @@ class Game(GameState):
         store = self.store
         try:
             loaded = await store.load_async(self.row.id)
-        except Exception:
-            log.exception("could not reload game %s", self.row.id)
+        except Exception as exc:
+            self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
             loaded = None
         if loaded is None:
             raise GameError("storage", "the game's database cannot be reached; try again in a moment")
@@ -559,8 +559,8 @@ async def load_ratings(game: Game) -> None:
             else:
                 changes = {}
             now = await store.call(store.ratings_of, players, speed)
-        except Exception:
-            log.exception("could not read the ratings of game %s", row.id)
+        except Exception as exc:
+            game.served_by.repeats.failed("could not read the ratings of a game", row.id, exc)
             return
         for side, player in enumerate(row.owners):
             if player is None:

@@ -45,6 +45,7 @@ from kamisado.web.game import Conn, Game, close_to_rejoin, load_ratings, send_er
 from kamisado.web.messages import CreateMsg, JoinMsg
 from kamisado.web.metrics import Metrics
 from kamisado.web.news import News
+from kamisado.web.noise import Repeats
 from kamisado.web.presence import Presence
 from kamisado.web.state import GameError
 from kamisado.web.storage import GameRow, Store, new_id
@@ -91,6 +92,9 @@ class Hub:
         self.flags = Flags(self)
         self.presence = Presence(self)
         self.news = News(self)
+        #: failures that repeat (the store down: every game each second),
+        #: logged once a minute with a count (:mod:`kamisado.web.noise`)
+        self.repeats = Repeats(log)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task of the hub's (kept until done, cancelled by :meth:`close`)."""
@@ -211,8 +215,8 @@ class Hub:
     async def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
         try:
             await self.store.create_async(row, tokens)
-        except Exception:
-            log.exception("could not store new game %s", row.id)
+        except Exception as exc:
+            self.repeats.failed("could not store a new game", row.id, exc)
             raise GameError("storage", "the game could not be saved; try again") from None
 
     def _build(self, row: GameRow, tokens: list[str]) -> Game:
@@ -230,8 +234,8 @@ class Hub:
             return game
         try:
             loaded = await self.store.load_async(game_id)
-        except Exception:
-            log.exception("could not load game %s", game_id)
+        except Exception as exc:
+            self.repeats.failed("could not load a game", game_id, exc)
             raise GameError("storage", f"game {game_id}: the store cannot be read; try again") from None
         return None if loaded is None else self._build(*loaded)
 

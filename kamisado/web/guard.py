@@ -428,10 +428,16 @@ class Guard:
     ``Sec-Fetch-Site`` says it comes from another site.
     """
 
-    def __init__(self, app: ASGIApp, limiter: RateLimiter, allow_origins: Iterable[str] = ()) -> None:
+    def __init__(
+        self, app: ASGIApp, limiter: RateLimiter, allow_origins: Iterable[str] = (),
+        headers: Iterable[tuple[bytes, bytes]] = (),
+    ) -> None:
         self.app = app
         self.limiter = limiter
         self.allow_origins = tuple(allow_origins)
+        #: every response's headers: :data:`SECURITY_HEADERS` and ``headers``
+        #: (``Strict-Transport-Security`` behind an https public URL)
+        self.headers = (*SECURITY_HEADERS, *headers)
 
     def origin_ok(self, scope: Scope) -> bool:
         origin = _header(scope, b"origin")
@@ -457,7 +463,7 @@ class Guard:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {bytes(k).lower() for k, _ in headers}
-                headers.extend(h for h in SECURITY_HEADERS if h[0] not in present)
+                headers.extend(h for h in self.headers if h[0] not in present)
                 message["headers"] = headers
             await send(message)
 

@@ -160,8 +160,8 @@ class Lobby:
             store = self.hub.store
             try:
                 self._rows = await store.call(store.open_challenges, now_ms() - CHALLENGE_TTL_MS)
-            except Exception:
-                log.exception("could not read the lobby's challenges")
+            except Exception as exc:
+                self.hub.repeats.failed("could not read the lobby's challenges", None, exc)
 
     @staticmethod
     def _row_view(row: dict[str, Any], viewer: Conn) -> dict[str, Any]:

@@ -36,6 +36,7 @@ from kamisado.rules.board import (
 )
 from kamisado.rules.match import FILLS
 from kamisado.web.clocks import TimeControl, parse_control
+from kamisado.web.text import UnstorableText, check_storable, unstorable_char
 from kamisado.web.views import (
     ClockView,
     EndedView,
@@ -347,6 +348,10 @@ def parse(frame: str | bytes) -> Message:
     Traceback (most recent call last):
     ...
     kamisado.web.messages.ProtocolError: unknown message type 'dance'
+    >>> parse('{"type": "create", "black_name": "\\ud800"}')
+    Traceback (most recent call last):
+    ...
+    kamisado.web.messages.ProtocolError: create: black_name holds a lone surrogate (\\ud800), which is not text
     """
     if len(frame) > MAX_FRAME:
         raise ProtocolError(f"frame too long ({len(frame)} bytes, at most {MAX_FRAME})")
@@ -359,6 +364,10 @@ def parse(frame: str | bytes) -> Message:
     if not isinstance(obj, dict):
         raise ProtocolError(f"expected a JSON object, found {type(obj).__name__}")
     kind = obj.get("type")
+    try:  # text no store can hold (NUL, a lone surrogate) is refused here, its field named
+        check_storable(obj, kind if isinstance(kind, str) and unstorable_char(kind) is None else "frame")
+    except UnstorableText as exc:
+        raise ProtocolError(str(exc)) from None
     if not isinstance(kind, str):
         raise ProtocolError("expected a string field 'type'")
     if kind == "join":

@@ -21,6 +21,7 @@ from kamisado.rules.board import KamisadoError
 from kamisado.rules.match import OVER
 from kamisado.web import clocks
 from kamisado.web.game import load_ratings
+from kamisado.web.noise import reason
 from kamisado.web.state import GameState
 from kamisado.web.storage import CHANNEL, LOBBY_CHANNEL
 
@@ -75,7 +76,8 @@ class News:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("listening for other processes' changes failed (%s); again in %.1f s", exc, pause)
+                log.warning("listening for other processes' changes failed (%s); again in %.1f s",
+                            reason(exc), pause)  # one line; the pause grows to a few seconds
                 await asyncio.sleep(pause)
                 pause = min(LISTEN_RETRY_MAX_S, pause * 2)
 
@@ -103,7 +105,7 @@ class News:
             done = await asyncio.gather(*(self.refresh(game_id) for game_id in states), return_exceptions=True)
             for game_id, result in zip(states, done, strict=True):
                 if isinstance(result, Exception):
-                    log.error("could not bring game %s up to date", game_id, exc_info=result)
+                    hub.repeats.failed("could not bring a game up to date", game_id, result)
             for game_id in presences:
                 game = hub.games.get(game_id)
                 if game is not None and game_id not in states and await hub.presence.load_elsewhere(game):
@@ -124,8 +126,8 @@ class News:
         game_id = game.row.id
         try:  # only the actions this process lacks
             loaded = await store.load_async(game_id, since=game.seq)
-        except Exception:
-            log.exception("could not reload game %s", game_id)
+        except Exception as exc:
+            hub.repeats.failed("could not reload a game", game_id, exc)
             game.unsure = True  # read again every second until the store answers
             return
         if loaded is None or hub.games.get(game_id) is not game:
@@ -148,8 +150,8 @@ class News:
         except Exception:  # anything odd: rebuild it whole from the store
             try:
                 full = await store.load_async(game_id)
-            except Exception:
-                log.exception("could not reload game %s", game_id)
+            except Exception as exc:
+                hub.repeats.failed("could not reload a game", game_id, exc)
                 return
             if full is None or hub.games.get(game_id) is not game:
                 return

@@ -26,8 +26,10 @@ from kamisado.web.game import Game
 from kamisado.web.games import Hub
 from kamisado.web.messages import LEVEL_NAMES, ProtocolError, parse_create
 from kamisado.web.players import Player, Players, player_in_thread
+from kamisado.web.public import PublicSite
 from kamisado.web.ratings import SPEEDS, computer_rating
 from kamisado.web.state import GameError
+from kamisado.web.text import UnstorableText, check_storable, unstorable_char
 from kamisado.web.views import entry_view, move_view, position_view, rounds_view
 
 __all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "STATIC", "bad", "game_or_404", "hub_of", "read_body"]
@@ -128,14 +130,19 @@ OG_TITLE = "Kamisado"
 OG_DESCRIPTION = "Play Kamisado, the game of coloured towers: against the computer, a friend here or online."
 
 
-def og_tags(request: Request, *, title: str, description: str, image: str, alt: str) -> str:
-    """The page's Open Graph and Twitter card tags; ``image`` is a path on this site."""
+def og_tags(request: Request, *, path: str, title: str, description: str, image: str, alt: str) -> str:
+    """The page's Open Graph and Twitter card tags; ``path`` (the page) and
+    ``image`` are paths on this site.  Links are built from the public URL (``--public-url``),
+    never from the request's ``Host`` (anyone may send any): without one
+    they are paths on this site, and ``og:url`` is left out."""
     from html import escape
 
-    base = str(request.base_url).rstrip("/")
+    site: PublicSite = request.app.state.site
     tags = [("property", "og:type", "website"), ("property", "og:title", title),
-            ("property", "og:description", description), ("property", "og:image", base + image),
+            ("property", "og:description", description), ("property", "og:image", site.absolute(image)),
             ("property", "og:image:alt", alt), ("name", "twitter:card", "summary_large_image")]
+    if site.url is not None:
+        tags.append(("property", "og:url", site.absolute(path)))
     return "\n".join(f'<meta {kind}="{name}" content="{escape(value)}">' for kind, name, value in tags)
 
 
@@ -159,7 +166,7 @@ async def _visit(request: Request) -> None:
 
 async def index(request: Request) -> Response:
     await _visit(request)
-    og = og_tags(request, title=OG_TITLE, description=OG_DESCRIPTION, image="/static/og.png",
+    og = og_tags(request, path="/", title=OG_TITLE, description=OG_DESCRIPTION, image="/static/og.png",
                  alt="A Kamisado board at the start of a game")
     return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
 
@@ -176,7 +183,7 @@ async def share_page(request: Request) -> Response:
     title = f"Kamisado: {black} – {gold}"
     state = "finished" if game.state == OVER else "in play"
     description = f"{match.name}, {state}: {black} {match.points[0]}, {gold} {match.points[1]}."
-    og = og_tags(request, title=title, description=description,
+    og = og_tags(request, path=f"/game/{game.row.id}", title=title, description=description,
                  image=f"/api/games/{game.row.id}/board.png",
                  alt=f"The board of the game {black} – {gold}, {state}")
     return HTMLResponse(page_html(og), headers={"Cache-Control": "no-cache"})
@@ -216,8 +223,9 @@ async def create_game(request: Request) -> Response:
         body = json.loads(raw)
         if not isinstance(body, dict):
             raise ProtocolError("create: expected a JSON object")
+        check_storable(body, "create")
         msg = parse_create(body)
-    except ProtocolError as exc:
+    except (ProtocolError, UnstorableText) as exc:
         return bad(str(exc))
     except (ValueError, RecursionError):
         return bad("create: expected a JSON object")
@@ -272,6 +280,8 @@ async def live_games(request: Request) -> Response:
 
 async def _player_or_404(request: Request) -> Player | Response:
     player_id = request.path_params["player"]
+    if unstorable_char(player_id) is not None:  # no player has such an id
+        return bad(f"no player {player_id!r}", 404)
     book: Players = request.app.state.players
     try:
         player = await hub_of(request).store.call(book.get, player_id)
@@ -339,8 +349,11 @@ async def player_rating_svg(request: Request) -> Response:
 async def game_or_404(request: Request) -> Game | Response:
     """The game named in the path (read from the store when not in memory,
     and not kept there), or the error answer."""
+    game_id = request.path_params["game"]
+    if unstorable_char(game_id) is not None:  # no game has such an id
+        return bad(f"no game {game_id!r}", 404)
     try:
-        game = await hub_of(request).load(request.path_params["game"])
+        game = await hub_of(request).load(game_id)
     except GameError as exc:
         return bad(str(exc), 503)
     if game is None:
@@ -406,7 +419,12 @@ async def upload_record(request: Request) -> Response:
     if isinstance(raw, Response):
         return raw
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8")  # strict: no lone surrogate comes through
+        nul = text.find("\x00")
+        if nul >= 0:  # the store cannot hold it (PostgreSQL's text refuses NUL)
+            line = text.count("\n", 0, nul) + 1
+            column = nul - (text.rfind("\n", 0, nul) + 1) + 1
+            return bad(f"record: line {line}, column {column} holds a NUL character")
         rec = records.read(text)
     except UnicodeDecodeError:
         return bad("expected a UTF-8 text record")

@@ -61,6 +61,7 @@ from kamisado.web.sessions import (
     digest,
 )
 from kamisado.web.storage import Store, players
+from kamisado.web.text import UnstorableText, check_storable
 
 __all__ = [
     "ACCOUNT_RE",
@@ -494,6 +495,10 @@ async def _json_body(request: Request) -> dict[str, Any]:
         body = None
     if not isinstance(body, dict):
         raise PlayerError("expected a JSON object")
+    try:  # a NUL or a lone surrogate: bad input, never a 500 from the hasher or the store
+        check_storable(body, request.url.path.rsplit("/", 1)[-1])
+    except UnstorableText as exc:
+        raise PlayerError(str(exc)) from None
     return body
 
 

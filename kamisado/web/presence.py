@@ -64,8 +64,8 @@ class Presence:
         before = game.online_seats()
         try:
             game.elsewhere = await store.presence_elsewhere_async(game.row.id)
-        except Exception:
-            log.exception("could not read who is connected to game %s", game.row.id)
+        except Exception as exc:
+            self.hub.repeats.failed("could not read who is connected to a game", game.row.id, exc)
             return False
         return game.online_seats() != before
 
@@ -95,8 +95,8 @@ class Presence:
             try:
                 async with self._lock():
                     await store.set_presence_async(held, clocks.now_ms())
-            except Exception:
-                log.exception("could not store who is connected to %d games", len(held))
+            except Exception as exc:
+                hub.repeats.failed("could not store who is connected to the games", None, exc)
 
     async def run(self) -> None:
         """Renew this process's presence every ``PRESENCE_RENEW_S`` (a task
@@ -106,8 +106,8 @@ class Presence:
                 await self.renew()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("renewing this process's presence failed")
+            except Exception as exc:
+                self.hub.repeats.failed("renewing this process's presence failed", None, exc)
             await asyncio.sleep(PRESENCE_RENEW_S)
 
     async def renew(self) -> None:

@@ -31,6 +31,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from kamisado.web import worker
 from kamisado.web.analysis import (
@@ -40,6 +41,7 @@ from kamisado.web.analysis import (
     game_review,
     reply,
 )
+from kamisado.web.edge import BODY_TIMEOUT_S, Edge
 from kamisado.web.games import Hub
 from kamisado.web.guard import Guard, Limit, RateLimiter, limits_from_env
 from kamisado.web.images import board_png, board_svg, match_gif
@@ -67,6 +69,7 @@ from kamisado.web.pages import (
 )
 from kamisado.web.players import ROUTES as PLAYER_ROUTES
 from kamisado.web.players import Players, PlayerSession, SessionKeys, session_secret
+from kamisado.web.public import PublicSite, forwarded_hosts
 from kamisado.web.sessions import SESSION_IDLE_S, SessionSockets
 from kamisado.web.storage import Store
 from kamisado.web.websocket import ws_endpoint
@@ -218,6 +221,9 @@ def create_app(
     session_idle: float = SESSION_IDLE_S,
     clock: Callable[[], float] = time.time,
     metrics_allow: tuple[Network, ...] = LOCALHOST,
+    public_url: str | None = None,
+    forwarded_allow_ips: str | None = None,
+    body_timeout_s: float = BODY_TIMEOUT_S,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -247,21 +253,38 @@ def create_app(
     ``metrics_allow``: the networks ``GET /metrics`` answers
     (:func:`kamisado.web.ops.parse_allow`; the loopback addresses by
     default); any other address gets 403.
+
+    Behind a reverse proxy (:mod:`kamisado.web.public`): ``public_url``
+    (``https://kamisado.example``) is the address the share page's links
+    are built from (never the ``Host`` header; without it they are paths),
+    and when it is https the cookie is ``Secure`` and every answer carries
+    ``Strict-Transport-Security``; ``forwarded_allow_ips`` (``"10.0.0.2,
+    10.0.1.0/24"``, or ``"*"``) the proxies whose ``X-Forwarded-For`` and
+    ``X-Forwarded-Proto`` are believed (by default none, not even
+    localhost's): the rate limits then key on the address the proxy saw.
+    ``ValueError`` for a bad one.
+
+    ``body_timeout_s``: a request body must arrive within this many
+    seconds, or the request is refused (408; :mod:`kamisado.web.edge`).
     """
     if not session_idle > 0:
         raise ValueError(f"expected a session lifetime above 0 s, found {session_idle}")
+    site = PublicSite.from_url(public_url)
+    trusted = None if forwarded_allow_ips is None else forwarded_hosts(forwarded_allow_ips)
     keys = SessionKeys(secret)
     limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
         limits_from_env() if limits is None else limits
     )
-    app = Starlette(
-        routes=ROUTES,
-        lifespan=lifespan(db, workers, queue, session_idle, clock),
-        middleware=[
-            Middleware(PlayerSession, keys=keys),  # the player cookie, read first:
-            Middleware(Guard, limiter=limiter, allow_origins=allow_origins),  # limits per player too
-        ],
-    )
+    origins = (*allow_origins, site.origin) if site.origin else allow_origins
+    middleware = [
+        # the client's address (and scheme) as the proxy saw them, before anything reads them
+        *([Middleware(ProxyHeadersMiddleware, trusted_hosts=trusted)] if trusted else []),
+        Middleware(Edge, body_timeout_s=body_timeout_s),  # slow bodies, clients that leave
+        Middleware(PlayerSession, keys=keys, https_only=site.https),  # the player cookie, read first:
+        Middleware(Guard, limiter=limiter, allow_origins=origins, headers=site.headers),  # limits per player too
+    ]
+    app = Starlette(routes=ROUTES, lifespan=lifespan(db, workers, queue, session_idle, clock), middleware=middleware)
+    app.state.site = site
     app.state.limiter = limiter
     app.state.metrics_allow = metrics_allow
     app.state.session_keys = keys

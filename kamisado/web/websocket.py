@@ -235,9 +235,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
             if frame is None:
                 frame = message.get("bytes") or b""
             await dispatch(session, frame)
-    except WebSocketDisconnect:
-        pass
-    finally:
+    finally:  # a client gone mid-answer (WebSocketDisconnect) is one line in the log (kamisado.web.edge)
         if key is not None:
             sockets.discard(key, ended)
         hub.open_conns.discard(conn)
