@@ -185,7 +185,7 @@ def test_a_move_after_the_flag_fell_is_refused_and_the_flag_stored(db: str, cloc
             assert err["type"] == "error" and err["code"] == "time"
 
 
-def test_a_restart_keeps_the_time_and_flags_games_nobody_has_open(db: str, clock: FakeTime) -> None:
+def test_a_restart_is_not_charged_and_games_nobody_has_open_still_flag(db: str, clock: FakeTime) -> None:
     with TestClient(create_app(db, workers=0)) as client:
         gid, tok = hotseat(client, initial=60, increment=0)
         with client.websocket_connect("/ws") as ws:
@@ -196,13 +196,19 @@ def test_a_restart_keeps_the_time_and_flags_games_nobody_has_open(db: str, clock
             clock.ms += 5_000
             ws.send_json({"type": "move", "move": "b8-b5"})
             assert frame(ws)["clock"]["g"] == 55_000
-    clock.ms += 20_000  # the server is down for 20 s while Black's clock runs
+        clock.ms += 2_000  # Black thinks 2 s; then the server stops
+    clock.ms += 20_000  # down for 20 s: nobody could move
     with TestClient(create_app(db, workers=0)) as client, client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "join", "game": gid})
-        st = frame(ws)
-        assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (40_000, 55_000, "b")
-    clock.ms += 40_001  # Black's time runs out with nobody connected
+        st = frame(ws)  # Black was charged the 2 s it could move, not the 20 s it could not
+        assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (58_000, 55_000, "b")
+        clock.ms += 3_000  # and its clock runs again from the start-up
+        ws.send_json({"type": "join", "game": gid})
+        assert frame(ws)["clock"]["b"] == 55_000
+    # a server runs (no time away: a restart at once) while Black's time runs
+    # out with nobody connected: the flag falls all the same
     with TestClient(create_app(db, workers=0)) as client:
+        clock.ms += 55_001
         deadline = _time.monotonic() + 10
         while client.app.state.hub.store.load(gid)[0].state != "over":  # type: ignore[attr-defined]
             assert _time.monotonic() < deadline, "the overdue game was never flagged"
@@ -240,3 +246,109 @@ def test_resign_and_abort(client: TestClient, clock: FakeTime) -> None:
         ws.send_json({"type": "abort"})
         st = frame(ws)
         assert st["state"] == "over" and st["ended"] == {"reason": "abort", "winner": None}
+
+
+# -- outages: a player's time runs only while a server can take the move -------------
+
+
+def legal_move(st: dict[str, Any]) -> str:
+    """A legal move of a state frame."""
+    frm = sorted(st["legal"])[0]
+    return f"{frm}-{st['legal'][frm][0]}"
+
+
+def setting(store: Any, name: str) -> str | None:
+    """A ``settings`` row of the store (``None``: not there)."""
+    value: str | None = store.setting(name, lambda: "missing")
+    return None if value == "missing" else value
+
+
+def until(pred: Any, what: str) -> None:
+    """Wait for the server's own loop (real time, bounded) to get somewhere."""
+    deadline = _time.monotonic() + 10
+    while not pred():
+        assert _time.monotonic() < deadline, what
+        _time.sleep(0.02)
+
+
+def test_a_store_outage_is_given_back_and_no_flag_falls_meanwhile(db: str, clock: FakeTime) -> None:
+    # Black has 58 s left when the store goes down for 70 s: nothing is
+    # charged meanwhile, no flag falls (in memory or once it is back), and
+    # Black's clock goes on from 58 s once the store answers again
+    from tests.test_web_outage import FlakyStore
+
+    store = FlakyStore(db)
+    with TestClient(create_app(store, workers=0)) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        gid, tok = hotseat(client, initial=60, increment=0)
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": gid, "token": tok})
+            frame(ws)
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            frame(ws)
+            clock.ms += 5_000
+            ws.send_json({"type": "move", "move": "b8-b5"})
+            st = frame(ws)
+            assert st["clock"]["g"] == 55_000
+            black = legal_move(st)
+            clock.ms += 2_000  # Black thinks 2 s, and a server says so in the store
+            until(lambda: setting(store, "alive") == str(clock.ms), "no server said it was alive")
+            store.down = True
+            until(lambda: not hub.flags.live, "the server never saw the store fail")
+            clock.ms += 70_000  # longer than Black's time left
+            ws.send_json({"type": "move", "move": black})
+            err = ws.receive_json()
+            assert (err["type"], err["code"]) == ("error", "storage")
+            _time.sleep(0.5)  # several rounds of the flag loop, in memory: none falls
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json()["type"] == "pong"  # no state frame came before it
+            store.down = False
+            st = frame(ws)  # back: the clocks as they were when the store went down
+            assert (st["state"], st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (
+                "playing", 58_000, 55_000, "b")
+            stored = store.load(gid)
+            assert stored is not None and stored[0].clock_deadline == clock.ms + 58_000
+            clock.ms += 1_000
+            ws.send_json({"type": "move", "move": black, "seq": 2})
+            st = frame(ws)
+            assert (st["seq"], st["clock"]["b"], st["clock"]["running"]) == (3, 57_000, "g")
+        assert setting(store, "clocks_moved") == str(clock.ms - 1_000)  # when it was given back
+
+
+def test_a_move_as_the_store_comes_back_is_charged_only_its_own_time(db: str, clock: FakeTime,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # the flag loop sleeps (no beat of its own): the first move after the
+    # outage finds the store back, has the outage given back first, then is
+    # charged only the time Black could move (a server said it reached the
+    # store every second until it went down: here, when it went down)
+    from tests.test_web_outage import FlakyStore
+
+    store = FlakyStore(db)
+    with TestClient(create_app(store, workers=0)) as client:
+        hub = client.app.state.hub  # type: ignore[attr-defined]
+        gid, tok = hotseat(client, initial=60, increment=0)
+        with client.websocket_connect("/ws") as ws:
+            ws.send_json({"type": "join", "game": gid, "token": tok})
+            frame(ws)
+            ws.send_json({"type": "move", "move": "c1-c5"})
+            frame(ws)
+            clock.ms += 5_000
+            ws.send_json({"type": "move", "move": "b8-b5"})
+            black = legal_move(frame(ws))
+            clock.ms += 2_000  # Black thinks 2 s, and a server says so in the store
+            until(lambda: setting(store, "alive") == str(clock.ms), "no server said it was alive")
+            monkeypatch.setattr(web_flags, "FLAG_TICK_S", 3600.0)  # from its next round on
+            _time.sleep(1.5)  # (it is in that round's sleep now)
+            store.down = True
+            ws.send_json({"type": "move", "move": black, "seq": 2})  # refused: the store is down
+            assert ws.receive_json()["code"] == "storage"
+            assert not hub.flags.live
+            clock.ms += 30_000
+            store.down = False  # back, and Black's move comes at once
+            ws.send_json({"type": "move", "move": black, "seq": 2})
+            st = frame(ws)
+            while st["seq"] < 3:  # (the clock given back may be shown first)
+                st = frame(ws)
+            # Black was charged its 2 s up to the store's last answer, not
+            # the 30 s it could not move (without the beat first: 28 s)
+            assert (st["clock"]["b"], st["clock"]["g"], st["clock"]["running"]) == (58_000, 55_000, "g")

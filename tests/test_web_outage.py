@@ -76,9 +76,13 @@ class FlakyStore(Store):
         if self.lost_answer:
             raise OSError("connection lost after the commit")
 
-    def load(self, game_id: str) -> tuple[GameRow, list[str]] | None:
+    def load(self, game_id: str, since: int = 0) -> tuple[GameRow, list[str]] | None:
         self._check()
-        return super().load(game_id)
+        return super().load(game_id, since)
+
+    def keep_alive(self, now_ms: int, outage_ms: int | None) -> tuple[int, int]:
+        self._check()
+        return super().keep_alive(now_ms, outage_ms)
 
     def list(self, limit: int = 50) -> list[GameRow]:
         self._check()

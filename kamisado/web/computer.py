@@ -8,8 +8,11 @@ of this process (renewed when a worker dies) or, given a
 the analysis of the HTTP API runs there too (:meth:`Computer.run_in_pool`).
 With several processes on one database, the process that thinks about a
 move is the one holding its lease (:meth:`kamisado.web.storage.Store.take_turn`,
-:data:`THINK_LEASE_MS`): a process that died thinking is taken over once
-its lease runs out.
+:data:`THINK_LEASE_MS`), renewed every :data:`THINK_RENEW_S` while it
+thinks (:meth:`Computer.tend_leases`): a process that died thinking falls
+silent, and another process holding the game takes the move over once the
+lease has run out, a few seconds later.  A process that stops gracefully
+lets go of its leases at once (:meth:`kamisado.web.storage.Store.close`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kamisado.rules.match import OVER
 from kamisado.web import clocks, flags, worker
 from kamisado.web.state import GameError
 
@@ -29,7 +33,7 @@ if TYPE_CHECKING:
     from kamisado.web.game import Game
     from kamisado.web.games import Hub
 
-__all__ = ["RETRY_MAX_S", "RETRY_S", "THINK_LEASE_MS", "Computer", "JobRunner"]
+__all__ = ["RETRY_MAX_S", "RETRY_S", "THINK_LEASE_MS", "THINK_RENEW_S", "Computer", "JobRunner"]
 
 log = logging.getLogger("kamisado.web")
 
@@ -38,9 +42,14 @@ log = logging.getLogger("kamisado.web")
 #: each failure up to :data:`RETRY_MAX_S`.
 RETRY_S = 1.0
 RETRY_MAX_S = 30.0
-#: The lease on a computer move lasts ``THINK_LEASE_MS`` (several processes
-#: on one database: a process that died thinking is taken over after it).
-THINK_LEASE_MS = 60_000
+#: The lease on a computer move lasts ``THINK_LEASE_MS`` from its last
+#: renewal (several processes on one database: a process that died thinking
+#: is taken over after it); its holder renews it every ``THINK_RENEW_S``
+#: while it thinks, and every other process holding the game looks as
+#: often whether it ran out.  A move is so taken over at most
+#: ``THINK_LEASE_MS`` + ``THINK_RENEW_S`` (4 s) after its thinker died.
+THINK_LEASE_MS = 3_000
+THINK_RENEW_S = 1.0
 
 
 class JobRunner(Protocol):
@@ -165,6 +174,55 @@ class Computer:
             self.hub.repeats.failed("could not take the computer's turn", game.row.id, exc)
             return False
 
+    async def run(self) -> None:
+        """Tend the computer's leases every ``THINK_RENEW_S`` (a task of the
+        hub's while other processes share the database)."""
+        while True:
+            await asyncio.sleep(THINK_RENEW_S)
+            try:
+                await self.tend_leases()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("tending the computer's leases failed")
+
+    async def tend_leases(self) -> None:
+        """Renew the leases of the moves this process thinks about (one
+        statement), and look at the leases of the games held here whose
+        computer another process thinks about (one more): one that ran out
+        (its thinker died) is taken over at once.  A move whose lease
+        another process took (this one was silent too long) is no longer
+        thought about here."""
+        hub, store = self.hub, self.hub.store
+        if not store.shared:
+            return
+        now = clocks.now_ms()
+        mine = {g.row.id: (g, g.seq, g.task) for g in hub.games.values()
+                if g.thinking and g.leased_seq == g.seq and g.task is not None and not g.task.done()}
+        if mine:
+            kept = await store.renew_turns_async(list(mine), now + THINK_LEASE_MS)
+            for game_id, (game, seq, task) in mine.items():
+                if game_id not in kept and game.seq == seq and game.task is task and not task.done():
+                    log.warning("game %s: another process took over the computer's move %d", game_id, seq)
+                    game.stop_thinking()
+                    hub.evict(game)
+        waiting = [g for g in hub.games.values() if not g.thinking and g.state != OVER
+                   and (act := g.to_act()) is not None and g.kinds()[act] != "human"]
+        if not waiting:
+            return
+        leases = await store.leases_async([g.row.id for g in waiting])
+        now = clocks.now_ms()
+        for game in waiting:
+            lease = leases.get(game.row.id)
+            if lease is None or lease[0] != game.seq or hub.games.get(game.row.id) is not game:
+                continue  # moved on meanwhile: the news of it brings the game up to date
+            before = game.thinking_elsewhere()
+            game.row.thinker, game.row.think_until = lease[1], lease[2]
+            if lease[1] is None or (lease[2] or 0) < now:  # nobody thinks about it: this process does
+                self.kick(game)
+            elif game.thinking_elsewhere() != before:
+                await game.broadcast()
+
     async def _think(self, game: Game, side: int) -> None:
         hub = self.hub
         seq = game.seq
@@ -213,6 +271,14 @@ class Computer:
                 hub.evict(game)
                 return
             try:
+                try:
+                    await game.ready()  # the clocks as the store has them, after an outage
+                except GameError:
+                    game.failures += 1  # think again after a pause
+                    raise
+                if game.seq != seq:  # the store had moved on
+                    hub.evict(game)
+                    return
                 await game.play(token)
             except GameError as exc:
                 hub.repeats.failed("a computer action was refused", f"{game.row.id} {token}", exc,

@@ -319,9 +319,20 @@ class Game(GameState):
         async with self.lock:
             if conn.game is not self:
                 raise GameError("not_joined", "join a game first")
-            if self.unsure:
-                await self.resync()
+            await self.ready()
             await fn(conn, msg)
+
+    async def ready(self) -> None:
+        """Before an action (lock held): a timed game's clocks as the store
+        has them, moved forward over an outage if there was one
+        (:meth:`kamisado.web.flags.Flags.ensure_live`), and the game read
+        again when the store could not say whether its last action was
+        stored (``unsure``).  :class:`GameError` ``storage`` while the
+        store cannot be reached."""
+        if self.clock is not None:
+            await self.served_by.flags.ensure_live()
+        if self.unsure:
+            await self.resync()
 
     def seat_holder(self, conn: Conn, what: str) -> None:
         """Refuse an action of a connection that holds no seat (a spectator)."""
@@ -500,6 +511,7 @@ class Game(GameState):
             fresh = None if loaded is None else GameState.build(*loaded)
         except Exception as exc:
             self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
+            self.served_by.flags.store_failed()
             fresh = None
         if fresh is None:
             self.unsure = True
@@ -517,22 +529,24 @@ class Game(GameState):
 
     async def resync(self) -> None:
         """Read the game again from the store after the store could not say
-        whether its last action was stored (``unsure``); the others hear of
-        any change.  :class:`GameError` ``storage`` while the store cannot
+        whether its last action was stored, or its clock was moved forward
+        over an outage (``unsure``); the others hear of any change.  :class:`GameError` ``storage`` while the store cannot
         be read (lock held)."""
         store = self.store
         try:
             loaded = await store.load_async(self.row.id)
         except Exception as exc:
             self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
+            self.served_by.flags.store_failed()
             loaded = None
         if loaded is None:
             raise GameError("storage", "the game's database cannot be reached; try again in a moment")
-        seq = self.seq
+        seq, clock = self.seq, self.clock
         self.adopt(GameState.build(*loaded))
         self.unsure = False
         if self.seq != seq:
             self.served_by.computer.kick(self)
+        if self.seq != seq or self.clock != clock:  # a clock moved forward over an outage too
             await self.broadcast()
 
 

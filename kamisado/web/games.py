@@ -111,15 +111,19 @@ class Hub:
         if self.store.shared:  # other processes serve these games too: hear of their changes
             self.spawn(self.presence.run())
             self.spawn(self.news.run())
+            self.spawn(self.computer.run())  # the leases on computer moves: renewed, taken over
         if self.computer.can_think:
             self.spawn(self.computer.answer_waiting())
 
     async def close(self) -> None:
         """Stop watching the clocks and the other processes, every computer
-        that is thinking, and the process pool."""
+        that is thinking, and the process pool; say one last time that a
+        server reached the store (a restart is given back from here)."""
         self.computer.close()
         for task in list(self._tasks):
             task.cancel()
+        with contextlib.suppress(Exception):
+            await self.flags.beat()
 
     # -- games -----------------------------------------------------------------
 

@@ -99,7 +99,9 @@ class News:
                         await hub.on_lobby(origin, rest)
                     continue
                 game_id, _, kind = rest.partition(" ")
-                if game_id in hub.games:
+                if game_id == "*" and kind == "clocks":  # moved forward over an outage
+                    hub.flags.reread()
+                elif game_id in hub.games:
                     (presences if kind == "presence" else states)[game_id] = None
             # the games at once (their reads run side by side in the store's threads)
             done = await asyncio.gather(*(self.refresh(game_id) for game_id in states), return_exceptions=True)

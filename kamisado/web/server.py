@@ -71,6 +71,7 @@ from kamisado.web.players import ROUTES as PLAYER_ROUTES
 from kamisado.web.players import Players, PlayerSession, SessionKeys, session_secret
 from kamisado.web.public import PublicSite, forwarded_hosts
 from kamisado.web.sessions import SESSION_IDLE_S, SessionSockets
+from kamisado.web.state import GameError
 from kamisado.web.storage import Store
 from kamisado.web.websocket import ws_endpoint
 
@@ -159,6 +160,9 @@ def lifespan(
         # websockets whose session ended through another process are closed
         sockets: SessionSockets = app.state.session_sockets
         watch_task = asyncio.get_running_loop().create_task(sockets.watch(store, book.sessions))
+        # the time no server could take a move (this one was stopped) is given back
+        with contextlib.suppress(GameError):  # (the store fails: given back once it is there)
+            await hub.flags.beat()
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
         # the metrics: read when scraped, the event loop's lag, the collector's pauses
         hub.metrics.watch(lambda: len(hub.open_conns), lambda: len(hub.games))

@@ -27,7 +27,9 @@ __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 #: (``NOTIFY``, sent with the change's own transaction, so delivered only
 #: once it is committed): the payload is ``"ORIGIN GAME_ID KIND"``,
 #: ``ORIGIN`` the :attr:`SharedCalls.origin` of the store that wrote it, ``KIND``
-#: ``state`` (the game's row or actions) or ``presence`` (who is connected).
+#: ``state`` (the game's row or actions) or ``presence`` (who is connected);
+#: ``"ORIGIN * clocks"``: every running clock was moved forward over an
+#: outage (:meth:`kamisado.web.storage.Store.keep_alive`).
 CHANNEL = "kamisado_games"
 #: The channel of the lobby's changes: ``"ORIGIN changed"`` (the list
 #: changed) or ``"ORIGIN started CHALLENGE GAME"`` (a challenge was accepted:
@@ -44,6 +46,17 @@ _TAKE_TURN = (
            sa.or_(games.c.thinker.is_(None), games.c.thinker == sa.bindparam("origin"),
                   games.c.think_until < sa.bindparam("now")))
     .values(thinker=sa.bindparam("origin"), think_until=sa.bindparam("until"))
+)
+#: PostgreSQL: the leases this process holds on some games' computer moves,
+#: renewed until ``until`` (one statement); the ids of those renewed (a
+#: lease another process took over, or an action cleared, is not).
+_PG_RENEW_TURNS = sa.text(
+    "UPDATE games SET think_until = :until WHERE id = ANY(CAST(:ids AS TEXT[])) AND thinker = :origin"
+    " RETURNING id"
+)
+#: PostgreSQL: the leases on some games' computer moves, with each game's action count.
+_PG_LEASES = sa.text(
+    "SELECT id, actions, thinker, think_until FROM games WHERE id = ANY(CAST(:ids AS TEXT[]))"
 )
 #: When each seat of a game was last seen held through another process.
 _ELSEWHERE = (
@@ -99,7 +112,8 @@ class SharedCalls:
     def _announce(self, tx: Tx, game_id: str, kind: str = "state") -> None:
         """Announce a change to a game to the other processes (PostgreSQL:
         delivered when the transaction commits; nothing on SQLite):
-        ``kind`` ``state`` (its row or actions) or ``presence``."""
+        ``kind`` ``state`` (its row or actions) or ``presence``; game ``*``
+        kind ``clocks``: every running clock."""
         if self.shared:
             tx.run(_NOTIFY, {"channel": CHANNEL, "payload": f"{self.origin} {game_id} {kind}"})
 
@@ -120,6 +134,38 @@ class SharedCalls:
             if done == 1:
                 self._announce(tx, game_id)
         return done == 1
+
+    async def renew_turns_async(self, game_ids: list[str], until_ms: int) -> set[str]:
+        """Renew, until ``until_ms``, the leases this store holds on the
+        computer's moves of some games (one statement, on the event loop);
+        the ids of the games whose lease it still held and renewed.  Every
+        id on a database only one process serves (SQLite)."""
+        pg = self._pg
+        if not self.shared or pg is None or not game_ids:
+            return set(game_ids)
+        rows = await pg.rows_async(_PG_RENEW_TURNS, {"ids": game_ids, "until": until_ms, "origin": self.origin})
+        return {row[0] for row in rows}
+
+    async def leases_async(self, game_ids: list[str]) -> dict[str, tuple[int, str | None, int | None]]:
+        """The lease on the computer's move of some games (one statement, on
+        the event loop): game id -> (its action count, the holder's origin
+        or ``None``, until when in ms)."""
+        pg = self._pg
+        if not self.shared or pg is None or not game_ids:
+            return {}
+        rows = await pg.rows_async(_PG_LEASES, {"ids": game_ids})
+        return {gid: (int(n), thinker, None if until is None else int(until)) for gid, n, thinker, until in rows}
+
+    def let_go_of_turns(self, tx: Tx) -> None:
+        """Give up every lease this store holds on a computer move (the
+        process stops: another takes the moves over at once), each
+        announced."""
+        if not self.shared:
+            return
+        held = tx.run(games.update().where(games.c.thinker == self.origin)
+                      .values(thinker=None, think_until=None).returning(games.c.id)).scalars()
+        for game_id in held:
+            self._announce(tx, game_id)
 
     def set_presence(self, held: dict[str, tuple[bool, bool]], now_ms: int) -> None:
         """Say which seats of some games this process has connections

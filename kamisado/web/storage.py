@@ -179,9 +179,35 @@ _OVERDUE = (
     .order_by(games.c.clock_deadline)
     .limit(sa.bindparam("limit"))
 )
+#: The ``settings`` rows of the clocks' outages (docs/web.md, "Clocks"):
+#: when a server last reached the store (ms, renewed every second by each
+#: server: :meth:`Store.keep_alive`), and when the clocks were last moved
+#: forward over an outage (ms; ``0``: never).
+ALIVE = "alive"
+CLOCKS_MOVED = "clocks_moved"
+_ALIVE_ROWS = (
+    sa.select(settings.c.name, settings.c.value)
+    .where(settings.c.name.in_([ALIVE, CLOCKS_MOVED]))
+    .with_for_update()
+)
+_SET_SETTING = settings.update().where(settings.c.name == sa.bindparam("n")).values(value=sa.bindparam("v"))
+_LAST = sa.bindparam("last", type_=sa.BigInteger)
+_NOW = sa.bindparam("now", type_=sa.BigInteger)
+#: The time a running clock could not be used since ``last`` (the outage's
+#: start, or its own start when it began later) up to ``now``.
+_AWAY = _NOW - sa.case((games.c.clock_since > _LAST, games.c.clock_since), else_=_LAST)
+#: Every running clock moved forward over an outage from ``last`` to
+#: ``now``: its ``since`` and its deadline by the time it was away.  A clock
+#: whose flag had fell before the outage began is left to fall.
+_GIVE_BACK = (
+    games.update()
+    .where(games.c.clock_running.is_not(None), games.c.state != OVER,
+           games.c.clock_deadline >= _LAST, games.c.clock_since < _NOW)
+    .values(clock_since=games.c.clock_since + _AWAY, clock_deadline=games.c.clock_deadline + _AWAY)
+)
 _KEPT: tuple[ClauseElement, ...] = (
     _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
-    _INSERT_GAME, _PING, *SHARED_KEPT,
+    _INSERT_GAME, _PING, _ALIVE_ROWS, _SET_SETTING, _GIVE_BACK, *SHARED_KEPT,
 )
 
 
@@ -294,6 +320,8 @@ class Store(SharedCalls):
         #: metrics: :meth:`kamisado.web.metrics.Metrics.stored`)
         self.on_call: Callable[[str, float], None] | None = None
         self._checkpointer: Checkpointer | None = None
+        #: whether the rows of :meth:`keep_alive` are known to be there
+        self._alive_rows = False
         self._pg: PostgreSQL | None = None
         self._db: Database
         if self.url.startswith("sqlite"):
@@ -376,6 +404,7 @@ class Store(SharedCalls):
             self._threads = None
         if self.shared:  # this process's connections end with it
             with contextlib.suppress(Exception), self._db.write() as tx:
+                self.let_go_of_turns(tx)  # another process takes them over at once
                 tx.run(presence.delete().where(presence.c.origin == self.origin))
                 tx.run(challenges.delete().where(challenges.c.origin == self.origin))
                 self.announce_lobby(tx, "changed")
@@ -571,6 +600,40 @@ class Store(SharedCalls):
         the epoch), most overdue first: the server ends them on time."""
         with self._db.read() as tx:
             return tx.run(_OVERDUE, {"now": now_ms, "limit": limit}).scalars()
+
+    def keep_alive(self, now_ms: int, outage_ms: int | None) -> tuple[int, int]:
+        """Say that a server reaches the store at ``now_ms`` (each server
+        does every second: the ``settings`` row :data:`ALIVE`), and give
+        the players back the time of an outage.
+
+        ``outage_ms``: the caller could not reach the store a while ago, or
+        is starting up (``None``: neither).  Then, when no server has
+        reached the store for longer than ``outage_ms`` (every server was
+        stopped, or none could reach the store), nobody could move
+        meanwhile: every running clock is moved forward by the time since
+        (``since`` and its deadline, from the outage's start or from its
+        own start when that came later), once, in this one transaction, and
+        the other processes are told (``* clocks``).  Returns when the
+        clocks were last moved forward (ms; 0: never: a process that saw a
+        later one than it knew re-reads its games) and the time given back
+        now (ms; 0: none)."""
+        if not self._alive_rows:
+            self.setting(ALIVE, lambda: str(now_ms))
+            self.setting(CLOCKS_MOVED, lambda: "0")
+            self._alive_rows = True
+        given = 0
+        with self._db.write() as tx:
+            rows = dict(tx.run(_ALIVE_ROWS).rows)
+            last, moved = int(rows[ALIVE]), int(rows[CLOCKS_MOVED])
+            if outage_ms is not None and now_ms - last > outage_ms:
+                given = now_ms - last
+                tx.run(_GIVE_BACK, {"last": last, "now": now_ms})
+                moved = now_ms
+                tx.run(_SET_SETTING, {"n": CLOCKS_MOVED, "v": str(moved)})
+                self._announce(tx, "*", "clocks")
+            if now_ms > last:
+                tx.run(_SET_SETTING, {"n": ALIVE, "v": str(now_ms)})
+        return moved, given
 
     def claim(self, game_id: str, side: int, player: str, name: str = "") -> str | None:
         """Bind an unclaimed seat (``side`` 0 Black, 1 Gold) to ``player``, at
