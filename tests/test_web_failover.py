@@ -22,6 +22,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from kamisado.rules.match import Match
+from kamisado.web.flags import OUTAGE_MS
+from kamisado.web.storage import Store
 from tests.conftest import Cluster, stop_process
 from tests.test_web_processes import FRAME_GAP, create, frame, start_server
 
@@ -290,13 +292,25 @@ def refused(seat: Seat, seq: int) -> list[dict[str, Any]]:
     return got
 
 
+def stored_black_ms(url: str, gid: str) -> int:
+    """Black's time left as the store has it (as of the clock's ``since``)."""
+    store = Store(url)
+    try:
+        found = store.load(gid)
+    finally:
+        store.close()
+    assert found is not None and found[0].black_ms is not None
+    return found[0].black_ms
+
+
 def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
     # Black on process A, Gold on B, a timed match, on a PostgreSQL of the
     # test's own.  Stopped: a move is refused with ``storage`` (the connection
     # kept, or closed with 1013 and joined again: both are the protocol's),
     # nothing stored or announced; ping and GET /api/board answer at once.
     # Started again: the move is taken from exactly the stored position and
-    # reaches Gold on the other process; the game goes on across both.
+    # reaches Gold on the other process; the game goes on across both.  The
+    # time PostgreSQL was down is given back to Black's clock.
     with servers(own_pg.url, 2) as (a, b):
         game = create(a.addr, {"target": 3, "online": True, "clock": CLOCK})
         gid, tokens = game["id"], game["tokens"]
@@ -306,12 +320,15 @@ def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
         match = Match(3)
         seq = 0
         while seq < 4 or to_act(match) != "b":  # a few moves, then Black (on A) to move
+            turn_from = time.time()  # (before the action that gives Black the move)
             play(match, seats, seq)
             seq += 1
         stored_kpn = match.position.kpn()
         assert black.ws is not None and gold.ws is not None
+        black_ms = stored_black_ms(own_pg.url, gid)  # Black's clock runs from here
 
         own_pg.stop("fast")
+        stopped = time.time()
         # what needs no database still answers, at once, on both processes
         pongs = [pong_within(black.ws)]
         pongs += pong_or_rejoin(gold)
@@ -339,6 +356,8 @@ def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
                 assert exc.rcvd is not None and exc.rcvd.code == REJOIN, exc
                 gold.ws = None
 
+        time.sleep(max(0.0, stopped + 2 * OUTAGE_MS / 1000 - time.time()))  # down long enough
+        down = time.time() - stopped
         own_pg.start()
         restarted = time.monotonic()
         # within seconds the game goes on from exactly what was stored: Black
@@ -366,8 +385,17 @@ def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
                 black.close()
             time.sleep(0.2)
         accepted = time.monotonic() - restarted
+        acked = time.time()
         seq += 1
         assert (st["seq"], st["kpn"]) == (seq, match.position.kpn())
+        # Black was not charged the time nobody could move: at most the time
+        # it had the move less the time PostgreSQL was down (given back at
+        # least that: from the last time a server reached it)
+        charged = black_ms + CLOCK["increment"] * 1000 - stored_black_ms(own_pg.url, gid)
+        had = (acked - turn_from) * 1000
+        print(f"\nBlack had the move {had / 1000:.2f} s, PostgreSQL down {down:.2f} s of it:"
+              f" charged {charged / 1000:.2f} s")
+        assert 0 <= charged <= had - down * 1000 + 5, (charged, had, down)
         # and it reaches Gold on the other process (its listener connects again)
         st = gold.join() if gold.ws is None else gold.until(seq, timeout=15)
         crossed = time.monotonic() - restarted
@@ -390,3 +418,58 @@ def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
         assert steps[-1]["kpn"] == match.position.kpn()
         black.close()
         gold.close()
+
+
+# -- a process killed while its computer thinks ------------------------------------------
+
+
+def seen_in(procs: list[Server], text: str, timeout: float, skip: Server | None = None) -> Server:
+    """The first server whose output has ``text`` (``skip`` not looked at),
+    waiting up to ``timeout`` (real time: the servers' own)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for server in procs:
+            if server is not skip and text in server.output():
+                return server
+        assert time.monotonic() < deadline, f"no server said {text!r}"
+        time.sleep(0.02)
+
+
+def test_a_computer_move_goes_on_within_seconds_of_its_thinker_being_killed(pg_url: str) -> None:
+    # a person against the computer (a pause of 6 s before each computer
+    # move, so it is still thinking when its process dies), watched through
+    # both processes: the process thinking is killed (SIGKILL) and the other
+    # takes the move over once the lease it no longer renews has run out,
+    # within THINK_LEASE_MS + THINK_RENEW_S (the bound below doubles that,
+    # for a loaded machine); Black, on the process left, gets the move
+    from kamisado.web.computer import THINK_LEASE_MS, THINK_RENEW_S
+
+    with servers(pg_url, 2) as (a, b):
+        game = create(a.addr, {"target": 1, "gold": "novice", "delay": 6})
+        gid, token = game["id"], game["tokens"]["b"]
+        watchers = [Seat(a.addr, gid, ""), Seat(b.addr, gid, "")]  # a spectator on each (no seat)
+        black = Seat(a.addr, gid, token)
+        st = black.state
+        frm = sorted(st["legal"])[0]
+        black.send({"type": "move", "move": f"{frm}-{st['legal'][frm][0]}", "seq": 0})
+        black.until(1)
+        thinks = f"game {gid}: the computer thinks about action 1"
+        thinker = seen_in([a, b], thinks, timeout=20)
+        other = b if thinker is a else a
+        killed = time.monotonic()
+        thinker.proc.kill()
+        thinker.proc.wait(timeout=10)
+        seen_in([other], thinks, timeout=60)
+        took = time.monotonic() - killed
+        print(f"\nthe computer's move taken over {took:.2f} s after its process was killed"
+              f" (lease {THINK_LEASE_MS} ms, renewed every {THINK_RENEW_S} s)")
+        assert took < 2 * (THINK_LEASE_MS / 1000 + THINK_RENEW_S)
+        st = black.join(other.addr) if thinker is a else black.state
+        watcher = watchers[[a, b].index(other)]
+        while not (seen := watcher.until(1))["thinking"]:  # shown thinking on the process left
+            assert seen["seq"] == 1, seen
+        st = black.until(2, timeout=30)  # the move (after its 6 s pause) reaches Black
+        assert st["last"]["side"] == "g" or st["to_act"] == "b"
+        assert watcher.until(st["seq"])["kpn"] == st["kpn"]
+        for seat in (black, *watchers):
+            seat.close()

@@ -12,7 +12,14 @@ import sqlalchemy as sa
 from kamisado.rules.match import Match
 from kamisado.web.game import Game
 from kamisado.web.sharing import CHANNEL
-from kamisado.web.storage import GameRow, SequenceError, Store, database_url, new_id
+from kamisado.web.storage import (
+    GameRow,
+    SequenceError,
+    Store,
+    database_url,
+    new_id,
+    settings,
+)
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -300,3 +307,99 @@ def test_renewal_and_many_games_presence_from_the_event_loop(pg_url: str) -> Non
     finally:
         here.close()
         there.close()
+
+
+# -- the computer's leases (several processes), and the clocks over an outage ----------
+
+
+def test_a_lease_is_renewed_while_its_holder_thinks_and_taken_over_once_it_is_silent(pg_url: str) -> None:
+    # two processes' stores, an injected time: the holder renews its lease,
+    # so it is not taken while renewed; once its holder falls silent it is
+    # taken THINK_LEASE_MS after the last renewal; a store that closes
+    # (a process stopping) lets go of its leases at once
+    from kamisado.web.computer import THINK_LEASE_MS
+
+    a, b = Store(pg_url), Store(pg_url)
+    try:
+        gid = new_id()
+        a.create(GameRow.new(gid, target=1, black="human", gold="novice"))
+        a.append(gid, 0, "c1-c5", state="playing", points=(0, 0))
+        now = 1_000_000
+        assert a.take_turn(gid, 1, now + THINK_LEASE_MS, now)
+        assert not a.take_turn(gid, 0, now + THINK_LEASE_MS, now)  # not an action the game is at
+        assert not b.take_turn(gid, 1, now + 2_000 + THINK_LEASE_MS, now + 2_000)  # held
+        renewed = now + 2_500
+        assert asyncio.run(a.renew_turns_async([gid, "no-such-game"], renewed + THINK_LEASE_MS)) == {gid}
+        # without the renewal it would have run out at now + THINK_LEASE_MS
+        assert not b.take_turn(gid, 1, now + THINK_LEASE_MS + 1 + THINK_LEASE_MS, now + THINK_LEASE_MS + 1)
+        assert asyncio.run(b.leases_async([gid])) == {gid: (1, a.origin, renewed + THINK_LEASE_MS)}
+        taken = renewed + THINK_LEASE_MS + 1  # a was silent since its renewal
+        assert b.take_turn(gid, 1, taken + THINK_LEASE_MS, taken)
+        assert asyncio.run(a.renew_turns_async([gid], taken + 1_000)) == set()  # a learns it lost it
+        assert not a.take_turn(gid, 1, taken + 2 * THINK_LEASE_MS, taken + 1)
+        b.close()  # b stops: a takes the move over at once
+        assert a.take_turn(gid, 1, taken + 1 + THINK_LEASE_MS, taken + 1)
+    finally:
+        a.close()
+        b.close()
+
+
+def clock_row(store: Store, gid: str) -> tuple[int | None, int | None, int | None]:
+    found = store.load(gid)
+    assert found is not None
+    row = found[0]
+    return row.clock_since, row.clock_deadline, row.black_ms
+
+
+def test_the_time_nobody_reached_the_store_is_given_back_once(store: Store) -> None:
+    # (the PostgreSQL database is the test worker's: other tests' servers said
+    # they were alive in it, at the real time; this test's times are its own)
+    forget_alive(store)
+    try:
+        given_back_once(store)
+    finally:
+        forget_alive(store)
+
+
+def forget_alive(store: Store) -> None:
+    """No server was ever alive in the store (the rows of ``keep_alive`` gone)."""
+    with store.engine.begin() as conn:
+        conn.execute(sa.delete(settings).where(settings.c.name.in_(["alive", "clocks_moved"])))
+
+
+def given_back_once(store: Store) -> None:
+    from kamisado.web.clocks import ClockState, TimeControl
+
+    t = 1_700_000_000_000
+    moved = 0
+    assert store.keep_alive(t, 0) == (0, 0)  # the first server ever: nothing to give back
+    running = new_id()  # Black's clock runs since t - 2 s (58 s left then)
+    row = GameRow.new(running, target=1)
+    clock = ClockState.start(TimeControl(60, 0)).begin("b", t - 2_000)
+    row.clock_initial, row.clock_increment = 60.0, 0.0
+    row.set_clock(clock)
+    store.create(row)
+    fell = new_id()  # a clock whose flag fell before the outage began: left to fall
+    row = GameRow.new(fell, target=1)
+    row.clock_initial, row.clock_increment = 60.0, 0.0
+    row.set_clock(ClockState.start(TimeControl(60, 0)).begin("b", t - 61_000))
+    store.create(row)
+    assert store.keep_alive(t + 1_000, None) == (moved, 0)  # alive every second
+    assert store.keep_alive(t + 2_000, 3_000) == (moved, 0)  # a process saw a failure: but 1 s is no outage
+    # nobody reaches the store from t + 2 s to t + 12 s: the process that
+    # finds it back gives the 10 s back, once
+    assert store.keep_alive(t + 12_000, 3_000) == (t + 12_000, 10_000)
+    assert clock_row(store, running) == (t + 8_000, t + 8_000 + 60_000, 60_000)
+    assert clock_row(store, fell) == (t - 61_000, t - 1_000, 60_000)
+    assert store.keep_alive(t + 12_500, 3_000) == (t + 12_000, 0)  # another process, just after: nothing more
+    assert clock_row(store, running) == (t + 8_000, t + 8_000 + 60_000, 60_000)
+    # a clock started during the outage (a move stored as the store came
+    # back) is given back only the time since its own start
+    later = new_id()
+    row = GameRow.new(later, target=1)
+    row.clock_initial, row.clock_increment = 60.0, 0.0
+    row.set_clock(ClockState.start(TimeControl(60, 0)).begin("g", t + 20_000))
+    store.create(row)
+    assert store.keep_alive(t + 30_000, 3_000) == (t + 30_000, 17_500)
+    assert clock_row(store, later)[:2] == (t + 30_000, t + 90_000)
+    assert clock_row(store, running)[:2] == (t + 25_500, t + 85_500)
