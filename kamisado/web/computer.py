@@ -183,8 +183,9 @@ class Computer:
                 await self.tend_leases()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("tending the computer's leases failed")
+            except Exception as exc:
+                if self.hub.flags.live:  # (an outage is said once, by the clocks)
+                    log.warning("could not renew or read the computer's leases: %s", exc)
 
     async def tend_leases(self) -> None:
         """Renew the leases of the moves this process thinks about (one
