@@ -530,8 +530,9 @@ class Game(GameState):
     async def resync(self) -> None:
         """Read the game again from the store after the store could not say
         whether its last action was stored, or its clock was moved forward
-        over an outage (``unsure``); the others hear of any change.  :class:`GameError` ``storage`` while the store cannot
-        be read (lock held)."""
+        over an outage (``unsure``); the others hear of any change.
+        :class:`GameError` ``storage`` while the store cannot be read (lock
+        held)."""
         store = self.store
         try:
             loaded = await store.load_async(self.row.id)

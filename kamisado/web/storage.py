@@ -198,7 +198,7 @@ _NOW = sa.bindparam("now", type_=sa.BigInteger)
 _AWAY = _NOW - sa.case((games.c.clock_since > _LAST, games.c.clock_since), else_=_LAST)
 #: Every running clock moved forward over an outage from ``last`` to
 #: ``now``: its ``since`` and its deadline by the time it was away.  A clock
-#: whose flag had fell before the outage began is left to fall.
+#: whose flag had fallen before the outage began is left to fall.
 _GIVE_BACK = (
     games.update()
     .where(games.c.clock_running.is_not(None), games.c.state != OVER,
