@@ -184,8 +184,8 @@ class Computer:
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                if self.hub.flags.live:  # (an outage is said once, by the clocks)
-                    log.warning("could not renew or read the computer's leases: %s", exc)
+                self.hub.repeats.failed("could not renew or read the computer's leases", None, exc,
+                                        level=logging.WARNING, traceback=False)
 
     async def tend_leases(self) -> None:
         """Renew the leases of the moves this process thinks about (one
