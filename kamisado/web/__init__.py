@@ -152,7 +152,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the key that signs the players' cookies (default: KAMISADO_SECRET, else one"
         " generated once and kept in the database)",
     )
+    parser.add_argument(
+        "--ws-per-address", type=int, default=32, metavar="N",
+        help="websockets open at once from one address, at most (default 32; 0: no cap)",
+    )
+    parser.add_argument(
+        "--ws-per-player", type=int, default=8, metavar="N",
+        help="websockets open at once for one player (its cookie), at most (default 8; 0: no cap)",
+    )
+    parser.add_argument(
+        "--ws-keep-out", type=float, default=60.0, metavar="SECONDS",
+        help="a client closed for flooding frames is refused new websockets this long"
+        " (default 60; 0: not at all)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    for name in ("ws_per_address", "ws_per_player", "ws_keep_out"):
+        if not getattr(args, name) >= 0:
+            option = "--" + name.replace("_", "-")
+            parser.error(f"{option}: expected 0 or more, found {getattr(args, name):g}")
     if not 0 <= args.port <= 65535:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
@@ -185,11 +202,13 @@ def _fail(message: str) -> int:
 def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     import uvicorn
 
+    from kamisado.web.guard import SocketLimits
     from kamisado.web.server import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
+    sockets = SocketLimits(args.ws_per_address, args.ws_per_player, args.ws_keep_out)
     config = uvicorn.Config(
-        create_app(db, workers=args.workers, secret=args.secret, queue=args.queue),
+        create_app(db, workers=args.workers, secret=args.secret, queue=args.queue, sockets=sockets),
         host=args.host,
         port=args.port,
         log_level="warning",
