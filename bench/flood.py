@@ -38,6 +38,7 @@ import argparse
 import asyncio
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -46,7 +47,17 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 import orjson
-from load import Stats, freeze, one_game, pct, raise_nofile, start_server, stop, ws_url
+from load import (
+    Stats,
+    cpu_ticks,
+    freeze,
+    one_game,
+    pct,
+    raise_nofile,
+    start_server,
+    stop,
+    ws_url,
+)
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
@@ -179,9 +190,12 @@ def describe(name: str, side: dict[str, Any], seconds: float) -> str:
     )
 
 
-async def one_run(args: argparse.Namespace, attacked: bool) -> tuple[list[float], dict[str, Any] | None]:
+async def one_run(
+    args: argparse.Namespace, attacked: bool
+) -> tuple[list[float], dict[str, Any] | None, str]:
     """A fresh server, the normal games measured for ``--seconds`` (beside
-    the abuse when ``attacked``): their round trips and the attackers' result."""
+    the abuse when ``attacked``): their round trips, the attackers' result
+    and the CPU used, in words."""
     proc, url = start_server(1, quiet=True, limits=True)
     stats = Stats()
     kid: subprocess.Popen[str] | None = None
@@ -199,8 +213,14 @@ async def one_run(args: argparse.Namespace, attacked: bool) -> tuple[list[float]
                 raise SystemExit(f"the attackers did not start: {ready!r}")
         await asyncio.sleep(2.0)  # warm up (and the attack gets going)
         stats.measuring = True
+        pids = [proc.pid] + ([kid.pid] if kid is not None else [])
+        before = [cpu_ticks(p) for p in pids]
         await asyncio.sleep(args.seconds)
         stats.measuring = False
+        hz = os.sysconf("SC_CLK_TCK")
+        cpu = [100 * (cpu_ticks(p) - b) / hz / args.seconds for p, b in zip(pids, before, strict=True)]
+        used = (f"  CPU while measured (% of one core): the server {cpu[0]:.0f}%"
+                + (f", the attackers' process {cpu[1]:.0f}%" if kid is not None else ""))
         result = None
         if kid is not None:
             assert kid.stdin is not None and kid.stdout is not None
@@ -211,8 +231,8 @@ async def one_run(args: argparse.Namespace, attacked: bool) -> tuple[list[float]
             kid.wait()
         await stop(tasks)
         if stats.errors:
-            print(f"  normal games' errors: {len(stats.errors)} (first: {stats.errors[0]})")
-        return stats.rtts, result
+            used += f"\n  normal games' errors: {len(stats.errors)} (first: {stats.errors[0]})"
+        return stats.rtts, result, used
     finally:
         freezer.cancel()
         if kid is not None and kid.poll() is None:
@@ -221,11 +241,14 @@ async def one_run(args: argparse.Namespace, attacked: bool) -> tuple[list[float]
         proc.wait()
 
 
-def figures(rtts: list[float]) -> str:
+def figures(rtts: list[float], load: float) -> str:
+    """The round trips in words, and the machine's load average before and after."""
+    now = os.getloadavg()[0]
     if not rtts:
-        return "no moves acknowledged"
+        return f"no moves acknowledged (load average {load:.1f} -> {now:.1f})"
     return (f"moves acknowledged {len(rtts)}, round trip p50 {pct(rtts, 50):.1f} ms, "
-            f"p90 {pct(rtts, 90):.1f} ms, p99 {pct(rtts, 99):.1f} ms, max {max(rtts) * 1000:.1f} ms")
+            f"p90 {pct(rtts, 90):.1f} ms, p99 {pct(rtts, 99):.1f} ms, max {max(rtts) * 1000:.1f} ms "
+            f"(load average {load:.1f} -> {now:.1f})")
 
 
 async def run(args: argparse.Namespace) -> int:
@@ -240,13 +263,19 @@ async def run(args: argparse.Namespace) -> int:
           f"{args.seconds:g} s measured per run")
     alone: list[float] = []
     beside: list[float] = []
+    ratios: list[float] = []
     for r in range(args.rounds):
-        rtts, _ = await one_run(args, attacked=False)
-        print(f"round {r + 1}, alone: {figures(rtts)}", flush=True)
+        load = os.getloadavg()[0]
+        rtts, _, used = await one_run(args, attacked=False)
+        print(f"round {r + 1}, alone: {figures(rtts, load)}\n{used}", flush=True)
         alone += rtts
-        rtts, result = await one_run(args, attacked=True)
-        print(f"round {r + 1}, beside the abuse: {figures(rtts)}", flush=True)
+        p99 = pct(rtts, 99) if rtts else 0.0
+        load = os.getloadavg()[0]
+        rtts, result, used = await one_run(args, attacked=True)
+        print(f"round {r + 1}, beside the abuse: {figures(rtts, load)}\n{used}", flush=True)
         beside += rtts
+        if rtts and p99:
+            ratios.append(pct(rtts, 99) / p99)
         assert result is not None
         print(describe(f"{args.sockets} sockets from {ABUSERS} at {args.rate:g} frames/s each",
                        result["abusers"], result["seconds"]))
@@ -254,8 +283,10 @@ async def run(args: argparse.Namespace) -> int:
                        result["flooder"], result["seconds"]), flush=True)
     if alone and beside:
         ratio = pct(beside, 99) / pct(alone, 99)
-        print(f"normal games' p99: alone {pct(alone, 99):.1f} ms, beside the abuse "
-              f"{pct(beside, 99):.1f} ms: {ratio:.2f}x (target: at most 1.5x)")
+        print(f"normal games' p99, all rounds: alone {pct(alone, 99):.1f} ms, beside the abuse "
+              f"{pct(beside, 99):.1f} ms: {ratio:.2f}x (target: at most 1.5x)"
+              + (f"; each round's ratio: {', '.join(f'{x:.2f}' for x in ratios)}, median "
+                 f"{statistics.median(ratios):.2f}" if len(ratios) > 1 else ""))
     return 0
 
 

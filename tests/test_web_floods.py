@@ -145,7 +145,7 @@ def test_the_frame_budget_is_shared_by_an_address_connections(tmp_path: Path) ->
 
 def test_a_flooder_is_closed_and_kept_out(tmp_path: Path) -> None:
     clock = Clock()
-    caps = SocketLimits(per_address=10, per_player=10, keep_out=30)
+    caps = SocketLimits(per_address=10, per_player=10, keep_out=30, hold=0)
     with app_with(tmp_path, clock, caps, small=True) as client:
         client.get("/")  # the flooder has a player too
         cookie = dict(client.cookies)
@@ -179,6 +179,37 @@ def test_a_flooder_is_closed_and_kept_out(tmp_path: Path) -> None:
         with client.websocket_connect("/ws") as ws:
             ws.send_json({"type": "ping"})
             recv(ws, "pong")
+
+
+def test_a_kept_out_client_waits_for_its_refusal_unless_it_goes(tmp_path: Path) -> None:
+    clock = Clock()
+    caps = SocketLimits(keep_out=30, hold=0.05)
+    with app_with(tmp_path, clock, caps) as client:
+        sockets = client.app.state.limiter.sockets  # type: ignore[attr-defined]
+        sockets.keep_out(["addr:testclient"])
+        r = refused_upgrade(client)  # answered after the hold
+        assert r.status_code == 429 and r.headers["retry-after"] == "30"
+        assert sockets._held == {}
+        # a client that gives up while held gets no answer, and is no longer counted
+        scope = {"type": "websocket", "path": "/ws", "raw_path": b"/ws", "query_string": b"",
+                 "headers": [], "client": ("testclient", 1), "server": ("testserver", 80),
+                 "scheme": "ws", "subprotocols": [], "extensions": {"websocket.http.response": {}}}
+        incoming = [{"type": "websocket.connect"}, {"type": "websocket.disconnect", "code": 1006}]
+        sent: list[Any] = []
+
+        async def receive() -> Any:
+            return incoming.pop(0)
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        client.portal.call(client.app, scope, receive, send)  # type: ignore[union-attr]
+        assert sent == [] and incoming == [] and sockets._held == {}
+        # when a key has HOLD_PER_KEY refusals held, the next is answered at once
+        assert [sockets.hold(["addr:x"]) for _ in range(2)] == [0.0, 0.0]  # (not kept out)
+        sockets.keep_out(["addr:x"])
+        held = [sockets.hold(["addr:x"]) for _ in range(sockets.HOLD_PER_KEY + 1)]
+        assert held == [0.05] * sockets.HOLD_PER_KEY + [0.0]
 
 
 def test_without_a_keep_out_a_flooder_may_come_back_at_once(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ the same wherever they connect from.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import math
@@ -299,27 +300,21 @@ class SocketLimits:
     address and ``per_player`` for one player (0: no cap), and a client
     closed for flooding (its ``flood`` bucket emptied) is kept out for
     ``keep_out`` seconds (0: not at all): its new websockets are refused
-    and its open ones closed at their next frame.
-
-    >>> SocketLimits().describe()
-    'at most 32 websockets at once from one address, 8 for one player; a flooder is kept out 60 s'
+    and its open ones closed at their next frame.  The refusal of a client
+    kept out is answered after ``hold`` seconds (at most
+    :attr:`Sockets.HOLD_PER_KEY` held at once for one address or player,
+    the others answered at once), so a flooder that reconnects at once
+    costs a few handshakes a second, not hundreds.
     """
 
     per_address: int = 32
     per_player: int = 8
     keep_out: float = 60.0
+    hold: float = 2.0
 
     def __post_init__(self) -> None:
-        if self.per_address < 0 or self.per_player < 0 or not self.keep_out >= 0:
+        if min(self.per_address, self.per_player) < 0 or not min(self.keep_out, self.hold) >= 0:
             raise ValueError(f"socket limits must be 0 or more, found {self}")
-
-    def describe(self) -> str:
-        """The caps in words."""
-        return (
-            f"at most {self.per_address or 'any number of'} websockets at once from one address, "
-            f"{self.per_player or 'any number'} for one player; "
-            f"a flooder is kept out {self.keep_out:g} s"
-        )
 
 
 #: The caps ``kamisado web`` uses unless told otherwise (its ``--ws-per-address``,
@@ -355,12 +350,15 @@ class Sockets:
     RETRY = 5
     #: Keys kept out at most (then those whose time ends first are let in).
     MAX_KEPT_OUT = 100_000
+    #: Refusals held at once for one key at most (:meth:`hold`).
+    HOLD_PER_KEY = 8
 
     def __init__(self, limits: SocketLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
         self.clock = clock
         self._open: dict[str, int] = {}
         self._out: dict[str, float] = {}  # key -> kept out until
+        self._held: dict[str, int] = {}  # key -> refusals being held
 
     def open(self, key: str) -> int:
         """The websockets open now for ``key``."""
@@ -386,9 +384,9 @@ class Sockets:
                     del self._out[key]
         return wait
 
-    def admit(self, keys: list[str]) -> tuple[str, int] | None:
-        """Let a new websocket of ``keys`` in (counted until :meth:`release`),
-        or why not and the whole seconds to wait."""
+    def refusal(self, keys: list[str]) -> tuple[str, int] | None:
+        """Why a new websocket of ``keys`` is refused now and the whole
+        seconds to wait, or None when it may come in."""
         wait = self.kept_out(keys)
         if wait:
             seconds = max(1, math.ceil(wait))
@@ -397,18 +395,47 @@ class Sockets:
             cap, where = self._cap(key)
             if cap and self._open.get(key, 0) >= cap:
                 return f"too many websockets: at most {cap} at once {where}", self.RETRY
-        for key in keys:
-            self._open[key] = self._open.get(key, 0) + 1
         return None
+
+    def admit(self, keys: list[str]) -> tuple[str, int] | None:
+        """Let a new websocket of ``keys`` in (counted until :meth:`release`),
+        or why not (:meth:`refusal`)."""
+        refused = self.refusal(keys)
+        if refused is None:
+            for key in keys:
+                self._open[key] = self._open.get(key, 0) + 1
+        return refused
 
     def release(self, keys: Iterable[str]) -> None:
         """A websocket :meth:`admit` let in has ended."""
+        _less(self._open, keys)
+
+    def hold(self, keys: list[str]) -> float:
+        """The seconds to hold the refusal of a websocket of ``keys`` before
+        answering it: the limits' ``hold`` while they are kept out and fewer
+        than :attr:`HOLD_PER_KEY` are held for each (counted until
+        :meth:`unhold`), else 0.0 (answer at once).
+
+        >>> socks = Sockets(SocketLimits(hold=2.0), lambda: 0.0)
+        >>> socks.hold(["addr:a"])  # not kept out: at once
+        0.0
+        >>> socks.keep_out(["addr:a"])
+        >>> [socks.hold(["addr:a"]) for _ in range(9)]
+        [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.0]
+        >>> socks.unhold(["addr:a"]); socks.hold(["addr:a"])
+        2.0
+        """
+        if not self.limits.hold or not self.kept_out(keys):
+            return 0.0
+        if any(self._held.get(key, 0) >= self.HOLD_PER_KEY for key in keys):
+            return 0.0
         for key in keys:
-            left = self._open.get(key, 0) - 1
-            if left > 0:
-                self._open[key] = left
-            else:
-                self._open.pop(key, None)
+            self._held[key] = self._held.get(key, 0) + 1
+        return self.limits.hold
+
+    def unhold(self, keys: Iterable[str]) -> None:
+        """A refusal :meth:`hold` held has been answered."""
+        _less(self._held, keys)
 
     def keep_out(self, keys: Iterable[str]) -> None:
         """Keep ``keys`` out for the limits' ``keep_out`` seconds (a flood)."""
@@ -420,6 +447,16 @@ class Sockets:
             while len(self._out) >= self.MAX_KEPT_OUT:  # bounded: the first to end go
                 del self._out[next(iter(self._out))]
             self._out[key] = until
+
+
+def _less(counts: dict[str, int], keys: Iterable[str]) -> None:
+    """One fewer for each of ``keys`` (none left: forgotten)."""
+    for key in keys:
+        left = counts.get(key, 0) - 1
+        if left > 0:
+            counts[key] = left
+        else:
+            counts.pop(key, None)
 
 
 def client_key(scope: Mapping[str, Any], player: str | None = None) -> str:
@@ -553,11 +590,21 @@ async def _json(send: Send, status: int, body: dict[str, Any], extra: Iterable[t
     await send({"type": "http.response.body", "body": data})
 
 
-async def _refuse_websocket(scope: Scope, receive: Receive, send: Send, message: str, seconds: int) -> None:
-    """Refuse a websocket before it is accepted: ``429`` with ``Retry-After``
-    and a JSON body where the server can answer the handshake so (ASGI's
-    denial response), else closed with 1008 (the server answers 403)."""
-    await receive()  # websocket.connect
+async def _leaves_within(receive: Receive, seconds: float) -> bool:
+    """Whether a websocket not yet accepted is given up by its client within
+    ``seconds`` (then there is nobody to answer)."""
+    try:
+        message = await asyncio.wait_for(receive(), seconds)
+    except TimeoutError:
+        return False
+    return bool(message["type"] == "websocket.disconnect")
+
+
+async def _refuse_websocket(scope: Scope, send: Send, message: str, seconds: int) -> None:
+    """Refuse a websocket before it is accepted (its ``websocket.connect``
+    received): ``429`` with ``Retry-After`` and a JSON body where the server
+    can answer the handshake so (ASGI's denial response), else closed with
+    1008 (the server answers 403)."""
     if "websocket.http.response" not in scope.get("extensions", {}):
         await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
         return
@@ -618,7 +665,16 @@ class Guard:
             keys = client_keys(scope)
             refused = sockets.admit(keys)
             if refused is not None:
-                await _refuse_websocket(scope, receive, send, *refused)
+                await receive()  # websocket.connect
+                hold = sockets.hold(keys)
+                if hold:  # a flooder kept out: its answer waits (unless it goes)
+                    try:
+                        if await _leaves_within(receive, hold):
+                            return
+                    finally:
+                        sockets.unhold(keys)
+                    refused = sockets.refusal(keys) or refused
+                await _refuse_websocket(scope, send, *refused)
                 return
             try:
                 await self.app(scope, receive, send)
