@@ -20,9 +20,11 @@ fresh server:
 
 Prints the normal games' move round trip (sending a move until the state
 frame that acknowledges it) in both runs and the p99 of the second over
-the first (the target: at most 1.5), and what the attackers got: their
-connections accepted and refused, and their frames answered (got through:
-a pong for each ping the server handled) and refused.
+the first (the target: at most 1.5), the CPU the server used, and what the
+attackers got: their connections accepted and refused, and their frames
+answered (got through: a pong for each ping the server handled) and
+refused.  ``--frame join``: the sockets send joins of a game that is not
+there instead of pings (each a lookup in the store).
 
     python bench/flood.py                      # 20 games, 40 sockets at 28 frames/s, 15 s each run
     PYTHONPATH=/work/main python bench/flood.py  # the same against another checkout's server
@@ -62,6 +64,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 PING = '{"type":"ping"}'
+#: ``--frame join``: a game that is not there, looked for in the store each time
+FRAMES = {"ping": PING, "join": '{"type":"join","game":"nosuchgame00"}'}
 ABUSERS = "127.0.9.1"
 FLOODER = "127.0.9.2"
 
@@ -86,19 +90,22 @@ class Side:
 
 
 async def read(ws: ClientConnection, side: Side) -> None:
-    """Count the answers: pongs are frames the server handled."""
+    """Count the answers: a ``rate_limited`` error is a frame refused, any
+    other answer (a pong; a join's ``no_game``) a frame the server handled."""
     try:
         async for frame in ws:
-            kind = orjson.loads(frame).get("type")
-            if kind == "pong":
-                side.through += 1
-            elif kind == "error":
+            msg = orjson.loads(frame)
+            if msg.get("type") == "error" and msg.get("code") == "rate_limited":
                 side.limited += 1
+            else:
+                side.through += 1
     except ConnectionClosed:
         pass
 
 
-async def attack(url: str, addr: str, rate: float, side: Side, burst: int, pause: float) -> None:
+async def attack(
+    url: str, addr: str, rate: float, side: Side, burst: int, pause: float, frame: str = PING,
+) -> None:
     """One attacking websocket from ``addr``: ``rate`` frames a second (in
     bursts of ``burst``) until it is closed or refused, then again after
     ``pause`` seconds, forever."""
@@ -113,7 +120,7 @@ async def attack(url: str, addr: str, rate: float, side: Side, burst: int, pause
                     due = time.perf_counter()
                     while True:
                         for _ in range(burst):
-                            await ws.send(PING)
+                            await ws.send(frame)
                             side.sent += 1
                         due += burst / rate
                         await asyncio.sleep(max(0.0, due - time.perf_counter()))
@@ -141,7 +148,8 @@ async def abuse(args: argparse.Namespace) -> int:
     prints what each kind did as ``RESULT {json}``."""
     raise_nofile()
     abusers, flooder = Side(), Side()
-    tasks = [asyncio.create_task(attack(args.abuse, args.abusers_from, args.rate, abusers, 1, 1.0))
+    tasks = [asyncio.create_task(attack(args.abuse, args.abusers_from, args.rate, abusers, 1, 1.0,
+                                        FRAMES[args.frame]))
              for _ in range(args.sockets)]
     # the flooder: bursts of a twentieth of a second's frames, again at once when closed
     tasks.append(asyncio.create_task(attack(
@@ -205,7 +213,7 @@ async def one_run(
         if attacked:
             kid = subprocess.Popen(
                 [sys.executable, __file__, "--abuse", url, "--sockets", str(args.sockets),
-                 "--rate", str(args.rate), "--flood-rate", str(args.flood_rate)],
+                 "--rate", str(args.rate), "--flood-rate", str(args.flood_rate), "--frame", args.frame],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
             assert kid.stdout is not None
             ready = await asyncio.get_running_loop().run_in_executor(None, kid.stdout.readline)
@@ -277,7 +285,7 @@ async def run(args: argparse.Namespace) -> int:
         if rtts and p99:
             ratios.append(pct(rtts, 99) / p99)
         assert result is not None
-        print(describe(f"{args.sockets} sockets from {ABUSERS} at {args.rate:g} frames/s each",
+        print(describe(f"{args.sockets} sockets from {ABUSERS} at {args.rate:g} {args.frame} frames/s each",
                        result["abusers"], result["seconds"]))
         print(describe(f"flooder from {FLOODER} at {args.flood_rate:g} frames/s, reconnecting at once",
                        result["flooder"], result["seconds"]), flush=True)
@@ -301,6 +309,9 @@ def main() -> int:
     ap.add_argument("--sockets", type=int, default=40,
                     help="the abusive address's websockets (default 40)")
     ap.add_argument("--rate", type=float, default=28.0, help="frames a second each sends (default 28)")
+    ap.add_argument("--frame", choices=sorted(FRAMES), default="ping",
+                    help="what the sockets send: ping (the cheapest, answered by a pong; the"
+                    " default) or join (of a game that is not there: a store lookup each)")
     ap.add_argument("--flood-rate", type=float, default=2000.0,
                     help="frames a second the flooder sends (default 2000)")
     ap.add_argument("--abuse", metavar="URL", help=argparse.SUPPRESS)

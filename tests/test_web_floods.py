@@ -205,11 +205,18 @@ def test_a_kept_out_client_waits_for_its_refusal_unless_it_goes(tmp_path: Path) 
 
         client.portal.call(client.app, scope, receive, send)  # type: ignore[union-attr]
         assert sent == [] and incoming == [] and sockets._held == {}
-        # when a key has HOLD_PER_KEY refusals held, the next is answered at once
+        # when a key has HOLD_PER_KEY refusals held, the next is answered at once;
+        # so is any once MAX_HELD are held in all
         assert [sockets.hold(["addr:x"]) for _ in range(2)] == [0.0, 0.0]  # (not kept out)
         sockets.keep_out(["addr:x"])
         held = [sockets.hold(["addr:x"]) for _ in range(sockets.HOLD_PER_KEY + 1)]
         assert held == [0.05] * sockets.HOLD_PER_KEY + [0.0]
+        others = [f"addr:10.0.{i // 256}.{i % 256}" for i in range(sockets.MAX_HELD)]
+        sockets.keep_out(others)
+        held = [sockets.hold([key]) for key in others]
+        assert held.count(0.05) == sockets.MAX_HELD - sockets.HOLD_PER_KEY and held[-1] == 0.0
+        sockets.unhold(["addr:x"])
+        assert sockets.hold([others[-1]]) == 0.05
 
 
 def test_without_a_keep_out_a_flooder_may_come_back_at_once(tmp_path: Path) -> None:

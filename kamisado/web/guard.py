@@ -302,9 +302,10 @@ class SocketLimits:
     ``keep_out`` seconds (0: not at all): its new websockets are refused
     and its open ones closed at their next frame.  The refusal of a client
     kept out is answered after ``hold`` seconds (at most
-    :attr:`Sockets.HOLD_PER_KEY` held at once for one address or player,
-    the others answered at once), so a flooder that reconnects at once
-    costs a few handshakes a second, not hundreds.
+    :attr:`Sockets.HOLD_PER_KEY` held at once for one address or player
+    and :attr:`Sockets.MAX_HELD` in all, the others answered at once), so a
+    flooder that reconnects at once costs a handshake every ``hold``
+    seconds, not hundreds a second.
     """
 
     per_address: int = 32
@@ -350,8 +351,9 @@ class Sockets:
     RETRY = 5
     #: Keys kept out at most (then those whose time ends first are let in).
     MAX_KEPT_OUT = 100_000
-    #: Refusals held at once for one key at most (:meth:`hold`).
-    HOLD_PER_KEY = 8
+    #: Refusals held at once for one key at most, and in all (:meth:`hold`).
+    HOLD_PER_KEY = 64
+    MAX_HELD = 512
 
     def __init__(self, limits: SocketLimits, clock: Callable[[], float] = time.monotonic) -> None:
         self.limits = limits
@@ -359,6 +361,7 @@ class Sockets:
         self._open: dict[str, int] = {}
         self._out: dict[str, float] = {}  # key -> kept out until
         self._held: dict[str, int] = {}  # key -> refusals being held
+        self._holding = 0  # refusals being held in all
 
     def open(self, key: str) -> int:
         """The websockets open now for ``key``."""
@@ -420,22 +423,25 @@ class Sockets:
         >>> socks.hold(["addr:a"])  # not kept out: at once
         0.0
         >>> socks.keep_out(["addr:a"])
-        >>> [socks.hold(["addr:a"]) for _ in range(9)]
-        [2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 0.0]
+        >>> held = [socks.hold(["addr:a"]) for _ in range(Sockets.HOLD_PER_KEY + 1)]
+        >>> held.count(2.0), held[-1]
+        (64, 0.0)
         >>> socks.unhold(["addr:a"]); socks.hold(["addr:a"])
         2.0
         """
         if not self.limits.hold or not self.kept_out(keys):
             return 0.0
-        if any(self._held.get(key, 0) >= self.HOLD_PER_KEY for key in keys):
+        if self._holding >= self.MAX_HELD or any(self._held.get(k, 0) >= self.HOLD_PER_KEY for k in keys):
             return 0.0
         for key in keys:
             self._held[key] = self._held.get(key, 0) + 1
+        self._holding += 1
         return self.limits.hold
 
     def unhold(self, keys: Iterable[str]) -> None:
         """A refusal :meth:`hold` held has been answered."""
         _less(self._held, keys)
+        self._holding -= 1
 
     def keep_out(self, keys: Iterable[str]) -> None:
         """Keep ``keys`` out for the limits' ``keep_out`` seconds (a flood)."""
