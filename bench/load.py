@@ -166,8 +166,14 @@ def ws_url(url: str) -> str:
 async def one_game(
     black_url: str, gold_url: str, stats: Stats, think: float, target: int, seed: int,
     idle: bool = False, opening: asyncio.Semaphore | None = None,
+    local: tuple[str, str] | None = None,
 ) -> None:
+    """One online game after another: Black and Gold each on a websocket of
+    its own (``local``: the source addresses they connect from, e.g.
+    127.0.1.5 and 127.0.2.5, so each is a client of its own to the server's
+    per-address limits)."""
     rng = random.Random(seed)
+    where: list[dict[str, Any]] = [{}, {}] if local is None else [{"local_addr": (a, 0)} for a in local]
     opening = opening or asyncio.Semaphore(1)
     counted = False
     try:
@@ -177,9 +183,9 @@ async def one_game(
         # by the load runs, not here)
         ping = None if idle else 20.0
         async with connect(ws_url(black_url), max_size=2**22, open_timeout=60,
-                           ping_interval=ping) as black, \
+                           ping_interval=ping, **where[0]) as black, \
                 connect(ws_url(gold_url), max_size=2**22, open_timeout=60,
-                        ping_interval=ping) as gold:
+                        ping_interval=ping, **where[1]) as gold:
             try:
                 while True:  # a new game whenever one ends
                     await black.send(json.dumps({"type": "create", "online": True, "target": target}))
@@ -241,17 +247,23 @@ async def computer_game(url: str, stats: Stats, level: str, seed: int) -> None:
 
 
 def start_server(
-    workers: int, db: str | None = None, quiet: bool = False
+    workers: int, db: str | None = None, quiet: bool = False, limits: bool = False,
 ) -> tuple[subprocess.Popen[str], str]:
+    """A ``kamisado web`` process on ``db`` (default: a fresh SQLite file)
+    and its URL; ``limits``: with its rate limits on (a client that opens
+    many games must then come from many addresses)."""
     if db is None:
         db = str(Path(tempfile.mkdtemp()) / "load.sqlite3")
+    env = dict(os.environ)
+    env.pop("KAMISADO_WEB_LIMITS", None)
+    if not limits:
+        # one address makes a thousand games: the per-address limits are off
+        # (a server given with --url must be started with this too)
+        env["KAMISADO_WEB_LIMITS"] = "off"
     proc = subprocess.Popen(
         [sys.executable, "-m", "kamisado.cli", "web", "--port", "0", "--no-browser",
          "--db", db, "--workers", str(workers)],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        # one address makes a thousand games: the per-address limits are off
-        # (a server given with --url must be started with this too)
-        env={**os.environ, "KAMISADO_WEB_LIMITS": "off"},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
     )
     assert proc.stdout is not None
     for line in proc.stdout:

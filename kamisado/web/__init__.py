@@ -178,7 +178,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the reverse proxies (IP addresses or networks, comma-separated, or *) whose"
         " X-Forwarded-For and X-Forwarded-Proto are believed; default: none, not even localhost",
     )
+    parser.add_argument(
+        "--ws-per-address", type=int, default=32, metavar="N",
+        help="websockets open at once from one address, at most (default 32; 0: no cap)",
+    )
+    parser.add_argument(
+        "--ws-per-player", type=int, default=8, metavar="N",
+        help="websockets open at once for one player (its cookie), at most (default 8; 0: no cap)",
+    )
+    parser.add_argument(
+        "--ws-keep-out", type=float, default=60.0, metavar="SECONDS",
+        help="a client closed for flooding frames is refused new websockets this long"
+        " (default 60; 0: not at all)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    for name in ("ws_per_address", "ws_per_player", "ws_keep_out"):
+        if not getattr(args, name) >= 0:
+            option = "--" + name.replace("_", "-")
+            parser.error(f"{option}: expected 0 or more, found {getattr(args, name):g}")
     from kamisado.web.public import PublicSite, forwarded_hosts
 
     try:
@@ -234,13 +251,16 @@ def _fail(message: str) -> int:
 def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     import uvicorn
 
+    from kamisado.web.guard import SocketLimits
     from kamisado.web.ops import GracefulServer, configure_logging
     from kamisado.web.server import create_app
 
     log_config = configure_logging(args.log_format)
+    sockets = SocketLimits(args.ws_per_address, args.ws_per_player, args.ws_keep_out)
     app = create_app(db, workers=args.workers, secret=args.secret, queue=args.queue,
                      session_idle=args.session_days * 24 * 3600, metrics_allow=args.metrics_allow,
-                     public_url=args.public_url, forwarded_allow_ips=args.forwarded_allow_ips)
+                     public_url=args.public_url, forwarded_allow_ips=args.forwarded_allow_ips,
+                     sockets=sockets)
     config = uvicorn.Config(
         app,
         host=args.host,

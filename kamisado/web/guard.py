@@ -32,6 +32,7 @@ the same wherever they connect from.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import json
 import math
@@ -49,10 +50,13 @@ __all__ = [
     "LIMITS",
     "ROUTE_LIMITS",
     "SECURITY_HEADERS",
+    "SOCKET_LIMITS",
     "Bucket",
     "Guard",
     "Limit",
     "RateLimiter",
+    "SocketLimits",
+    "Sockets",
     "client_key",
     "client_keys",
     "limits_from_env",
@@ -97,10 +101,12 @@ class Limit:
 #: ``record``: record uploads (POST /api/records), per address;
 #: ``analysis``: /api/analyse and /api/reply (each runs the engine), per
 #: address; ``position``: /api/position (no search, cheap), per address;
-#: ``frame``: websocket frames, per connection (a refused frame gets a
-#: ``rate_limited`` error and is dropped); ``flood``: every frame, refused
-#: or not, per connection, ten times the frame limit: a connection that
-#: empties it is closed (1008).
+#: ``frame``: websocket frames, per address and per player, shared by all
+#: of its connections (a refused frame gets a ``rate_limited`` error and is
+#: dropped); ``flood``: every frame, refused or not, per address and per
+#: player, ten times the frame limit: a connection that empties it is
+#: closed (1008) and its address and player are kept out a while
+#: (:class:`SocketLimits`).
 LIMITS: dict[str, Limit] = {
     lim.name: lim
     for lim in (
@@ -207,6 +213,8 @@ class Bucket:
 
 class RateLimiter:
     """Token buckets by (limit name, key); a name with no limit is never refused.
+    With ``sockets``, also the caps on websockets (:class:`Sockets`, on the
+    same clock).
 
     The state stays bounded: buckets that have filled up again (their key
     has been idle) are forgotten, the least recently used first, and never
@@ -226,10 +234,13 @@ class RateLimiter:
         limits: Mapping[str, Limit],
         clock: Callable[[], float] = time.monotonic,
         max_keys: int = 100_000,
+        sockets: SocketLimits | None = None,
     ) -> None:
         self.limits = dict(limits)
         self.clock = clock
         self.max_keys = max_keys
+        #: the websockets open and the clients kept out (None: no caps)
+        self.sockets = None if sockets is None else Sockets(sockets, clock)
         self._buckets: OrderedDict[tuple[str, str], Bucket] = OrderedDict()
 
     def __len__(self) -> int:
@@ -282,6 +293,177 @@ class RateLimiter:
             if not oldest.full(now):
                 return
             del self._buckets[key]
+
+
+@dataclass(frozen=True)
+class SocketLimits:
+    """Caps on websockets: at most ``per_address`` open at once from one
+    address and ``per_player`` for one player (0: no cap), and a client
+    closed for flooding (its ``flood`` bucket emptied) is kept out for
+    ``keep_out`` seconds (0: not at all): its new websockets are refused
+    and its open ones closed at their next frame.  The refusal of a client
+    kept out is answered after ``hold`` seconds (at most
+    :attr:`Sockets.HOLD_PER_KEY` held at once for one address or player
+    and :attr:`Sockets.MAX_HELD` in all, the others answered at once), so a
+    flooder that reconnects at once costs a handshake every ``hold``
+    seconds, not hundreds a second.
+    """
+
+    per_address: int = 32
+    per_player: int = 8
+    keep_out: float = 60.0
+    hold: float = 2.0
+
+    def __post_init__(self) -> None:
+        if min(self.per_address, self.per_player) < 0 or not min(self.keep_out, self.hold) >= 0:
+            raise ValueError(f"socket limits must be 0 or more, found {self}")
+
+
+#: The caps ``kamisado web`` uses unless told otherwise (its ``--ws-per-address``,
+#: ``--ws-per-player`` and ``--ws-keep-out``).
+SOCKET_LIMITS = SocketLimits()
+
+
+class Sockets:
+    """The websockets open, counted by key (``addr:...``, ``player:...``),
+    and the keys kept out after a flood, until when.  Pure: the clock is
+    passed in.
+
+    >>> now = [0.0]
+    >>> socks = Sockets(SocketLimits(per_address=2, per_player=1, keep_out=30), lambda: now[0])
+    >>> socks.admit(["addr:a"]), socks.admit(["addr:a"]), socks.admit(["addr:a"])[0]
+    (None, None, 'too many websockets: at most 2 at once from one address')
+    >>> socks.open("addr:a")
+    2
+    >>> socks.release(["addr:a"]); socks.admit(["addr:a", "player:p"])
+    >>> socks.admit(["addr:b", "player:p"])  # the same player from elsewhere
+    ('too many websockets: at most 1 at once for one player', 5)
+    >>> socks.open("addr:b")  # a refused one is not counted
+    0
+    >>> socks.keep_out(["addr:c"])
+    >>> socks.admit(["addr:c"])
+    ('kept out after a flood of websocket frames; try again in 30 s', 30)
+    >>> now[0] = 30.0
+    >>> socks.admit(["addr:c"]) is None
+    True
+    """
+
+    #: The seconds a client over a cap is told to wait (``Retry-After``).
+    RETRY = 5
+    #: Keys kept out at most (then those whose time ends first are let in).
+    MAX_KEPT_OUT = 100_000
+    #: Refusals held at once for one key at most, and in all (:meth:`hold`).
+    HOLD_PER_KEY = 64
+    MAX_HELD = 512
+
+    def __init__(self, limits: SocketLimits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits = limits
+        self.clock = clock
+        self._open: dict[str, int] = {}
+        self._out: dict[str, float] = {}  # key -> kept out until
+        self._held: dict[str, int] = {}  # key -> refusals being held
+        self._holding = 0  # refusals being held in all
+
+    def open(self, key: str) -> int:
+        """The websockets open now for ``key``."""
+        return self._open.get(key, 0)
+
+    def _cap(self, key: str) -> tuple[int, str]:
+        if key.startswith("player:"):
+            return self.limits.per_player, "for one player"
+        return self.limits.per_address, "from one address"
+
+    def kept_out(self, keys: Iterable[str]) -> float:
+        """The seconds until the last of ``keys`` is let in again (0.0: none kept out)."""
+        if not self._out:
+            return 0.0
+        now = self.clock()
+        wait = 0.0
+        for key in keys:
+            until = self._out.get(key)
+            if until is not None:
+                if until > now:
+                    wait = max(wait, until - now)
+                else:
+                    del self._out[key]
+        return wait
+
+    def refusal(self, keys: list[str]) -> tuple[str, int] | None:
+        """Why a new websocket of ``keys`` is refused now and the whole
+        seconds to wait, or None when it may come in."""
+        wait = self.kept_out(keys)
+        if wait:
+            seconds = max(1, math.ceil(wait))
+            return f"kept out after a flood of websocket frames; try again in {seconds} s", seconds
+        for key in keys:
+            cap, where = self._cap(key)
+            if cap and self._open.get(key, 0) >= cap:
+                return f"too many websockets: at most {cap} at once {where}", self.RETRY
+        return None
+
+    def admit(self, keys: list[str]) -> tuple[str, int] | None:
+        """Let a new websocket of ``keys`` in (counted until :meth:`release`),
+        or why not (:meth:`refusal`)."""
+        refused = self.refusal(keys)
+        if refused is None:
+            for key in keys:
+                self._open[key] = self._open.get(key, 0) + 1
+        return refused
+
+    def release(self, keys: Iterable[str]) -> None:
+        """A websocket :meth:`admit` let in has ended."""
+        _less(self._open, keys)
+
+    def hold(self, keys: list[str]) -> float:
+        """The seconds to hold the refusal of a websocket of ``keys`` before
+        answering it: the limits' ``hold`` while they are kept out and fewer
+        than :attr:`HOLD_PER_KEY` are held for each (counted until
+        :meth:`unhold`), else 0.0 (answer at once).
+
+        >>> socks = Sockets(SocketLimits(hold=2.0), lambda: 0.0)
+        >>> socks.hold(["addr:a"])  # not kept out: at once
+        0.0
+        >>> socks.keep_out(["addr:a"])
+        >>> held = [socks.hold(["addr:a"]) for _ in range(Sockets.HOLD_PER_KEY + 1)]
+        >>> held.count(2.0), held[-1]
+        (64, 0.0)
+        >>> socks.unhold(["addr:a"]); socks.hold(["addr:a"])
+        2.0
+        """
+        if not self.limits.hold or not self.kept_out(keys):
+            return 0.0
+        if self._holding >= self.MAX_HELD or any(self._held.get(k, 0) >= self.HOLD_PER_KEY for k in keys):
+            return 0.0
+        for key in keys:
+            self._held[key] = self._held.get(key, 0) + 1
+        self._holding += 1
+        return self.limits.hold
+
+    def unhold(self, keys: Iterable[str]) -> None:
+        """A refusal :meth:`hold` held has been answered."""
+        _less(self._held, keys)
+        self._holding -= 1
+
+    def keep_out(self, keys: Iterable[str]) -> None:
+        """Keep ``keys`` out for the limits' ``keep_out`` seconds (a flood)."""
+        if self.limits.keep_out <= 0:
+            return
+        until = self.clock() + self.limits.keep_out
+        for key in keys:
+            self._out.pop(key, None)  # (to the end: the dict is in the order they end)
+            while len(self._out) >= self.MAX_KEPT_OUT:  # bounded: the first to end go
+                del self._out[next(iter(self._out))]
+            self._out[key] = until
+
+
+def _less(counts: dict[str, int], keys: Iterable[str]) -> None:
+    """One fewer for each of ``keys`` (none left: forgotten)."""
+    for key in keys:
+        left = counts.get(key, 0) - 1
+        if left > 0:
+            counts[key] = left
+        else:
+            counts.pop(key, None)
 
 
 def client_key(scope: Mapping[str, Any], player: str | None = None) -> str:
@@ -415,11 +597,47 @@ async def _json(send: Send, status: int, body: dict[str, Any], extra: Iterable[t
     await send({"type": "http.response.body", "body": data})
 
 
+async def _leaves_within(receive: Receive, seconds: float) -> bool:
+    """Whether a websocket not yet accepted is given up by its client within
+    ``seconds`` (then there is nobody to answer)."""
+    try:
+        message = await asyncio.wait_for(receive(), seconds)
+    except TimeoutError:
+        return False
+    return bool(message["type"] == "websocket.disconnect")
+
+
+async def _refuse_websocket(scope: Scope, send: Send, message: str, seconds: int) -> None:
+    """Refuse a websocket before it is accepted (its ``websocket.connect``
+    received): ``429`` with ``Retry-After`` and a JSON body where the server
+    can answer the handshake so (ASGI's denial response), else closed with
+    1008 (the server answers 403)."""
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
+        return
+    data = json.dumps({"error": message, "limit": "websocket", "retry_after": seconds}).encode()
+    await send(
+        {
+            "type": "websocket.http.response.start",
+            "status": 429,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(data)).encode()),
+                (b"retry-after", str(seconds).encode()),
+                *SECURITY_HEADERS,
+            ],
+        }
+    )
+    await send({"type": "websocket.http.response.body", "body": data})
+
+
 class Guard:
     """ASGI middleware: the security headers on every HTTP response, the
     Origin rule for the websocket and every state-changing request, and
     the HTTP limits (:data:`ROUTE_LIMITS`) per address and per player (it
-    runs inside the session middleware, so it reads the cookie's player).
+    runs inside the session middleware, so it reads the cookie's player),
+    and the caps on websockets (:class:`Sockets`): one over a cap, or from
+    a client kept out after a flood, is refused with ``429``.
 
     A request with an ``Origin`` that is not the site's is refused: 403
     (HTTP) or closed before it is accepted (websocket; the server answers
@@ -453,7 +671,28 @@ class Guard:
                 await receive()  # websocket.connect
                 await send({"type": "websocket.close", "code": 1008, "reason": "foreign origin"})
                 return
-            await self.app(scope, receive, send)
+            sockets = self.limiter.sockets
+            if sockets is None:
+                await self.app(scope, receive, send)
+                return
+            keys = client_keys(scope)
+            refused = sockets.admit(keys)
+            if refused is not None:
+                await receive()  # websocket.connect
+                hold = sockets.hold(keys)
+                if hold:  # a flooder kept out: its answer waits (unless it goes)
+                    try:
+                        if await _leaves_within(receive, hold):
+                            return
+                    finally:
+                        sockets.unhold(keys)
+                    refused = sockets.refusal(keys) or refused
+                await _refuse_websocket(scope, send, *refused)
+                return
+            try:
+                await self.app(scope, receive, send)
+            finally:
+                sockets.release(keys)
             return
         if kind != "http":
             await self.app(scope, receive, send)

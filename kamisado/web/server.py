@@ -43,7 +43,14 @@ from kamisado.web.analysis import (
 )
 from kamisado.web.edge import BODY_TIMEOUT_S, Edge
 from kamisado.web.games import Hub
-from kamisado.web.guard import Guard, Limit, RateLimiter, limits_from_env
+from kamisado.web.guard import (
+    SOCKET_LIMITS,
+    Guard,
+    Limit,
+    RateLimiter,
+    SocketLimits,
+    limits_from_env,
+)
 from kamisado.web.images import board_png, board_svg, match_gif
 from kamisado.web.lobby import Lobby
 from kamisado.web.ops import LOCALHOST, Network
@@ -228,6 +235,7 @@ def create_app(
     public_url: str | None = None,
     forwarded_allow_ips: str | None = None,
     body_timeout_s: float = BODY_TIMEOUT_S,
+    sockets: SocketLimits | None = None,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -238,8 +246,11 @@ def create_app(
 
     ``limits``: the rate limits (default :data:`kamisado.web.guard.LIMITS`,
     none when ``KAMISADO_WEB_LIMITS=off``), or a :class:`RateLimiter` to
-    use (tests give one with their own clock); ``allow_origins``: origins
-    besides the site's own that may post and open the websocket.
+    use (tests give one with their own clock, and its caps on websockets);
+    ``sockets``: the caps on websockets and the keep-out after a flood
+    (default :data:`kamisado.web.guard.SOCKET_LIMITS`; none when the rate
+    limits are off, ``limits={}``); ``allow_origins``: origins besides the
+    site's own that may post and open the websocket.
 
     ``secret`` signs the players' cookies (default: ``KAMISADO_SECRET``,
     else a key generated once and kept in the database;
@@ -276,9 +287,12 @@ def create_app(
     site = PublicSite.from_url(public_url)
     trusted = None if forwarded_allow_ips is None else forwarded_hosts(forwarded_allow_ips)
     keys = SessionKeys(secret)
-    limiter = limits if isinstance(limits, RateLimiter) else RateLimiter(
-        limits_from_env() if limits is None else limits
-    )
+    if isinstance(limits, RateLimiter):
+        limiter = limits
+    else:
+        table = limits_from_env() if limits is None else limits
+        caps = (sockets or SOCKET_LIMITS) if table else None  # limits off: no caps either
+        limiter = RateLimiter(table, sockets=caps)
     origins = (*allow_origins, site.origin) if site.origin else allow_origins
     middleware = [
         # the client's address (and scheme) as the proxy saw them, before anything reads them

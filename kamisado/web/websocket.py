@@ -8,7 +8,8 @@ to the :class:`kamisado.web.games.Hub`, the lobby's messages to the
 :class:`kamisado.web.lobby.Lobby`.  A frame that is not a message, or an
 action the server refuses, gets an error frame and the connection stays;
 so does a handler that fails (``server``).  Frames are rate limited per
-connection (:mod:`kamisado.web.guard`).
+address and per player, all their connections together
+(:mod:`kamisado.web.guard`).
 """
 
 from __future__ import annotations
@@ -184,15 +185,19 @@ async def dispatch(s: Session, frame: str | bytes) -> None:
 async def ws_endpoint(ws: WebSocket) -> None:
     """One page's websocket: each frame handed to :func:`dispatch`.
 
-    Frames are limited per connection (``frame``): one over the limit gets
-    a ``rate_limited`` error and is dropped; a connection that sends ten
-    times as many (``flood``) is closed (1008).  A create frame (and a
-    challenge) also takes from the address's ``create`` limit, as POST
-    /api/games does."""
+    Frames are limited per address and per player, all of its connections
+    together (``frame``): one over the limit gets a ``rate_limited`` error
+    and is dropped.  A connection that empties its address's or player's
+    ``flood`` bucket (ten times as many) is closed (1008), and they are kept
+    out a while (:class:`kamisado.web.guard.Sockets`: their new websockets
+    are refused, their open ones closed at their next frame).  A create
+    frame (and a challenge) also takes from the address's ``create`` limit,
+    as POST /api/games does."""
     await ws.accept()
     hub = hub_of(ws)
     limiter: RateLimiter = ws.app.state.limiter
-    frames, flood = limiter.bucket("frame"), limiter.bucket("flood")
+    keys = client_keys(ws.scope)  # the address, and the player of the cookie
+    frame_limit = limiter.limits.get("frame")
     conn = Conn(ws.send_text, ws.close)
     try:  # the player its browser is (its cookie), or none
         player = await player_in_thread(ws)
@@ -215,21 +220,30 @@ async def ws_endpoint(ws: WebSocket) -> None:
         sockets.add(key, ended)
     session = Session(ws, hub, ws.app.state.lobby, limiter, conn)
     hub.open_conns.add(conn)  # told when the server restarts (kamisado.web.ops.drain)
+    caps = limiter.sockets
     try:
         while True:
             message = await ws.receive()
             if message["type"] == "websocket.disconnect":
                 break
             session.received = time.perf_counter()
-            now = limiter.clock()
-            if flood is not None and flood.take(now):
-                log.warning("closing a websocket from %s: frame flood", client_key(ws.scope))
+            if caps is not None and caps.kept_out(keys):
+                await session.error("rate_limited", "kept out after a flood of websocket frames")
+                await ws.close(POLICY_VIOLATION, "kept out")
+                break
+            if limiter.take_all("flood", keys):
+                if caps is not None and caps.limits.keep_out:
+                    caps.keep_out(keys)
+                    log.warning("closing a websocket from %s: frame flood; kept out %g s",
+                                client_key(ws.scope), caps.limits.keep_out)
+                else:
+                    log.warning("closing a websocket from %s: frame flood", client_key(ws.scope))
                 await session.error("rate_limited", "too many websocket frames: the connection is closed")
                 await ws.close(POLICY_VIOLATION, "too many frames")
                 break
-            wait = 0.0 if frames is None else frames.take(now)
-            if frames is not None and wait:
-                await session.error("rate_limited", refusal(frames.limit, wait)[0] + "; the frame was dropped")
+            wait = limiter.take_all("frame", keys)
+            if wait and frame_limit is not None:
+                await session.error("rate_limited", refusal(frame_limit, wait)[0] + "; the frame was dropped")
                 continue
             frame = message.get("text")
             if frame is None:
