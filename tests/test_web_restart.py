@@ -122,8 +122,9 @@ class Player:
             assert time.monotonic() < deadline, f"action {seq} was never acknowledged"
             try:
                 if self.state["seq"] <= seq:
+                    stamp = time.time()  # before the send: the server reads its clock after it
                     self.send(msg)
-                    first = first or time.time()
+                    first = first or stamp
                 while self.state["seq"] <= seq:
                     got = self.read(30)
                     if got["type"] == "error":  # (refused while its process stopped): join again, see

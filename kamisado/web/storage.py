@@ -616,7 +616,7 @@ class Store(SharedCalls):
         the other processes are told (``* clocks``).  Returns when the
         clocks were last moved forward (ms; 0: never: a process that saw a
         later one than it knew re-reads its games) and the time given back
-        now (ms; 0: none)."""
+        now (ms; 0: none, also when no clock was running)."""
         if not self._alive_rows:
             self.setting(ALIVE, lambda: str(now_ms))
             self.setting(CLOCKS_MOVED, lambda: "0")
@@ -625,9 +625,10 @@ class Store(SharedCalls):
         with self._db.write() as tx:
             rows = dict(tx.run(_ALIVE_ROWS).rows)
             last, moved = int(rows[ALIVE]), int(rows[CLOCKS_MOVED])
-            if outage_ms is not None and now_ms - last > outage_ms:
+            if (outage_ms is not None and now_ms - last > outage_ms
+                    and tx.run(_GIVE_BACK, {"last": last, "now": now_ms}).rowcount):
+                # (nothing to say, re-read or announce when no clock was running)
                 given = now_ms - last
-                tx.run(_GIVE_BACK, {"last": last, "now": now_ms})
                 moved = now_ms
                 tx.run(_SET_SETTING, {"n": CLOCKS_MOVED, "v": str(moved)})
                 self._announce(tx, "*", "clocks")
