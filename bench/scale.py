@@ -14,7 +14,9 @@ ratio compares like with like.
         --servers 1,2 --games 50,100,150,200,300 --think 0.3 --seconds 15
 
 Prints one line per step, then the capacity of each server count and
-their ratio.
+their ratio.  ``--repeat 3`` runs each step three times and judges it by
+the run with the median p99 (a single stall of a shared machine then does
+not decide a step).
 """
 
 from __future__ import annotations
@@ -63,6 +65,9 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=15.0, help="measured time of each step (default 15)")
     ap.add_argument("--clients", type=int, default=2, help="client processes (default 2)")
     ap.add_argument("--p99", type=float, default=50.0, help="the round trip's p99 limit, ms (default 50)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="runs of each step (fresh processes each); the step is judged by the run"
+                    " with the median p99 (default 1)")
     ap.add_argument("--spread", choices=["player", "game"], default="game",
                     help="each game's players on one server (game, the default: routing by game)"
                     " or on two (player: every move crosses processes)")
@@ -73,7 +78,13 @@ def main() -> int:
     for servers in counts:
         best = 0.0
         for games in loads:
-            got = step(args, servers, games)
+            runs = [step(args, servers, games) for _ in range(args.repeat)]
+            # the run whose p99 is the median of the step's runs: one stall of the
+            # shared machine (a checkpoint, another job) does not decide the step
+            got = sorted(runs, key=lambda r: r["p99"])[len(runs) // 2]
+            if len(runs) > 1:
+                print(f"servers {servers} games {games:5d}: p99 of each run "
+                      + ", ".join(f"{r['p99']:.1f}" for r in runs) + " ms", flush=True)
             ok = got["p99"] < args.p99
             delivery = (f", delivery to the other player p50 {got['d50']:.1f} / p99 {got['d99']:.1f} ms"
                         if "d50" in got else "")
