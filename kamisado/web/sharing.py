@@ -97,6 +97,14 @@ KEPT = (_NOTIFY, _TAKE_TURN, _ELSEWHERE)
 PG_KEPT = (_PG_SET_PRESENCE, _PG_ELSEWHERE_OF, _PG_RENEW)
 
 
+def _seen_by_game(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, int]]:
+    """Rows of (game id, side letter, ms last seen) as game id -> side -> ms."""
+    out: dict[str, dict[str, int]] = {}
+    for game_id, side, seen in rows:
+        out.setdefault(game_id, {})[side] = int(seen)
+    return out
+
+
 class SharedCalls:
     """The calls of a :class:`kamisado.web.storage.Store` that the processes
     on one database share (a base of the store's, on its database)."""
@@ -214,30 +222,19 @@ class SharedCalls:
         await self._pg.rows_async(_PG_RENEW, {"now": now_ms, "origin": self.origin})
 
     async def presence_elsewhere_of_async(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
-        """:meth:`presence_elsewhere_of` from the event loop (PostgreSQL: one
-        statement on the loop's own connections, however many games)."""
+        """:meth:`presence_elsewhere_of` from the event loop (on the loop's
+        own connections)."""
         if not self.shared or not game_ids or self._pg is None:
             return {}
-        out: dict[str, dict[str, int]] = {}
-        for game_id, side, seen in await self._pg.rows_async(
-                _PG_ELSEWHERE_OF, {"games": game_ids, "origin": self.origin}):
-            out.setdefault(game_id, {})[side] = int(seen)
-        return out
+        return _seen_by_game(await self._pg.rows_async(
+            _PG_ELSEWHERE_OF, {"games": game_ids, "origin": self.origin}))
 
     def presence_elsewhere_of(self, game_ids: list[str]) -> dict[str, dict[str, int]]:
         """:meth:`presence_elsewhere` of many games in one query."""
         if not self.shared or not game_ids:
             return {}
-        out: dict[str, dict[str, int]] = {}
-        with self._db.read() as tx:
-            rows = tx.run(
-                sa.select(presence.c.game_id, presence.c.side, sa.func.max(presence.c.seen))
-                .where(presence.c.game_id.in_(game_ids), presence.c.origin != self.origin)
-                .group_by(presence.c.game_id, presence.c.side)
-            ).rows
-        for game_id, side, seen in rows:
-            out.setdefault(game_id, {})[side] = int(seen)
-        return out
+        with self._db.read() as tx:  # (shared: PostgreSQL) one statement however many games
+            return _seen_by_game(tx.run(_PG_ELSEWHERE_OF, {"games": game_ids, "origin": self.origin}).rows)
 
     def presence_elsewhere(self, game_id: str) -> dict[str, int]:
         """When each seat of a game was last seen held through another

@@ -462,12 +462,9 @@ class Store(SharedCalls):
         now = time.time()
         values = self._game_values(game_id, seq, now, state, points, clock, ended, to_act)
         if self._pg is not None:
-            values.update(token=token, at=now, channel=CHANNEL, payload=f"{self.origin} {game_id} state")
-            row = self._pg.first(_PG_APPEND, values)
+            row = self._pg.first(_PG_APPEND, self._pg_append_values(values, token, now))
             if row is None or row[0] != 1:
-                with self._db.read() as tx:
-                    count = tx.run(_ACTION_COUNT, {"gid": game_id}).scalar()
-                self._out_of_sequence(game_id, seq, count)
+                self._out_of_sequence(game_id, seq, self._action_count(game_id))
             return
         with self._db.write() as tx:
             if tx.run(_UPDATE_GAME, values).rowcount != 1:
@@ -504,15 +501,20 @@ class Store(SharedCalls):
             return
         now = time.time()
         values = self._game_values(game_id, seq, now, state, points, clock, ended, to_act)
-        values.update(token=token, at=now, channel=CHANNEL, payload=f"{self.origin} {game_id} state")
         start = time.perf_counter()
         try:
-            row = await self._pg.first_async(_PG_APPEND, values)
+            row = await self._pg.first_async(_PG_APPEND, self._pg_append_values(values, token, now))
         finally:
             self._took("append", start)
         if row is None or row[0] != 1:
             count = await self.call(self._action_count, game_id)
             self._out_of_sequence(game_id, seq, count)
+
+    def _pg_append_values(self, values: dict[str, Any], token: str, now: float) -> dict[str, Any]:
+        """:data:`_PG_APPEND`'s values: the game's (:meth:`_game_values`),
+        the action's, and the announcement's."""
+        return {**values, "token": token, "at": now, "channel": CHANNEL,
+                "payload": f"{self.origin} {values['gid']} state"}
 
     def _action_count(self, game_id: str) -> int | None:
         with self._db.read() as tx:
@@ -552,11 +554,7 @@ class Store(SharedCalls):
         what a process holding the first ``since`` lacks), or ``None`` when
         unknown; row and actions of one snapshot."""
         if self._pg is not None:  # one statement: one round trip
-            found = self._pg.first(_PG_LOAD, {"gid": game_id, "since": since})
-            if found is None:
-                return None
-            *fields, got = found
-            return GameRow(**dict(zip(_GAME_FIELDS, fields, strict=True))), list(got or [])
+            return self._pg_loaded(self._pg.first(_PG_LOAD, {"gid": game_id, "since": since}))
         with self._db.read() as tx:
             rows = tx.run(_GAME_ROW, {"gid": game_id}).mappings()
             if not rows:
@@ -568,14 +566,17 @@ class Store(SharedCalls):
         """:meth:`load` from the event loop (PostgreSQL: its one statement on
         the loop's own connections; SQLite: in the store's threads)."""
         if self._pg is None:
-            if since:
-                return await self.call(self.load, game_id, since=since)
-            return await self.call(self.load, game_id)
+            return await self.call(self.load, game_id, since)
         start = time.perf_counter()
         try:
             found = await self._pg.first_async(_PG_LOAD, {"gid": game_id, "since": since})
         finally:
             self._took("load", start)
+        return self._pg_loaded(found)
+
+    @staticmethod
+    def _pg_loaded(found: tuple[Any, ...] | None) -> tuple[GameRow, list[str]] | None:
+        """A game's row and actions from :data:`_PG_LOAD`'s row (``None``: no such game)."""
         if found is None:
             return None
         *fields, got = found
