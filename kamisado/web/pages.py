@@ -326,9 +326,7 @@ async def player_page(request: Request) -> Response:
 
 async def player_rating_svg(request: Request) -> Response:
     """``GET /api/players/{id}/rating.svg?speed=realtime``: the rating
-    history as a chart (:func:`kamisado.pictures.graph.rating_svg`)."""
-    from kamisado.pictures.graph import rating_svg
-
+    history as a chart (:func:`rating_chart`)."""
     speed = request.query_params.get("speed", "realtime")
     if speed not in SPEEDS:
         return bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
@@ -344,12 +342,24 @@ async def player_rating_svg(request: Request) -> Response:
     except Exception:
         log.exception("could not read player %s", player.id)
         return bad("the store cannot be read; try again", 503)
-    words = page_words(lang_arg(request))
-    title = words["player.chart_title"].replace("{name}", player.name or words["player.anonymous"]).replace(
+    svg = rating_chart(history, player.name, speed, width, lang_arg(request))
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+def rating_chart(history: list[dict[str, Any]], name: str, speed: str, width: int, lang: str) -> str:
+    """A player's rating chart for ``speed`` as the player page shows it:
+    titled "name: speed" in ``lang``, ``width`` px wide.
+
+    >>> "Ann: Echtzeit" in rating_chart([], "Ann", "realtime", 360, "de")
+    True
+    """
+    from kamisado.pictures.graph import rating_svg
+
+    words = page_words(lang)
+    title = words["player.chart_title"].replace("{name}", name or words["player.anonymous"]).replace(
         "{speed}", words[f"speed.{speed}"])
     height = max(220, min(300, round(width * 0.47)))
-    svg = rating_svg(history, title=title, width=width, height=height, words=chart_words(lang_arg(request)))
-    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+    return rating_svg(history, title=title, width=width, height=height, words=chart_words(lang))
 
 
 async def game_or_404(request: Request) -> Game | Response:
