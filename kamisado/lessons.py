@@ -137,7 +137,7 @@ def lessons_json(lang: str) -> list[dict[str, Any]]:
 _SIDES = {
     "en": ("Black", "Gold"),
     "de": ("Schwarz", "Gold"),
-    "hu": ("Fekete", "Fehér"),
+    "hu": ("Fekete", "Arany"),
 }
 _MATCHES = {
     "en": {1: "Single Round", 3: "Standard Match", 7: "Long Match", 15: "Marathon Match"},
@@ -166,7 +166,7 @@ _TEMPLATES = {
         "head": "{side} lép, és {n} lépésben nyer.",
         "head1": "{side} lép, és 1 lépésben nyer: találd meg a nyerő lépést.",
         "count": "A lépésszámba mindkét fél lépései beletartoznak, a nyerő lépés is.",
-        "match": "{match}: fekete {b}, fehér {g}.",
+        "match": "{match}: fekete {b}, arany {g}.",
         "single": "Egyszerű játszma.",
         "sumo": "Szumó tornyok is vannak a táblán: figyelj a szumó lökésekre.",
     },
