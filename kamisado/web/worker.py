@@ -184,7 +184,30 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
             }
             for x in best_lines(pos, n=lines, limit=lines_limit)
         ]
+        _proven_by_lines(out)
     return out
+
+
+def _proven_by_lines(out: dict[str, Any]) -> None:
+    """Make the headline agree with the lines: when the search gave only an
+    evaluation but the best line is proven (the lines give every root move
+    to the solver first), the position is proven too, since the best move
+    wins, or even the best move loses.  ``solved``, ``kind``, ``moves``,
+    ``best`` and ``pv`` are then the best line's.
+
+    >>> out = {"side": "b", "kind": "eval", "moves": None, "solved": None, "best": "a1-a2", "pv": ["a1-a2"],
+    ...        "lines": [{"move": "c1-c5", "kind": "loss", "value": 18, "pv": ["c1-c5", "d8-d1"]}]}
+    >>> _proven_by_lines(out)
+    >>> out["solved"], out["kind"], out["moves"], out["best"]
+    ({'winner': 'g', 'distance': 18, 'pv': ['c1-c5', 'd8-d1']}, 'loss', 18, 'c1-c5')
+    """
+    top = (out.get("lines") or [None])[0]
+    if out["solved"] is not None or out["kind"] != "eval" or top is None or top["kind"] == "eval":
+        return
+    side = out["side"]
+    winner = side if top["kind"] == "win" else ("g" if side == "b" else "b")
+    out["solved"] = {"winner": winner, "distance": top["value"], "pv": list(top["pv"])}
+    out.update(kind=top["kind"], moves=top["value"], best=top["move"], pv=list(top["pv"]))
 
 
 def solver_reply(kpn: str, time_limit: float = 2.0) -> str:

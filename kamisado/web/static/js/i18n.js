@@ -85,6 +85,14 @@ export const sideName = (s) => t(`side.${s}`);
 export const otherSide = (s) => (s === "b" ? "g" : "b");
 /** A colour's name. @param {string} c */
 export const colourName = (c) => t(`colour.${c}`);
+/** A match's type as the game view names it ("Standard match (3 points)",
+    "Series of single rounds: first to 3 wins"); the server's English name
+    only for a type the page has no words for.
+    @param {{target: number, series?: boolean, name: string}} m */
+export function matchName(m) {
+  if (m.series) return [3, 5].includes(m.target) ? t(`match.s${m.target}`) : m.name;
+  return [1, 3, 7, 15].includes(m.target) ? t(`match.${m.target}`) : m.name;
+}
 /** "1 point" / "3 points". @param {number} n */
 export const pointsText = (n) => (n === 1 ? t("game.point") : t("game.points", { n }));
 /** A tower's rank by rings: tower, Sumo, Double Sumo, Triple Sumo. @param {number} rings */

@@ -3,7 +3,7 @@
    the move list, and a look back through the game's positions. */
 import { $, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
-import { colourNode, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
+import { colourNode, matchName, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
 import { renderMoves } from "../movelist.js";
 import { ratingNode } from "../ratings.js";
 import { prefs } from "../prefs.js";
@@ -168,7 +168,7 @@ function render(st) {
   tickClocks();
   renderControls(st, you, connected);
   yourMove(st);
-  const mt = st.series ? ([3, 5].includes(st.target) ? t(`match.s${st.target}`) : st.name) : t(`match.${st.target}`);
+  const mt = matchName(st);
   $("#match-info").textContent = `${mt}${st.rated ? ` · ${t("game.rated")}` : ""} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–${st.points[1]}`;
   // the status line
   const status = document.createDocumentFragment();
@@ -179,7 +179,8 @@ function render(st) {
     const mine = you.includes(actor) && you.length === 1;
     status.append(toMoveNodes(actor, st.must, ringsOf(st.towers, actor, st.must), mine));
   } else if (st.state === "fill" && st.fill) {
-    status.append(you.includes(st.fill.chooser) ? t("game.fill_title") : t("game.fill_wait", { side: sideName(st.fill.chooser) }));
+    // who chooses, said once here: the fill panel below has the one heading
+    status.append(t(you.includes(st.fill.chooser) ? "game.fill_choose" : "game.fill_wait", { side: sideName(st.fill.chooser) }));
   }
   if (st.state !== "over" && actor && st.seats[actor].kind === "human" && st.online_game && !st.seats[actor].online && !you.includes(actor)) {
     status.append(" ", st.seq === 0 ? t("game.waiting_opponent") : t("game.waiting_for", { side: sideName(actor) }));
@@ -370,15 +371,18 @@ $("#abort").addEventListener("click", () => {
 function renderFill(st, you) {
   const fp = $("#fill-panel");
   if (st.state === "fill" && st.fill) {
+    const shown = !fp.hidden;
     fp.hidden = false;
     const mine = you.includes(st.fill.chooser);
-    $("#fill-text").textContent = t(mine ? "game.fill_choose" : "game.fill_wait", { side: sideName(st.fill.chooser) });
     for (const d of /** @type {const} */ (["left", "right"])) {
       fillBoards[d].setFlip(board.flip);
       fillBoards[d].setTowers(st.fill[d].towers);
       fillBoards[d].marks({});
       /** @type {HTMLButtonElement} */ ($(`#fill-${d}`)).disabled = !mine || socket.status !== "open";
     }
+    // on a phone the panel lies below the board: bring both choices into
+    // view, between the header and the tab bar (its scroll margins)
+    if (!shown) fp.scrollIntoView({ block: "nearest" });
   } else fp.hidden = true;
 }
 

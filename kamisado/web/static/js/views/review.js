@@ -2,7 +2,7 @@
    engine's view of each. */
 import { $, chartQuery, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
-import { entryNodes, otherSide, sideName, t, tn } from "../i18n.js";
+import { entryNodes, matchName, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 
 /** @typedef {import("../types.js").Step} Step */
@@ -52,7 +52,7 @@ export async function openReview(id) {
   let data;
   try { data = await stepper.load(id); } catch (e) { setStatus(t("game.not_found")); return; }
   if (reviewId !== id) return;
-  $("#match-info").textContent = `${data.name} · ${t("game.score")} ${data.points[0]}–${data.points[1]}`;
+  paintMatchInfo();
   for (const [cls, side] of [["seat-top", "g"], ["seat-bottom", "b"]]) {
     const dot = h("span", { class: "dot", "aria-hidden": "true" });
     dot.style.background = SIDE_FILL[side];
@@ -64,6 +64,14 @@ export async function openReview(id) {
   stepper.show(stepper.last);
   loadGraph(id);
   loadMarks(id);
+}
+
+/** The match's type and score, named as the game view names them
+    ("Standard match (3 points) · Score 1–0"), in the page's language. */
+function paintMatchInfo() {
+  const data = stepper.data;
+  if (!data) return;
+  $("#match-info").textContent = `${matchName(data)} · ${t("game.score")} ${data.points[0]}–${data.points[1]}`;
 }
 
 /** The marks of the game's moves: the server proves which moves threw away
@@ -231,4 +239,8 @@ export function reviewStep(which) {
   if (to !== undefined) stepper.show(to);
 }
 /** Redraw in a new language. */
-export function rerenderReview() { if (reviewId && stepper.steps.length) stepper.show(stepper.i); }
+export function rerenderReview() {
+  if (!reviewId || !stepper.steps.length) return;
+  paintMatchInfo();
+  stepper.show(stepper.i);
+}
