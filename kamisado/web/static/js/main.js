@@ -9,7 +9,7 @@ import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
 import { board } from "./views/play.js";
 import { currentGame, gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
-import { loadMe, showAccount, whenPlayerChanges } from "./views/account.js";
+import { loadMe, renderMeLink, showAccount, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
@@ -123,7 +123,7 @@ function redraw() {
 }
 chars.addEventListener("change", () => { setPref("characters", chars.checked); redraw(); });
 squares.addEventListener("change", () => { setPref("squares", squares.checked); redraw(); });
-lang.addEventListener("change", async () => { await loadLang(lang.value); translatePage(); redraw(); });
+lang.addEventListener("change", async () => { await loadLang(lang.value); translatePage(); renderMeLink(); redraw(); });
 
 (async () => {
   setPref("characters", prefs.characters);

@@ -26,9 +26,39 @@ export const currentMe = () => me;
 /** @param {() => void} fn what to redo once the browser is another player (rejoin a game) */
 export function whenPlayerChanges(fn) { onSwitch = fn; }
 
-function renderMeLink() {
-  $("#me-name").textContent = me && me.signed_in ? (me.name || me.account || "") : t("account.title");
+/** A name's initials: the first letter of its first and last words (split
+    at spaces, "_", "-", "." and lower-to-upper case), upper case: "alice_wonderland"
+    is "AW", "alice" "A". @param {string} name */
+export function initials(name) {
+  const words = name.replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2").split(/[\s_.\-]+/u).filter(Boolean);
+  const first = (/** @type {string} */ w) => Array.from(w)[0] || "";
+  if (!words.length) return "";
+  const ends = words.length > 1 ? [words[0], words[words.length - 1]] : [words[0]];
+  return ends.map(first).join("").toUpperCase();
 }
+
+/** The header's link to the account: the player's name (or "Account") whole,
+    or, when the header has no room for it, never cut mid-word: the initials
+    of a name, the icon alone for "Account".  The whole name stays the
+    link's accessible name (kept in the page, hidden from sight) and its tooltip. */
+export function renderMeLink() {
+  const link = $("#me-link");
+  const name = $("#me-name");
+  const short = $("#me-initials");
+  const signedIn = Boolean(me && me.signed_in);
+  const full = me && signedIn ? (me.name || me.account || "") : t("account.title");
+  name.textContent = full;
+  link.title = full;
+  link.classList.remove("short");
+  short.hidden = true;
+  // measured at full length: cut (its ellipsis) means no room in this header
+  if (name.scrollWidth <= name.clientWidth) return;
+  link.classList.add("short");
+  short.textContent = signedIn ? initials(full) : "";
+  short.hidden = !signedIn;
+}
+addEventListener("resize", () => renderMeLink());
+void document.fonts?.ready.then(() => renderMeLink());
 
 /** Draw the account view. */
 export function showAccount() {
