@@ -20,7 +20,17 @@ from playwright.sync_api import Browser, Locator, Page, expect
 from kamisado.lessons import lessons_json, puzzles_json
 from kamisado.web import worker
 from tests import browser_kit
-from tests.browser_kit import QUICK_WIN, SHOTS, LiveServer, game_id, move, page, settings, sign_up, start
+from tests.browser_kit import (
+    QUICK_WIN,
+    SHOTS,
+    LiveServer,
+    game_id,
+    move,
+    page,
+    settings,
+    sign_up,
+    start,
+)
 
 browser = browser_kit.browser
 
