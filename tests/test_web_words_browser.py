@@ -112,7 +112,10 @@ def test_both_fill_choices_fit_a_phone_under_one_heading(
         assert badge["width"] >= BADGE_MIN_PX, (side, badge)
     # "Set up the next round" once, as the panel's heading; the status says who chooses
     expect(pg.get_by_text("Set up the next round")).to_have_count(1)
-    expect(pg.get_by_role("region", name="Set up the next round")).to_be_visible()
+    region = pg.get_by_role("region", name="Set up the next round")
+    expect(region).to_be_visible()
+    for words in ("Filled from the left", "Filled from the right"):  # each board's name, translated
+        expect(region.get_by_role("img", name=words)).to_be_visible()
     expect(pg.locator("#status")).to_have_text("Black won the round and chooses how to fill the home rows.")
     pg.screenshot(path=str(SHOTS / f"kamisado-words-fill-{width}x{height}.png"))
     pg.click("#fill-right")

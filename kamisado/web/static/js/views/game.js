@@ -378,6 +378,7 @@ function renderFill(st, you) {
       fillBoards[d].setFlip(board.flip);
       fillBoards[d].setTowers(st.fill[d].towers);
       fillBoards[d].marks({});
+      $(`#fill-${d}-board`).setAttribute("aria-label", t(d === "left" ? "lessons.left" : "lessons.right_fill"));
       /** @type {HTMLButtonElement} */ ($(`#fill-${d}`)).disabled = !mine || socket.status !== "open";
     }
     // on a phone the panel lies below the board: bring both choices into
