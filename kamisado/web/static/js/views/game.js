@@ -404,7 +404,8 @@ function renderSeats(st, connected) {
     who.append(pts);
     if (st.to_act === s && st.state !== "over") who.append(h("span", { class: "turn-flag" }, t("game.to_act")));
     if (st.online_game && seat.kind === "human") {
-      const p = h("span", { class: "presence" }, !connected ? "?" : seat.online ? t("game.online") : t("game.offline"));
+      const p = h("span", { class: `presence ${!connected ? "unknown" : seat.online ? "on" : "off"}` },
+        !connected ? "?" : seat.online ? t("game.online") : t("game.offline"));
       who.append(p);
     }
     if (st.clock) div.append(h("span", { class: "clock", "data-side": s, role: "timer", "aria-label": `${sideName(s)}` }));
