@@ -69,7 +69,118 @@ export class Board {
     this.gMarks = svg("g", {}, el);
     this.gTowers = svg("g", {}, el);
     this.gTop = svg("g", {}, el);
+    /** how the last pick was made: "mouse", "touch", "pen" (pointer events) or "keyboard" */
+    this.pointerType = "mouse";
+    /** @type {{from: string, id: number, x: number, y: number, moved: boolean}|null} a tower held by the pointer */
+    this.drag = null;
+    this.dragged = false;  // a drag just ended: the click that follows it is not a pick
     this.build();
+    if (!this.opts.mini) this.wireDrag();
+  }
+
+  /**
+   * Drag and drop, beside click, click: press on a tower that can move,
+   * drag it (mouse, touch or pen: pointer events) and let go on a lit
+   * square.  A press that does not move is left to the click.
+   */
+  wireDrag() {
+    const el = this.svg;
+    el.addEventListener("pointerdown", (ev) => {
+      this.pointerType = ev.pointerType || "mouse";
+      this.dragged = false;
+      if (ev.button !== 0 || !ev.isPrimary) return;
+      const name = this.squareAt(ev.clientX, ev.clientY);
+      this.drag = name && this.legal[name] ? { from: name, id: ev.pointerId, x: ev.clientX, y: ev.clientY, moved: false } : null;
+    });
+    el.addEventListener("pointermove", (ev) => {
+      const d = this.drag;
+      if (!d || ev.pointerId !== d.id) return;
+      if (!d.moved) {
+        if (Math.hypot(ev.clientX - d.x, ev.clientY - d.y) < 6) return;
+        d.moved = true;
+        try { el.setPointerCapture(ev.pointerId); } catch (e) { /* the pointer is gone */ }
+        this.selected = d.from;
+        this.keyboard = false;
+        this.drawSelection();
+        const g = this.towerAtSquare(d.from);
+        if (g) { g.classList.add("still", "dragging"); this.gTowers.append(g); }
+      }
+      ev.preventDefault();
+      const g = this.towerAtSquare(d.from);
+      const p = this.toBoard(ev.clientX, ev.clientY);
+      if (g && p) g.style.transform = `translate(${p.x}px, ${p.y}px)`;
+    });
+    const end = (/** @type {PointerEvent} */ ev, /** @type {boolean} */ dropped) => {
+      const d = this.drag;
+      if (!d || ev.pointerId !== d.id) return;
+      this.drag = null;
+      if (!d.moved) return;  // a click: the square's click handler picks
+      this.dragged = true;
+      try { el.releasePointerCapture(ev.pointerId); } catch (e) { /* released already */ }
+      const g = this.towerAtSquare(d.from);
+      if (g) g.classList.remove("dragging");
+      const to = dropped ? this.squareAt(ev.clientX, ev.clientY) : null;
+      if (to && (this.legal[d.from] || []).includes(to)) {
+        if (g) {  // the tower stays where it was dropped until the server answers
+          const [x, y] = this.xy(sqIndex(to));
+          g.style.transform = `translate(${x + 50}px, ${y + 50}px)`;
+        }
+        this.selected = null;
+        this.drawSelection();
+        if (this.onMove) this.onMove(d.from, to);
+      } else {
+        if (g) g.classList.remove("still");  // back to its square, sliding
+        this.setTowers(this.towers);
+        this.drawSelection();
+      }
+    };
+    el.addEventListener("pointerup", (ev) => end(ev, true));
+    el.addEventListener("pointercancel", (ev) => end(ev, false));
+    // the click a drag ends with (on the board, not a square) picks nothing
+    el.addEventListener("click", (ev) => {
+      if (this.dragged) { ev.stopPropagation(); this.dragged = false; }
+    }, true);
+  }
+
+  /** A point of the page in board units (0..800), or null. @param {number} cx @param {number} cy */
+  toBoard(cx, cy) {
+    const m = this.svg.getScreenCTM();
+    if (!m) return null;
+    return new DOMPoint(cx, cy).matrixTransform(m.inverse());
+  }
+
+  /** The square under a point of the page, or null off the board. @param {number} cx @param {number} cy */
+  squareAt(cx, cy) {
+    const p = this.toBoard(cx, cy);
+    if (!p || p.x < 0 || p.y < 0 || p.x >= 800 || p.y >= 800) return null;
+    const col = Math.floor(p.x / 100), row = Math.floor(p.y / 100);
+    const f = this.flip ? 7 - col : col, r = this.flip ? row : 7 - row;
+    return sqName(r * 8 + f);
+  }
+
+  /** The tower element standing on a square. @param {string} name */
+  towerAtSquare(name) {
+    const tw = this.towerOn(name);
+    return tw ? this.towerEls.get(`${tw[1]}-${tw[2]}`) || null : null;
+  }
+
+  /**
+   * Show a move waiting for its confirmation: the tower on its new square,
+   * both squares framed.  marks() or setTowers() draw the position again.
+   * @param {string} from @param {string} to
+   */
+  showPending(from, to) {
+    const g = this.towerAtSquare(from);
+    if (g) {
+      const [x, y] = this.xy(sqIndex(to));
+      g.classList.add("still");
+      g.style.transform = `translate(${x + 50}px, ${y + 50}px)`;
+    }
+    this.gTop.querySelectorAll(".pending").forEach((e) => e.remove());
+    for (const name of [from, to]) {
+      const [x, y] = this.xy(sqIndex(name));
+      svg("rect", { class: "pending", x: x + 4, y: y + 4, width: 92, height: 92, "data-square": name }, this.gTop);
+    }
   }
 
   /** Top-left corner of a square, in board units. @param {number} sq @returns {[number, number]} */
@@ -249,6 +360,7 @@ export class Board {
    * @returns {boolean}
    */
   key(ev) {
+    this.pointerType = "keyboard";
     /** @type {Record<string, [number, number]>} */
     const dirs = { ArrowUp: [0, 1], ArrowDown: [0, -1], ArrowLeft: [-1, 0], ArrowRight: [1, 0] };
     if (dirs[ev.key]) {

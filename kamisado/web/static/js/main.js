@@ -110,6 +110,13 @@ const lang = /** @type {HTMLSelectElement} */ ($("#lang"));
 const sound = /** @type {HTMLInputElement} */ ($("#sound"));
 sound.checked = prefs.sound;
 sound.addEventListener("change", () => setPref("sound", sound.checked));
+const confirmTouch = /** @type {HTMLInputElement} */ ($("#confirm-touch"));
+confirmTouch.checked = prefs.confirmTouch;
+confirmTouch.addEventListener("change", () => setPref("confirmTouch", confirmTouch.checked));
+// the board's size: a share of the room the screen leaves it (beside the panel on a wide screen)
+const boardSize = /** @type {HTMLInputElement} */ ($("#board-size"));
+boardSize.value = String(prefs.boardSize);
+boardSize.addEventListener("input", () => setPref("boardSize", boardSize.value));
 chars.checked = prefs.characters;
 squares.checked = prefs.squares;
 lang.value = prefs.lang;
@@ -127,6 +134,8 @@ lang.addEventListener("change", async () => { await loadLang(lang.value); transl
 
 (async () => {
   setPref("characters", prefs.characters);
+  setPref("boardSize", prefs.boardSize);
+  setPref("zen", prefs.zen);
   await loadLang(prefs.lang);
   await Promise.all([loadLevels(), loadMe()]);
   whenPlayerChanges(rejoin);

@@ -6,7 +6,7 @@ import { SIDE_FILL } from "../board.js";
 import { colourNode, matchName, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
 import { renderMoves } from "../movelist.js";
 import { ratingNode } from "../ratings.js";
-import { prefs } from "../prefs.js";
+import { prefs, setPref } from "../prefs.js";
 import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 import { hideExtras, renderExtras, wireControls } from "./controls.js";
@@ -62,6 +62,9 @@ const socket = new GameSocket({
     }
   },
   onStatus(s) {
+    // the server restarts: its clocks stand still (nobody is charged the time it is away),
+    // and so do the page's, until a fresh state frame comes from a server
+    if (s === "restarting") freezeClocks();
     const conn = $("#conn");
     conn.hidden = s === "open";
     conn.textContent = s === "lost" ? t("conn.lost") : s === "restarting" ? t("conn.restarting") : t("game.connecting");
@@ -90,7 +93,10 @@ export function openGame(id, token) {
   game = null;
   lastAnnounced = -1;
   looking = false;
+  warned = {};
+  clearConfirm();
   panelParts("game");
+  liveLayout(true);
   setStatus(t("game.connecting"));
   $("#moves").innerHTML = "";
   $("#download").setAttribute("href", `/api/games/${id}/record`);
@@ -102,6 +108,9 @@ export function leaveGame() {
   gameId = null;
   game = null;
   clocks = null;
+  clocksFrom = null;
+  clearConfirm();
+  liveLayout(false);
   hideExtras();
   // the result dialog goes with its game (the browser's Back, a lobby link)
   const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
@@ -119,11 +128,64 @@ wireControls(sendControl, announce);
 
 board.onMove = (from, to) => {
   if (!gameId || !game || looking) return;
+  // on a touch screen a move can wait for its confirmation (a setting)
+  if (prefs.confirmTouch && board.pointerType === "touch") askConfirm(from, to);
+  else sendMove(from, to);
+};
+/** @param {string} from @param {string} to */
+function sendMove(from, to) {
+  if (!game) return;
   if (!socket.send({ type: "move", move: `${from}-${to}`, seq: game.seq })) {
     announce(t("conn.not_sent"));
     render(game);
   }
-};
+}
+
+// -- a move made on a touch screen, confirmed (or not) ---------------------------------
+
+/** @type {{from: string, to: string, seq: number}|null} */
+let pending = null;
+/** Ask whether to play a move: it is shown on the board meanwhile. @param {string} from @param {string} to */
+function askConfirm(from, to) {
+  if (!game) return;
+  pending = { from, to, seq: game.seq };
+  board.showPending(from, to);
+  $("#move-confirm-text").textContent = t("game.confirm_move", { move: `${from}–${to}` });
+  $("#move-confirm").hidden = false;
+  /** @type {HTMLElement} */ ($("#move-confirm-yes")).focus({ preventScroll: true });
+}
+function clearConfirm() {
+  pending = null;
+  $("#move-confirm").hidden = true;
+}
+$("#move-confirm-yes").addEventListener("click", () => {
+  const p = pending;
+  clearConfirm();
+  if (p && game && game.seq === p.seq) sendMove(p.from, p.to);
+  else if (game) render(game);
+});
+$("#move-confirm-no").addEventListener("click", () => {
+  clearConfirm();
+  if (game) render(game);
+  $("#board").focus({ preventScroll: true });
+});
+
+// -- the live game's layout: zen mode (the board and the clocks only) ----------------
+
+/** Lay the play view out for a live game (or not). @param {boolean} on */
+function liveLayout(on) {
+  $(".play").classList.toggle("live", on);
+  document.body.classList.toggle("live-game", on);
+  /** @type {HTMLElement} */ ($(".board-tools")).hidden = !on;
+  renderZen();
+}
+function renderZen() {
+  $("#zen").textContent = t(prefs.zen ? "game.zen_leave" : "game.zen");
+}
+$("#zen").addEventListener("click", () => {
+  setPref("zen", !prefs.zen);
+  renderZen();
+});
 /** @param {string} direction */
 function fill(direction) {
   if (!game) return;
@@ -162,8 +224,11 @@ function render(st) {
   } else if (st.seq !== lookedAtSeq) {
     $("#history-where").textContent = t("history.new_move");
   }
-  clocks = st.clock ? { b: st.clock.b, g: st.clock.g, running: st.state === "over" ? null : st.clock.running,
-    at: performance.now(), days: Boolean(st.clock.control.days) } : null;
+  if (st !== clocksFrom) {  // a new frame: its clocks (a redraw of the same frame keeps them counting)
+    clocksFrom = st;
+    clocks = st.clock ? { b: st.clock.b, g: st.clock.g, running: st.state === "over" ? null : st.clock.running,
+      at: performance.now(), days: Boolean(st.clock.control.days), frozen: false } : null;
+  }
   renderSeats(st, connected);
   tickClocks();
   renderControls(st, you, connected);
@@ -193,6 +258,9 @@ function render(st) {
   }
   renderFill(st, you);
   renderLinks(st, you);
+  renderZen();
+  if (pending && (pending.seq !== st.seq || !canAct)) clearConfirm();
+  else if (pending && !looking) board.showPending(pending.from, pending.to);
   // the result, after the last move has been seen
   const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
   if (st.state === "over" && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
@@ -219,16 +287,16 @@ function yourMove(st) {
   document.title = mine ? `● ${t("title.your_move")} – ${TITLE}` : TITLE;
   $("#favicon").setAttribute("href", mine ? dotIcon("#d3242b") : "data:,");
   document.body.dataset.yourMove = mine ? "1" : "0";
-  if (mine && !wasMine && prefs.sound) beep();
+  if (mine && !wasMine && prefs.sound) beep(660);
   wasMine = mine;
 }
 
-/** A short soft tone (no sound file: the page's own oscillator). */
-function beep() {
+/** A short soft tone (no sound file: the page's own oscillator). @param {number} hz */
+function beep(hz) {
   try {
     const ctx = new AudioContext();
     const osc = ctx.createOscillator(), gain = ctx.createGain();
-    osc.frequency.value = 660;
+    osc.frequency.value = hz;
     gain.gain.setValueAtTime(0.0001, ctx.currentTime);
     gain.gain.exponentialRampToValueAtTime(0.2, ctx.currentTime + 0.02);
     gain.gain.exponentialRampToValueAtTime(0.0001, ctx.currentTime + 0.35);
@@ -249,8 +317,29 @@ function resultText(st) {
 
 // -- clocks: drawn from the last frame's times, counting down locally -------------
 
-/** @type {{b: number, g: number, running: string|null, at: number, days: boolean}|null} */
+/** The clocks as of the last state frame; `frozen` while the server restarts: they stand still.
+ * @type {{b: number, g: number, running: string|null, at: number, days: boolean, frozen: boolean}|null} */
 let clocks = null;
+/** @type {StateFrame|null} the frame the clocks were drawn from */
+let clocksFrom = null;
+/** Whether a side's low-time warning sounded (it sounds once each time its time falls under 10 s).
+ * @type {Record<string, boolean>} */
+let warned = {};
+const LOW_MS = 10_000;
+
+/** The time a clock shows now. @param {string} side */
+function timeLeft(side) {
+  if (!clocks) return 0;
+  const stored = side === "b" ? clocks.b : clocks.g;
+  return clocks.running === side && !clocks.frozen ? stored - (performance.now() - clocks.at) : stored;
+}
+
+/** Stop the clocks where they stand (until the next state frame draws them anew). */
+function freezeClocks() {
+  if (!clocks || clocks.frozen) return;
+  clocks = { ...clocks, b: timeLeft("b"), g: timeLeft("g"), at: performance.now(), frozen: true };
+  tickClocks();
+}
 
 /** "4:05", "0:09.3" under ten seconds, "2 d 03:10" for days. @param {number} ms @param {boolean} days */
 export function clockText(ms, days) {
@@ -269,12 +358,21 @@ function tickClocks() {
   for (const side of ["b", "g"]) {
     const el = /** @type {HTMLElement|null} */ (document.querySelector(`.seat .clock[data-side="${side}"]`));
     if (!el) continue;
-    const stored = side === "b" ? clocks.b : clocks.g;
-    const left = clocks.running === side ? stored - (performance.now() - clocks.at) : stored;
+    const left = timeLeft(side);
     el.textContent = clockText(left, clocks.days);
-    el.classList.toggle("running", clocks.running === side);
-    el.classList.toggle("low", !clocks.days && left < 10_000);
+    el.classList.toggle("running", clocks.running === side && !clocks.frozen);
+    el.classList.toggle("paused", clocks.running === side && clocks.frozen);
+    el.classList.toggle("low", !clocks.days && left < LOW_MS);
     el.dataset.ms = String(Math.max(0, Math.round(left)));
+    // one's own time falls under 10 s: a warning sound, if sounds are on
+    const you = game ? game.you || [] : [];
+    if (you.length === 1 && you[0] === side && clocks.running === side && !clocks.frozen && !clocks.days) {
+      if (left >= LOW_MS) warned[side] = false;
+      else if (!warned[side]) {
+        warned[side] = true;
+        if (prefs.sound) beep(880);
+      }
+    }
   }
 }
 window.setInterval(tickClocks, 100);
@@ -295,20 +393,24 @@ function renderSeats(st, connected) {
       ? h("a", { class: "name", href: `#/player/${encodeURIComponent(seat.player)}` }, label)
       : h("span", { class: "name" }, label);
     const pts = h("span", { class: "pts", title: t("game.score") }, String(st.points["bg".indexOf(s)]));
-    div.replaceChildren(dot, name);
-    if (seat.rating != null) div.append(ratingNode({ rating: seat.rating, provisional: seat.provisional }));
+    // the player (name, rating, points, presence) on one line; the clock beside it on a
+    // phone, under or over it (large) beside the board on a wider screen
+    const who = h("span", { class: "who" }, dot, name);
+    div.replaceChildren(who);
+    if (seat.rating != null) who.append(ratingNode({ rating: seat.rating, provisional: seat.provisional }));
     if (seat.rating_change != null) {
       const c = Math.round(seat.rating_change);
-      div.append(h("span", { class: `rating-change ${c > 0 ? "up" : c < 0 ? "down" : ""}`, title: t("rating.change") },
+      who.append(h("span", { class: `rating-change ${c > 0 ? "up" : c < 0 ? "down" : ""}`, title: t("rating.change") },
         c > 0 ? `+${c}` : c < 0 ? `\u2212${-c}` : "±0"));
     }
-    div.append(pts);
-    if (st.to_act === s && st.state !== "over") div.append(h("span", { class: "turn-flag" }, t("game.to_act")));
-    if (st.clock) div.append(h("span", { class: "clock", "data-side": s, role: "timer", "aria-label": `${sideName(s)}` }));
+    who.append(pts);
+    if (st.to_act === s && st.state !== "over") who.append(h("span", { class: "turn-flag" }, t("game.to_act")));
     if (st.online_game && seat.kind === "human") {
-      const p = h("span", { class: "presence" }, !connected ? "?" : seat.online ? t("game.online") : t("game.offline"));
-      div.append(p);
+      const p = h("span", { class: `presence ${!connected ? "unknown" : seat.online ? "on" : "off"}` },
+        !connected ? "?" : seat.online ? t("game.online") : t("game.offline"));
+      who.append(p);
     }
+    if (st.clock) div.append(h("span", { class: "clock", "data-side": s, role: "timer", "aria-label": `${sideName(s)}` }));
   }
 }
 
