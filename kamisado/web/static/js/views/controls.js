@@ -68,7 +68,14 @@ export function renderExtras(st, you, connected) {
   tb.disabled = !connected || st.state !== "playing" || Boolean(st.outcome) || !mine
     || Boolean(offer && offer.kind === "takeback") || refused;
   tb.textContent = t(offered(st, you) ? "control.takeback_offer" : "control.takeback");
-  if (refused) tb.title = t("control.takeback_declined"); else tb.removeAttribute("title");
+  // why it is disabled: a tooltip, and the offer box's line for a screen reader
+  if (refused) {
+    tb.title = t("control.takeback_declined");
+    tb.setAttribute("aria-describedby", "offer-text");
+  } else {
+    tb.removeAttribute("title");
+    tb.removeAttribute("aria-describedby");
+  }
   renderOffer(st, you, connected);
   renderResult(st, you, connected);
   renderClaim(st, you);
