@@ -260,6 +260,26 @@ def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
     assert error(ws)["code"] == "not_your_turn"
 
 
+@pytest.mark.parametrize(("stored", "offer", "declined"), [
+    (None, None, None),
+    ("takeback-b", ("takeback", 0), None),
+    ("rematch-g", ("rematch", 1), None),
+    ("takeback-b-n", None, ("takeback", 0)),
+    ("rematch-g-n", None, ("rematch", 1)),
+    ("takeback-x", None, None),  # anything else is no offer at all
+    ("takeback-b-y", None, None),
+    ("draw-b", None, None),
+    ("takeback-b-n-n", None, None),
+])
+def test_the_offer_column_is_read_as_an_offer_or_a_declined_one(
+    stored: str | None, offer: tuple[str, int] | None, declined: tuple[str, int] | None
+) -> None:
+    from kamisado.web.state import GameState
+
+    game = GameState.build(GameRow(id="g", target=1, offer=stored), [])
+    assert (game.offer(), game.declined()) == (offer, declined)
+
+
 def test_a_declined_takeback_is_kept_for_the_asker_across_a_restart(tmp_path: Path) -> None:
     """The answer is stored with the game: a page that comes back later, or
     a server started again on the same database, still says it and still
