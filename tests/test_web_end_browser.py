@@ -40,6 +40,16 @@ COVERED = """() => {
 }"""
 
 
+#: Count the times something is said in the offers' hidden live region
+#: (in the body's ``data-said``: waited for with ``expect``).
+COUNT_SAID = """() => {
+  let n = 0;
+  document.body.dataset.said = '0';
+  new MutationObserver(() => { document.body.dataset.said = String(++n); })
+    .observe(document.querySelector('#offer-said'), {childList: true, characterData: true, subtree: true});
+}"""
+
+
 def watch_console(pg: Page) -> Page:
     """Collect the page's console errors and warnings in ``pg.console``."""
     said: list[str] = []
@@ -260,8 +270,17 @@ def test_a_declined_rematch_is_said_to_the_asker(browser: Browser, server: str) 
     black.reload()  # kept with the game
     expect(black.locator("body")).to_have_attribute("data-ready", "1")
     expect(black.locator("#rematch-note")).to_have_text(said)
-    # asked once more: an offer again, the refusal forgotten
+    # asked once more: an offer again, the refusal forgotten; declined once
+    # more: said to the asker again, once
+    black.evaluate(COUNT_SAID)
     black.locator("#rematch").click()
     expect(gold.locator("#rematch-note")).to_have_text("Your opponent offers a rematch.")
     expect(black.locator("#rematch-note")).to_have_text("Rematch offered: waiting for your opponent.")
+    gold.locator("#rematch-decline").click()
+    expect(black.locator("#rematch-note")).to_have_text(said)
+    expect(black.locator("body")).to_have_attribute("data-said", "1")
+    gold.locator("#rematch").click()  # and Gold's own offer: said to Black, once
+    expect(black.locator("#rematch")).to_have_text("Accept rematch")
+    expect(black.locator("body")).to_have_attribute("data-said", "2")
+    expect(black.locator("#offer-said")).to_have_text("Your opponent offers a rematch.")
     close(black, gold)

@@ -15,8 +15,11 @@ import { otherSide, sideName, t } from "../i18n.js";
 let send = () => {};
 /** @type {StateFrame|null} */
 let shown = null;
-/** what was last said of the offers ("game:seq:text"), so each is said once */
+/** what was last said of the offers ("game:seq:text"), so each is said once;
+ * forgotten once a frame has nothing to say (the same answer given again is news) */
 let saidOffer = "";
+/** whether the frame being drawn said (or would have said) something */
+let saying = false;
 
 /** @param {(msg: object) => void} sendFn how to send a frame to the game */
 export function wireControls(sendFn) { send = sendFn; }
@@ -43,6 +46,7 @@ function offerLine(o, declined, you) {
  * @param {StateFrame} st @param {string} text
  */
 function sayOnce(st, text) {
+  saying = true;
   const key = `${st.game}:${st.seq}:${text}`;
   if (key === saidOffer) return;
   saidOffer = key;
@@ -76,8 +80,10 @@ export function renderExtras(st, you, connected) {
     tb.removeAttribute("title");
     tb.removeAttribute("aria-describedby");
   }
+  saying = false;
   renderOffer(st, you, connected);
   renderResult(st, you, connected);
+  if (!saying) saidOffer = "";
   renderClaim(st, you);
 }
 
