@@ -10,7 +10,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    expect,
+    sync_playwright,
+)
 
 from kamisado.web.live import LiveServer
 from tests.conftest import CHROMIUM_ARGS
@@ -52,13 +59,31 @@ def page(browser: Browser, url: str, size: tuple[int, int] = (1100, 850)) -> Pag
     return open_page(ctx, url)
 
 
+#: The pages :func:`open_page` opened in the running test, each with the
+#: console errors and warnings it logged in ``page.console``: a test that
+#: leaves one fails (tests/conftest.py, ``console_clean``) unless it is
+#: marked ``@pytest.mark.console_allows(regex, ...)`` for the lines it causes
+#: on purpose (a server stopped under the page, a game that does not exist).
+OPENED: list[Page] = []
+
+
+def _console_line(msg: ConsoleMessage) -> str:
+    where = msg.location or {}
+    return f"{msg.type}: {msg.text} ({where.get('url', '?')}:{where.get('lineNumber', '?')})"
+
+
 def open_page(ctx: BrowserContext, url: str) -> Page:
     """A new page of ``ctx`` on ``url``, once the page is ready; JavaScript
-    errors are collected in ``page.errors``."""
+    errors are collected in ``page.errors``, console errors and warnings in
+    ``page.console``."""
     pg = ctx.new_page()
     errors: list[str] = []
+    console: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: console.append(_console_line(m)) if m.type in ("error", "warning") else None)
     pg.errors = errors  # type: ignore[attr-defined]
+    pg.console = console  # type: ignore[attr-defined]
+    OPENED.append(pg)
     pg.goto(url)
     expect(pg.locator("body")).to_have_attribute("data-ready", "1")
     return pg

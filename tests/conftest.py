@@ -13,9 +13,11 @@ import contextlib
 import glob
 import os
 import random
+import re
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -319,3 +321,23 @@ def own_pg() -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.remove()
+
+
+@pytest.fixture(autouse=True)
+def console_clean(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fail a browser test whose pages logged a console error or warning
+    (tests/browser_kit.py collects them), but for the lines its
+    ``console_allows`` marks name (regular expressions)."""
+    kit = sys.modules.get("tests.browser_kit")
+    if kit is not None:
+        kit.OPENED.clear()
+    yield
+    kit = sys.modules.get("tests.browser_kit")
+    if kit is None or not kit.OPENED:
+        return
+    allowed = [re.compile(p) for m in request.node.iter_markers("console_allows") for p in m.args]
+    found = [line for pg in kit.OPENED for line in pg.console
+             if not any(a.search(line) for a in allowed)]
+    kit.OPENED.clear()
+    if found:
+        pytest.fail("the page logged console errors or warnings:\n" + "\n".join(found[:20]))

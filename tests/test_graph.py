@@ -241,3 +241,17 @@ def test_the_rating_chart_escapes_its_title_and_reads_objects() -> None:
     again = ET.fromstring(graph.rating_svg(objs, title=title))
     assert [c.get("data-at") for c in again.iter(f"{NS}circle")] == [
         c.get("data-at") for c in root.iter(f"{NS}circle")]
+
+
+def test_the_charts_speak_the_words_they_are_given() -> None:
+    words = {"black": "Schwarz", "gold": "Gold", "wins": "{side} gewinnt",
+             "wins_in": "{side} gewinnt in {n}", "no_rated_games": "Noch keine gewerteten Partien"}
+    pts = [graph.Point(0, 1, 30, None, ""), graph.Point(1, 1, None, (0, 1), "c1-c5", 1),
+           graph.Point(2, 1, None, (0, 0), "d1-d8", 2, "Black +1 (1-0)")]
+    root = ET.fromstring(graph.evaluation_svg(pts, words=words))
+    texts = [t.text for t in root.iter(f"{NS}text")]
+    assert "S gewinnt" in texts and "G gewinnt" in texts and "Schwarz +1 (1-0)" in texts
+    titles = [t.text or "" for t in root.iter(f"{NS}title")]
+    assert "Round 1, move 1: c1-c5, Schwarz gewinnt in 1" in titles  # keys not given stay English
+    empty = ET.fromstring(graph.rating_svg([], words=words))
+    assert "Noch keine gewerteten Partien" in [t.text for t in empty.iter(f"{NS}text")]

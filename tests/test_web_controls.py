@@ -470,6 +470,8 @@ def test_a_rated_game_updates_both_ratings_once(client: TestClient) -> None:
     sign_up(other, "bob")
     gid, wb, wg, st = online_pair(client, other, rated=True, clock={"initial": 180, "increment": 2})
     assert (st["seats"]["b"]["rating"], st["seats"]["g"]["rating"]) == (1500, 1500)
+    # new players' ratings are provisional: the page shows them with "?"
+    assert st["seats"]["b"]["provisional"] is True and st["seats"]["g"]["provisional"] is True
     wb.send_json({"type": "resign"})
     st = state(wb)
     expected_g, expected_b = rate_game(Rating(), Rating())
@@ -493,6 +495,18 @@ def test_a_rated_game_updates_both_ratings_once(client: TestClient) -> None:
     assert len(points) == 1
     assert client.get(f"/api/players/{bob}/rating.svg?speed=blitz").status_code == 400
     assert client.get("/api/players/nobody").status_code == 404
+    # drawn at the width the page shows it, in the page's language
+    root = ET.fromstring(svg.text)
+    assert root.get("width") == "640" and "Bob: Real time" in svg.text
+    small = client.get(f"/api/players/{bob}/rating.svg?speed=realtime&width=350&lang=de")
+    root = ET.fromstring(small.text)
+    assert root.get("width") == "350" and root.get("viewBox", "").split()[2] == "350"
+    assert root.get("aria-label") == "Bob: Echtzeit" and "realtime" not in small.text
+    sizes = {float(e.get("font-size") or 0) for e in root.iter() if e.get("font-size")}
+    assert sizes and min(sizes) >= 11
+    for bad_width in ("100", "5000", "wide"):
+        got = client.get(f"/api/players/{bob}/rating.svg?speed=realtime&width={bad_width}")
+        assert got.status_code == 400 and "width" in got.json()["error"]
 
 
 def test_an_abort_is_never_rated(client: TestClient) -> None:
@@ -553,7 +567,7 @@ def test_a_challenge_is_seen_live_accepted_once_and_starts_a_game(client: TestCl
     assert len(mine) == len(seen) == 1 and mine[0]["mine"] is True and seen[0]["mine"] is False
     ch = seen[0]
     assert (ch["target"], ch["clock"], ch["color"], ch["rated"]) == (3, {"initial": 300.0, "increment": 3.0}, "g", False)
-    assert ch["name"] and ch["by"]["rating"] == 1500
+    assert ch["name"] and ch["by"]["rating"] == 1500 and ch["by"]["provisional"] is True
     wa.send_json({"type": "accept", "challenge": ch["id"]})
     assert error(wa)["code"] == "not_allowed"  # one's own
     wb.send_json({"type": "accept", "challenge": ch["id"]})

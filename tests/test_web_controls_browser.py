@@ -273,7 +273,8 @@ def test_a_rated_game_shows_ratings_and_the_player_page(browser: Browser, server
     expect(gold.locator("#board")).to_have_attribute("data-you", "g")
     # each name with its rating, a link to the player's page
     for pg in (black, gold):
-        expect(pg.locator(".seat .rating")).to_have_text(["1500", "1500"])
+        # new players' ratings are provisional: "?" as on the player page
+        expect(pg.locator(".seat .rating")).to_have_text(["1500?", "1500?"])
         expect(pg.locator("#match-info")).to_contain_text("Single round · rated")
     for i, (frm, to) in enumerate(QUICK_WIN):
         move(black if i % 2 == 0 else gold, frm, to)
@@ -287,10 +288,24 @@ def test_a_rated_game_shows_ratings_and_the_player_page(browser: Browser, server
     realtime = black.locator('#player-ratings [data-speed="realtime"]')
     expect(realtime.locator(".games-count")).to_have_text("Rated games: 1")
     expect(realtime.locator(".value")).to_have_text(re.compile(r"^1[34]\d\d\?$"))
+    # a speed never played rated has no made-up rating
+    expect(black.locator('#player-ratings [data-speed="correspondence"] .value')).to_have_text("not rated yet")
     chart = black.locator("#player-charts img")
     expect(chart).to_have_count(1)
-    expect(chart).to_have_attribute("src", re.compile(r"/rating\.svg\?speed=realtime$"))
-    assert chart.evaluate("img => img.complete && img.naturalWidth > 0")
+    expect(chart).to_have_attribute("src", re.compile(r"/rating\.svg\?speed=realtime&width=\d+&lang=en$"))
+    # the server draws the chart at the width it is shown at: its 11 px text is 11 px,
+    # on a phone too, and its title is in the page's words
+    shown = "img => img.complete && img.naturalWidth > 0 ? [img.naturalWidth, img.getBoundingClientRect().width] : null"
+    for width in (1100, 360):
+        black.set_viewport_size({"width": width, "height": 800})
+        black.reload()
+        expect(black.locator("#player-charts img")).to_have_count(1)
+        black.wait_for_function(f"() => ({shown})(document.querySelector('#player-charts img'))")
+        natural, rendered = chart.evaluate(shown)
+        assert abs(natural - rendered) <= 1, (width, natural, rendered)
+    svg = black.request.get(server + (chart.get_attribute("src") or "")).text()
+    assert "Real time" in svg and "realtime" not in svg.split("<svg", 1)[1].split(">", 1)[0]
+    black.set_viewport_size({"width": 1100, "height": 850})
     expect(black.locator("#player-games .game-card")).to_have_count(1)
     # the account view links to one's own page
     black.goto(server + "/#/account")

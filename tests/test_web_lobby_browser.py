@@ -108,8 +108,12 @@ def test_leaving_the_lobby_withdraws_the_challenge_and_own_ones_can_be_cancelled
     expect(theirs.locator(".facts")).to_contain_text("you play Gold")
     a.locator('#challenges .challenge[data-mine="1"] button.cancel').click()
     expect(theirs).to_have_count(0)
-    post(a, target="15")
+    post(a, target="15", clock="300+3")
     expect(theirs).to_have_count(1)
+    # a timed challenge shows its poster's rating for the speed: a new
+    # player's is provisional, "?" as everywhere else
+    expect(theirs.locator(".rating")).to_have_text("1500?")
+    expect(theirs.locator(".rating")).to_have_attribute("title", re.compile("Provisional"))
     a.get_by_role("link", name="My games").click()  # leaving the lobby
     expect(theirs).to_have_count(0)
     # the rated box wants an account and a clock

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Browser, expect
 
 from tests import browser_kit
@@ -14,6 +15,7 @@ from tests.browser_kit import LiveServer, move, page, seq, start
 browser = browser_kit.browser
 
 
+@pytest.mark.console_allows(r"WebSocket connection .* failed")  # the server is away a moment
 def test_the_page_says_the_server_restarts_and_plays_on_once_it_is_back(
     browser: Browser, tmp_path: Path
 ) -> None:

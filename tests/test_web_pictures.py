@@ -146,6 +146,17 @@ def test_the_evaluation_graph_has_a_point_for_every_step(tmp_path: Path) -> None
         assert plies == [str(i) for i in range(len(steps))] == ["0", "1", "2", "3"]
         for token in tokens_of(g):
             assert token not in r.text
+        assert root.get("width") == "720" and "Black wins in" in r.text
+        # a phone's review asks for the width it shows the graph at, in its language
+        hu = client.get(f"/api/games/{g['id']}/evaluations.svg?width=360&lang=hu")
+        root = ET.fromstring(hu.text)
+        assert root.get("width") == "360" and root.get("viewBox", "").split()[2] == "360"
+        texts = [t.text or "" for t in root.iter(f"{SVG}text")]
+        assert "F nyer" in texts and "értékelés (Fekete +)" in texts and "B wins" not in texts
+        assert "Fekete +1 (1-0)" in texts  # the round's result, with the side's name translated
+        sizes = {float(e.get("font-size") or 0) for e in root.iter() if e.get("font-size")}
+        assert sizes and min(sizes) >= 11
+        assert client.get(f"/api/games/{g['id']}/evaluations.svg?width=99").status_code == 400
 
 
 def test_the_evaluation_graph_needs_the_engine(client: TestClient) -> None:

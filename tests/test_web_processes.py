@@ -276,8 +276,11 @@ def test_the_lobby_is_shared_across_processes(two: tuple[str, str]) -> None:
         assert frame(wa, "started")["game"] == game  # told by the process that holds Ann
         lobby_until(wb, lambda cs: cs == [])
         # a challenge goes with its poster's connection, on every process
-        wa.send(json.dumps({"type": "challenge", "target": 1}))
-        assert [c["target"] for c in lobby_until(wb, bool)] == [1]
+        wa.send(json.dumps({"type": "challenge", "target": 1, "clock": {"initial": 300, "increment": 3}}))
+        listed = lobby_until(wb, bool)
+        assert [c["target"] for c in listed] == [1]
+        # with its poster's rating for the speed, provisional (shown "1500?") for a new player
+        assert (listed[0]["by"]["rating"], listed[0]["by"]["provisional"]) == (1500, True)
     with connect(f"ws://{b}/ws", additional_headers={"Cookie": bob}) as wb:
         wb.send(json.dumps({"type": "lobby", "watch": True}))
         # gone once process A has seen Ann's connection close (on a loaded

@@ -38,7 +38,6 @@ searches a node budget, not the clock (``KAMISADO_ANALYSIS_NODES``).
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import os
 import re
@@ -48,6 +47,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, however this is loaded
 
@@ -59,8 +59,8 @@ except ImportError:  # pragma: no cover - run without the test extra
     sys.exit(generated.fail("screenshots.py", "needs Playwright, in the 'test' extra:"
                             " pip install -e '.[test]'"))
 
-from kamisado.pictures.graph import rating_svg
 from kamisado.web.live import LiveServer
+from kamisado.web.pages import rating_chart
 from kamisado.web.worker import ANALYSIS_NODES_ENV
 
 OUT = generated.ROOT / "docs" / "screenshots"
@@ -155,17 +155,18 @@ def fixed_player_times(route: Route) -> None:
     route.fulfill(response=response, body=json.dumps(body))
 
 
-def fixed_rating_chart(history: list[dict[str, Any]]) -> Callable[[Route], None]:
-    """The player page's rating chart drawn from ``history`` (the player's
-    points, from ``/api/players/ID``) at fixed times, :data:`FIXED_TIME` on."""
+def fixed_rating_chart(history: list[dict[str, Any]], name: str) -> Callable[[Route], None]:
+    """The player page's rating chart of player ``name`` drawn from ``history``
+    (the player's points, from ``/api/players/ID``) at fixed times,
+    :data:`FIXED_TIME` on, as the server draws it (the width and language asked)."""
 
     def fulfil(route: Route) -> None:
-        speed = re.search(r"[?&]speed=(\w+)", route.request.url)
-        title = re.search(r"<title>(.*?)</title>", route.fetch().text())
+        query = parse_qs(urlsplit(route.request.url).query)
+        speed = query.get("speed", ["realtime"])[0]
         points = [{**h, "at": FIXED_TIME + 3600 * i}
-                  for i, h in enumerate(x for x in history
-                                        if speed is None or x["speed"] == speed.group(1))]
-        body = rating_svg(points, title=html.unescape(title.group(1)) if title else None)
+                  for i, h in enumerate(x for x in history if x["speed"] == speed)]
+        body = rating_chart(points, name, speed, int(query.get("width", ["640"])[0]),
+                            query.get("lang", ["en"])[0])
         route.fulfill(status=200, body=body, content_type="image/svg+xml")
 
     return fulfil
@@ -288,7 +289,7 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         pg.route("**/api/players/*", fixed_player_times)
         me = pg.request.get(base + "/api/me").json()
         history = pg.request.get(f"{base}/api/players/{me['id']}").json()["history"]
-        pg.route("**/api/players/*/rating.svg*", fixed_rating_chart(history))
+        pg.route("**/api/players/*/rating.svg*", fixed_rating_chart(history, me["name"]))
         goto(pg, base, f"/player/{me['id']}")
         expect(pg.locator("#player-charts img")).to_have_count(1)
         pg.wait_for_function("() => [...document.images].every((i) => i.complete)")

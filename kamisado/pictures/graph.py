@@ -33,6 +33,7 @@ from kamisado.rules.board import BLACK, SIDE_NAMES
 
 __all__ = [
     "CP_RANGE",
+    "WORDS",
     "Point",
     "elo_svg",
     "evaluation_svg",
@@ -50,6 +51,43 @@ _LINE = "#1a5fd0"  # kamisado.pictures.svg's arrow colour
 _BLACK_BAND = "#ebe8e3"
 _GOLD_BAND = "#f7edd2"
 _FONT = {"font-family": "sans-serif", "fill": _INK}
+
+#: The words the charts write, in English.  A caller in another language
+#: passes its own as ``words`` (any key left out stays English); the web
+#: server's come from its page's translations (keys ``graph.*``).
+WORDS: Mapping[str, str] = {
+    "black": "Black",
+    "gold": "Gold",
+    "wins": "{side} wins",  # on the chart's edges {side} is the initial: "B wins"
+    "wins_in": "{side} wins in {n}",
+    "start": "Round {round}, start",
+    "move": "Round {round}, move {ply}: {move}",
+    "evaluation_axis": "evaluation (Black +)",
+    "position_axis": "position (moves across the match)",
+    "evaluation_title": "Evaluation of {n} positions (Black's view)",
+    "rating_title": "Rating history",
+    "no_rated_games": "No rated games yet",
+}
+
+
+def _say(words: Mapping[str, str] | None, key: str, **values: object) -> str:
+    """``words[key]`` (else the English) with ``{name}`` filled in."""
+    text = (words or {}).get(key) or WORDS[key]
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
+def _side(words: Mapping[str, str] | None, side: int) -> str:
+    return _say(words, "black" if side == BLACK else "gold")
+
+
+def _round_end(words: Mapping[str, str] | None, text: str) -> str:
+    """A round's result (``"Black +1 (1-0)"``) with the side named in ``words``."""
+    for side, name in enumerate(SIDE_NAMES):
+        if text.startswith(name + " "):
+            return _side(words, side) + text[len(name):]
+    return text
 
 
 class Point(NamedTuple):
@@ -102,15 +140,15 @@ def _nice_step(span: float, count: int) -> float:
     return 10 * power  # pragma: no cover
 
 
-def _title_of(point: Point) -> str:
-    head = f"Round {point.round}, " + (
-        f"move {point.ply}: {point.move_text}" if point.ply else "start")
+def _title_of(point: Point, words: Mapping[str, str] | None = None) -> str:
+    head = (_say(words, "move", round=point.round, ply=point.ply, move=point.move_text)
+            if point.ply else _say(words, "start", round=point.round))
     if point.proven is None:
         return f"{head}, {point.score_cp:+d}"
     winner, distance = point.proven
     if distance == 0:
-        return f"{head}, {point.round_end}"
-    return f"{head}, {SIDE_NAMES[winner]} wins in {distance}"
+        return f"{head}, {_round_end(words, point.round_end or '')}"
+    return f"{head}, {_say(words, 'wins_in', side=_side(words, winner), n=distance)}"
 
 
 def evaluation_svg(
@@ -120,6 +158,7 @@ def evaluation_svg(
     height: int = 320,
     cp_range: int = CP_RANGE,
     title: str | None = None,
+    words: Mapping[str, str] | None = None,
 ) -> str:
     """The evaluation curve of a match: a line chart of :func:`evaluations`.
 
@@ -131,6 +170,9 @@ def evaluation_svg(
     its result as a label.  Each point is a ``<circle class="point ...">``
     with ``data-ply`` (its index), ``data-round``, ``data-move`` and a
     ``<title>``; the curve is one ``<path class="curve">`` through them.
+    Its words are English unless ``words`` gives others (keys of
+    :data:`WORDS`).  Text is 11 units high: drawn at the ``width`` it is
+    shown at, it is 11 px.
 
     >>> pts = [Point(0, 1, 30, None, ""), Point(1, 1, None, (0, 1), "c1-c5", 1),
     ...        Point(2, 1, None, (0, 0), "d1-d8", 2, "Black +1 (1-0)")]
@@ -163,7 +205,7 @@ def evaluation_svg(
         return mid - inner / 2 * v / cp_range
 
     out = _Out()
-    label = title if title is not None else f"Evaluation of {n} positions (Black's view)"
+    label = title if title is not None else _say(words, "evaluation_title", n=n)
     out.tag("svg", {"xmlns": "http://www.w3.org/2000/svg", "width": str(width),
                     "height": str(height), "viewBox": f"0 0 {width} {height}",
                     "role": "img", "aria-label": label, "class": "evaluation-chart",
@@ -189,9 +231,9 @@ def evaluation_svg(
     for side, y in ((BLACK, top), (1 - BLACK, top + ph)):
         out.text("text", {"class": "edge-label", "x": left - 6, "y": y + 4,
                           "text-anchor": "end", "font-weight": "bold"},
-                 f"{SIDE_NAMES[side][0]} wins")
+                 _say(words, "wins", side=_side(words, side)[:1]))  # "B wins": the margin is narrow
     out.text("text", {"class": "axis-label", "transform": f"translate(14,{_n(mid)}) rotate(-90)",
-                      "text-anchor": "middle"}, "evaluation (Black +)")
+                      "text-anchor": "middle"}, _say(words, "evaluation_axis"))
     out.end("g")
     # the x axis
     out.tag("g", {"class": "x-axis", "font-size": 11, **_FONT}, close=False)
@@ -204,7 +246,7 @@ def evaluation_svg(
                          "stroke": _INK, "stroke-width": 1})
         out.text("text", {"x": x, "y": top + ph + 16, "text-anchor": "middle"}, str(i))
     out.text("text", {"class": "axis-label", "x": left + pw / 2, "y": height - 8,
-                      "text-anchor": "middle"}, "position (moves across the match)")
+                      "text-anchor": "middle"}, _say(words, "position_axis"))
     out.end("g")
     # round ends: a dashed line after the round's last position, its result above
     out.tag("g", {"class": "round-ends", "font-size": 11, **_FONT}, close=False)
@@ -218,7 +260,7 @@ def evaluation_svg(
         anchor = "end" if x > left + pw / 2 else "start"
         out.text("text", {"class": "round-result", "data-round": str(p.round),
                           "x": x + (-4 if anchor == "end" else 4), "y": top - 8,
-                          "text-anchor": anchor}, p.round_end)
+                          "text-anchor": anchor}, _round_end(words, p.round_end))
     out.end("g")
     # the curve, broken at round starts
     d: list[str] = []
@@ -251,7 +293,7 @@ def evaluation_svg(
                 "stroke-width": 1.5, "data-winner": who, "data-distance": str(distance),
             })
         out.tag("circle", attrs, close=False)
-        out.text("title", {}, _title_of(p))
+        out.text("title", {}, _title_of(p, words))
         out.end("circle")
     out.end("g")
     out.end("svg")
@@ -394,6 +436,7 @@ def rating_svg(
     width: int = 640,
     height: int = 300,
     title: str | None = None,
+    words: Mapping[str, str] | None = None,
 ) -> str:
     """A player's rating over time: a line through the ratings, a band of rating +- rd.
 
@@ -419,7 +462,7 @@ def rating_svg(
     'Rating history'
     """
     points = sorted((_rating_point(p) for p in history), key=lambda p: p[0])
-    label = title if title is not None else "Rating history"
+    label = title if title is not None else _say(words, "rating_title")
     left, right, top, bottom = 58, 20, 40, 44
     pw, ph = max(width - left - right, 10), max(height - top - bottom, 10)
 
@@ -439,7 +482,7 @@ def rating_svg(
                          "fill": "none", "stroke": _GRID, "stroke-width": 1})
         out.text("text", {"class": "empty", "x": left + pw / 2, "y": top + ph / 2 + 5,
                           "text-anchor": "middle", "font-size": 14, **_FONT},
-                 "No rated games yet")
+                 _say(words, "no_rated_games"))
         out.end("svg")
         return "".join(out.parts)
 

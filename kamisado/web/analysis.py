@@ -21,7 +21,15 @@ from kamisado.rules.board import Move
 from kamisado.web import worker
 from kamisado.web.images import picture_headers
 from kamisado.web.jobs import JobError
-from kamisado.web.pages import bad, game_or_404, hub_of, kpn_arg
+from kamisado.web.pages import (
+    bad,
+    chart_words,
+    game_or_404,
+    hub_of,
+    kpn_arg,
+    lang_arg,
+    width_arg,
+)
 from kamisado.web.views import move_view
 
 __all__ = ["ANALYSIS_QUEUE", "AnalysisSlots", "analyse", "evaluations_svg", "game_review", "reply"]
@@ -86,9 +94,9 @@ async def reply(request: Request) -> Response:
 
 
 async def _analyse_game(
-    request: Request, fn: Callable[..., Any], total: int, each: tuple[int, int]
+    request: Request, fn: Callable[..., Any], total: int, each: tuple[int, int], *more: Any
 ) -> tuple[Any, Any]:
-    """``fn(target, series, start, moves, nodes)`` for the requested game in an
+    """``fn(target, series, start, moves, nodes, *more)`` for the requested game in an
     analysis slot, ``nodes`` being ``total`` shared by the game's positions
     within the bounds ``each``: ``(game, result)``, or ``(None, response)``
     for a missing game, a server with no engine, or a busy pool."""
@@ -102,15 +110,21 @@ async def _analyse_game(
     low, high = each
     nodes = min(high, max(low, total // max(positions, 1)))
     result = await in_analysis_slot(request, fn, row.target, row.series,
-                                    row.start_kpn, list(game.played), nodes)
+                                    row.start_kpn, list(game.played), nodes, *more)
     if isinstance(result, Response):
         return None, result
     return game, result
 
 
 async def evaluations_svg(request: Request) -> Response:
+    """``GET /api/games/{id}/evaluations.svg[?width=W&lang=L]``: the evaluation
+    graph, drawn ``W`` CSS px wide (720 unless asked) in the page language ``L``."""
+    width = width_arg(request, 720)
+    if isinstance(width, Response):
+        return width
     game, result = await _analyse_game(
-        request, worker.evaluation_svg, GRAPH_NODES, GRAPH_NODES_EACH)
+        request, worker.evaluation_svg, GRAPH_NODES, GRAPH_NODES_EACH,
+        width, chart_words(lang_arg(request)))
     if game is None:
         return result  # type: ignore[no-any-return]
     return Response(result, media_type="image/svg+xml", headers=picture_headers(game))

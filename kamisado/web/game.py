@@ -126,9 +126,10 @@ class Game(GameState):
     #: per side letter, when (ms) the seat was last seen held through another
     #: process (several processes on one database)
     elsewhere: dict[str, int] = field(default_factory=dict)
-    #: per side, the rating beside the name and its change by this game
-    ratings: list[tuple[int | None, int | None]] = field(
-        default_factory=lambda: [(None, None), (None, None)])
+    #: per side, the rating beside the name, its change by this game and
+    #: whether it is provisional (shown with "?")
+    ratings: list[tuple[int | None, int | None, bool]] = field(
+        default_factory=lambda: [(None, None, False), (None, None, False)])
     #: held by whatever changes the game (an action, a refresh from the
     #: store): one change at a time, each stored before the next begins
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -193,7 +194,7 @@ class Game(GameState):
         seats: dict[str, SeatView] = {}
         for side, kind in enumerate(self.kinds()):
             away = self.away_since[side]
-            rating, change = self.ratings[side]
+            rating, change, provisional = self.ratings[side]
             seats[SIDE_LETTERS[side]] = {
                 "kind": kind,
                 "name": names[side],
@@ -202,6 +203,7 @@ class Game(GameState):
                 "player": self.row.owners[side] if kind == "human" else None,
                 "rating": rating,
                 "rating_change": change,
+                "provisional": provisional,
             }
         offer, declined = self.offer(), self.declined()
         position, fill = frame_position(match, self.ended is not None)
@@ -561,10 +563,10 @@ async def load_ratings(game: Game) -> None:
     the change it made (a rated game over but not yet rated, because
     the store failed then, is rated now)."""
     row, store = game.row, game.store
-    got: list[tuple[int | None, int | None]] = [(None, None), (None, None)]
+    got: list[tuple[int | None, int | None, bool]] = [(None, None, False), (None, None, False)]
     for side, kind in enumerate(game.kinds()):
         if kind != "human":
-            got[side] = (computer_rating(kind), None)
+            got[side] = (computer_rating(kind), None, False)
     speed = speed_of(row.clock_days, row.clock_initial)
     players = [p for p in row.owners if p is not None]
     if row.rated and speed is not None and players:
@@ -581,11 +583,12 @@ async def load_ratings(game: Game) -> None:
         for side, player in enumerate(row.owners):
             if player is None:
                 continue
+            current = now.get(player, Rating())
             if player in changes:
                 after, change = changes[player]
-                got[side] = (round(after), round(change))
+                got[side] = (round(after), round(change), current.provisional)
             else:
-                got[side] = (round(now.get(player, Rating()).rating), None)
+                got[side] = (round(current.rating), None, current.provisional)
     game.ratings = got
 
 

@@ -85,6 +85,7 @@ class Challenge:
     name: str
     rating: int | None
     msg: ChallengeMsg
+    provisional: bool = False
     created: float = field(default_factory=time.time)
 
     def view(self, viewer: Conn) -> dict[str, Any]:
@@ -92,7 +93,8 @@ class Challenge:
         msg = self.msg
         return {
             "id": self.id,
-            "by": {"player": self.player, "name": self.name, "rating": self.rating},
+            "by": {"player": self.player, "name": self.name, "rating": self.rating,
+                   "provisional": self.provisional},
             "target": msg.target,
             "series": msg.series,
             "name": Match(msg.target, series=msg.series).name,
@@ -168,7 +170,8 @@ class Lobby:
         clock = _row_clock(row)
         return {
             "id": row["id"],
-            "by": {"player": row["player"], "name": row["name"], "rating": row["rating"]},
+            "by": {"player": row["player"], "name": row["name"], "rating": row["rating"],
+                   "provisional": bool(row.get("provisional"))},
             "target": row["target"],
             "series": row["series"],
             "name": Match(row["target"], series=row["series"]).name,
@@ -215,6 +218,7 @@ class Lobby:
         if sum(c.player == conn.player for c in self.challenges.values()) >= MAX_CHALLENGES:
             raise GameError("not_allowed", f"challenge: at most {MAX_CHALLENGES} open challenges at once")
         rating: int | None = None
+        provisional = False
         speed = speed_of(msg.clock.days if msg.clock else None,
                          None if msg.clock is None or msg.clock.days else msg.clock.initial)
         if speed is not None:
@@ -223,14 +227,16 @@ class Lobby:
             except Exception:
                 log.exception("could not read a rating for the lobby")
                 got = {}
-            rating = round(got.get(conn.player, Rating()).rating)
-        challenge = Challenge(new_id(), conn, conn.player, conn.name, rating, msg)
+            mine = got.get(conn.player, Rating())
+            rating, provisional = round(mine.rating), mine.provisional
+        challenge = Challenge(new_id(), conn, conn.player, conn.name, rating, msg, provisional)
         if hub.store.shared:
             self.bind(hub)
             clock = msg.clock
             try:
                 await hub.store.call(hub.store.add_challenge, {
                     "id": challenge.id, "player": conn.player, "name": conn.name, "rating": rating,
+                    "provisional": provisional,
                     "target": msg.target, "series": msg.series,
                     "clock_initial": None if clock is None or clock.days else clock.initial,
                     "clock_increment": None if clock is None or clock.days else clock.increment,

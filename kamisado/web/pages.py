@@ -326,12 +326,13 @@ async def player_page(request: Request) -> Response:
 
 async def player_rating_svg(request: Request) -> Response:
     """``GET /api/players/{id}/rating.svg?speed=realtime``: the rating
-    history as a chart (:func:`kamisado.pictures.graph.rating_svg`)."""
-    from kamisado.pictures.graph import rating_svg
-
+    history as a chart (:func:`rating_chart`)."""
     speed = request.query_params.get("speed", "realtime")
     if speed not in SPEEDS:
         return bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
+    width = width_arg(request, 640)
+    if isinstance(width, Response):
+        return width
     player = await _player_or_404(request)
     if isinstance(player, Response):
         return player
@@ -341,9 +342,24 @@ async def player_rating_svg(request: Request) -> Response:
     except Exception:
         log.exception("could not read player %s", player.id)
         return bad("the store cannot be read; try again", 503)
-    title = f"{player.name or 'Player'}: {speed} rating"
-    return Response(rating_svg(history, title=title), media_type="image/svg+xml",
-                    headers={"Cache-Control": "no-cache"})
+    svg = rating_chart(history, player.name, speed, width, lang_arg(request))
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "no-cache"})
+
+
+def rating_chart(history: list[dict[str, Any]], name: str, speed: str, width: int, lang: str) -> str:
+    """A player's rating chart for ``speed`` as the player page shows it:
+    titled "name: speed" in ``lang``, ``width`` px wide.
+
+    >>> "Ann: Echtzeit" in rating_chart([], "Ann", "realtime", 360, "de")
+    True
+    """
+    from kamisado.pictures.graph import rating_svg
+
+    words = page_words(lang)
+    title = words["player.chart_title"].replace("{name}", name or words["player.anonymous"]).replace(
+        "{speed}", words[f"speed.{speed}"])
+    height = max(220, min(300, round(width * 0.47)))
+    return rating_svg(history, title=title, width=width, height=height, words=chart_words(lang))
 
 
 async def game_or_404(request: Request) -> Game | Response:
@@ -465,6 +481,51 @@ def lang_arg(request: Request) -> str:
     """The ``lang`` query parameter, English unless it is a page language."""
     lang = request.query_params.get("lang", "en")
     return lang if lang in LANGUAGES else "en"
+
+
+def page_words(lang: str) -> dict[str, str]:
+    """The page's translations in ``lang`` (``static/i18n/<lang>.json``),
+    read once a language: what the server draws in the page's words.
+
+    >>> page_words("hu")["side.b"]
+    'Fekete'
+    """
+    if lang not in _PAGE_WORDS:
+        text = (files("kamisado.web") / "static" / "i18n" / f"{lang}.json").read_text(encoding="utf-8")
+        _PAGE_WORDS[lang] = json.loads(text)
+    return _PAGE_WORDS[lang]
+
+
+_PAGE_WORDS: dict[str, dict[str, str]] = {}
+
+
+def chart_words(lang: str) -> dict[str, str]:
+    """The charts' words (:data:`kamisado.pictures.graph.WORDS`) in ``lang``,
+    from the page's keys ``graph.*`` and the side names.
+
+    >>> chart_words("de")["gold"], chart_words("en")["wins_in"]
+    ('Gold', '{side} wins in {n}')
+    """
+    words = page_words(lang)
+    out = {k[len("graph."):]: v for k, v in words.items() if k.startswith("graph.")}
+    out["black"], out["gold"] = words["side.b"], words["side.g"]
+    return out
+
+
+#: The widths a chart may be drawn at (CSS px): it is drawn at the width it
+#: is shown at, so that its 11 px text stays 11 px on a phone.
+CHART_WIDTHS = (280, 1200)
+
+
+def width_arg(request: Request, default: int) -> int | Response:
+    """The ``width`` query parameter (CSS px, within :data:`CHART_WIDTHS`), or a 400."""
+    raw = request.query_params.get("width")
+    if raw is None:
+        return default
+    lo, hi = CHART_WIDTHS
+    if not raw.isdigit() or not lo <= int(raw) <= hi:
+        return bad(f"expected width a whole number from {lo} to {hi}, found {raw[:20]!r}")
+    return int(raw)
 
 
 async def lessons(request: Request) -> Response:

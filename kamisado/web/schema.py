@@ -217,6 +217,8 @@ challenges = sa.Table(
     sa.Column("player", sa.String(40), nullable=False),
     sa.Column("name", sa.String(80), nullable=False),
     sa.Column("rating", sa.Integer, nullable=True),
+    # revision 0008: the rating is provisional (shown with "?")
+    sa.Column("provisional", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Column("target", sa.Integer, nullable=False),
     sa.Column("series", sa.Boolean, nullable=False),
     sa.Column("clock_initial", sa.Float, nullable=True),

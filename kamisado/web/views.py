@@ -178,7 +178,8 @@ class EndedView(TypedDict):
 
 class SeatView(TypedDict):
     """Who plays a seat, whether someone holding it is connected (and for how
-    long not: ``away_ms``), its player (public id) and rating."""
+    long not: ``away_ms``), its player (public id) and rating (with its change
+    by this game once rated, and whether it is provisional)."""
 
     kind: str
     name: str
@@ -187,6 +188,7 @@ class SeatView(TypedDict):
     player: str | None
     rating: int | None
     rating_change: int | None
+    provisional: bool
 
 
 class OfferView(TypedDict):

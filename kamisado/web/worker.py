@@ -208,14 +208,18 @@ def solver_reply(kpn: str, time_limit: float = 2.0) -> str:
     return str(r.best_move)
 
 
-def evaluation_svg(target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int) -> str:
+def evaluation_svg(
+    target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int,
+    width: int = 720, words: dict[str, str] | None = None,
+) -> str:
     """The evaluation graph of a game (:func:`kamisado.pictures.graph.evaluation_svg`),
-    each position searched with ``nodes`` nodes."""
+    each position searched with ``nodes`` nodes, drawn ``width`` wide in ``words``."""
     from kamisado.engine.review import evaluations
     from kamisado.pictures import graph
 
     match = replay_match(target, series, start_kpn, tokens)
-    return graph.evaluation_svg(evaluations(match, nodes=nodes))
+    height = max(240, min(320, round(width * 0.45)))
+    return graph.evaluation_svg(evaluations(match, nodes=nodes), width=width, height=height, words=words)
 
 
 #: Each position's solver budget in :func:`review` when the server gives none.

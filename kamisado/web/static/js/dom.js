@@ -67,3 +67,16 @@ export async function getJSON(url, init) {
   if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
   return body;
 }
+
+/**
+ * The query that has the server draw a chart at the width `box` is shown at
+ * (so its 11 px text stays 11 px on a phone) in the page's language:
+ * "width=358&lang=de".  A box not laid out yet counts as the screen's width.
+ * @param {Element} box
+ * @returns {string}
+ */
+export function chartQuery(box) {
+  const shown = box.getBoundingClientRect().width || Math.min(window.innerWidth - 24, 720);
+  const width = Math.max(280, Math.min(1200, Math.round(shown)));
+  return `width=${width}&lang=${encodeURIComponent(document.documentElement.lang || "en")}`;
+}

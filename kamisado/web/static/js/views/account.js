@@ -57,7 +57,9 @@ async function showSessions() {
   list.replaceChildren(...found.map((s) => {
     const when = new Date(s.last_seen * 1000).toLocaleString(document.documentElement.lang || undefined);
     const text = `${s.user_agent || t("account.unknown_browser")}: ${t("account.last_seen", { when })}`;
-    return h("li", s.current ? { class: "current" } : {}, text + (s.current ? ` (${t("account.this_browser")})` : ""));
+    const li = h("li", s.current ? { class: "current" } : {}, text);
+    if (s.current) li.append(" ", h("strong", {}, `(${t("account.this_browser")})`));
+    return li;
   }));
 }
 

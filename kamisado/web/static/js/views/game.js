@@ -5,6 +5,7 @@ import { $, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { colourNode, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
 import { renderMoves } from "../movelist.js";
+import { ratingNode } from "../ratings.js";
 import { prefs } from "../prefs.js";
 import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
@@ -300,7 +301,7 @@ function renderSeats(st, connected) {
       : h("span", { class: "name" }, label);
     const pts = h("span", { class: "pts", title: t("game.score") }, String(st.points["bg".indexOf(s)]));
     div.replaceChildren(dot, name);
-    if (seat.rating != null) div.append(h("span", { class: "rating", title: t("rating.title") }, String(Math.round(seat.rating))));
+    if (seat.rating != null) div.append(ratingNode({ rating: seat.rating, provisional: seat.provisional }));
     if (seat.rating_change != null) {
       const c = Math.round(seat.rating_change);
       div.append(h("span", { class: `rating-change ${c > 0 ? "up" : c < 0 ? "down" : ""}`, title: t("rating.change") },

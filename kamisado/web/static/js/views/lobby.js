@@ -5,6 +5,7 @@
 import { $, h } from "../dom.js";
 import { otherSide, sideName, t } from "../i18n.js";
 import { LobbySocket } from "../socket.js";
+import { ratingNode } from "../ratings.js";
 import { currentMe } from "./account.js";
 import { openStarted } from "./game.js";
 
@@ -60,7 +61,7 @@ function challengeCard(c, connected) {
     ? h("a", { class: "who", href: `#/player/${encodeURIComponent(by.player)}` }, name)
     : h("span", { class: "who" }, name);
   const title = h("h3", { class: "players" }, who);
-  if (by.rating != null) title.append(" ", h("span", { class: "rating" }, String(Math.round(by.rating))));
+  if (by.rating != null) title.append(" ", ratingNode({ rating: by.rating, provisional: by.provisional }));
   if (c.mine) title.append(" ", h("span", { class: "mine-flag" }, t("lobby.mine")));
   const colour = c.color === "random" ? t("lobby.random_colours")
     : t("lobby.you_play", { side: sideName(c.mine ? c.color : otherSide(c.color)) });

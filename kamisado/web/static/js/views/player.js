@@ -1,8 +1,9 @@
 /* A player's page, #/player/<id>: the name, whether it is an account, the
    rating for each speed (a provisional one marked "?") with its history as
    the server's chart, and the player's games as the games list shows them. */
-import { $, getJSON, h } from "../dom.js";
+import { $, chartQuery, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { ratingText } from "../ratings.js";
 import { currentMe } from "./account.js";
 import { card } from "./games.js";
 
@@ -12,8 +13,6 @@ import { card } from "./games.js";
 
 export const SPEEDS = ["realtime", "correspondence"];
 
-/** A rating as shown beside a name: "1532", "1500?" while provisional. @param {Rating} r */
-export const ratingText = (r) => `${Math.round(r.rating)}${r.provisional ? "?" : ""}`;
 
 let showing = "";
 
@@ -42,18 +41,28 @@ export async function showPlayer(id) {
   const ratings = p.ratings || {};
   $("#player-ratings").replaceChildren(...SPEEDS.map((speed) => {
     const r = ratings[speed];
+    // a speed never played in a rated game has no rating to show
+    const rated = Boolean(r && r.games > 0);
     const li = h("li", { class: "rating-card", "data-speed": speed },
       h("span", { class: "speed" }, t(`speed.${speed}`)),
-      h("strong", { class: "value" }, r ? ratingText(r) : "1500?"),
-      h("span", { class: "games-count" }, t("player.games_n", { n: r ? r.games : 0 })));
-    if (!r || r.provisional) li.append(h("span", { class: "hint" }, t("player.provisional")));
+      rated && r ? h("strong", { class: "value" }, ratingText(r)) : h("strong", { class: "value none" }, t("player.not_rated")));
+    if (rated && r) {
+      li.append(h("span", { class: "games-count" }, t("player.games_n", { n: r.games })));
+      if (r.provisional) li.append(h("span", { class: "hint" }, t("player.provisional")));
+    }
     return li;
   }));
-  $("#player-charts").replaceChildren(...SPEEDS.filter((s) => ratings[s] && ratings[s].games > 0).map((speed) =>
-    h("figure", { class: "rating-chart" },
-      h("img", { src: `/api/players/${encodeURIComponent(p.id)}/rating.svg?speed=${speed}`,
-        alt: t("player.chart_alt", { name: p.name || t("player.anonymous"), speed: t(`speed.${speed}`) }) }),
-      h("figcaption", {}, t("player.chart", { speed: t(`speed.${speed}`) })))));
+  const charts = SPEEDS.filter((s) => ratings[s] && ratings[s].games > 0).map((speed) => {
+    const img = h("img", { alt: t("player.chart_alt", { name: p.name || t("player.anonymous"), speed: t(`speed.${speed}`) }) });
+    return h("figure", { class: "rating-chart", "data-speed": speed }, img,
+      h("figcaption", {}, t("player.chart", { speed: t(`speed.${speed}`) })));
+  });
+  $("#player-charts").replaceChildren(...charts);
+  // drawn by the server at the width shown, in the page's language
+  for (const fig of charts) {
+    const img = /** @type {HTMLImageElement} */ (fig.querySelector("img"));
+    img.src = `/api/players/${encodeURIComponent(p.id)}/rating.svg?speed=${fig.dataset.speed}&${chartQuery(img)}`;
+  }
   const games = p.games || [];
   $("#player-games-empty").hidden = games.length > 0;
   $("#player-games").replaceChildren(...games.map((g) => card(g, mine)));

@@ -1,6 +1,6 @@
 /* Review: a finished or saved game, position by position, with the
    engine's view of each. */
-import { $, getJSON, h } from "../dom.js";
+import { $, chartQuery, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { entryNodes, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
@@ -131,7 +131,7 @@ async function loadGraph(id) {
   box.textContent = t("review.analysing");
   let text;
   try {
-    const r = await fetch(`/api/games/${id}/evaluations.svg`);
+    const r = await fetch(`/api/games/${id}/evaluations.svg?${chartQuery(box)}`);
     if (!r.ok) throw new Error(String(r.status));
     text = await r.text();
   } catch (e) { if (reviewId === id) box.textContent = t("review.unavailable"); return; }
