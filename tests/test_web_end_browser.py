@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
 from tests.browser_kit import QUICK_WIN, game_id, move, open_page, page, start, tower_at
@@ -50,30 +50,10 @@ COUNT_SAID = """() => {
 }"""
 
 
-def watch_console(pg: Page) -> Page:
-    """Collect the page's console errors and warnings in ``pg.console``."""
-    said: list[str] = []
-
-    def heard(msg: ConsoleMessage) -> None:
-        if msg.type in ("error", "warning"):
-            said.append(f"{msg.type}: {msg.text}")
-
-    pg.on("console", heard)
-    pg.console = said  # type: ignore[attr-defined]
-    return pg
-
-
 def opened(browser: Browser, url: str, size: tuple[int, int] = DESKTOP) -> Page:
-    ctx = browser.new_context(viewport={"width": size[0], "height": size[1]})
-    ctx.set_default_timeout(20_000)
-    pg = ctx.new_page()
-    watch_console(pg)
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.errors = errors  # type: ignore[attr-defined]
-    pg.goto(url)
-    expect(pg.locator("body")).to_have_attribute("data-ready", "1")
-    return pg
+    """A fresh browser context of the size on ``url`` (its errors and console
+    collected: :func:`tests.browser_kit.open_page`)."""
+    return page(browser, url, size)
 
 
 def pair(browser: Browser, server: str, target: str = "1") -> tuple[Page, Page]:
@@ -171,7 +151,7 @@ def test_the_result_is_inline_and_a_rematch_is_accepted_while_it_shows(browser: 
 
 
 def test_the_result_inline_in_hotseat_and_against_the_computer(browser: Browser, server: str) -> None:
-    pg = watch_console(page(browser, server + "/", PHONE))
+    pg = page(browser, server + "/", PHONE)
     start(pg, "hotseat", target="1")
     first = game_id(pg)
     for frm, to in QUICK_WIN:
@@ -232,7 +212,7 @@ def test_a_declined_takeback_is_told_to_the_asker_and_not_asked_again(browser: B
     expect(black.locator("body")).to_have_attribute("data-ready", "1")
     expect(black.locator("#offer-text")).to_have_text(declined)
     expect(takeback).to_be_disabled()
-    tab = watch_console(open_page(black.context, black.url))
+    tab = open_page(black.context, black.url)
     expect(tab.locator("#offer-text")).to_have_text(declined)
     expect(tab.locator("#takeback")).to_be_disabled()
     # the next move: a takeback (now of both moves) may be asked again, the note goes
