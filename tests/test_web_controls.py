@@ -197,8 +197,37 @@ def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
     assert offered["offer"] == {"kind": "takeback", "by": "b"} and state(wg)["offer"] == offered["offer"]
     wb.send_json({"type": "takeback"})
     assert error(wb)["code"] == "not_allowed"  # offered already
+    wb.send_json({"type": "takeback", "action": "decline"})  # withdrawn: nothing is declined
+    withdrawn = state(wb)
+    assert withdrawn["offer"] is None and withdrawn["declined"] is None
+    state(wg)
+    wb.send_json({"type": "takeback"})
+    state(wb), state(wg)
     wg.send_json({"type": "takeback", "action": "decline"})
-    assert state(wg)["offer"] is None and state(wb)["offer"] is None
+    declined = {"kind": "takeback", "by": "b"}
+    for ws in (wg, wb):
+        st = state(ws)
+        assert st["offer"] is None and st["declined"] == declined
+    wb.send_json({"type": "takeback"})  # the same move again: refused, nothing changes
+    msg = error(wb)
+    assert msg["code"] == "declined" and "after the next move" in msg["message"]
+    wg.send_json({"type": "move", "move": a_move(st)})
+    st = state(wg)
+    assert st["declined"] is None  # a move: a new takeback may be asked (now of two moves)
+    state(wb)
+    wg.send_json({"type": "takeback"})
+    state(wb), state(wg)
+    wb.send_json({"type": "takeback", "action": "decline"})
+    state(wb), state(wg)
+    wb.send_json({"type": "takeback"})  # Black's own takeback was not the one declined
+    state(wb), state(wg)
+    wg.send_json({"type": "takeback", "action": "accept"})
+    st = state(wg)
+    assert st["last"] == {"kind": "takeback", "side": "b", "count": 2} and st["rounds"][0]["entries"] == []
+    state(wb)
+    wb.send_json({"type": "move", "move": a_move(st)})
+    st = state(wb)
+    state(wg)
     wb.send_json({"type": "takeback"})
     state(wb), state(wg)
     wg.send_json({"type": "takeback", "action": "accept"})
@@ -229,6 +258,60 @@ def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
     state(ws)
     ws.send_json({"type": "takeback"})
     assert error(ws)["code"] == "not_your_turn"
+
+
+@pytest.mark.parametrize(("stored", "offer", "declined"), [
+    (None, None, None),
+    ("takeback-b", ("takeback", 0), None),
+    ("rematch-g", ("rematch", 1), None),
+    ("takeback-b-n", None, ("takeback", 0)),
+    ("rematch-g-n", None, ("rematch", 1)),
+    ("takeback-x", None, None),  # anything else is no offer at all
+    ("takeback-b-y", None, None),
+    ("draw-b", None, None),
+    ("takeback-b-n-n", None, None),
+])
+def test_the_offer_column_is_read_as_an_offer_or_a_declined_one(
+    stored: str | None, offer: tuple[str, int] | None, declined: tuple[str, int] | None
+) -> None:
+    from kamisado.web.state import GameState
+
+    game = GameState.build(GameRow(id="g", target=1, offer=stored), [])
+    assert (game.offer(), game.declined()) == (offer, declined)
+
+
+def test_a_declined_takeback_is_kept_for_the_asker_across_a_restart(tmp_path: Path) -> None:
+    """The answer is stored with the game: a page that comes back later, or
+    a server started again on the same database, still says it and still
+    refuses the same takeback."""
+    db = str(tmp_path / "games.db")
+    with TestClient(create_app(db, workers=0)) as client:
+        client.get("/")
+        other = browser(client)
+        gid, wb, wg, st = online_pair(client, other)
+        wb.send_json({"type": "move", "move": a_move(st)})
+        state(wb), state(wg)
+        wb.send_json({"type": "takeback"})
+        state(wb), state(wg)
+        wg.send_json({"type": "takeback", "action": "decline"})
+        state(wb), state(wg)
+        assert client.app.state.hub.store.load(gid)[0].offer == "takeback-b-n"  # type: ignore[attr-defined]
+        wg.send_json({"type": "takeback", "action": "decline"})  # nothing pending to decline
+        assert error(wg)["code"] == "no_offer"
+        cookies = dict(client.cookies)
+        close_all()
+    with TestClient(create_app(db, workers=0)) as again:
+        again.cookies.update(cookies)
+        ws = open_ws(again, gid)
+        st = state(ws)
+        assert st["you"] == ["b"] and st["declined"] == {"kind": "takeback", "by": "b"} and st["offer"] is None
+        seq = st["seq"]
+        ws.send_json({"type": "takeback"})
+        assert error(ws)["code"] == "declined"
+        ws.send_json({"type": "ping"})
+        assert until(ws, lambda m: m["type"] in ("pong", "state"))["type"] == "pong"  # no state: nothing changed
+        assert again.app.state.hub.store.load(gid)[0].actions == seq  # type: ignore[attr-defined]
+        close_all()
 
 
 def test_no_takeback_of_a_won_round(tmp_path: Path) -> None:
@@ -299,6 +382,27 @@ def test_an_online_rematch_is_offered_accepted_and_swaps_the_players(client: Tes
     assert nst["you"] == ["b"] and nst["online_game"] is True
     mine = {item["id"]: item for item in client.get("/api/games").json()}
     assert mine[new_b]["you"] == ["g"] and mine[gid]["you"] == ["b"]
+
+
+def test_a_declined_rematch_is_said_to_the_asker_who_may_offer_again(client: TestClient) -> None:
+    other = browser(client)
+    gid, wb, wg, _ = online_pair(client, other, target=1)
+    wb.send_json({"type": "resign"})
+    state(wb), state(wg)
+    wg.send_json({"type": "rematch"})
+    state(wb), state(wg)
+    wb.send_json({"type": "rematch", "action": "decline"})
+    for ws in (wb, wg):
+        st = state(ws)
+        assert st["offer"] is None and st["declined"] == {"kind": "rematch", "by": "g"} and st["rematch"] is None
+    spectator = browser(client)
+    assert state(open_ws(spectator, gid))["declined"] == {"kind": "rematch", "by": "g"}
+    wg.send_json({"type": "rematch"})  # asked again: an offer once more, the refusal forgotten
+    st = state(wb)
+    assert st["offer"] == {"kind": "rematch", "by": "g"} and st["declined"] is None
+    state(wg)
+    wb.send_json({"type": "rematch", "action": "accept"})
+    assert until(wb, lambda m: m["type"] == "started")["game"] == until(wg, lambda m: m["type"] == "started")["game"]
 
 
 # -- claiming the win ----------------------------------------------------------------

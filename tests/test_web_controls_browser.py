@@ -117,7 +117,7 @@ def test_a_takeback_against_the_computer_takes_its_reply_back_too(browser: Brows
     close(pg)
 
 
-def test_an_online_takeback_is_offered_declined_and_accepted(browser: Browser, server: str) -> None:
+def test_an_online_takeback_is_offered_withdrawn_and_accepted(browser: Browser, server: str) -> None:
     black, gold = online_pair(browser, server, target="3")
     move(black, "c1", "c5")
     expect(black.locator("#takeback")).to_have_text("Ask to take back")
@@ -131,16 +131,13 @@ def test_an_online_takeback_is_offered_declined_and_accepted(browser: Browser, s
     expect(black.locator("#takeback")).to_be_disabled()
     expect(gold.locator("#offer-text")).to_have_text("Your opponent asks to take back their last move.")
     gold.screenshot(path=str(SHOTS / "kamisado-controls-takeback-offer.png"))
-    gold.locator("#offer-decline").click()
+    # withdrawn by the asker: nothing is said declined
+    black.locator("#offer-withdraw").click()
     for pg in (black, gold):
         expect(pg.locator("#offer-box")).to_be_hidden()
         tower_at(pg, "b-red", "c5")
-    # asked again, withdrawn by the asker
-    black.locator("#takeback").click()
-    expect(gold.locator("#offer-accept")).to_be_visible()
-    black.locator("#offer-withdraw").click()
-    expect(gold.locator("#offer-box")).to_be_hidden()
-    # and once more, accepted: the move is gone on both boards
+    expect(black.locator("#takeback")).to_be_enabled()
+    # asked again, and accepted: the move is gone on both boards
     black.locator("#takeback").click()
     gold.locator("#offer-accept").click()
     for pg in (black, gold):
@@ -163,8 +160,8 @@ def test_a_resignation_is_seen_by_both_players_and_a_spectator(browser: Browser,
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator("#result-text")).to_have_text("Black wins: Gold resigned.")
         expect(pg.locator("#status")).to_have_text(re.compile("Black wins: Gold resigned."))
-    expect(watcher.locator("#result-rematch")).to_be_hidden()  # a spectator offers nothing
-    expect(black.locator("#result-rematch")).to_have_text("Offer a rematch")
+    expect(watcher.locator("#rematch")).to_be_hidden()  # a spectator offers nothing
+    expect(black.locator("#rematch")).to_have_text("Offer a rematch")
     close(black, gold, watcher)
 
 
@@ -196,15 +193,15 @@ def test_a_rematch_is_offered_accepted_and_swaps_the_colours(browser: Browser, s
         move(black if i % 2 == 0 else gold, frm, to)
     for pg in (black, gold):
         expect(pg.locator("#result-text")).to_have_text("Black wins 1–0!")
-    # Gold asks from the result dialog
-    gold.locator("#result-rematch").click()
-    expect(gold.locator("#result")).to_be_hidden()
-    expect(gold.locator("#offer-text")).to_have_text("Rematch offered: waiting for your opponent.")
-    black.locator("#result-close").click()
-    expect(black.locator("#offer-text")).to_have_text("Your opponent offers a rematch.")
-    expect(watcher.locator("#offer-text")).to_have_text("Gold offers a rematch.")
+    # Gold asks from the result in the panel; Black's Rematch button lights up
+    gold.locator("#rematch").click()
+    expect(gold.locator("#result")).to_be_visible()
+    expect(gold.locator("#rematch-note")).to_have_text("Rematch offered: waiting for your opponent.")
+    expect(black.locator("#rematch-note")).to_have_text("Your opponent offers a rematch.")
+    expect(black.locator("#rematch")).to_have_text("Accept rematch")
+    expect(watcher.locator("#rematch-note")).to_have_text("Gold offers a rematch.")
     black.screenshot(path=str(SHOTS / "kamisado-controls-rematch-offer.png"))
-    black.locator("#offer-accept").click()
+    black.locator("#rematch").click()
     # both open the new game, each with the other colour
     expect(black).not_to_have_url(re.compile(first))
     second = game_id(black)
@@ -212,11 +209,11 @@ def test_a_rematch_is_offered_accepted_and_swaps_the_colours(browser: Browser, s
     expect(black.locator("#board")).to_have_attribute("data-you", "g")
     expect(gold.locator("#board")).to_have_attribute("data-you", "b")
     expect(gold.locator("#status")).to_contain_text("Your move")
-    # the spectator is shown the way to it, in the result dialog and the panel
-    for link in (watcher.locator("#rematch-link"), watcher.locator("#result-rematch-link")):
-        expect(link).to_have_text("Watch the rematch")
-        expect(link).to_have_attribute("href", f"#/game/{second}")
-    watcher.locator("#result-rematch-link").click()
+    # the spectator is shown the way to it, in the result
+    link = watcher.locator("#rematch-link")
+    expect(link).to_have_text("Watch the rematch")
+    expect(link).to_have_attribute("href", f"#/game/{second}")
+    link.click()
     expect(watcher).to_have_url(re.compile(f"#/game/{second}"))
     expect(watcher.locator("#status")).to_contain_text("watching")
     move(gold, "c1", "c5")
@@ -230,8 +227,8 @@ def test_a_hotseat_rematch_opens_at_once(browser: Browser, server: str) -> None:
     first = game_id(pg)
     for frm, to in QUICK_WIN:
         move(pg, frm, to)
-    expect(pg.locator("#result-rematch")).to_have_text("Rematch")
-    pg.locator("#result-rematch").click()
+    expect(pg.locator("#rematch")).to_have_text("Rematch")
+    pg.locator("#rematch").click()
     expect(pg).not_to_have_url(re.compile(first))
     assert you(pg) == "bg"
     expect(pg.locator("#moves td.move")).to_have_count(0)
@@ -282,7 +279,6 @@ def test_a_rated_game_shows_ratings_and_the_player_page(browser: Browser, server
     for i, (frm, to) in enumerate(QUICK_WIN):
         move(black if i % 2 == 0 else gold, frm, to)
     expect(black.locator("#result-text")).to_have_text("Black wins 1–0!")
-    black.locator("#result-close").click()
     expect(black.locator(".seat-bottom .rating-change")).to_have_text(re.compile(r"^\+\d+$"))
     expect(black.locator(".seat-top .rating-change")).to_have_text(re.compile(r"^−\d+$"))
     black.screenshot(path=str(SHOTS / "kamisado-controls-rated.png"))

@@ -144,7 +144,7 @@ def look(pg: Page, view: str, axe: bool = True, menu: bool = True) -> list[str]:
         if vp in SHOT_AT:
             SHOTS.mkdir(parents=True, exist_ok=True)
             pg.screenshot(path=str(SHOTS / f"{view}-{vp}.png"), full_page=True)
-        if menu and not pg.locator("#result").evaluate("d => d.open"):
+        if menu:
             summary = pg.locator("details.prefs summary")
             summary.click()
             expect(pg.locator(".prefs-box")).to_be_visible()
@@ -175,7 +175,7 @@ def ctx(browser: Browser, server: str) -> Iterator[BrowserContext]:
 @pytest.fixture(scope="module")
 def won(ctx: BrowserContext, server: str) -> Iterator[tuple[Page, str]]:
     """A single-round hotseat game Black has just won: its page (the result
-    dialog open) and its id."""
+    shown in the panel) and its id."""
     pg = open_page(ctx, server + "/")
     start(pg, "hotseat", target="1")
     for frm, to in QUICK_WIN:
@@ -323,7 +323,7 @@ def test_fill_between_rounds(ctx: BrowserContext, server: str) -> None:
     pg.close()
 
 
-def test_result_dialog(won: tuple[Page, str]) -> None:
+def test_result_inline(won: tuple[Page, str]) -> None:
     pg, _ = won
     expect(pg.locator("#result")).to_be_visible()
     check(pg, "result")

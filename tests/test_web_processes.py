@@ -290,3 +290,25 @@ def test_the_lobby_is_shared_across_processes(two: tuple[str, str]) -> None:
     with connect(f"ws://{b}/ws", additional_headers={"Cookie": ann}) as ws:
         ws.send(json.dumps({"type": "join", "game": game}))
         assert frame(ws)["you"] == ["b"]
+
+
+def test_a_declined_takeback_is_told_across_processes(two: tuple[str, str]) -> None:
+    """The answer "no" is stored with the game: the asker, on another
+    process, is told, and asking again for the same move is refused there."""
+    a, b = two
+    game = create(a, {"target": 3, "online": True})
+    gid, tokens = game["id"], game["tokens"]
+    with connect(f"ws://{a}/ws") as black, connect(f"ws://{b}/ws") as gold:
+        black.send(json.dumps({"type": "join", "game": gid, "token": tokens["b"]}))
+        assert frame(black)["you"] == ["b"]
+        gold.send(json.dumps({"type": "join", "game": gid, "token": tokens["g"]}))
+        assert frame(gold)["you"] == ["g"]
+        black.send(json.dumps({"type": "move", "move": "c1-c5", "seq": 0}))
+        until_seq(black, 1)
+        black.send(json.dumps({"type": "takeback"}))
+        state_until(gold, lambda st: st["offer"] == {"kind": "takeback", "by": "b"})
+        gold.send(json.dumps({"type": "takeback", "action": "decline"}))
+        st = state_until(black, lambda st: st["declined"] is not None)
+        assert st["declined"] == {"kind": "takeback", "by": "b"} and st["offer"] is None and st["seq"] == 1
+        black.send(json.dumps({"type": "takeback"}))
+        assert frame(black, "error")["code"] == "declined"

@@ -205,7 +205,7 @@ class Game(GameState):
                 "rating_change": change,
                 "provisional": provisional,
             }
-        offer = self.offer()
+        offer, declined = self.offer(), self.declined()
         position, fill = frame_position(match, self.ended is not None)
         act = self.to_act()
         return StateFrame(
@@ -233,6 +233,7 @@ class Game(GameState):
             },
             rated=self.row.rated,
             offer=None if offer is None else {"kind": offer[0], "by": SIDE_LETTERS[offer[1]]},
+            declined=None if declined is None else {"kind": declined[0], "by": SIDE_LETTERS[declined[1]]},
             rematch=self.row.rematch,
             claim_after_ms=claim_after_ms if self.claimable() else None,
             takeback={SIDE_LETTERS[side]: self.takeback_count(side) for side in (0, 1)},
@@ -490,7 +491,7 @@ class Game(GameState):
             self.adopt(trial)
         hub.metrics.acted(token)
         self.failures = 0
-        self.row.offer = None  # stored: every action ends the offer pending
+        self.row.offer = None  # stored: every action ends the offer pending (or declined)
         if self.state == OVER and self.row.rated:
             try:
                 await rate(self)

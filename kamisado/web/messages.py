@@ -500,6 +500,9 @@ class StateFrame:
     ended: EndedView | None = None
     rated: bool = False
     offer: OfferView | None = None
+    #: the offer the opponent declined last (kept until the next action, so
+    #: the asker is told also after a reload; :meth:`GameState.declined`)
+    declined: OfferView | None = None
     rematch: str | None = None
     claim_after_ms: int | None = None
     #: per side letter, the moves a takeback by that side would take back
@@ -530,6 +533,7 @@ class StateFrame:
             "ended": self.ended,
             "rated": self.rated,
             "offer": self.offer,
+            "declined": self.declined,
             "rematch": self.rematch,
             "claim_after_ms": self.claim_after_ms,
             "takeback": self.takeback,

@@ -4,7 +4,10 @@ A takeback or a rematch happens at once for a connection that needs nobody's
 consent (it holds both seats, or plays the computer); between people it is
 an offer the opponent accepts (docs/web.md, "Game controls").  The offer
 pending is stored in the game's row (``takeback-b``, ``rematch-g``; every
-action clears it) before anyone hears of it.  These are the actions
+action clears it) before anyone hears of it; an offer the opponent declined
+stays there marked (``takeback-b-n``) until the next action, so that the
+asker is told (also after a reload, on another tab or another process) and
+a declined takeback is not asked again for the same move.  These are the actions
 :meth:`kamisado.web.game.Game.takeback` and :meth:`~kamisado.web.game.Game.rematch`
 run, the game's lock held.
 """
@@ -17,7 +20,7 @@ from typing import TYPE_CHECKING
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import OVER, PLAYING
 from kamisado.web.messages import RematchMsg, StartedFrame, TakebackMsg
-from kamisado.web.state import GameError, rematch_row
+from kamisado.web.state import DECLINED, GameError, rematch_row
 
 if TYPE_CHECKING:
     from kamisado.web.game import Conn, Game
@@ -57,7 +60,8 @@ async def _answer(game: Game, conn: Conn, kind: str, action: str) -> tuple[int, 
     if action == "decline":
         if offer is None or offer[0] != kind:
             raise GameError("no_offer", f"{kind}: no {kind} offer to decline")
-        await _set_offer(game, None)
+        # the opponent's answer is kept for the asker; one's own offer withdrawn is gone
+        await _set_offer(game, None if theirs is None else f"{kind}-{SIDE_LETTERS[offer[1]]}-{DECLINED}")
         return None
     if action == "accept" or theirs is not None:
         if theirs is None:
@@ -87,6 +91,9 @@ async def takeback(game: Game, conn: Conn, msg: TakebackMsg) -> None:
         answering = offer is not None and offer[0] == "takeback" and offer[1] != conn.seats[0]
         if msg.action == "offer" and not answering and not game.takeback_count(conn.seats[0]):
             raise GameError("not_allowed", "takeback: you have no move to take back in this round")
+        if msg.action == "offer" and not answering and game.declined() == ("takeback", conn.seats[0]):
+            raise GameError("declined", "takeback: your opponent declined taking back this move;"
+                            " you may ask again after the next move")
         answered = await _answer(game, conn, "takeback", msg.action)
         if answered is None:
             return

@@ -36,13 +36,17 @@ from kamisado.web.views import (
     passes_view,
 )
 
-__all__ = ["ENDINGS", "GameError", "GameState", "rematch_row"]
+__all__ = ["DECLINED", "ENDINGS", "GameError", "GameState", "rematch_row"]
 
 #: Actions that end a match before its points decide it (stored as actions,
 #: replayed like moves): ``resign-b`` Black resigns, ``time-g`` Gold's flag
 #: fell, ``abandon-b`` Black left and Gold claimed the win, ``abort`` the
 #: game is called off (before both sides have moved).
 ENDINGS = {"resign": "resignation", "time": "time", "abandon": "abandonment"}
+
+#: The mark after an offer in the games row's ``offer`` column that the
+#: opponent declined it (``takeback-b-n``: Black's takeback, declined).
+DECLINED = "n"
 
 
 class GameError(Exception):
@@ -256,13 +260,28 @@ class GameState:
         return bool(self.row.online and self.kinds() == ("human", "human")
                     and self.row.clock_initial is not None and not self.row.clock_days)
 
+    def _offer_row(self) -> tuple[str, int, bool] | None:
+        """The row's offer column read: (kind, side that made it, whether
+        the opponent declined it) from ``takeback-b`` or ``takeback-b-n``."""
+        parts = (self.row.offer or "").split("-")
+        if len(parts) not in (2, 3) or parts[0] not in ("takeback", "rematch") or parts[1] not in SIDE_LETTERS:
+            return None
+        if len(parts) == 3 and parts[2] != DECLINED:
+            return None
+        return parts[0], SIDE_LETTERS.index(parts[1]), len(parts) == 3
+
     def offer(self) -> tuple[str, int] | None:
         """The offer pending: (``takeback`` or ``rematch``, the side that made it)."""
-        offer = self.row.offer
-        if not offer:
-            return None
-        kind, _, letter = offer.partition("-")
-        return (kind, SIDE_LETTERS.index(letter)) if letter in SIDE_LETTERS else None
+        got = self._offer_row()
+        return None if got is None or got[2] else (got[0], got[1])
+
+    def declined(self) -> tuple[str, int] | None:
+        """The offer the opponent declined since the last action: (``takeback``
+        or ``rematch``, the side that made it).  A declined takeback is not
+        asked again before the next action (the same move); the asker is
+        told it was declined, also after a reload."""
+        got = self._offer_row()
+        return (got[0], got[1]) if got is not None and got[2] else None
 
     def thinking_elsewhere(self) -> bool:
         """Whether another process holds the lease on the computer's move

@@ -192,7 +192,8 @@ class SeatView(TypedDict):
 
 
 class OfferView(TypedDict):
-    """An offer pending in a game: ``takeback`` or ``rematch``, by a side."""
+    """An offer in a game, pending or declined: ``takeback`` or ``rematch``,
+    by the side that made it."""
 
     kind: str
     by: str

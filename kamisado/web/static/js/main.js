@@ -8,7 +8,7 @@ import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
 import { board } from "./views/play.js";
-import { currentGame, gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
+import { gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
 import { loadMe, renderMeLink, showAccount, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
@@ -87,14 +87,6 @@ for (const which of ["first", "prev", "next", "last"]) {
   $(`#rv-${which}`).addEventListener("click", () => (inReview() ? reviewStep(which) : gameStep(which)));
 }
 
-const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
-$("#result-close").addEventListener("click", () => dialog.close());
-$("#result-review").addEventListener("click", () => {
-  const g = currentGame();
-  dialog.close();
-  if (g) location.hash = `#/review/${g.game}`;
-});
-dialog.querySelectorAll("a").forEach((a) => a.addEventListener("click", () => dialog.close()));
 $$(".copy").forEach((b) => b.addEventListener("click", async () => {
   const input = /** @type {HTMLInputElement} */ ($(`#${b.dataset.for}`));
   input.select();

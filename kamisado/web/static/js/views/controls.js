@@ -1,8 +1,11 @@
 /* A live game's controls beyond moving: take back a move, a rematch, and
    their offers in an online game (the opponent accepts or declines, the
-   asker may withdraw), claiming the win from an opponent who left a
-   real-time game, and the way to the rematch once it is made.  The server
-   decides what is allowed: the page offers what the state frame says. */
+   asker may withdraw; an answer "no" is kept by the server and said to the
+   asker), claiming the win from an opponent who left a real-time game, and
+   the end of a match shown inline in the panel: one Rematch button (lit as
+   "Accept rematch" when the opponent offers one), New game, Review and
+   Download, the way to the rematch once it is made.  The server decides
+   what is allowed: the page offers what the state frame says. */
 import { $ } from "../dom.js";
 import { otherSide, sideName, t } from "../i18n.js";
 
@@ -10,22 +13,45 @@ import { otherSide, sideName, t } from "../i18n.js";
 
 /** @type {(msg: object) => void} sends a frame (saying so when it cannot) */
 let send = () => {};
-/** @type {(what: string) => void} says a line in the panel's live region */
-let say = () => {};
 /** @type {StateFrame|null} */
 let shown = null;
-/** the offer last said aloud ("game:kind:by"), so it is said once */
+/** what was last said of the offers ("game:seq:text"), so each is said once;
+ * forgotten once a frame has nothing to say (the same answer given again is news) */
 let saidOffer = "";
+/** whether the frame being drawn said (or would have said) something */
+let saying = false;
 
-/**
- * @param {(msg: object) => void} sendFn how to send a frame to the game
- * @param {(what: string) => void} sayFn how to say a line aloud (the live region under the status)
- */
-export function wireControls(sendFn, sayFn) { send = sendFn; say = sayFn; }
+/** @param {(msg: object) => void} sendFn how to send a frame to the game */
+export function wireControls(sendFn) { send = sendFn; }
 
 /** Whether a control is an offer to the opponent (an online game between two
  * people, one seat held here) rather than done at once. @param {StateFrame} st @param {string[]} you */
 const offered = (st, you) => st.online_game && you.length === 1 && st.seats[otherSide(you[0])].kind === "human";
+
+/**
+ * An offer's line for this connection: to the asker, to the opponent, to a
+ * spectator; pending or declined.
+ * @param {{kind: string, by: string}} o @param {boolean} declined @param {string[]} you
+ */
+function offerLine(o, declined, you) {
+  const who = you.includes(o.by) ? "sent" : you.length ? "got" : "seen";
+  const key = `offer.${o.kind}${declined ? "_declined" : ""}_${who}`;
+  // a spectator hears who asked, or who said no
+  return t(key, { side: sideName(declined ? otherSide(o.by) : o.by) });
+}
+
+/**
+ * Say a line about the offers once, in the hidden live region (the visible
+ * line is in the offer box or the result, not in the status).
+ * @param {StateFrame} st @param {string} text
+ */
+function sayOnce(st, text) {
+  saying = true;
+  const key = `${st.game}:${st.seq}:${text}`;
+  if (key === saidOffer) return;
+  saidOffer = key;
+  $("#offer-said").textContent = text;
+}
 
 /**
  * Draw the controls for a state frame.
@@ -34,83 +60,125 @@ const offered = (st, you) => st.online_game && you.length === 1 && st.seats[othe
 export function renderExtras(st, you, connected) {
   shown = st;
   const offer = st.offer || null;
-  const over = st.state === "over";
+  const declined = st.declined || null;
   // take back: while a round is being played and something of it was moved
-  // (by the asker, when it holds one seat: the server says how much there is)
+  // (by the asker, when it holds one seat: the server says how much there is);
+  // not again for the same move once the opponent said no
   const round = st.rounds[st.rounds.length - 1];
   const moved = Boolean(round && round.entries.some((e) => e.kind === "move"));
   const mine = you.length === 1 ? Boolean(st.takeback && st.takeback[you[0]]) : moved;
+  const refused = Boolean(declined && declined.kind === "takeback" && you.length === 1 && declined.by === you[0]);
   const tb = /** @type {HTMLButtonElement} */ ($("#takeback"));
   tb.disabled = !connected || st.state !== "playing" || Boolean(st.outcome) || !mine
-    || Boolean(offer && offer.kind === "takeback");
+    || Boolean(offer && offer.kind === "takeback") || refused;
   tb.textContent = t(offered(st, you) ? "control.takeback_offer" : "control.takeback");
+  // why it is disabled: a tooltip, and the offer box's line for a screen reader
+  if (refused) {
+    tb.title = t("control.takeback_declined");
+    tb.setAttribute("aria-describedby", "offer-text");
+  } else {
+    tb.removeAttribute("title");
+    tb.removeAttribute("aria-describedby");
+  }
+  saying = false;
   renderOffer(st, you, connected);
-  // after the match: a rematch (or the way to it once made)
-  const canOffer = over && you.length > 0 && !st.rematch && !(offer && offer.kind === "rematch");
-  const rematch = /** @type {HTMLButtonElement} */ ($("#rematch"));
-  rematch.hidden = !canOffer;
-  rematch.disabled = !connected;
-  rematch.textContent = t(offered(st, you) ? "control.rematch_offer" : "control.rematch");
-  const link = $("#rematch-link");
-  link.hidden = !(over && st.rematch);
-  if (st.rematch) {
-    link.setAttribute("href", `#/game/${st.rematch}`);
-    link.textContent = t(you.length ? "control.open_rematch" : "control.watch_rematch");
-  }
-  $("#over-controls").hidden = rematch.hidden && link.hidden;
-  const dialogLink = $("#result-rematch-link");
-  dialogLink.hidden = link.hidden;
-  if (st.rematch) {
-    dialogLink.setAttribute("href", `#/game/${st.rematch}`);
-    dialogLink.textContent = link.textContent;
-  }
-  const inDialog = /** @type {HTMLButtonElement} */ ($("#result-rematch"));
-  inDialog.hidden = !canOffer;
-  inDialog.disabled = !connected;
-  inDialog.textContent = rematch.textContent;
-  $("#result-new").classList.toggle("primary", !canOffer && link.hidden);
+  renderResult(st, you, connected);
+  if (!saying) saidOffer = "";
   renderClaim(st, you);
 }
 
-/** The pending offer: to the opponent a question, to the asker a note with a way to withdraw it.
+/** A takeback offer, pending or declined: to the opponent a question, to the
+ * asker a note with a way to withdraw it (or the answer "no").
  * @param {StateFrame} st @param {string[]} you @param {boolean} connected */
 function renderOffer(st, you, connected) {
-  const o = st.offer;
+  const pending = st.offer && st.offer.kind === "takeback" ? st.offer : null;
+  // a declined takeback is told to the asker (the one who said no knows)
+  const no = st.declined && st.declined.kind === "takeback" && st.state === "playing"
+    && you.length === 1 && you[0] === st.declined.by ? st.declined : null;
+  const o = pending || no;
   const box = $("#offer-box");
-  if (!o || (o.kind !== "takeback" && o.kind !== "rematch")) { box.hidden = true; saidOffer = ""; return; }
+  if (!o) { box.hidden = true; return; }
   box.hidden = false;
   box.dataset.kind = o.kind;
+  box.dataset.declined = no ? "1" : "0";
   const mine = you.includes(o.by);
   const theirs = you.length > 0 && !mine;
-  const text = mine ? t(`offer.${o.kind}_sent`)
-    : theirs ? t(`offer.${o.kind}_got`) : t(`offer.${o.kind}_seen`, { side: sideName(o.by) });
+  const text = offerLine(o, Boolean(no), you);
   $("#offer-text").textContent = text;
-  // an offer that comes is said once in the live region (the box itself appears silently)
-  const key = `${st.game}:${o.kind}:${o.by}`;
-  if (key !== saidOffer && !mine) say(text);
-  saidOffer = key;
-  $("#offer-accept").hidden = !theirs;
-  $("#offer-decline").hidden = !theirs;
-  $("#offer-withdraw").hidden = !mine;
+  // said once: a question to the opponent, the answer to the asker
+  if (pending ? !mine : mine) sayOnce(st, text);
+  $("#offer-accept").hidden = !(pending && theirs);
+  $("#offer-decline").hidden = !(pending && theirs);
+  $("#offer-withdraw").hidden = !(pending && mine);
   for (const id of ["#offer-accept", "#offer-decline", "#offer-withdraw"]) {
     /** @type {HTMLButtonElement} */ ($(id)).disabled = !connected;
   }
 }
 
-/** @param {string} action "accept" or "decline" (which also withdraws one's own) */
-function answer(action) {
-  const o = shown && shown.offer;
-  if (o) send({ type: o.kind, action });
+/** The end of the match, inline under the status (which says the result):
+ * the rematch (one button; lit as "Accept rematch" when the opponent offers
+ * one, with Decline beside it; Withdraw for one's own offer), then New game,
+ * Review and Download.  A spectator sees the offers and the way to watch the rematch.
+ * @param {StateFrame} st @param {string[]} you @param {boolean} connected */
+function renderResult(st, you, connected) {
+  const box = $("#result");
+  const over = st.state === "over";
+  box.hidden = !over;
+  if (!over) return;
+  const offer = st.offer && st.offer.kind === "rematch" ? st.offer : null;
+  const no = !offer && st.declined && st.declined.kind === "rematch" ? st.declined : null;
+  const mine = Boolean(offer && you.includes(offer.by));
+  const theirs = Boolean(offer && you.length && !mine);
+  const rematch = /** @type {HTMLButtonElement} */ ($("#rematch"));
+  rematch.hidden = !you.length || Boolean(st.rematch);
+  rematch.disabled = !connected || mine;
+  rematch.classList.toggle("lit", theirs);
+  rematch.textContent = t(theirs ? "control.rematch_accept" : offered(st, you) ? "control.rematch_offer" : "control.rematch");
+  const decline = /** @type {HTMLButtonElement} */ ($("#rematch-decline"));
+  decline.hidden = rematch.hidden || !offer || !you.length;
+  decline.disabled = !connected;
+  decline.textContent = t(mine ? "offer.withdraw" : "offer.decline");
+  const note = $("#rematch-note");
+  const o = offer || no;
+  note.hidden = !o || Boolean(st.rematch);
+  if (o && !st.rematch) {
+    const text = offerLine(o, Boolean(no), you);
+    note.textContent = text;
+    if (offer ? !mine : you.includes(o.by)) sayOnce(st, text);
+  }
+  const link = $("#rematch-link");
+  link.hidden = !st.rematch;
+  if (st.rematch) {
+    link.setAttribute("href", `#/game/${st.rematch}`);
+    link.textContent = t(you.length ? "control.open_rematch" : "control.watch_rematch");
+  }
+  // the rematch (or the way to it) is the main button; else New game is
+  $("#result-new").classList.toggle("primary", rematch.hidden && link.hidden);
+  $("#result-new").setAttribute("href", newGameHref(st, you));
+  $("#result-review").setAttribute("href", `#/review/${st.game}`);
+  $("#result-download").setAttribute("href", `/api/games/${st.game}/record`);
 }
-$("#offer-accept").addEventListener("click", () => answer("accept"));
-$("#offer-decline").addEventListener("click", () => answer("decline"));
-$("#offer-withdraw").addEventListener("click", () => answer("decline"));
+
+/** Where New game leads: the same kind of game's form (a spectator: the landing page).
+ * @param {StateFrame} st @param {string[]} you */
+function newGameHref(st, you) {
+  if (!you.length) return "#/";
+  if (you.length === 2) return "#/new/hotseat";
+  const other = st.seats[otherSide(you[0])];
+  if (other.kind !== "human") return `#/new/computer?level=${encodeURIComponent(other.kind)}`;
+  return st.online_game ? "#/new/online" : "#/";
+}
+
+$("#offer-accept").addEventListener("click", () => send({ type: "takeback", action: "accept" }));
+$("#offer-decline").addEventListener("click", () => send({ type: "takeback", action: "decline" }));
+$("#offer-withdraw").addEventListener("click", () => send({ type: "takeback", action: "decline" }));
 $("#takeback").addEventListener("click", () => send({ type: "takeback", action: "offer" }));
-$("#rematch").addEventListener("click", () => send({ type: "rematch", action: "offer" }));
-$("#result-rematch").addEventListener("click", () => {
-  /** @type {HTMLDialogElement} */ ($("#result")).close();
-  send({ type: "rematch", action: "offer" });
+$("#rematch").addEventListener("click", () => {
+  const o = shown && shown.offer;
+  const theirs = Boolean(o && o.kind === "rematch" && shown && !(shown.you || []).includes(o.by));
+  send({ type: "rematch", action: theirs ? "accept" : "offer" });
 });
+$("#rematch-decline").addEventListener("click", () => send({ type: "rematch", action: "decline" }));
 $("#claim").addEventListener("click", () => send({ type: "claim" }));
 
 // -- claiming the win: counted from the frame's away_ms, locally ---------------
@@ -146,5 +214,6 @@ window.setInterval(tickClaim, 250);
 export function hideExtras() {
   shown = null;
   claim = null;
-  for (const id of ["#offer-box", "#claim-box", "#over-controls"]) $(id).hidden = true;
+  saidOffer = "";
+  for (const id of ["#offer-box", "#claim-box", "#result"]) $(id).hidden = true;
 }

@@ -112,9 +112,6 @@ export function leaveGame() {
   clearConfirm();
   liveLayout(false);
   hideExtras();
-  // the result dialog goes with its game (the browser's Back, a lobby link)
-  const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
-  if (dialog.open) dialog.close();
   yourMove(null);
   looking = false;
   socket.close();
@@ -124,7 +121,7 @@ export function leaveGame() {
 function sendControl(msg) {
   if (!socket.send(msg)) announce(t("conn.not_sent"));
 }
-wireControls(sendControl, announce);
+wireControls(sendControl);
 
 board.onMove = (from, to) => {
   if (!gameId || !game || looking) return;
@@ -217,9 +214,8 @@ function render(st) {
   $("#play-title").textContent = `${seatLabel("b", st)} – ${seatLabel("g", st)}`;
   if (!looking) {
     board.setTowers(st.towers);
-    const last = st.last && st.last.kind === "move" && !(st.last.outcome && st.state === "playing") ? st.last : null;
     board.marks({ legal: canAct && playing ? st.legal : {}, must: playing ? st.must : null, turn: st.turn,
-      last: last ? { move: last.move, pushed: last.pushed || [] } : null });
+      last: lastMark(st) });
     renderMoves($("#moves"), st.rounds, { follow: true, onPick: (round, index) => lookBack(round, index) });
   } else if (st.seq !== lookedAtSeq) {
     $("#history-where").textContent = t("history.new_move");
@@ -238,7 +234,8 @@ function render(st) {
   // the status line
   const status = document.createDocumentFragment();
   const actor = st.to_act;
-  if (st.state === "over") status.append(resultText(st));
+  // the result, inline: the status says it, the panel's result part holds what comes next (controls.js)
+  if (st.state === "over") status.append(h("span", { id: "result-text", class: "result-text" }, resultText(st)));
   else if (st.thinking && actor) status.append(t("game.thinking", { side: sideName(actor) }));
   else if (st.state === "playing" && actor) {
     const mine = you.includes(actor) && you.length === 1;
@@ -261,15 +258,24 @@ function render(st) {
   renderZen();
   if (pending && (pending.seq !== st.seq || !canAct)) clearConfirm();
   else if (pending && !looking) board.showPending(pending.from, pending.to);
-  // the result, after the last move has been seen
-  const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
-  if (st.state === "over" && (prev === null || prev.state !== "over" || prev.game !== st.game)) {
-    $("#result-text").textContent = resultText(st);
-    setTimeout(() => {
-      if (game && game.game === st.game && game.state === "over" && !dialog.open) dialog.showModal();
-    }, prev === null ? 0 : 700);
+  // once over, Download sits in the result part beside Rematch, New game and Review
+  $("#download").hidden = st.state === "over";
+}
+
+/** The last move's marks: the move just played, and at the match's end the
+ * final move still (also after a resignation, a flag or an abort, whose
+ * `last` is the end itself).  None after a won round's fill.
+ * @param {StateFrame} st @returns {{move: string, pushed: import("../types.js").Pushed[]}|null} */
+function lastMark(st) {
+  const last = st.last;
+  if (last && last.kind === "move" && last.move && !(last.outcome && st.state === "playing")) {
+    return { move: last.move, pushed: last.pushed || [] };
   }
-  if (st.state !== "over" && dialog.open) dialog.close();
+  if (st.state !== "over" || !last || last.kind !== "end") return null;
+  const round = st.rounds[st.rounds.length - 1];
+  const moves = round ? round.entries.filter((e) => e.kind === "move" && e.move) : [];
+  const final = moves[moves.length - 1];
+  return final && final.move ? { move: final.move, pushed: [] } : null;
 }
 
 // -- your move: the tab's title and icon, and a sound if wished --------------------
@@ -591,5 +597,3 @@ export function gameStep(which) {
 
 /** Redraw in a new language. */
 export function rerenderGame() { if (game) render(game); }
-/** The game shown. */
-export const currentGame = () => game;

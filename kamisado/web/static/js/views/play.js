@@ -41,13 +41,12 @@ export function panelParts(which) {
   $("#moves").hidden = which === "lesson";
   $("#download").hidden = which === "lesson";
   $("#history-bar").hidden = true;
-  for (const id of ["#game-controls", "#offer-box", "#claim-box", "#over-controls"]) $(id).hidden = true;
+  for (const id of ["#game-controls", "#offer-box", "#claim-box", "#result"]) $(id).hidden = true;
   $("#conn").hidden = true;
   if (which !== "game") { $("#links").hidden = true; $("#fill-panel").hidden = true; }
   $("#announce").textContent = "";
   $("#match-info").textContent = "";
-  const dialog = /** @type {HTMLDialogElement} */ ($("#result"));
-  if (dialog.open) dialog.close();
+  $("#offer-said").textContent = "";
 }
 
 /** The status line: plain text, or nodes (colours with their characters). @param {string|Node} what */
