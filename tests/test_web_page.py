@@ -67,6 +67,7 @@ def own_server(tmp_path: Path) -> Iterator[LiveServer]:
     live.stop()
 
 
+@pytest.mark.console_allows(r"WebSocket connection .* failed")  # the server is stopped under the page
 def test_a_lost_connection_is_shown_and_no_move_is_taken_until_it_is_back(
     browser: Browser, own_server: LiveServer
 ) -> None:
@@ -473,6 +474,7 @@ def test_signing_in_on_a_second_browser_brings_the_games(browser: Browser, serve
     second.context.close()
 
 
+@pytest.mark.console_allows(r"status of 403")  # a wrong current password, on purpose
 def test_the_account_page_changes_the_password_and_signs_out_everywhere(browser: Browser, server: str) -> None:
     import uuid
 

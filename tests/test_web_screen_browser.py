@@ -324,6 +324,7 @@ def test_the_low_time_warning_sounds_for_the_player_whose_time_it_is(browser: Br
     close(black, gold)
 
 
+@pytest.mark.console_allows(r"WebSocket connection .* failed")  # the server is restarting
 def test_the_clocks_stand_still_while_the_server_restarts(browser: Browser, tmp_path: Path) -> None:
     live = LiveServer(tmp_path / "games.sqlite3", workers=0)
     url = live.start()
