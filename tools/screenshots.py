@@ -23,12 +23,15 @@ Playwright as a person would, and writes one PNG per view and size:
                   one step before its end, with the engine's best moves
     lesson        the first lesson (figure 2 of the rules)
     games         the my-games list (the two games above)
-    rated         a rated single round just won online (ratings and their
+    live          a live rated 5+3 single round between two accounts, two
+                  moves in, as the player to move sees it (both clocks in view)
+    rated         the same round just won: the game's end inline (the result,
+                  Rematch, New game, Review, Download; ratings and their
                   changes beside the names), as the winner sees it
     player        the winner's player page (ratings, the rating chart, games)
     lobby         the lobby with another player's challenge and one's own
 
-named ``<view>-phone.png`` (390x844) and ``<view>-desktop.png`` (1280x800),
+named ``<view>-phone.png`` (390x844) and ``<view>-desktop.png`` (1366x768),
 each the viewport only.  A rerun gives the same pictures: the moves are
 fixed; the games list, the player page and its rating chart show fixed dates
 and times; the game links show a fixed address; the engine's analysis
@@ -74,7 +77,7 @@ ALLOWED = 0.0001
 THRESHOLD = 24
 
 #: The sizes every view is taken at.
-SIZES = {"phone": (390, 844), "desktop": (1280, 800)}
+SIZES = {"phone": (390, 844), "desktop": (1366, 768)}
 #: A single round that Black wins in three moves (the brown tower reaches e8).
 QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
 #: Five moves of a Standard match; the round goes on.
@@ -182,7 +185,7 @@ FIX_LINKS = f"""() => {{
 
 #: Parts of a view that show real time (the rated game's clocks, a second
 #: more or less each run): the check leaves them out.
-VOLATILE = {"rated": ".seat .clock"}
+VOLATILE = {"live": ".seat .clock", "rated": ".seat .clock"}
 
 
 def shoot(pg: Page, out: Path, name: str, written: list[Path],
@@ -280,8 +283,12 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         goto(pg, base, f"/game/{made['id']}")
         goto(opp, base, f"/game/{made['id']}?t={made['tokens']['g']}")
         expect(opp.locator("#board")).to_have_attribute("data-you", "g")
-        for i, (frm, to) in enumerate(QUICK_WIN):
+        for i, (frm, to) in enumerate(QUICK_WIN[:2]):
             move(pg if i % 2 == 0 else opp, frm, to)
+        # the live timed game as the player to move sees it: both clocks, the board
+        expect(pg.locator("#status")).to_contain_text("Your move")
+        shoot(pg, out, "live", written, ignored)
+        move(pg, *QUICK_WIN[2])
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator(".seat .rating-change")).to_have_count(2)
         shoot(pg, out, "rated", written, ignored)
