@@ -392,7 +392,8 @@ class KeiEngine:
         if self.process.returncode is None and self._dead is None:
             try:
                 self._send("quit")
-                await asyncio.wait_for(self.process.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self.process.wait()
             except (TimeoutError, EngineError, ConnectionError):
                 pass
         await self._kill()
@@ -412,14 +413,16 @@ class KeiEngine:
     async def _kill(self) -> None:
         self.kill_group()
         try:
-            await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+            async with asyncio.timeout(2.0):
+                await asyncio.shield(self.process.wait())
         except TimeoutError:
             # a process outside the group still holds the pipes: abandon them
             transport = getattr(self.process, "_transport", None)
             if transport is not None:
                 transport.close()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+                async with asyncio.timeout(2.0):
+                    await asyncio.shield(self.process.wait())
         # whatever the group started and left behind after the leader exited
         self.kill_group()
         if self.process.stdin is not None:
@@ -450,14 +453,15 @@ class KeiEngine:
         stdin.write(line.encode() + b"\n")
 
     async def _readline(self, deadline: float, waiting_for: str) -> str:
+        # ``asyncio.timeout``, not ``asyncio.wait_for``: on Python 3.11 the
+        # latter returns the line and drops a cancel that arrives in the same
+        # turn of the loop as the line (CPython gh-86296), so a stopped
+        # tournament played on
         stdout = self.process.stdout
         assert stdout is not None
-        loop = asyncio.get_running_loop()
-        remaining = deadline - loop.time()
         try:
-            if remaining <= 0:
-                raise TimeoutError
-            raw = await asyncio.wait_for(stdout.readline(), remaining)
+            async with asyncio.timeout_at(deadline):
+                raw = await stdout.readline()
         except TimeoutError:
             self._dead = f"no {waiting_for} in time"
             await self._kill()
@@ -470,7 +474,8 @@ class KeiEngine:
             raise EngineError(f"engine {self.name!r} sent an overlong line: {e}") from None
         if not raw:
             try:
-                status = await asyncio.wait_for(self.process.wait(), 2.0)
+                async with asyncio.timeout(2.0):
+                    status = await self.process.wait()
             except TimeoutError:  # closed its output but lives on
                 await self._kill()
                 status = self.process.returncode or -9
