@@ -62,6 +62,7 @@ __all__ = [
     "HANDSHAKE_TIMEOUT",
     "NOT_STARTED",
     "RESTARTS",
+    "STOP_WITHIN",
     "BrokenPlayerError",
     "OptionsError",
     "Tournament",
@@ -75,6 +76,10 @@ DEFAULT_TIMEOUT = 60.0
 
 #: In a forfeit's detail: the player could not start (or finish the handshake).
 NOT_STARTED = "could not start: "
+
+#: Seconds a stop (Ctrl-C, SIGTERM) takes at most to end the run, its engines
+#: killed and its output printed: engines are killed at once, not asked to quit.
+STOP_WITHIN = 2.0
 
 #: The restart policies (``--restart``), as in cutechess-cli: ``auto`` keeps an
 #: engine for the next game unless it crashed, timed out or broke the
@@ -268,11 +273,7 @@ class Tournament:
                 continue
             engine.trace = self._tracer(label)
             try:
-                option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
-                given = {k.lower() for k, _ in self.players[name].options}
-                if option is not None and "seed" not in given:
-                    with contextlib.suppress(ValueError):  # a seed it cannot take
-                        await engine.configure({option.name: option.check(seed)})
+                await self._configure(engine, name, self._seed_option(engine, name, seed))
                 await engine.newgame()
             except EngineError:  # it broke while kept: start a new one
                 await self._release(engine, keep=False)
@@ -300,31 +301,43 @@ class Tournament:
         for engine in idle:
             await self._release(engine, keep=False)
 
-    async def _start(self, name: str, seed: int, label: str) -> KeiEngine:
+    def _seed_option(self, engine: KeiEngine, name: str, seed: int) -> dict[str, object]:
+        """``{"Seed": seed}`` when the engine declared a Seed the player does not set."""
+        given = {k.lower() for k, _ in self.players[name].options}
+        option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
+        if option is None or "seed" in given:
+            return {}
+        try:
+            return {option.name: option.check(seed)}
+        except ValueError:  # a seed the engine cannot take: its own default
+            return {}
+
+    def _player_options(self, engine: KeiEngine, name: str) -> dict[str, object]:
+        """The player's options (and LimitStrength for a built-in level)."""
         spec = self.players[name]
+        options: dict[str, object] = dict(spec.options)
+        given = {k.lower() for k in options}
+        strength = {k.lower(): v for k, v in engine.options.items()}.get("limitstrength")
+        if spec.spec.startswith("level:") and strength is not None and (
+            "limitstrength" not in given
+        ):
+            # a built-in level plays at its level, within the clocks
+            options[strength.name] = "true"
+        return options
+
+    async def _configure(self, engine: KeiEngine, name: str, options: dict[str, object]) -> None:
+        if options:
+            try:
+                await engine.configure(options)
+            except ValueError as e:
+                raise OptionsError(f"player {name!r}: {e}") from None
+
+    async def _start(self, name: str, seed: int, label: str) -> KeiEngine:
         engine = await self._popen(name, label)
         try:
-            options: dict[str, object] = dict(spec.options)
-            given = {k.lower() for k in options}
-            option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
-            if option is not None and "seed" not in given:
-                try:
-                    value = option.check(seed)
-                except ValueError:  # a seed the engine cannot take: its own default
-                    value = None
-                if value is not None:
-                    options[option.name] = value
-            strength = {k.lower(): v for k, v in engine.options.items()}.get("limitstrength")
-            if spec.spec.startswith("level:") and strength is not None and (
-                "limitstrength" not in given
-            ):
-                # a built-in level plays at its level, within the clocks
-                options[strength.name] = "true"
-            if options:
-                try:
-                    await engine.configure(options)
-                except ValueError as e:
-                    raise OptionsError(f"player {name!r}: {e}") from None
+            options = self._player_options(engine, name)
+            options.update(self._seed_option(engine, name, seed))
+            await self._configure(engine, name, options)
             await engine.newgame()
         except BaseException:
             await self._release(engine, keep=False)
@@ -349,6 +362,7 @@ class Tournament:
                 if self.forfeit_broken:
                     continue
                 raise BrokenPlayerError(spec.name, _one_line(str(e))) from e
+            kept = False
             try:
                 declared = {k.lower(): v for k, v in engine.options.items()}
                 for key, value in spec.options:
@@ -362,8 +376,13 @@ class Tournament:
                         option.check(value)
                     except ValueError as e:
                         raise OptionsError(f"player {spec.name!r}: {e}") from None
+                if self.restart != "on":  # set up, and kept for its first game
+                    await self._configure(
+                        engine, spec.name, self._player_options(engine, spec.name)
+                    )
+                    kept = True
             finally:
-                await self._release(engine, keep=False)
+                await self._release(engine, spec.name, keep=kept)
 
     # -- playing ---------------------------------------------------------------
 

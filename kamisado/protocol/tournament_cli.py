@@ -355,7 +355,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
         config,
         out,
         args.concurrency,
-        log,
+        say,  # until the finished games are read back: then ``log``
         log_file,
         args.forfeit_broken,
         debug=debug_file,
@@ -365,6 +365,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
     )
     tournament.load_finished(finished, seconds)
     done = len(tournament.results)
+    tournament.log = log
     if done == len(tournament.games):
         header()  # nothing left to play: the table follows
     started = time.monotonic()
