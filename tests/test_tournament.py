@@ -552,12 +552,15 @@ def test_a_player_that_cannot_start_stops_the_run(
     captured = capsys.readouterr()
     assert "player 'ghost' could not start" in captured.err
     assert "--forfeit-broken" in captured.err
+    # nothing could run (game 1 needs ghost): no header, no empty Elo table
+    assert captured.out == ""
     assert not [r for r in finished(out).values() if "ghost" in (r["black"], r["gold"])]
     # a handshake that never ends stops it too
     out2 = tmp_path / "t2"
     mute = "mute=" + mock("scripted", "--hang-at", "handshake")
     assert main(["level:beginner", mute, "--timeout", "1", "--out", str(out2)]) == 1
-    assert "player 'mute' could not start" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "player 'mute' could not start" in captured.err and captured.out == ""
     assert finished(out2) == {}
 
 
@@ -700,6 +703,7 @@ def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main([*argv, "--out", str(tmp_path / "again")]) == 0
     again = [line for line in log_a.read_text().splitlines() if line.startswith("setoption")]
     assert again == a_sets
+    capsys.readouterr()
     # an option the engine did not declare, or a bad value: refused before anything runs
     for extra, message in [
         ("option.Nope=1", "player 'A': its engine has no option 'Nope' (it has: Seed, Hash, Style)"),
@@ -707,7 +711,9 @@ def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     ]:
         bad = tmp_path / f"bad-{extra}"
         assert main([argv[0], extra, *argv[3:], "--out", str(bad)]) == 2
-        assert message in capsys.readouterr().err
+        captured = capsys.readouterr()
+        assert message in captured.err
+        assert captured.out == ""  # nothing ran: no header, no table
         assert not (bad / "state.json").exists()
 
 

@@ -40,6 +40,7 @@ from types import TracebackType
 from typing import IO, Any, TypeVar
 
 from kamisado.engine.limits import SCORE_KINDS, Limit, Score
+from kamisado.protocol.kei_go import clip, quote
 from kamisado.rules.board import KamisadoError, MalformedError, Move
 from kamisado.rules.match import FILL, FILLS, PLAYING, Match
 from kamisado.rules.position import Position
@@ -134,7 +135,7 @@ def parse_info(line: str) -> Info:
                 LOGGER.debug("info: skipping unknown field %r", key)
                 i += 1
         except (IndexError, ValueError):
-            LOGGER.warning("info: malformed field %r in %r", key, line)
+            LOGGER.warning("info: malformed field %s in %s", quote(key), quote(line))
             i += 1
     return info
 
@@ -511,7 +512,7 @@ class KeiEngine:
                 elif words[0] == "option":
                     option = _parse_option(line)
                     if option is None:
-                        LOGGER.warning("%s: malformed option line %r", self.name, line)
+                        LOGGER.warning("%s: malformed option line %s", self.name, quote(line))
                     else:
                         self.options[option.name] = option
 
@@ -533,9 +534,9 @@ class KeiEngine:
 
     def _unexpected(self, line: str) -> None:
         if line.startswith("info string"):
-            LOGGER.info("%s: %s", self.name, line[len("info string ") :])
+            LOGGER.info("%s: %s", self.name, clip(line[len("info string ") :]))
         elif line:
-            LOGGER.warning("%s: ignoring unexpected line %r", self.name, line)
+            LOGGER.warning("%s: ignoring unexpected line %s", self.name, quote(line))
 
     async def configure(self, options: Mapping[str, object]) -> None:
         """Set options (checked against those the engine declared), then ``isready``."""
@@ -613,7 +614,7 @@ class KeiEngine:
                                 "%s: dropping an illegal pv in %r: %s",
                                 self.name,
                                 pos.kpn(),
-                                text,
+                                clip(text),
                             )
                             info.pv = []
                         infos.append(info)
@@ -642,7 +643,8 @@ class KeiEngine:
             move = Move.from_str(text)
         except (MalformedError, ValueError) as e:
             raise EngineError(
-                f"engine {self.name!r} sent a malformed move {text!r} in position {kpn!r}: {e}"
+                f"engine {self.name!r} sent a malformed move {quote(text)} in position {kpn!r}:"
+                f" {clip(str(e))}"
             ) from None
         try:
             pos.check_move(move)
@@ -674,7 +676,7 @@ class KeiEngine:
                 choice = words[1] if len(words) > 1 else ""
                 if choice not in FILLS:
                     raise EngineError(
-                        f"engine {self.name!r} sent an invalid fill choice {choice!r}"
+                        f"engine {self.name!r} sent an invalid fill choice {quote(choice)}"
                         f" (expected left or right) after position {match.position.kpn()!r}"
                     )
                 return choice
