@@ -3,9 +3,11 @@
 Players are built-in levels (``level:club``) or any external engine command
 (``cmd:python my_engine.py``), optionally named (``Bob=cmd:./bob``) and
 followed by their options (``option.Hash=64``).  Every engine, built-in ones
-included, runs as its own KEI subprocess (:mod:`kamisado.protocol.kei`), started
-afresh for every game and driven by :mod:`kamisado.protocol.client`, so a crash, a
-hang, an illegal move or a flag fall loses that game and harms nothing else.
+included, runs as its own KEI subprocess (:mod:`kamisado.protocol.kei`), driven
+by :mod:`kamisado.protocol.client` and kept from one game to the next
+(``--restart auto|on|off``: by default a new one only after a crash, a timeout
+or a protocol error), so a crash, a hang, an illegal move or a flag fall loses
+that game and harms nothing else.  Ctrl-C or SIGTERM stops the run at once.
 
 A round robin pairs every player with every other; a gauntlet pairs the
 first player with each of the others.  Each pairing plays ``--games`` games
