@@ -986,3 +986,33 @@ def test_stop_at_20_random_moments_then_resume(tmp_path: Path) -> None:
     assert sorted(played, key=int) == [str(n) for n in range(1, total + 1)]
     assert len(finished(out)) == total
     _no_forfeits(out)
+
+
+def test_a_stop_between_games_starts_no_other_game(tmp_path: Path) -> None:
+    # a stop asked while a game's result is logged (between games): no game
+    # starts after it, even though no cancel reaches a waiting read then
+    # (the flag is checked before every game), and no engine is left
+    import asyncio
+
+    config = Config(
+        [parse_player("level:beginner"), parse_player("level:novice")],
+        games=6, depth=1, seed=2,
+    )
+    lines: list[str] = []
+    t: tournament.Tournament
+
+    def log(line: str) -> None:
+        lines.append(line)
+        t.request_stop()
+
+    t = tournament.Tournament(config, tmp_path / "t", log=log)
+
+    async def go() -> set[object]:
+        await t.run()
+        return set(t._running)
+
+    running, seen = _engine_processes_during(lambda: asyncio.run(go()))
+    assert t.stopped and len(t.results) == 1 and len(lines) == 1
+    assert running == set()
+    time.sleep(0.2)
+    assert seen and not [pid for pid in seen if _alive(pid)]
