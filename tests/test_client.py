@@ -420,3 +420,32 @@ def test_a_clocked_play_still_takes_a_timeout() -> None:
             await engine.quit()
 
     asyncio.run(main())
+
+
+def test_a_cancel_that_comes_with_a_line_is_not_lost() -> None:
+    # CPython gh-86296: on 3.11 ``asyncio.wait_for(reader.readline(), t)``
+    # returns the line and drops a cancel that arrives in the same turn of the
+    # loop; a tournament stopped at that moment played on.  The client's reads
+    # must raise CancelledError instead.
+    class Process:
+        returncode = None
+        pid = 0
+
+        def __init__(self) -> None:
+            self.stdout = asyncio.StreamReader()
+
+    async def race() -> str:
+        process = Process()
+        engine = KeiEngine(process, ["fake"], 5.0)  # type: ignore[arg-type]
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(engine._readline(loop.time() + 60, "'bestmove'"))
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)  # the task waits for a line now
+        process.stdout.feed_data(b"bestmove c1-c5\n")
+        task.cancel()  # ... and the stop comes in the same turn
+        try:
+            return await task
+        except asyncio.CancelledError:
+            return "cancelled"
+
+    assert asyncio.run(race()) == "cancelled"

@@ -707,3 +707,46 @@ def test_a_search_out_of_time_before_its_first_depth_still_plays_a_move() -> Non
     pos = Position(FIG7)
     move = _search_job(Sender(), pos, Limit(time=1e-9, depth=100), 1)  # type: ignore[arg-type]
     assert move is not None and Move.from_str(move) in pos.legal_moves
+
+
+def test_errors_name_at_most_200_characters_of_a_bad_line(engine: Pipe) -> None:
+    # a 2 MB garbage line came back whole as an ``info string error``
+    junk = "x" * 2_000_000
+    long_moves = " ".join(["c1-c9"] * 5000)
+    for command in (
+        junk,
+        f"position kpn {junk}",
+        f"position startpos moves {junk}",
+        f"position {junk}",
+        f"setoption name Seed value {junk}",
+        f"setoption name {junk} value 1",
+        f"fill {junk}",
+    ):
+        engine.send(command)
+        reply = engine.read()
+        assert reply.startswith("info string error: "), command[:40]
+        assert "... (2000" in reply and len(reply) < 200 + 200, command[:40]
+        if command.startswith("fill"):
+            assert engine.read() == "fillchoice none"
+    for command in (f"go depth {junk}", f"go {junk}", f"go searchmoves {long_moves}"):
+        lines = engine.ask(command)
+        assert lines[0].startswith("info string error: go") and len(lines[0]) < 400, command[:40]
+        assert lines[1] == "bestmove none"
+    assert engine.ask("isready", answer="readyok") == ["readyok"]
+
+
+def test_a_limit_given_twice_is_refused(engine: Pipe) -> None:
+    engine.send("position startpos")
+    for command, word in [
+        ("go depth 2 depth 3", "depth"),
+        ("go movetime 50 nodes 10 movetime 60", "movetime"),
+        ("go btime 100 gtime 100 btime 50", "btime"),
+        ("go infinite infinite", "infinite"),
+        ("go searchmoves c1-c5 searchmoves d1-d4", "searchmoves"),
+    ]:
+        lines = engine.ask(command)
+        assert lines == [
+            f"info string error: go: {word} is given twice (each limit at most once)",
+            "bestmove none",
+        ], command
+    assert bestmove(engine.ask("go depth 2")) != "none"

@@ -552,12 +552,15 @@ def test_a_player_that_cannot_start_stops_the_run(
     captured = capsys.readouterr()
     assert "player 'ghost' could not start" in captured.err
     assert "--forfeit-broken" in captured.err
+    # nothing could run (game 1 needs ghost): no header, no empty Elo table
+    assert captured.out == ""
     assert not [r for r in finished(out).values() if "ghost" in (r["black"], r["gold"])]
     # a handshake that never ends stops it too
     out2 = tmp_path / "t2"
     mute = "mute=" + mock("scripted", "--hang-at", "handshake")
     assert main(["level:beginner", mute, "--timeout", "1", "--out", str(out2)]) == 1
-    assert "player 'mute' could not start" in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert "player 'mute' could not start" in captured.err and captured.out == ""
     assert finished(out2) == {}
 
 
@@ -668,18 +671,31 @@ def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main([*argv, "--out", str(out)]) == 0
     capsys.readouterr()
     games = schedule(Config(parse_players(argv[:5]), games=2, seed=9))
-    a_sets = [line for line in log_a.read_text().splitlines() if line.startswith("setoption")]
-    # per game: the options given, then the game's seed (A is Black in game 1, Gold in 2)
+    a_lines = log_a.read_text().splitlines()
+    a_sets = [line for line in a_lines if line.startswith("setoption")]
+    # kept between games (--restart auto): the options given once, then each
+    # game's seed and newgame (A is Black in game 1, Gold in 2)
     assert a_sets == [
         "setoption name Hash value 64",
         "setoption name Style value wild",
         f"setoption name Seed value {2 * games[0].seed % (SEED_MAX + 1)}",
-        "setoption name Hash value 64",
-        "setoption name Style value wild",
         f"setoption name Seed value {(2 * games[1].seed + 1) % (SEED_MAX + 1)}",
     ]
-    b_sets = [line for line in log_b.read_text().splitlines() if line.startswith("setoption")]
-    assert b_sets == ["setoption name Seed value 77"] * 2  # a Seed given is kept
+    assert a_lines.count("kei") == 1 and a_lines.count("newgame") == 2
+    b_lines = log_b.read_text().splitlines()
+    b_sets = [line for line in b_lines if line.startswith("setoption")]
+    assert b_sets == ["setoption name Seed value 77"]  # a Seed given is kept
+    assert b_lines.count("kei") == 1 and b_lines.count("newgame") == 2
+    # --restart on: a fresh engine for every game, all its options again (the
+    # first start only checks the options)
+    log_a.unlink()
+    assert main([*argv, "--restart", "on", "--out", str(tmp_path / "on")]) == 0
+    a_lines = log_a.read_text().splitlines()
+    assert [line for line in a_lines if line.startswith("setoption")] == [
+        *a_sets[:3], *a_sets[:2], a_sets[3]
+    ]
+    assert a_lines.count("kei") == 3 and a_lines.count("newgame") == 2
+    assert (tmp_path / "on" / "game-0002.txt").read_text() == (out / "game-0002.txt").read_text()
     rec = record.load(out / "game-0001.txt")
     assert rec.headers["Black options"] == "option.Hash=64 option.style=wild"
     # the same --seed sends the same seeds again
@@ -687,6 +703,7 @@ def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert main([*argv, "--out", str(tmp_path / "again")]) == 0
     again = [line for line in log_a.read_text().splitlines() if line.startswith("setoption")]
     assert again == a_sets
+    capsys.readouterr()
     # an option the engine did not declare, or a bad value: refused before anything runs
     for extra, message in [
         ("option.Nope=1", "player 'A': its engine has no option 'Nope' (it has: Seed, Hash, Style)"),
@@ -694,7 +711,9 @@ def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     ]:
         bad = tmp_path / f"bad-{extra}"
         assert main([argv[0], extra, *argv[3:], "--out", str(bad)]) == 2
-        assert message in capsys.readouterr().err
+        captured = capsys.readouterr()
+        assert message in captured.err
+        assert captured.out == ""  # nothing ran: no header, no table
         assert not (bad / "state.json").exists()
 
 
@@ -812,3 +831,188 @@ def test_the_elo_chart_is_written_at_the_end_and_on_resume(tmp_path: Path) -> No
     chart.unlink()
     assert main(["--resume", "--out", str(out)]) == 0  # nothing left to play: drawn again
     assert ET.fromstring(chart.read_text()).get("class") == "elo-chart"
+
+
+# -- engines kept between games (--restart) -------------------------------------------
+
+
+def _starts(out: Path) -> dict[str, int]:
+    """How many times each player's engine was started (its ``kei`` lines in the debug log)."""
+    counts: dict[str, int] = {}
+    for line in (out / "debug.log").read_text().splitlines():
+        if line.endswith(" > kei"):
+            name = line.split(" > ")[0].split()[-1]
+            counts[name] = counts.get(name, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("restart", "cheat_starts", "crash_starts", "good_starts"),
+    [("auto", 3, 3, 1), ("on", 3, 3, 6), ("off", 1, 3, 1)],
+)
+def test_restart_policies(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    restart: str,
+    cheat_starts: int,
+    crash_starts: int,
+    good_starts: int,
+) -> None:
+    # auto: a new engine only after a crash, a timeout or a protocol error;
+    # on: before every game; off: only when the old one is dead
+    out = tmp_path / restart
+    players = [
+        "good=" + mock("scripted"),
+        "cheat=" + mock("scripted", "--cheat", "illegal"),
+        "crash=" + mock("scripted", "--crash-at", "go"),
+    ]
+    argv = [*players, "--gauntlet", "--games", "3", "--depth", "1", "--debug"]
+    assert main([*argv, "--restart", restart, "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert _starts(out) == {"good": good_starts, "cheat": cheat_starts, "crash": crash_starts}
+    ends = {r["gold"] if r["winner"] == r["black"] else r["black"]: r["reason"]
+            for r in results(out)}
+    assert ends == {"cheat": "illegal move", "crash": "crash"}
+    assert all(r["winner"] == "good" for r in results(out))
+
+
+def test_kept_engines_play_the_games_fresh_ones_play(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # each game's seed and newgame make a kept engine play as a new one would
+    argv = ["level:beginner", "level:novice", "--games", "4", "--depth", "2", "--seed", "4"]
+    assert main([*argv, "--restart", "on", "--debug", "--out", str(tmp_path / "on")]) == 0
+    assert main([*argv, "--debug", "--out", str(tmp_path / "auto")]) == 0
+    capsys.readouterr()
+    assert _starts(tmp_path / "on") == {"beginner": 4, "novice": 4}
+    assert _starts(tmp_path / "auto") == {"beginner": 1, "novice": 1}
+    for n in range(1, 5):
+        name = f"game-000{n}.txt"
+        assert (tmp_path / "on" / name).read_text() == (tmp_path / "auto" / name).read_text()
+
+
+def test_an_engine_that_does_not_know_newgame_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "t"
+    argv = ["level:beginner", "old=" + mock("scripted", "--no-newgame"), "--games", "3"]
+    assert main([*argv, "--depth", "1", "--debug", "--out", str(out)]) == 0
+    capsys.readouterr()
+    assert _starts(out) == {"beginner": 1, "old": 1}
+    log = (out / "debug.log").read_text()
+    assert log.count("old < info string error: unknown command 'newgame'") == 3
+    assert [r["reason"] for r in results(out)] == ["goal"] * 3 or all(
+        r["reason"] in ("goal", "deadlock") for r in results(out)
+    )
+
+
+# -- stopping at any moment ----------------------------------------------------------------
+
+
+def _catches(pid: int, number: int) -> bool:
+    """Whether process ``pid`` has a handler for signal ``number`` (its SigCgt mask)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    mask = int(re.search(r"^SigCgt:\s*([0-9a-f]+)", status, re.M)[1], 16)  # type: ignore[index]
+    return bool(mask >> (number - 1) & 1)
+
+
+def test_stop_at_20_random_moments_then_resume(tmp_path: Path) -> None:
+    # Ctrl-C or SIGTERM at 20 moments drawn from a seeded generator, each
+    # run resuming the last: between games, mid-move, while engines start,
+    # while the command reads its state or prints.  Each run ends (well within
+    # STOP_WITHIN, the bound documented, times a wide factor for a loaded
+    # machine), leaves no engine process, and plays only the games still
+    # missing; the last --resume finishes the tournament.
+    import random
+
+    rng = random.Random(28)
+    out = tmp_path / "t"
+    total = 150
+    first = ["level:beginner", "level:novice", "--games", str(total), "--movetime", "10",
+             "--margin", "5000", "--seed", "8"]
+    played: list[str] = []
+    for _ in range(20):
+        before = set(finished(out)) if (out / "state.json").exists() else set()
+        argv = ["--resume"] if (out / "state.json").exists() else first
+        proc = _start(out, *argv)
+        engines: set[int] = set()
+        moment = rng.uniform(0.0, 2.0)
+        how = rng.choice(["SIGINT", "SIGTERM"])
+        try:
+            # from the moment the command handles SIGTERM (before that,
+            # Python is still starting and the signal's default acts)
+            while proc.poll() is None and not _catches(proc.pid, signal.SIGTERM):
+                time.sleep(0.005)
+            t = time.monotonic()
+            while time.monotonic() - t < moment and proc.poll() is None:
+                engines |= _descendants(proc.pid)
+                time.sleep(0.01)
+            engines |= _descendants(proc.pid)
+            at_signal = set(finished(out)) if (out / "state.json").exists() else set()
+            if proc.poll() is not None:  # it finished first
+                pass
+            elif how == "SIGINT":  # Ctrl-C: the whole foreground process group
+                os.killpg(proc.pid, signal.SIGINT)
+            else:
+                proc.send_signal(signal.SIGTERM)
+            sent = time.monotonic()
+            stdout, stderr = proc.communicate(timeout=60)
+            took = time.monotonic() - sent
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        time.sleep(0.2)
+        assert not [pid for pid in engines if _alive(pid)], (moment, how)
+        assert took < 5 * tournament.STOP_WITHIN, (moment, how, took)
+        after = set(finished(out))
+        assert before <= at_signal <= after
+        # no game starts after the signal: at most the one in progress ends
+        assert len(after - at_signal) <= 1, (moment, how)
+        new = re.findall(rf"^game (\d+)/{total}:", stdout, re.M)
+        assert sorted(new) == sorted(after - before), (moment, how)
+        played += new
+        if proc.returncode == 130:
+            assert "go on with: kamisado tournament --resume --out" in stdout
+        else:  # it had finished (and printed the table) before the signal came
+            assert len(after) == total and "  # player" in stdout, (proc.returncode, stderr)
+    proc = _start(out, "--resume")
+    stdout, _ = proc.communicate(timeout=300)
+    assert proc.returncode == 0
+    played += re.findall(rf"^game (\d+)/{total}:", stdout, re.M)
+    assert sorted(played, key=int) == [str(n) for n in range(1, total + 1)]
+    assert len(finished(out)) == total
+    _no_forfeits(out)
+
+
+def test_a_stop_between_games_starts_no_other_game(tmp_path: Path) -> None:
+    # a stop asked while a game's result is logged (between games): no game
+    # starts after it, even though no cancel reaches a waiting read then
+    # (the flag is checked before every game), and no engine is left
+    import asyncio
+
+    config = Config(
+        [parse_player("level:beginner"), parse_player("level:novice")],
+        games=6, depth=1, seed=2,
+    )
+    lines: list[str] = []
+    t: tournament.Tournament
+
+    def log(line: str) -> None:
+        lines.append(line)
+        t.request_stop()
+
+    t = tournament.Tournament(config, tmp_path / "t", log=log)
+
+    async def go() -> set[object]:
+        await t.run()
+        return set(t._running)
+
+    running, seen = _engine_processes_during(lambda: asyncio.run(go()))
+    assert t.stopped and len(t.results) == 1 and len(lines) == 1
+    assert running == set()
+    time.sleep(0.2)
+    assert seen and not [pid for pid in seen if _alive(pid)]

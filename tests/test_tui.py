@@ -46,6 +46,14 @@ FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 FIG7D = "u+gyprobn/8/8/8/8/8/8/GRYPNOBU b - 3 0 1"
 
 
+@pytest.fixture(autouse=True)
+def data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own data folder (unfinished games are kept there), never the user's."""
+    folder = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    return folder / "kamisado" / "unfinished"
+
+
 def run(body: Callable[[], Awaitable[None]]) -> None:
     """Run an async test body with ``asyncio.run`` in a thread of its own."""
     errors: list[BaseException] = []
@@ -582,7 +590,7 @@ def test_command_line_help() -> None:
         timeout=60,
     )
     assert out.returncode == 0
-    assert "usage: kamisado play" in out.stdout and "--resume FILE" in out.stdout
+    assert "usage: kamisado play" in out.stdout and "--resume [FILE]" in out.stdout
 
 
 def test_a_failing_computer_is_reported_and_tried_again(
@@ -941,3 +949,247 @@ def test_the_computer_stops_on_a_flag_when_its_answer_is_not_wanted() -> None:
         thinker.close()
 
     asyncio.run(body())
+
+
+# -- issue 28: the entry, notices, the title, leaving, keeping, taking back --------------
+
+
+def test_a_rejected_typed_move_is_selected_for_correction() -> None:
+    # typed on the board: d1-d9 Enter (no such square), then d1-d2 Enter
+    # once held 'd1-d9d1-d2', and every later move was refused
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.board.focus()
+            await pilot.press(*"d1-d9", "enter")
+            entry = app.query_one("#entry", Input)
+            assert app.query_one("#status").has_class("error")
+            assert entry.value == "d1-d9" and entry.selected_text == "d1-d9"
+            await pilot.press(*"d1-d2", "enter")
+            await pilot.pause()
+            assert [str(m) for m in app.match.position.move_stack] == ["d1-d2"]
+            assert entry.value == ""
+            # typed in the entry itself: the same
+            entry.focus()
+            await pilot.press(*"zz", "enter")
+            assert entry.selected_text == "zz"
+            reply = str(min(app.match.position.legal_moves, key=str))
+            await pilot.press(*reply, "enter")
+            await pilot.pause()
+            assert [str(m) for m in app.match.position.move_stack] == ["d1-d2", reply]
+
+    run(body)
+
+
+def test_notices_never_cover_a_window(tmp_path: Path) -> None:
+    # at 80x24 the round's result notice covered the fill window's last line
+    path = tmp_path / "fig7.kmr"
+    save(Record.new(Match(3, start=FIG7A)), path)
+
+    async def body() -> None:
+        app = build_app(Options(resume=str(path), delay=0))
+        async with app.run_test(size=(80, 24), notifications=True) as pilot:
+            await pilot.pause()
+            app.notify("an old notice", title="Kamisado", timeout=30)
+            await pilot.pause()
+            assert "an old notice" in words(screen_lines(app))
+            await type_move(pilot, "f6-a1")
+            await wait_for(pilot, lambda: isinstance(app.screen, FillScreen))
+            await pilot.pause(0.2)
+            lines = screen_lines(app)
+            assert any(
+                "b/Esc: see the board first · ? help · q quit" in ln for ln in lines
+            ), lines
+            assert "an old notice" not in words(lines)
+            # the round's result is in the window, not in a notice over it
+            assert not app.screen.query("Toast")
+            # the help over the board: no notice over it either
+            await pilot.press("escape")
+            await pilot.pause()
+            app._notice("news over the board")
+            await pilot.press("question_mark")
+            await pilot.pause(0.2)
+            assert "news over the board" not in words(screen_lines(app))
+            app._notice("news while a window is open")
+            await pilot.pause(0.2)
+            assert "news while a window is open" not in words(screen_lines(app))
+
+    run(body)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--level", "beginner", "--match", "standard"],
+        ["--match", "marathon"],
+        ["--level", "expert", "--series", "3", "--colour", "gold"],
+        ["--level", "perfect", "--match", "long"],
+    ],
+)
+def test_the_title_fits_80_columns(argv: list[str]) -> None:
+    async def body() -> None:
+        app = app_for(*argv)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            top = screen_lines(app)[0]
+            assert f"Kamisado — {app.sub_title}" in top, top
+            assert "…" not in top and not app.sub_title.rstrip().endswith("·")
+            assert "Black:" in app.sub_title and "Gold:" in app.sub_title
+        # wide enough, the long form
+        app = app_for(*argv)
+        async with app.run_test(size=(160, 40)) as pilot:
+            await pilot.pause()
+            assert app.sub_title.count(" · ") == 2
+            assert f"Kamisado — {app.sub_title}" in screen_lines(app)[0]
+
+    run(body)
+
+
+def test_q_asks_before_leaving_a_game_that_is_not_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_folder: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+
+    async def body() -> None:
+        # no move yet: q leaves at once
+        app = app_for("--match", "standard")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.return_code == 0
+        app = app_for("--match", "standard")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_move(pilot, "c1-c5")
+            app.board.focus()
+            await pilot.press("q")
+            await pilot.pause()
+            from kamisado.tui.app import QuitScreen
+
+            assert isinstance(app.screen, QuitScreen)
+            text = words(screen_lines(app))
+            assert "Leave this match? It is not saved to a file." in text
+            assert "kamisado play --resume goes on with it." in text
+            await pilot.press("n")  # stay
+            await pilot.pause()
+            assert not isinstance(app.screen, QuitScreen) and app.return_code is None
+            await type_move(pilot, "b8-b3")
+            app.board.focus()
+            await pilot.press("q")
+            await pilot.pause()
+            await pilot.press("s")  # save, then leave
+            await pilot.pause()
+            assert app.return_code == 0
+            saved = list(tmp_path.glob("kamisado-*.kmr"))
+            assert len(saved) == 1 and len(load(saved[0]).match.position.move_stack) == 2
+        # saved to a file: q leaves at once
+        app = app_for("--save", str(tmp_path / "mine.kmr"))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_move(pilot, "c1-c5")
+            app.board.focus()
+            await pilot.press("q")
+            await pilot.pause()
+            assert app.return_code == 0
+
+    run(body)
+
+
+def test_unfinished_games_are_kept_and_resume_goes_on_with_the_last(
+    data_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--resume"]) == 2
+    assert "no unfinished game to go on with in" in capsys.readouterr().err
+
+    async def leave(moves: list[str]) -> KamisadoApp:
+        app = app_for("--level", "beginner", "--seed", "3")
+        async with app.run_test(size=(80, 24)) as pilot:
+            for move in moves:
+                await type_move(pilot, move)
+                await wait_for(pilot, lambda: app.match.position.turn == 0 and not app.thinking)
+            app.board.focus()
+            await pilot.press("q")
+            await pilot.pause()
+            await pilot.press("y")
+            await pilot.pause()
+        return app
+
+    first: list[KamisadoApp] = []
+    last: list[KamisadoApp] = []
+
+    async def body() -> None:
+        first.append(await leave(["c1-c5"]))
+        last.append(await leave(["d1-d5"]))
+
+    run(body)
+    kept = sorted(data_folder.glob("*.kmr"))
+    assert len(kept) == 2
+    assert load(kept[-1]).match.key() == last[0].match.key()
+    assert load(kept[0]).match.key() == first[0].match.key()
+
+    async def again() -> None:
+        app = build_app(parse_args(["--resume", "--delay", "0"]))
+        assert app.keep_path == str(kept[-1]) and app.save_path is None
+        assert app.players[1] is not None and app.players[1].level == "beginner"
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            assert app.match.key() == last[0].match.key()
+            # played on to its end, it is forgotten
+            await play_until_over(pilot, app, 0)
+            await wait_for(pilot, lambda: app.match.state == "over")
+            await pilot.pause()
+        assert not kept[-1].exists() and kept[0].exists()
+
+    run(again)
+
+
+def test_takeback_against_the_computer() -> None:
+    async def body() -> None:
+        app = build_app(parse_args(["--level", "beginner", "--seed", "2", "--delay", "0"]))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.board.focus()
+            await pilot.press("t")
+            assert "Nothing to take back" in app.messages[-1]
+            await type_move(pilot, "c1-c5")
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) == 2)
+            await wait_for(pilot, lambda: not app.thinking)
+            app.board.focus()
+            await pilot.press("t")  # the person's move and the computer's answer
+            await pilot.pause()
+            assert app.match.position.move_stack == []
+            assert app.match.position.turn == 0 and "Took back 2 moves" in app.messages[-1]
+            assert app.match.key() == Match(1).key()
+        # taken back while the computer still thinks: its answer is dropped
+        app = build_app(parse_args(["--level", "beginner", "--seed", "2", "--delay", "1"]))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            await type_move(pilot, "c1-c5")
+            assert app.thinking == "move"
+            app.board.focus()
+            await pilot.press("t")
+            await pilot.pause()
+            assert app.match.position.move_stack == [] and not app.thinking
+            await type_move(pilot, "d1-d5")
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) == 2)
+            await wait_for(pilot, lambda: not app.thinking)
+            await pilot.pause(1.2)  # the dropped answer's time has passed: nothing more
+            assert str(app.match.position.move_stack[0]) == "d1-d5"
+            assert len(app.match.position.move_stack) == 2
+
+    run(body)
+
+
+def test_takeback_in_hotseat_takes_one_move() -> None:
+    async def body() -> None:
+        app = app_for()
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_move(pilot, "c1-c5")
+            await type_move(pilot, "b8-b3")
+            app.board.focus()
+            await pilot.press("t")
+            await pilot.pause()
+            assert [str(m) for m in app.match.position.move_stack] == ["c1-c5"]
+            assert app.match.position.turn == 1
+
+    run(body)

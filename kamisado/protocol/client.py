@@ -40,6 +40,7 @@ from types import TracebackType
 from typing import IO, Any, TypeVar
 
 from kamisado.engine.limits import SCORE_KINDS, Limit, Score
+from kamisado.protocol.kei_go import clip, quote
 from kamisado.rules.board import KamisadoError, MalformedError, Move
 from kamisado.rules.match import FILL, FILLS, PLAYING, Match
 from kamisado.rules.position import Position
@@ -134,7 +135,7 @@ def parse_info(line: str) -> Info:
                 LOGGER.debug("info: skipping unknown field %r", key)
                 i += 1
         except (IndexError, ValueError):
-            LOGGER.warning("info: malformed field %r in %r", key, line)
+            LOGGER.warning("info: malformed field %s in %s", quote(key), quote(line))
             i += 1
     return info
 
@@ -392,7 +393,8 @@ class KeiEngine:
         if self.process.returncode is None and self._dead is None:
             try:
                 self._send("quit")
-                await asyncio.wait_for(self.process.wait(), timeout)
+                async with asyncio.timeout(timeout):
+                    await self.process.wait()
             except (TimeoutError, EngineError, ConnectionError):
                 pass
         await self._kill()
@@ -412,14 +414,16 @@ class KeiEngine:
     async def _kill(self) -> None:
         self.kill_group()
         try:
-            await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+            async with asyncio.timeout(2.0):
+                await asyncio.shield(self.process.wait())
         except TimeoutError:
             # a process outside the group still holds the pipes: abandon them
             transport = getattr(self.process, "_transport", None)
             if transport is not None:
                 transport.close()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(self.process.wait()), 2.0)
+                async with asyncio.timeout(2.0):
+                    await asyncio.shield(self.process.wait())
         # whatever the group started and left behind after the leader exited
         self.kill_group()
         if self.process.stdin is not None:
@@ -450,14 +454,15 @@ class KeiEngine:
         stdin.write(line.encode() + b"\n")
 
     async def _readline(self, deadline: float, waiting_for: str) -> str:
+        # ``asyncio.timeout``, not ``asyncio.wait_for``: on Python 3.11 the
+        # latter returns the line and drops a cancel that arrives in the same
+        # turn of the loop as the line (CPython gh-86296), so a stopped
+        # tournament played on
         stdout = self.process.stdout
         assert stdout is not None
-        loop = asyncio.get_running_loop()
-        remaining = deadline - loop.time()
         try:
-            if remaining <= 0:
-                raise TimeoutError
-            raw = await asyncio.wait_for(stdout.readline(), remaining)
+            async with asyncio.timeout_at(deadline):
+                raw = await stdout.readline()
         except TimeoutError:
             self._dead = f"no {waiting_for} in time"
             await self._kill()
@@ -470,7 +475,8 @@ class KeiEngine:
             raise EngineError(f"engine {self.name!r} sent an overlong line: {e}") from None
         if not raw:
             try:
-                status = await asyncio.wait_for(self.process.wait(), 2.0)
+                async with asyncio.timeout(2.0):
+                    status = await self.process.wait()
             except TimeoutError:  # closed its output but lives on
                 await self._kill()
                 status = self.process.returncode or -9
@@ -506,7 +512,7 @@ class KeiEngine:
                 elif words[0] == "option":
                     option = _parse_option(line)
                     if option is None:
-                        LOGGER.warning("%s: malformed option line %r", self.name, line)
+                        LOGGER.warning("%s: malformed option line %s", self.name, quote(line))
                     else:
                         self.options[option.name] = option
 
@@ -528,9 +534,9 @@ class KeiEngine:
 
     def _unexpected(self, line: str) -> None:
         if line.startswith("info string"):
-            LOGGER.info("%s: %s", self.name, line[len("info string ") :])
+            LOGGER.info("%s: %s", self.name, clip(line[len("info string ") :]))
         elif line:
-            LOGGER.warning("%s: ignoring unexpected line %r", self.name, line)
+            LOGGER.warning("%s: ignoring unexpected line %s", self.name, quote(line))
 
     async def configure(self, options: Mapping[str, object]) -> None:
         """Set options (checked against those the engine declared), then ``isready``."""
@@ -608,7 +614,7 @@ class KeiEngine:
                                 "%s: dropping an illegal pv in %r: %s",
                                 self.name,
                                 pos.kpn(),
-                                text,
+                                clip(text),
                             )
                             info.pv = []
                         infos.append(info)
@@ -637,7 +643,8 @@ class KeiEngine:
             move = Move.from_str(text)
         except (MalformedError, ValueError) as e:
             raise EngineError(
-                f"engine {self.name!r} sent a malformed move {text!r} in position {kpn!r}: {e}"
+                f"engine {self.name!r} sent a malformed move {quote(text)} in position {kpn!r}:"
+                f" {clip(str(e))}"
             ) from None
         try:
             pos.check_move(move)
@@ -669,7 +676,7 @@ class KeiEngine:
                 choice = words[1] if len(words) > 1 else ""
                 if choice not in FILLS:
                     raise EngineError(
-                        f"engine {self.name!r} sent an invalid fill choice {choice!r}"
+                        f"engine {self.name!r} sent an invalid fill choice {quote(choice)}"
                         f" (expected left or right) after position {match.position.kpn()!r}"
                     )
                 return choice

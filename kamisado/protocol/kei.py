@@ -57,7 +57,13 @@ from kamisado.engine._backend import BACKEND
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.engine.limits import Limit
 from kamisado.engine.runner import Runner
-from kamisado.protocol.kei_go import MAX_DEPTH, MOVE_OVERHEAD_MS, parse_go_command
+from kamisado.protocol.kei_go import (
+    MAX_DEPTH,
+    MOVE_OVERHEAD_MS,
+    clip,
+    parse_go_command,
+    quote,
+)
 from kamisado.protocol.kei_jobs import _job, _Outbox, _Plan
 from kamisado.rules.board import START_KPN, KamisadoError
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
@@ -179,7 +185,7 @@ class Engine:
         handler = self.commands.get(words[0])
         if handler is None:
             self.error(
-                f"unknown command {words[0]!r} (expected one of: {', '.join(self.commands)})"
+                f"unknown command {quote(words[0])} (expected one of: {', '.join(self.commands)})"
             )
             return
         handler(words[1:])
@@ -285,34 +291,34 @@ class Engine:
         if name == "level":
             if value not in LEVELS:
                 self.error(
-                    f"setoption Level: expected one of {', '.join(LEVELS)}, found {value!r}"
+                    f"setoption Level: expected one of {', '.join(LEVELS)}, found {quote(value)}"
                 )
                 return
             self.level = value
         elif name == "seed":
             if not value.isdigit() or int(value) > SEED_MAX:
                 self.error(
-                    f"setoption Seed: expected a whole number 0..{SEED_MAX}, found {value!r}"
+                    f"setoption Seed: expected a whole number 0..{SEED_MAX}, found {quote(value)}"
                 )
                 return
             self.seed = int(value)
         elif name == "multipv":
             if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MULTIPV_MAX:
                 self.error(
-                    f"setoption MultiPV: expected a whole number 1..{MULTIPV_MAX}, found {value!r}"
+                    f"setoption MultiPV: expected a whole number 1..{MULTIPV_MAX}, found {quote(value)}"
                 )
                 return
             self.multipv = int(value)
         elif name in ("limitstrength", "ponder"):
             if value.lower() not in ("true", "false"):
-                self.error(f"setoption {name}: expected true or false, found {value!r}")
+                self.error(f"setoption {name}: expected true or false, found {quote(value)}")
                 return
             if name == "limitstrength":
                 self.limit_strength = value.lower() == "true"
             # Ponder only tells the engine that the client may ponder: nothing to keep
         else:
             self.error(
-                f"setoption: unknown option {name!r}"
+                f"setoption: unknown option {quote(name)}"
                 " (options: Level, Seed, MultiPV, LimitStrength, Ponder)"
             )
 
@@ -337,13 +343,13 @@ class Engine:
             head, tokens = rest, []
         if args[0] == "startpos":
             if head:
-                self.error(f"position startpos: unexpected {' '.join(head)!r}")
+                self.error(f"position startpos: unexpected {quote(' '.join(head))}")
                 return
             kpn = START_KPN
         elif args[0] == "kpn":
             kpn = " ".join(head)
         else:
-            self.error(f"position: expected 'startpos' or 'kpn', found {args[0]!r}")
+            self.error(f"position: expected 'startpos' or 'kpn', found {quote(args[0])}")
             return
         try:
             start = Position(kpn)
@@ -352,9 +358,9 @@ class Engine:
                 try:
                     match.apply(token)
                 except KamisadoError as e:
-                    raise KamisadoError(f"move {token!r}: {e}") from None
+                    raise KamisadoError(f"move {quote(token)}: {e}") from None
         except KamisadoError as e:
-            self.error(f"position: {e}")
+            self.error(f"position: {clip(str(e))}")
             return
         self.match = match
 
@@ -390,7 +396,7 @@ class Engine:
         legal = {str(m) for m in pos.legal_moves}
         wrong = [m for m in go.searchmoves if m not in legal]
         if wrong:
-            self.error(f"go searchmoves: {', '.join(wrong)}: not legal in this position")
+            self.error(f"go searchmoves: {clip(', '.join(wrong))}: not legal in this position")
             self.write("bestmove none")
             return
         limit = go.limit
@@ -456,7 +462,7 @@ class Engine:
         if self._busy("fill"):
             return
         if args:
-            self.error(f"fill: takes no arguments, found {' '.join(args)!r}")
+            self.error(f"fill: takes no arguments, found {quote(' '.join(args))}")
             self.write("fillchoice none")
             return
         if self.match.state != FILL:

@@ -17,6 +17,7 @@ from kamisado.engine.limits import Limit
 from kamisado.rules.board import KamisadoError, Move
 
 __all__ = [
+    "QUOTE_MAX",
     "INC_SHARE",
     "MAX_DEPTH",
     "MOVES_HORIZON",
@@ -24,10 +25,38 @@ __all__ = [
     "SAFETY_MS",
     "Go",
     "Limits",
+    "clip",
     "parse_go",
     "parse_go_command",
+    "quote",
     "time_budget",
 ]
+
+#: The most characters of a line an error names (a 2 MB line is not echoed back).
+QUOTE_MAX = 200
+
+
+def clip(text: str, most: int = QUOTE_MAX) -> str:
+    """``text``, or its first ``most`` characters and how long it was.
+
+    >>> clip("c1-c5")
+    'c1-c5'
+    >>> clip("x" * 1000, 5)
+    'xxxxx... (1000 characters)'
+    """
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text)} characters)"
+
+
+def quote(text: str, most: int = QUOTE_MAX) -> str:
+    """``repr`` of :func:`clip`: how an error names what it was given.
+
+    >>> quote("bogus"), quote("y" * 300)[-20:]
+    ("'bogus'", "... (300 characters)'")
+    """
+    return repr(clip(text, most))
+
 
 #: The deepest iteration the search is asked for.
 MAX_DEPTH = 100
@@ -141,10 +170,10 @@ class Go:
 def _whole(word: str, text: str, low: int, most: int) -> int:
     # ASCII digits only: str.isdigit() also takes '²' and '١'
     if not (text.isascii() and text.isdigit()) or int(text) < low:
-        raise ValueError(f"go {word}: expected a whole number from {low}, found {text!r}")
+        raise ValueError(f"go {word}: expected a whole number from {low}, found {quote(text)}")
     digits = text.lstrip("0") or "0"
     if len(digits) > len(str(most)) or int(digits) > most:
-        raise ValueError(f"go {word}: at most {most}, found {digits}")
+        raise ValueError(f"go {word}: at most {most}, found {clip(digits)}")
     return int(digits)
 
 
@@ -159,12 +188,20 @@ def parse_go_command(words: Sequence[str]) -> Go:
     Traceback (most recent call last):
     ...
     ValueError: go btime: expected a whole number from 0, found '-5'
+    >>> parse_go_command("depth 2 depth 3".split())
+    Traceback (most recent call last):
+    ...
+    ValueError: go: depth is given twice (each limit at most once)
     """
     given: dict[str, Any] = {}
     clocks: dict[str, Any] = {}
     i = 0
+    seen: set[str] = set()
     while i < len(words):
         word = words[i]
+        if word in seen:
+            raise ValueError(f"go: {word} is given twice (each limit at most once)")
+        seen.add(word)
         if word in ("infinite", "ponder"):
             (given if word == "infinite" else clocks)[word] = True
             i += 1
@@ -176,7 +213,7 @@ def parse_go_command(words: Sequence[str]) -> Go:
                     Move.from_str(words[j])
                 except (KamisadoError, ValueError):
                     raise ValueError(
-                        f"go searchmoves: expected a move like c1-c5, found {words[j]!r}"
+                        f"go searchmoves: expected a move like c1-c5, found {quote(words[j])}"
                     ) from None
                 j += 1
             if j == i + 1:
@@ -186,7 +223,7 @@ def parse_go_command(words: Sequence[str]) -> Go:
             continue
         if word not in _KEYWORDS:
             raise ValueError(
-                f"go: unknown limit {word!r} (expected {', '.join(_KEYWORDS)})"
+                f"go: unknown limit {quote(word)} (expected {', '.join(_KEYWORDS)})"
             )
         if i + 1 >= len(words):
             raise ValueError(f"go {word}: expected a number after it, found nothing")

@@ -1,9 +1,14 @@
 """Running a tournament's games: :class:`Tournament` (for ``kamisado tournament``).
 
 Every engine, built-in ones included, runs as its own KEI subprocess
-(:mod:`kamisado.protocol.kei`), started afresh for every game and driven by
-:mod:`kamisado.protocol.client`, so a crash, a hang, an illegal move or a
-flag fall loses that game and harms nothing else.  Every move is asked with
+(:mod:`kamisado.protocol.kei`) driven by :mod:`kamisado.protocol.client`, so
+a crash, a hang, an illegal move or a flag fall loses that game and harms
+nothing else.  Engines are kept from one game to the next (each new game
+gets its seed and ``newgame``) and restarted as the restart policy says
+(:data:`RESTARTS`: by default only after a crash, a timeout or a protocol
+error).  :meth:`Tournament.request_stop` (Ctrl-C, SIGTERM) ends the run at
+once: the engines are killed, the games in progress are dropped (``--resume``
+plays them), the finished ones are kept.  Every move is asked with
 limits, never a bare ``go``; an answer later than the clock (or the
 movetime) plus the margin loses on time.  Each finished game is written as a
 match record (:mod:`kamisado.rules.record`, with how it ended) into the
@@ -18,6 +23,7 @@ results and the files of the output directory are in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import time
 from collections.abc import Callable, Iterable
@@ -55,6 +61,8 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "HANDSHAKE_TIMEOUT",
     "NOT_STARTED",
+    "RESTARTS",
+    "STOP_WITHIN",
     "BrokenPlayerError",
     "OptionsError",
     "Tournament",
@@ -69,6 +77,16 @@ DEFAULT_TIMEOUT = 60.0
 #: In a forfeit's detail: the player could not start (or finish the handshake).
 NOT_STARTED = "could not start: "
 
+#: Seconds a stop (Ctrl-C, SIGTERM) takes at most to end the run, its engines
+#: killed and its output printed: engines are killed at once, not asked to quit.
+STOP_WITHIN = 2.0
+
+#: The restart policies (``--restart``), as in cutechess-cli: ``auto`` keeps an
+#: engine for the next game unless it crashed, timed out or broke the
+#: protocol in this one; ``on`` starts both engines afresh for every game;
+#: ``off`` keeps every engine that is still running.
+RESTARTS = ("auto", "on", "off")
+
 
 class BrokenPlayerError(RuntimeError):
     """A player's engine could not start or finish the handshake (the run stops)."""
@@ -80,6 +98,10 @@ class BrokenPlayerError(RuntimeError):
 
 class OptionsError(ValueError):
     """A player's option is not one its engine declared, or its value does not fit."""
+
+
+class _Stopped(Exception):
+    """The tournament is stopping: the game in progress is dropped."""
 
 
 class _LostOnTime(Exception):
@@ -113,8 +135,12 @@ class Tournament:
         forfeit_broken: bool = False,
         debug: TextIO | None = None,
         progress: Callable[[int, str | None], None] | None = None,
+        restart: str = "auto",
+        on_start: Callable[[], None] | None = None,
     ) -> None:
         config.check()
+        if restart not in RESTARTS:
+            raise ValueError(f"restart: expected one of {', '.join(RESTARTS)}, found {restart!r}")
         self.config = config
         self.out = out
         self.concurrency = max(1, concurrency)
@@ -130,6 +156,40 @@ class Tournament:
         self.debug = debug
         #: ``progress(game, line)`` during a game, ``progress(game, None)`` after it.
         self.progress = progress
+        #: When an engine is started afresh (see :data:`RESTARTS`).
+        self.restart = restart
+        #: Called once, when the first game's engines have both started.
+        self.on_start = on_start
+        #: How many engine processes were started (handshake done).
+        self.starts = 0
+        self._stopping = False
+        self._running: set[KeiEngine] = set()  # every engine process we hold
+        self._idle: dict[str, list[KeiEngine]] = {}  # kept for the next game, by player
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- stopping -----------------------------------------------------------
+
+    @property
+    def stopped(self) -> bool:
+        """Whether :meth:`request_stop` was called."""
+        return self._stopping
+
+    def request_stop(self) -> None:
+        """Stop the run now (safe in a signal handler run by the event loop).
+
+        Every engine process is killed at once (its whole process group),
+        the games in progress are dropped without a record and no game
+        starts after this; :meth:`run` then returns.  The finished games stay
+        finished, so ``--resume`` plays exactly the rest.  Besides
+        cancelling the workers, the stop is a flag checked before every
+        game and every question, so a cancel that gets lost cannot keep the
+        run going.
+        """
+        self._stopping = True
+        for engine in list(self._running):
+            engine.kill_group()
+        for task in self._tasks:
+            task.cancel()
 
     # -- state ------------------------------------------------------------
 
@@ -182,7 +242,9 @@ class Tournament:
 
     async def _popen(self, name: str, label: str) -> KeiEngine:
         spec = self.players[name]
-        return await KeiEngine.popen(
+        if self._stopping:
+            raise _Stopped
+        engine = await KeiEngine.popen(
             spec.command(),
             timeout=self.config.timeout or DEFAULT_TIMEOUT,
             setup_timeout=HANDSHAKE_TIMEOUT,
@@ -192,35 +254,93 @@ class Tournament:
             else asyncio.subprocess.DEVNULL,
             trace=self._tracer(label),
         )
+        self._running.add(engine)
+        self.starts += 1
+        if self._stopping:  # asked while it started
+            engine.kill_group()
+            self._running.discard(engine)
+            raise _Stopped
+        return engine
+
+    async def _acquire(self, name: str, seed: int, label: str) -> KeiEngine:
+        """An engine for ``name``'s next game: a kept one (seeded, ``newgame``) or a new one."""
+        idle = self._idle.get(name, [])
+        while idle:
+            engine = idle.pop()
+            if engine.returncode is not None:  # it died while kept
+                await _close(engine)
+                self._running.discard(engine)
+                continue
+            engine.trace = self._tracer(label)
+            try:
+                await self._configure(engine, name, self._seed_option(engine, name, seed))
+                await engine.newgame()
+            except EngineError:  # it broke while kept: start a new one
+                await self._release(engine, keep=False)
+                continue
+            return engine
+        return await self._start(name, seed, label)
+
+    async def _release(self, engine: KeiEngine, name: str = "", keep: bool = True) -> None:
+        """After a game: keep ``engine`` for ``name``'s next game, or end it."""
+        if keep and name and not self._stopping and engine.returncode is None:
+            self._idle.setdefault(name, []).append(engine)
+            return
+        self._running.discard(engine)
+        if self._stopping:
+            engine.kill_group()
+            with contextlib.suppress(EngineError):
+                await engine._kill()
+        else:
+            await _close(engine)
+
+    async def _close_idle(self) -> None:
+        """End every kept engine (at the end of the run)."""
+        idle = [e for engines in self._idle.values() for e in engines]
+        self._idle.clear()
+        for engine in idle:
+            await self._release(engine, keep=False)
+
+    def _seed_option(self, engine: KeiEngine, name: str, seed: int) -> dict[str, object]:
+        """``{"Seed": seed}`` when the engine declared a Seed the player does not set."""
+        given = {k.lower() for k, _ in self.players[name].options}
+        option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
+        if option is None or "seed" in given:
+            return {}
+        try:
+            return {option.name: option.check(seed)}
+        except ValueError:  # a seed the engine cannot take: its own default
+            return {}
+
+    def _player_options(self, engine: KeiEngine, name: str) -> dict[str, object]:
+        """The player's options (and LimitStrength for a built-in level)."""
+        spec = self.players[name]
+        options: dict[str, object] = dict(spec.options)
+        given = {k.lower() for k in options}
+        strength = {k.lower(): v for k, v in engine.options.items()}.get("limitstrength")
+        if spec.spec.startswith("level:") and strength is not None and (
+            "limitstrength" not in given
+        ):
+            # a built-in level plays at its level, within the clocks
+            options[strength.name] = "true"
+        return options
+
+    async def _configure(self, engine: KeiEngine, name: str, options: dict[str, object]) -> None:
+        if options:
+            try:
+                await engine.configure(options)
+            except ValueError as e:
+                raise OptionsError(f"player {name!r}: {e}") from None
 
     async def _start(self, name: str, seed: int, label: str) -> KeiEngine:
-        spec = self.players[name]
         engine = await self._popen(name, label)
         try:
-            options: dict[str, object] = dict(spec.options)
-            given = {k.lower() for k in options}
-            option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
-            if option is not None and "seed" not in given:
-                try:
-                    value = option.check(seed)
-                except ValueError:  # a seed the engine cannot take: its own default
-                    value = None
-                if value is not None:
-                    options[option.name] = value
-            strength = {k.lower(): v for k, v in engine.options.items()}.get("limitstrength")
-            if spec.spec.startswith("level:") and strength is not None and (
-                "limitstrength" not in given
-            ):
-                # a built-in level plays at its level, within the clocks
-                options[strength.name] = "true"
-            if options:
-                try:
-                    await engine.configure(options)
-                except ValueError as e:
-                    raise OptionsError(f"player {name!r}: {e}") from None
+            options = self._player_options(engine, name)
+            options.update(self._seed_option(engine, name, seed))
+            await self._configure(engine, name, options)
             await engine.newgame()
         except BaseException:
-            await _close(engine)
+            await self._release(engine, keep=False)
             raise
         return engine
 
@@ -237,9 +357,12 @@ class Tournament:
             try:
                 engine = await self._popen(spec.name, f"check {spec.name}")
             except EngineError as e:
+                if self._stopping:
+                    raise _Stopped from e
                 if self.forfeit_broken:
                     continue
                 raise BrokenPlayerError(spec.name, _one_line(str(e))) from e
+            kept = False
             try:
                 declared = {k.lower(): v for k, v in engine.options.items()}
                 for key, value in spec.options:
@@ -253,8 +376,13 @@ class Tournament:
                         option.check(value)
                     except ValueError as e:
                         raise OptionsError(f"player {spec.name!r}: {e}") from None
+                if self.restart != "on":  # set up, and kept for its first game
+                    await self._configure(
+                        engine, spec.name, self._player_options(engine, spec.name)
+                    )
+                    kept = True
             finally:
-                await _close(engine)
+                await self._release(engine, spec.name, keep=kept)
 
     # -- playing ---------------------------------------------------------------
 
@@ -283,6 +411,8 @@ class Tournament:
         timed = False  # whether the question in progress is under a clock or movetime
         allowed: float | None = None  # its seconds (clock or movetime), margin aside
         names = (game.black, game.gold)
+        culprit: int | None = None  # the side whose engine broke down, if any
+        settled = False  # the game came to an end (not cut off): its engines may be kept
         try:
             for side, name, seed in (
                 (0, game.black, 2 * game.seed),
@@ -290,14 +420,21 @@ class Tournament:
             ):
                 label = f"game {game.number} {SIDE_NAMES[side]} {name}"
                 try:
-                    engines[side] = await self._start(name, seed % (SEED_MAX + 1), label)
+                    engines[side] = await self._acquire(name, seed % (SEED_MAX + 1), label)
                 except EngineError as e:
+                    if self._stopping:
+                        raise _Stopped from e
                     if not self.forfeit_broken:
                         raise BrokenPlayerError(name, _one_line(str(e))) from e
                     reason = "crash" if isinstance(e, EngineTerminatedError) else "no answer"
                     end = GameEnd(1 - side, reason, _one_line(NOT_STARTED + str(e)))
                     break
+            if end is None and self.on_start is not None:
+                on_start, self.on_start = self.on_start, None
+                on_start()
             while end is None and match.state != OVER:
+                if self._stopping:
+                    raise _Stopped
                 if match.state == FILL:
                     side = match.current_winner()
                     engine = engines[side]
@@ -350,29 +487,26 @@ class Tournament:
                         )
                     match.push_move(answer.move)
                 self._show(game, match, clocks)
-        except _LostOnTime as e:
-            end = GameEnd(1 - side, "time", e.detail)
-        except EngineTimeoutError as e:
-            if timed:
-                what = "on its clock" if clocks is not None else "of movetime"
-                end = GameEnd(
-                    1 - side,
-                    "time",
-                    f"{names[side]} did not answer within {_ms(allowed or 0)} {what}"
-                    f" + margin {_ms(margin)}; it was killed",
-                )
-            else:
-                end = GameEnd(1 - side, "no answer", _one_line(str(e)))
-        except EngineTerminatedError as e:
-            end = GameEnd(1 - side, "crash", _one_line(str(e)))
+            settled = True
         except EngineError as e:
-            end = GameEnd(1 - side, "illegal move", _one_line(str(e)))
+            if self._stopping:  # its engines were killed: no forfeit, no record
+                raise _Stopped from e
+            end, culprit = self._forfeit(e, side, timed, clocks, allowed, margin, names)
+            settled = True
+        except _LostOnTime as e:
+            end, culprit = GameEnd(1 - side, "time", e.detail), side
+            settled = True
         finally:
             if self.progress is not None:
                 self.progress(game.number, None)
-            for engine in engines:
+            for at, engine in enumerate(engines):
                 if engine is not None:
-                    await _close(engine)
+                    keep = settled and (
+                        self.restart == "off" or (self.restart == "auto" and at != culprit)
+                    )
+                    await self._release(engine, names[at], keep=keep)
+        if self._stopping:  # stopped as the game ended: --resume plays it
+            raise _Stopped
         extra = {
             "Event": f"kamisado tournament, {config.format}",
             "Game": str(game.number),
@@ -400,6 +534,31 @@ class Tournament:
         return result
 
     @staticmethod
+    def _forfeit(
+        e: EngineError,
+        side: int,
+        timed: bool,
+        clocks: list[float] | None,
+        allowed: float | None,
+        margin: float,
+        names: tuple[str, str],
+    ) -> tuple[GameEnd, int]:
+        """How a game ends when ``side``'s engine failed with ``e`` (and that side)."""
+        if isinstance(e, EngineTimeoutError):
+            if timed:
+                what = "on its clock" if clocks is not None else "of movetime"
+                return GameEnd(
+                    1 - side,
+                    "time",
+                    f"{names[side]} did not answer within {_ms(allowed or 0)} {what}"
+                    f" + margin {_ms(margin)}; it was killed",
+                ), side
+            return GameEnd(1 - side, "no answer", _one_line(str(e))), side
+        if isinstance(e, EngineTerminatedError):
+            return GameEnd(1 - side, "crash", _one_line(str(e))), side
+        return GameEnd(1 - side, "illegal move", _one_line(str(e))), side
+
+    @staticmethod
     def _charge(
         clocks: list[float], side: int, elapsed: float, margin: float, name: str, what: str
     ) -> None:
@@ -422,8 +581,15 @@ class Tournament:
         self.progress(game.number, text)
 
     async def run(self) -> None:
-        """Play every game not finished yet, ``concurrency`` at a time."""
-        await self.check_options()
+        """Play every game not finished yet, ``concurrency`` at a time.
+
+        Returns early, without an error, after :meth:`request_stop`
+        (:attr:`stopped` tells).
+        """
+        try:
+            await self.check_options()
+        except _Stopped:
+            return
         self.out.mkdir(parents=True, exist_ok=True)
         pending = [g for g in self.games if g.number not in self.results]
         self.save_state()
@@ -433,26 +599,35 @@ class Tournament:
         total = len(self.games)
 
         async def worker() -> None:
-            while True:
+            while not self._stopping:
                 try:
                     game = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                result = await self.play_game(game)
+                try:
+                    result = await self.play_game(game)
+                except _Stopped:
+                    return
                 self.results[game.number] = result
                 self.save_state()
                 self.log(result.summary(total))
 
-        tasks = [
+        self._tasks = [
             asyncio.ensure_future(worker())
             for _ in range(min(self.concurrency, len(pending)) or 1)
         ]
+        tasks = self._tasks
+        if self._stopping:  # asked before the workers were there
+            for task in tasks:
+                task.cancel()
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+            self._tasks = []
+            await self._close_idle()
         for task in tasks:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]

@@ -3,9 +3,11 @@
 Players are built-in levels (``level:club``) or any external engine command
 (``cmd:python my_engine.py``), optionally named (``Bob=cmd:./bob``) and
 followed by their options (``option.Hash=64``).  Every engine, built-in ones
-included, runs as its own KEI subprocess (:mod:`kamisado.protocol.kei`), started
-afresh for every game and driven by :mod:`kamisado.protocol.client`, so a crash, a
-hang, an illegal move or a flag fall loses that game and harms nothing else.
+included, runs as its own KEI subprocess (:mod:`kamisado.protocol.kei`), driven
+by :mod:`kamisado.protocol.client` and kept from one game to the next
+(``--restart auto|on|off``: by default a new one only after a crash, a timeout
+or a protocol error), so a crash, a hang, an illegal move or a flag fall loses
+that game and harms nothing else.  Ctrl-C or SIGTERM stops the run at once.
 
 A round robin pairs every player with every other; a gauntlet pairs the
 first player with each of the others.  Each pairing plays ``--games`` games
@@ -40,6 +42,7 @@ are :mod:`kamisado.protocol.tournament_results`.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -47,15 +50,17 @@ import random
 import shlex
 import signal
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.protocol.elo import elo_table
 from kamisado.protocol.tournament import (
     DEFAULT_TIMEOUT,
+    RESTARTS,
     BrokenPlayerError,
     OptionsError,
     Tournament,
@@ -77,18 +82,54 @@ from kamisado.protocol.tournament_results import (
 __all__ = ["main"]
 
 
-async def _run_cancellable(tournament: Tournament) -> None:
-    """Run, turning SIGTERM into a cancellation (Ctrl-C already is one)."""
+async def _run_stoppable(tournament: Tournament, signals: _Signals) -> None:
+    """Run; Ctrl-C (SIGINT) and SIGTERM stop the tournament (:meth:`Tournament.request_stop`)."""
     loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    assert task is not None
-    with contextlib.suppress(NotImplementedError, RuntimeError):  # not on Windows
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    signals.target = (loop, tournament.request_stop)
+    if signals.came:  # came while the loop started
+        tournament.request_stop()
     try:
         await tournament.run()
     finally:
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.remove_signal_handler(signal.SIGTERM)
+        signals.target = None
+
+
+class _Signals:
+    """SIGINT and SIGTERM, from the arguments read to the last line printed, stop the run.
+
+    Each is noted in ``came``; while a tournament runs (``target`` is its
+    loop and :meth:`Tournament.request_stop`) it also stops it, through
+    the loop.  A plain handler, not ``loop.add_signal_handler``: that one is
+    taken away when the loop closes, and a signal then would end the
+    command with a traceback.  Outside the main thread it does nothing.
+    """
+
+    NUMBERS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.came: list[int] = []
+        self.old: dict[int, Any] = {}
+        self.target: tuple[asyncio.AbstractEventLoop, Callable[[], None]] | None = None
+
+    def _note(self, number: int, frame: object) -> None:
+        self.came.append(number)
+        if self.target is not None:
+            loop, stop = self.target
+            with contextlib.suppress(RuntimeError):  # the loop just closed
+                loop.call_soon_threadsafe(stop)
+
+    def install(self) -> None:
+        """Note the signals from now on."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for number in self.NUMBERS:
+            self.old[number] = signal.signal(number, self._note)
+
+    def restore(self) -> None:
+        """Put back the handlers :meth:`install` found."""
+        for number, handler in self.old.items():
+            signal.signal(number, handler)
+        self.old.clear()
 
 
 class _Progress:
@@ -201,7 +242,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="a player that cannot start forfeits its games (unrated) instead of"
         " stopping the run",
     )
+    p.add_argument(
+        "--restart", choices=RESTARTS, default="auto",
+        help="when engines are started afresh: auto (default) only after a crash, a"
+        " timeout or a protocol error; on: before every game; off: only when dead",
+    )
     args = p.parse_args(argv)
+    signals = _Signals()
+    signals.install()
+    try:
+        return _run(args, signals)
+    finally:
+        signals.restore()
+
+
+def _run(args: argparse.Namespace, signals: _Signals) -> int:
+    """The command after its arguments were read (SIGINT and SIGTERM noted by ``signals``)."""
     out = Path(args.out)
     seconds: dict[int, float] = {}
     try:
@@ -215,7 +271,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.players or args.gauntlet or given:
                 raise ValueError(
                     "--resume goes on with the saved players and settings; give only --out,"
-                    " --concurrency, --anchor, --engine-log, --debug or --forfeit-broken"
+                    " --concurrency, --anchor, --engine-log, --debug, --forfeit-broken"
+                    " or --restart"
                     f" (found: {' '.join([*args.players, *(['--gauntlet'] if args.gauntlet else []), *given])})"
                 )
         else:
@@ -257,6 +314,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"kamisado tournament: {e}", file=sys.stderr)
         return 2
     progress = _Progress(sys.stderr) if sys.stderr.isatty() else None
+    header_shown = False
+
+    def header() -> None:
+        # printed once the first game's engines have started (or a game is
+        # over, or the run stopped): when nothing can run, standard output
+        # stays empty
+        nonlocal header_shown
+        if header_shown:
+            return
+        header_shown = True
+        say(
+            f"tournament: {', '.join(pl.name for pl in config.players)}; {config.format},"
+            f" {config.games} game(s) a pairing, {len(tournament.games)} games,"
+            f" match {config.match}, {config.describe()}"
+            + (
+                f", {len(config.openings)} opening(s) from {config.openings_from}"
+                if config.openings
+                else ""
+            )
+            + f", seed {config.seed}, out {out}"
+            + (f"; resuming with {done} finished" if args.resume else "")
+        )
 
     def say(line: str) -> None:
         if progress is not None:
@@ -264,6 +343,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print(line)
         if progress is not None and progress.live:
             progress.draw()
+
+    def log(line: str) -> None:
+        header()
+        say(line)
 
     log_file = open(args.engine_log, "a", encoding="utf-8") if args.engine_log else None  # noqa: SIM115
     debug_file = None
@@ -274,26 +357,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         config,
         out,
         args.concurrency,
-        say,
+        say,  # until the finished games are read back: then ``log``
         log_file,
         args.forfeit_broken,
         debug=debug_file,
         progress=progress.update if progress is not None else None,
+        restart=args.restart,
+        on_start=header,
     )
     tournament.load_finished(finished, seconds)
     done = len(tournament.results)
-    _print(
-        f"tournament: {', '.join(pl.name for pl in config.players)}; {config.format},"
-        f" {config.games} game(s) a pairing, {len(tournament.games)} games, match {config.match},"
-        f" {config.describe()}"
-        + (f", {len(config.openings)} opening(s) from {config.openings_from}" if config.openings else "")
-        + f", seed {config.seed}, out {out}"
-        + (f"; resuming with {done} finished" if args.resume else "")
-    )
+    tournament.log = log
+    if done == len(tournament.games):
+        header()  # nothing left to play: the table follows
     started = time.monotonic()
     status = 0
+    stopped = bool(signals.came)
     try:
-        asyncio.run(_run_cancellable(tournament))
+        if not stopped:
+            asyncio.run(_run_stoppable(tournament, signals))
+            stopped = tournament.stopped
     except OptionsError as e:
         print(f"kamisado tournament: {e}", file=sys.stderr)
         return 2
@@ -309,18 +392,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             flush=True,
         )
         status = 1
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        status = 130
-        say(
-            f"stopped after {len(tournament.results)} of {len(tournament.games)} games;"
-            f" go on with: kamisado tournament --resume --out {shlex.quote(str(out))}"
-        )
+        if not header_shown:  # nothing could run: nothing on standard output
+            return status
     finally:
         if progress is not None:
             progress.clear()
         for f in (log_file, debug_file):
             if f is not None:
                 f.close()
+    if stopped:
+        status = 130
+        if not (out / STATE_FILE).exists():  # stopped before the run began
+            out.mkdir(parents=True, exist_ok=True)
+            tournament.save_state()
+        header()
+        say(
+            f"stopped after {len(tournament.results)} of {len(tournament.games)} games;"
+            f" go on with: kamisado tournament --resume --out {shlex.quote(str(out))}"
+        )
+    header()
     played = len(tournament.results) - done
     spent = time.monotonic() - started
     if played:

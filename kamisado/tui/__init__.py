@@ -9,6 +9,7 @@ at one keyboard (hotseat) or one person plays a computer level::
     kamisado play --level casual --colour gold --match standard
     kamisado play --series 3 --level beginner --save games/series.kmr
     kamisado play --resume games/series.kmr
+    kamisado play --resume                         # the last unfinished game
 
 This module holds only the command line and the functions that the computer
 player runs in a separate process (so that a process started to think does
@@ -27,6 +28,7 @@ import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from kamisado.args import Parser, int_between
 from kamisado.engine.levels import LEVELS, SEED_MAX, Player
@@ -34,7 +36,16 @@ from kamisado.rules.board import Move
 from kamisado.rules.match import Match
 from kamisado.rules.position import Position
 
-__all__ = ["MATCH_TARGETS", "Options", "main", "parse_args", "think_fill", "think_move"]
+__all__ = [
+    "MATCH_TARGETS",
+    "Options",
+    "last_unfinished",
+    "main",
+    "parse_args",
+    "think_fill",
+    "think_move",
+    "unfinished_folder",
+]
 
 #: ``--match`` names and their targets (points to win).
 MATCH_TARGETS = {"single": 1, "standard": 3, "long": 7, "marathon": 15}
@@ -53,6 +64,7 @@ class Options:
     seed: int = 0
     save: str | None = None
     resume: str | None = None
+    """A record to go on with; ``""``: the last unfinished game (:func:`last_unfinished`)."""
     plain: bool = False
     delay: float = 0.4
     """Shortest time a computer move takes on screen (seconds), so it can be followed."""
@@ -101,7 +113,10 @@ def _build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--resume",
         metavar="FILE",
-        help="go on with the match in a record FILE (saved to it again unless --save)",
+        nargs="?",
+        const="",
+        help="go on with the match in a record FILE (saved to it again unless --save);"
+        " without FILE, with the last unfinished game (kept in the data folder)",
     )
     p.add_argument(
         "--plain",
@@ -143,6 +158,28 @@ def parse_args(argv: Sequence[str]) -> Options:
         plain=ns.plain,
         delay=ns.delay,
     )
+
+
+def unfinished_folder() -> Path:
+    """Where unfinished games are kept: ``unfinished`` in the user's data folder.
+
+    The data folder is platformdirs' (``$XDG_DATA_HOME/kamisado``, else
+    ``~/.local/share/kamisado``, on Linux).  Every match in progress is
+    written there after each move and fill and deleted once it is over.
+    """
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("kamisado")) / "unfinished"
+
+
+def last_unfinished(folder: Path | None = None) -> Path | None:
+    """The unfinished game written last (``None`` when there is none)."""
+    folder = unfinished_folder() if folder is None else folder
+    try:
+        games = [p for p in folder.iterdir() if p.suffix == ".kmr" and p.is_file()]
+    except OSError:
+        return None
+    return max(games, key=lambda p: (p.stat().st_mtime_ns, p.name), default=None)
 
 
 def think_move(player: Player, pos: Position) -> tuple[Move, Player]:

@@ -25,6 +25,7 @@ flag, and the app keeps drawing meanwhile.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import os
 import re
@@ -48,7 +49,13 @@ from kamisado.rules.board import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.notation import move_entries
 from kamisado.rules.record import Record, load, save
-from kamisado.tui import Options, think_fill, think_move
+from kamisado.tui import (
+    Options,
+    last_unfinished,
+    think_fill,
+    think_move,
+    unfinished_folder,
+)
 from kamisado.tui.board import BoardView
 from kamisado.tui.computer import THINK_TIMEOUT, Thinker
 from kamisado.tui.moves import MoveList
@@ -56,6 +63,7 @@ from kamisado.tui.screens import (
     MIN_SIZE,
     FillScreen,
     HelpScreen,
+    QuitScreen,
     ResultScreen,
     TooSmallScreen,
 )
@@ -76,11 +84,16 @@ __all__ = [
     "HelpScreen",
     "KamisadoApp",
     "MIN_SIZE",
+    "QuitScreen",
     "ResultScreen",
     "SetupError",
     "TooSmallScreen",
     "build_app",
 ]
+
+#: Columns of the header that are not the subtitle: its icon and the space
+#: kept on the right (18), and ``Kamisado — `` (11).
+TITLE_CHROME = 29
 
 #: Columns the side panel needs beside the board (else it goes below it):
 #: a move on two lines, ``12. Yellow Forward 7 Yellow``, and the scroll bar.
@@ -114,6 +127,7 @@ class KamisadoApp(App[int]):
         Binding("v", "flip", "Turn"),
         Binding("escape", "cancel", "Back to board", show=False),
         Binding("slash,colon", "type_move", "Type"),
+        Binding("t,ctrl+z", "takeback", "Take back"),
         Binding("question_mark", "help", "Help"),
         Binding("q", "quit", "Quit"),
     ]
@@ -139,6 +153,7 @@ class KamisadoApp(App[int]):
         plain: bool = False,
         flipped: bool = False,
         delay: float = 0.4,
+        keep_path: str | None = None,
     ) -> None:
         super().__init__()
         # set without calling the watchers: there is nothing to draw on yet
@@ -148,6 +163,9 @@ class KamisadoApp(App[int]):
         self.players: list[Player | None] = list(players)
         self.headers = headers
         self.save_path = save_path
+        #: Where the unfinished match is kept in the data folder (written after
+        #: every move and fill from the first on, deleted once the match is over).
+        self.keep_path = keep_path
         self.delay = delay
         self._think_started = 0.0
         self._spinner: Timer | None = None
@@ -189,7 +207,7 @@ class KamisadoApp(App[int]):
 
     def on_mount(self) -> None:
         self._fit(self.size.width, self.size.height)
-        self.sub_title = title_text(self.match, self.players)
+        self._retitle()
         pos = self.match.position
         start = pos.tower_square[pos.mover()] if pos.mover() >= 0 else -1
         if start < 0:
@@ -202,6 +220,12 @@ class KamisadoApp(App[int]):
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)
+        self._retitle()
+
+    def _retitle(self) -> None:
+        """The subtitle, in the longest form that fits the header (no ``…``)."""
+        width = max(self.size.width - TITLE_CHROME, 8)
+        self.sub_title = title_text(self.match, self.players, width)
 
     def _fit(self, width: int, height: int) -> None:
         """Lay the main screen out for the terminal's size.
@@ -245,6 +269,7 @@ class KamisadoApp(App[int]):
     def _push(self, screen: Screen[str], callback: Callable[[str | None], None]) -> None:
         """Open a window (the too-small notice, if shown, stays on top)."""
         small = self._too_small()
+        self.clear_notifications()  # a notice never covers a window's text
         if small:
             self.pop_screen()
         self.push_screen(screen, callback)
@@ -252,6 +277,7 @@ class KamisadoApp(App[int]):
             self.push_screen(TooSmallScreen())
 
     def on_unmount(self) -> None:
+        self._game += 1  # an answer still on its way is dropped
         self._thinker.close()
 
     # -- drawing ----------------------------------------------------------------
@@ -304,6 +330,16 @@ class KamisadoApp(App[int]):
 
     def watch_flipped(self, flipped: bool) -> None:
         self.board.flipped = flipped
+
+    def _notice(self, text: str, timeout: float = 6) -> None:
+        """A notice over the board, only while no window is open over it.
+
+        A window's text is never covered: the notices go when a window
+        opens (:meth:`_push`) and none comes while one is open (the status
+        line beneath holds every message anyway).
+        """
+        if self.screen is self.screen_stack[0]:
+            self.notify(text, title="Kamisado", timeout=timeout)
 
     def status(self, text: str, kind: str = "") -> None:
         """Show a message in the status line (``kind``: ``''``, ``'error'``, ``'news'``)."""
@@ -378,6 +414,7 @@ class KamisadoApp(App[int]):
 
     def action_help(self) -> None:
         """Show the keys and the written forms of a move."""
+        self.clear_notifications()
         self.push_screen(HelpScreen())
 
     def action_type_move(self) -> None:
@@ -400,7 +437,31 @@ class KamisadoApp(App[int]):
         assert self.save_path is not None
         save(Record(self.headers, self.match), self.save_path)
 
+    def _has_moves(self) -> bool:
+        m = self.match
+        return len(m.rounds) > 1 or bool(m.rounds[0].moves)
+
+    def _keep(self) -> None:
+        """Keep the unfinished match in the data folder (and forget it once over)."""
+        if self.match.state == OVER:
+            if self.keep_path is not None:
+                with contextlib.suppress(OSError):
+                    Path(self.keep_path).unlink()
+                self.keep_path = None
+            return
+        if not self._has_moves():
+            return
+        if self.keep_path is None:
+            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+            self.keep_path = str(unfinished_folder() / f"kamisado-{stamp}.kmr")
+        try:
+            Path(self.keep_path).parent.mkdir(parents=True, exist_ok=True)
+            save(Record(self.headers, self.match), self.keep_path)
+        except OSError as e:
+            self.status(f"Could not keep the game in {self.keep_path}: {e.strerror or e}", "error")
+
     def _autosave(self) -> None:
+        self._keep()
         if self.save_path is not None:
             try:
                 self._write_record()
@@ -408,6 +469,61 @@ class KamisadoApp(App[int]):
                 self.status(
                     f"Could not save to {self.save_path}: {e.strerror or e}", "error"
                 )
+
+    # -- leaving and taking back ------------------------------------------------
+
+    def _unsaved(self) -> bool:
+        """A match in progress, with moves, that was never saved to a file."""
+        return self.match.state != OVER and self._has_moves() and self.save_path is None
+
+    async def action_quit(self) -> None:
+        """``q``: leave; a match in progress that is not saved asks first."""
+        if isinstance(self.screen, QuitScreen):
+            return
+        if not self._unsaved() or self._too_small():
+            self.exit(0)
+            return
+        self._push(QuitScreen(self.keep_path), self._after_quit)
+
+    def _after_quit(self, what: str | None) -> None:
+        if what == "leave":
+            self.exit(0)
+        elif what == "save":
+            self.action_save()
+            if not self._unsaved():
+                self.exit(0)
+
+    def action_takeback(self) -> None:
+        """``t`` (or Ctrl+Z): take back the last move a person made in this round.
+
+        Against the computer, its answer goes too (or its thinking stops),
+        so it is the person's move again; in hotseat, the last move.
+        """
+        m = self.match
+        if m.state != PLAYING:
+            self.status("Nothing to take back: the round is over.", "error")
+            return
+        rnd = m.current
+        q = rnd.start.copy(stack=False)
+        turns = []
+        for move in rnd.moves:
+            turns.append(q.turn)
+            q.push(move)
+        mine = [i for i, side in enumerate(turns) if self._human(side)]
+        if not mine:
+            self.status("Nothing to take back in this round.", "error")
+            return
+        dropped = len(rnd.moves) - mine[-1]
+        self._game += 1  # an answer of the computer on its way is dropped
+        self._thinker.stop()
+        self.thinking = None
+        self.match = replayed(m, dropped)  # drawn by watch_match
+        self._autosave()
+        side = side_word(self.match.position.turn)
+        self.status(
+            f"Took back {dropped} move{'s' if dropped > 1 else ''}: {side} to move again.", "news"
+        )
+        self._advance()
 
     # -- people's moves ----------------------------------------------------------
 
@@ -437,6 +553,8 @@ class KamisadoApp(App[int]):
         elif text == "\b":
             entry.action_delete_left()
         else:
+            if entry.selection.start != entry.selection.end:  # a rejected move
+                entry.delete_selection()
             entry.insert_text_at_cursor(text)
 
     def on_board_view_picked(self, message: BoardView.Picked) -> None:
@@ -494,11 +612,13 @@ class KamisadoApp(App[int]):
         why = self._refuse()
         if why:
             self.status(why, "error")
+            event.input.select_all()  # typing replaces it
             return
         try:
             move = self.match.position.parse_move(text)
         except KamisadoError as e:
             self.status(f"{e}", "error")
+            event.input.select_all()  # selected for correction: typing replaces it
             return
         event.input.value = ""
         self.play(move)
@@ -524,8 +644,11 @@ class KamisadoApp(App[int]):
                     f"Round {len(m.rounds)} begins: {side_word(m.position.turn)} moves first."
                 )
         self.status(" ".join(news), "news" if (passed or ended) else "")
-        if passed or ended:
-            self.notify(" ".join(news[1:]), title="Kamisado", timeout=6)
+        # a window opens next (the person's fill, the result): it tells the
+        # news itself, and no notice may cover it
+        window = m.state == OVER or (m.state == FILL and self._human(m.current_winner()))
+        if (passed or ended) and not window:
+            self._notice(" ".join(news[1:]))
         self._autosave()
         self.mutate_reactive(KamisadoApp.match)
         self._advance()
@@ -596,6 +719,7 @@ class KamisadoApp(App[int]):
         self.players = [
             None if p is None else Player(p.level, p.seed + 1) for p in self.players
         ]
+        self.keep_path = None  # the finished one was forgotten; a new file
         self.headers = dict(self.headers)
         self.headers["Date"] = datetime.date.today().isoformat()
         if "Seed" in self.headers:
@@ -641,20 +765,41 @@ class KamisadoApp(App[int]):
         rest = self.delay - (time.monotonic() - started)
         if rest > 0:
             await asyncio.sleep(rest)
-        if game != self._game:
+        if game != self._game or not self.screen_stack:
             return
         self.players[side] = after
         self.thinking = None
         if what == "move":
             self.play(move)
         else:
-            self.notify(f"{side_word(side)} (computer) fills {fill}.", title="Kamisado")
+            self._notice(f"{side_word(side)} (computer) fills {fill}.", timeout=5)
             self._choose_fill(fill)
 
 
 # ---------------------------------------------------------------------------
 # Building the app from the command line
 # ---------------------------------------------------------------------------
+
+
+def replayed(match: Match, drop: int) -> Match:
+    """``match`` played again without the last ``drop`` moves of its current round.
+
+    >>> m = Match(3)
+    >>> for move in ("c1-c5", "b8-b3", "d1-g4"):
+    ...     _ = m.push_move(move)
+    >>> [str(x) for x in replayed(m, 2).current.moves]
+    ['c1-c5']
+    """
+    again = Match(match.target, series=match.series, start=match.rounds[0].start)
+    last = len(match.rounds) - 1
+    for i, rnd in enumerate(match.rounds):
+        if i:
+            assert rnd.fill is not None
+            again.choose_fill(rnd.fill)
+        moves = rnd.moves if i < last else rnd.moves[: len(rnd.moves) - drop]
+        for move in moves:
+            again.push_move(move)
+    return again
 
 
 def _players_from_headers(headers: dict[str, str]) -> tuple[str | None, str]:
@@ -670,20 +815,30 @@ def build_app(opts: Options) -> KamisadoApp:
     """The app for a parsed command line (reads the record to resume, if any)."""
     level, colour, seed = opts.level, opts.colour, opts.seed
     save_path = opts.save
-    if opts.resume is not None:
+    keep_path = None
+    resume = opts.resume
+    if resume == "":  # --resume alone: the last unfinished game
+        last = last_unfinished()
+        if last is None:
+            raise SetupError(
+                f"no unfinished game to go on with in {unfinished_folder()}"
+                " (give a record: --resume FILE)"
+            )
+        resume = keep_path = str(last)
+    if resume is not None:
         try:
-            rec = load(opts.resume)
+            rec = load(resume)
         except OSError as e:
-            raise SetupError(f"cannot read {opts.resume}: {e.strerror or e}") from e
+            raise SetupError(f"cannot read {resume}: {e.strerror or e}") from e
         except KamisadoError as e:
-            raise SetupError(f"{opts.resume}: {e}") from e
+            raise SetupError(f"{resume}: {e}") from e
         match, headers = rec.match, dict(rec.headers)
         if level is None:
             level, colour = _players_from_headers(headers)
             if headers.get("Seed", "").isdigit():
                 seed = int(headers["Seed"])
-        if save_path is None:
-            save_path = opts.resume
+        if save_path is None and keep_path is None:
+            save_path = resume
     else:
         match = Match(opts.target, series=opts.series)
         headers = {}
@@ -691,7 +846,7 @@ def build_app(opts: Options) -> KamisadoApp:
     players: list[Player | None] = [None, None]
     if level is not None:
         players[human ^ 1] = Player(level, seed)
-    if opts.resume is None:
+    if resume is None:
         names = ["person", "person"]
         if level is not None:
             names[human ^ 1] = f"kamisado {level}"
@@ -707,4 +862,5 @@ def build_app(opts: Options) -> KamisadoApp:
         plain=opts.plain or os.environ.get("NO_COLOR") is not None,
         flipped=level is not None and human == 1,
         delay=opts.delay,
+        keep_path=keep_path,
     )

@@ -20,7 +20,15 @@ from kamisado.rules.match import FILLS, Match
 from kamisado.tui.board import BoardView
 from kamisado.tui.words import round_over_text, side_word
 
-__all__ = ["HELP", "MIN_SIZE", "FillScreen", "HelpScreen", "ResultScreen", "TooSmallScreen"]
+__all__ = [
+    "HELP",
+    "MIN_SIZE",
+    "FillScreen",
+    "HelpScreen",
+    "QuitScreen",
+    "ResultScreen",
+    "TooSmallScreen",
+]
 
 #: The smallest terminal the app draws in, (columns, lines); below it
 #: :class:`TooSmallScreen` says so.
@@ -164,6 +172,51 @@ class ResultScreen(ModalScreen[str]):
         )
 
 
+def quit_text(kept: str | None) -> str:
+    """What :class:`QuitScreen` asks.
+
+    >>> print(quit_text("/data/kamisado/unfinished/kamisado-1.kmr"))
+    Leave this match? It is not saved to a file.
+    It is kept in /data/kamisado/unfinished/kamisado-1.kmr:
+    kamisado play --resume goes on with it.
+    """
+    where = (
+        f"It is kept in {kept}:\nkamisado play --resume goes on with it."
+        if kept
+        else "It could not be kept in the data folder."
+    )
+    return f"Leave this match? It is not saved to a file.\n{where}"
+
+
+class QuitScreen(ModalScreen[str]):
+    """``q`` in a match in progress that was never saved: leave, save, or stay."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y,q", "choose('leave')", "Leave"),
+        Binding("s", "choose('save')", "Save and leave"),
+        Binding("n,escape", "choose('stay')", "Stay"),
+    ]
+
+    def __init__(self, kept: str | None) -> None:
+        super().__init__()
+        self.kept = kept
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(quit_text(self.kept), id="quit-text")
+            with Horizontal():
+                yield Button("Leave (y)", id="leave", variant="error")
+                yield Button("Save and leave (s)", id="save", variant="primary")
+                yield Button("Stay (n)", id="stay")
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id or "stay")
+
+
 HELP = """\
 Move one of your towers straight or diagonally forward, as far as you
 like through empty squares. The colour of the square it lands on is the
@@ -177,7 +230,8 @@ Keys on the board
   a-h, colours  typing a move goes to the move entry
   / or :        go to the move entry (Esc: back to the board)
   s  save the record     l  letters mode     v  turn the board
-  ?  this help           q  quit
+  t  take back your last move (against the computer, its answer too)
+  ?  this help           q  quit (a match not saved asks first)
   f  choose the fill again after looking at the round's final board
 
 Between rounds the winner's fill window: l or left, r or right choose;

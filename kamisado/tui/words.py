@@ -51,14 +51,41 @@ def player_name(players: Players, side: int) -> str:
     return "you" if any(players) else "person"
 
 
-def title_text(match: Match, players: Players) -> str:
-    """The app's subtitle: the kind of match and who plays which side."""
+def title_text(match: Match, players: Players, width: int | None = None) -> str:
+    """The app's subtitle: the kind of match and who plays which side.
+
+    With ``width``, the longest of ever shorter forms that fits in it: the
+    match type shortened, then the computer named by its level only, then
+    the match type left out; never a part cut in the middle or a ``·`` left
+    dangling.
+
+    >>> from kamisado.engine.levels import Player
+    >>> m, players = Match(3), (None, Player("beginner", 1))
+    >>> title_text(m, players, 60)
+    'Standard to 3 · Black: you · Gold: computer (beginner)'
+    >>> title_text(m, players, 51)
+    'Standard to 3 · Black: you · Gold: beginner'
+    >>> title_text(m, players, 30)
+    'Black: you · Gold: beginner'
+    >>> title_text(Match(15), (None, None), 12)
+    'Marathon'
+    """
     if match.series or match.target == 1:
-        what = match.name  # 'Series to 3', 'Single Round'
+        what = short = match.name  # 'Series to 3', 'Single Round'
     else:
         what = f"{MATCH_NAMES[match.target]} match, {match.target} points to win"
+        short = f"{MATCH_NAMES[match.target]} to {match.target}"
     names = [player_name(players, side) for side in (0, 1)]
-    return f"{what} · Black: {names[0]} · Gold: {names[1]}"
+    levels = [names[side] if p is None else p.level for side, p in enumerate(players)]
+    sides = f"Black: {names[0]} · Gold: {names[1]}"
+    brief = f"Black: {levels[0]} · Gold: {levels[1]}"
+    forms = [f"{what} · {sides}", f"{short} · {sides}", f"{short} · {brief}", brief]
+    if width is None:
+        return forms[0]
+    for form in forms:
+        if len(form) <= width:
+            return form
+    return short if len(short) <= width else short.split()[0][:width]
 
 
 def score_text(match: Match) -> str:

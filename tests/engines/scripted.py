@@ -6,7 +6,8 @@ order (the lowest), fills left, and sends one ``info`` line per ``go``.
 EVENT is ``handshake``, ``go``, ``fill`` or ``isready``; with ``--after N``
 the misbehaviour starts at the (N+1)-th such event.  ``--cheat`` answers
 ``go`` with an ``illegal`` move, a ``malformed`` one, ``none``, or a fill
-with ``fill`` (an invalid choice).
+with ``fill`` (an invalid choice).  ``--no-newgame`` answers ``newgame`` as an
+unknown command (an engine written before KEI had it).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def serve(argv: list[str] | None = None) -> int:
     p.add_argument("--cheat", default=None)
     p.add_argument("--after", type=int, default=0)
     p.add_argument("--name", default="Mock")
+    p.add_argument("--no-newgame", action="store_true")
     args = p.parse_args(argv)
     seen: dict[str, int] = {}
     match = Match(1)
@@ -102,6 +104,8 @@ def serve(argv: list[str] | None = None) -> int:
                 out("fillchoice left")
         elif cmd == "quit":
             return 0
+        elif cmd == "newgame" and args.no_newgame:
+            out(f"info string error: unknown command {cmd!r}")
         elif cmd in ("setoption", "newgame", "stop"):
             pass
         else:
