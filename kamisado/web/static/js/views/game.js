@@ -230,7 +230,9 @@ function render(st) {
   renderControls(st, you, connected);
   yourMove(st);
   const mt = matchName(st);
-  $("#match-info").textContent = `${mt}${st.rated ? ` · ${t("game.rated")}` : ""} · ${t("game.round", { n: st.round })} · ${t("game.score")} ${st.points[0]}–\u2060${st.points[1]}`;  // no line break inside the score
+  // the score never breaks across lines ("1–" above "0")
+  $("#match-info").replaceChildren(`${mt}${st.rated ? ` · ${t("game.rated")}` : ""} · ${t("game.round", { n: st.round })} · ${t("game.score")} `,
+    h("span", { class: "nowrap" }, `${st.points[0]}–${st.points[1]}`));
   // the status line
   const status = document.createDocumentFragment();
   const actor = st.to_act;
