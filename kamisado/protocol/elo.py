@@ -1,4 +1,4 @@
-"""Elo ratings with 95% error bars, and cross tables, from game results.
+"""Elo ratings with 95% error bars, likelihoods of superiority, cross tables and the SPRT.
 
 A result is ``(player_a, player_b, score_of_a)`` with the score 1 (a won),
 0 (a lost) or 0.5 (a draw; Kamisado has none, but other games and
@@ -10,7 +10,11 @@ every game still gets a finite rating.  The error is the half-width of a
 95% confidence interval (1.96 standard deviations, from the curvature of
 the likelihood), relative to the anchor: by default the ratings are shifted
 so that their mean is 0; with ``anchor="name"`` that player is fixed at
-``anchor_elo`` (and has error 0).
+``anchor_elo`` (and has error 0).  Each rating's ``los`` is its
+likelihood of superiority over the next one, from the same fit.
+:class:`SPRT` is the sequential probability ratio test of
+``kamisado tournament --sprt`` (:func:`sprt_llr`: fishtest's generalized
+log-likelihood ratio).
 
 >>> results = [("club", "novice", 1.0)] * 7 + [("club", "novice", 0.0)] * 3
 >>> table = elo_table(results, prior_draws=0.0001)
@@ -22,23 +26,26 @@ True
 >>> [(r.name, round(r.elo), round(r.error)) for r in table]
 [('club', 147, 235), ('novice', 0, 0)]
 >>> print(format_table(results, prior_draws=0.0001))
-  # player   elo    +/-  games  score     %    club  novice
-  1 club     +74    117     10    7.0  70.0       .  7.0/10
-  2 novice   -74    117     10    3.0  30.0  3.0/10       .
+  # player   elo    +/-  games  score     %  los%    club  novice
+  1 club     +74    117     10    7.0  70.0  89.0       .  7.0/10
+  2 novice   -74    117     10    3.0  30.0     -  3.0/10       .
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 __all__ = [
+    "SPRT",
     "Rating",
     "cross_table",
     "elo_difference",
     "elo_table",
+    "expected_score",
     "format_table",
+    "sprt_llr",
 ]
 
 #: Elo points per natural-log unit of odds: ``400 / ln 10``.
@@ -63,6 +70,11 @@ class Rating:
     error: float
     games: int
     score: float
+    los: float | None = None
+    """The likelihood of superiority over the next player in the table (0..1;
+    ``None`` for the last): ``Phi(d / sd(d))``, ``d`` the two ratings'
+    difference and ``sd(d)`` its standard deviation from the same fit as the
+    error bars."""
 
     @property
     def percent(self) -> float:
@@ -236,7 +248,218 @@ def elo_table(
         for i in range(n)
     ]
     order = sorted(range(n), key=lambda i: (-round(ratings[i].elo, 9), i))
-    return [ratings[i] for i in order]
+    out = []
+    for at, i in enumerate(order):
+        r = ratings[i]
+        if at + 1 < len(order):
+            j = order[at + 1]
+            d = x[i] - x[j]
+            var_d = cov[i][i] + cov[j][j] - 2.0 * cov[i][j]
+            r = replace(r, los=_phi(d / math.sqrt(var_d)) if var_d > 0 else 0.5)
+        out.append(r)
+    return out
+
+
+def _phi(z: float) -> float:
+    """The standard normal distribution function."""
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+# -- the sequential probability ratio test ---------------------------------------
+
+
+#: Counts never seen are given this weight when a hypothesis needs them (fishtest's 1e-3).
+SPRT_EPSILON = 1e-3
+
+
+def expected_score(elo: float) -> float:
+    """The score a player ``elo`` points stronger expects (logistic Elo).
+
+    >>> expected_score(0.0), round(expected_score(100.0), 4)
+    (0.5, 0.6401)
+    """
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def _constrained(pdf: list[tuple[float, float]], s: float) -> list[float]:
+    """The distribution on ``pdf``'s scores with mean ``s`` closest (in likelihood) to ``pdf``.
+
+    The maximum likelihood estimate under the constraint is
+    ``p_i / (1 + x (a_i - s))`` with ``x`` the root of the secular equation
+    ``sum p_i (a_i - s) / (1 + x (a_i - s)) = 0`` (Van den Bergh,
+    "support_MLE_multinomial", proposition 1.1), found by bisection: the
+    left side falls from +inf to -inf on the interval where every
+    denominator is positive.
+    """
+    lo = -1.0 / (max(a for a, _ in pdf) - s)
+    hi = 1.0 / (s - min(a for a, _ in pdf))
+
+    def f(x: float) -> float:
+        return sum(p * (a - s) / (1.0 + x * (a - s)) for a, p in pdf)
+
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if mid in (lo, hi):
+            break
+        if f(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    x = (lo + hi) / 2.0
+    return [p / (1.0 + x * (a - s)) for a, p in pdf]
+
+
+def sprt_llr(elo0: float, elo1: float, counts: Sequence[float]) -> float:
+    """The generalized log-likelihood ratio of ``elo1`` against ``elo0`` (logistic Elo).
+
+    ``counts`` are trinomial, ``(losses, draws, wins)`` of games (scores 0,
+    1/2, 1), or pentanomial, the five sums of game pairs with colours
+    swapped (pair scores 0, 1/4, 1/2, 3/4, 1: LL, LD+DL, LW+DD+WL, DW+WD,
+    WW), as fishtest's ``LLR_logistic``: the empirical distribution ``p``
+    over the scores, the distributions ``p0`` and ``p1`` nearest to it whose
+    means are ``expected_score(elo0)`` and ``expected_score(elo1)``, and
+    ``LLR = N * sum p_i * ln(p1_i / p0_i)`` over the ``N`` games (or pairs).
+    An outcome never seen is left out, except that the worst or best one
+    gets the weight :data:`SPRT_EPSILON` when no seen outcome lies on that
+    side of a hypothesis' mean (fishtest weights every unseen outcome so;
+    Kamisado has no draws, which would then count as seen).  With wins and
+    losses only this is the binomial ratio
+    ``W ln(s1/s0) + L ln((1 - s1)/(1 - s0))``:
+
+    >>> s0, s1 = expected_score(0), expected_score(50)
+    >>> w, l = 30, 20
+    >>> round(sprt_llr(0, 50, (l, 0, w)), 9) == round(
+    ...     w * math.log(s1 / s0) + l * math.log((1 - s1) / (1 - s0)), 9)
+    True
+    >>> round(sprt_llr(0, 10, (100, 200, 120)), 4)
+    0.7675
+    """
+    if len(counts) not in (3, 5):
+        raise ValueError(
+            f"expected 3 counts (losses, draws, wins) or 5 (game pairs), found {len(counts)}"
+        )
+    if any(c < 0 for c in counts):
+        raise ValueError(f"counts cannot be negative, found {tuple(counts)}")
+    if not elo0 < elo1:
+        raise ValueError(f"expected elo0 < elo1, found elo0={elo0:g}, elo1={elo1:g}")
+    n = sum(counts)
+    if n == 0:
+        return 0.0
+    k = len(counts) - 1
+    weights = {i / k: float(c) for i, c in enumerate(counts) if c > 0}
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    if min(weights) >= min(s0, s1):
+        weights[0.0] = SPRT_EPSILON
+    if max(weights) <= max(s0, s1):
+        weights[1.0] = SPRT_EPSILON
+    total = sum(weights.values())
+    pdf = sorted((a, w / total) for a, w in weights.items())
+    p0, p1 = _constrained(pdf, s0), _constrained(pdf, s1)
+    return total * sum(
+        p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1, strict=True)
+    )
+
+
+@dataclass(frozen=True)
+class SPRT:
+    """A sequential probability ratio test: H0 ``elo <= elo0`` against H1 ``elo >= elo1``.
+
+    ``alpha`` and ``beta`` are the error rates (a false H1, a false H0): the
+    test accepts H1 when the LLR (:func:`sprt_llr`) reaches
+    ``ln((1 - beta) / alpha)`` and H0 when it falls to ``ln(beta / (1 - alpha))``.
+
+    >>> t = SPRT.parse("elo0=0 elo1=10 alpha=0.05 beta=0.05")
+    >>> round(t.lower, 2), round(t.upper, 2)
+    (-2.94, 2.94)
+    >>> t.verdict(3.0), t.verdict(-3.0), t.verdict(0.0)
+    ('H1', 'H0', None)
+    >>> t.line(1.47)
+    'SPRT: llr 1.47 (49.9%), lbound -2.94, ubound 2.94'
+    """
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        for name in ("elo0", "elo1", "alpha", "beta"):
+            value = getattr(self, name)
+            if not math.isfinite(value):
+                raise ValueError(f"--sprt: {name} must be a finite number, found {value}")
+        if not self.elo0 < self.elo1:
+            raise ValueError(
+                f"--sprt: expected elo0 < elo1, found elo0={self.elo0:g}, elo1={self.elo1:g}"
+            )
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if not 0.0 < value < 1.0:
+                raise ValueError(f"--sprt: {name} must lie strictly between 0 and 1, found {value:g}")
+        if self.alpha + self.beta >= 1.0:
+            raise ValueError(
+                f"--sprt: alpha + beta must be less than 1, found {self.alpha + self.beta:g}"
+            )
+
+    @classmethod
+    def parse(cls, text: str) -> SPRT:
+        """Read ``elo0=E0 elo1=E1 [alpha=A] [beta=B]`` (cutechess-cli's ``-sprt``).
+
+        >>> SPRT.parse("elo0=-5 elo1=5")
+        SPRT(elo0=-5.0, elo1=5.0, alpha=0.05, beta=0.05)
+        >>> SPRT.parse("elo0=0 elo2=5")
+        Traceback (most recent call last):
+        ...
+        ValueError: --sprt: expected elo0=E0 elo1=E1 [alpha=A] [beta=B], found 'elo2=5'
+        """
+        values: dict[str, float] = {}
+        for word in text.split():
+            key, sep, value = word.partition("=")
+            if not sep or key not in ("elo0", "elo1", "alpha", "beta") or key in values:
+                raise ValueError(
+                    f"--sprt: expected elo0=E0 elo1=E1 [alpha=A] [beta=B], found {word!r}"
+                )
+            try:
+                values[key] = float(value)
+            except ValueError:
+                raise ValueError(f"--sprt: {key} must be a number, found {value!r}") from None
+        missing = [k for k in ("elo0", "elo1") if k not in values]
+        if missing:
+            raise ValueError(f"--sprt: {' and '.join(missing)} missing (elo0=E0 elo1=E1)")
+        return cls(**values)
+
+    def __str__(self) -> str:
+        return f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}"
+
+    @property
+    def lower(self) -> float:
+        """The bound at or under which H0 is accepted."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper(self) -> float:
+        """The bound at or over which H1 is accepted."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    def llr(self, counts: Sequence[float]) -> float:
+        """:func:`sprt_llr` for this test's hypotheses."""
+        return sprt_llr(self.elo0, self.elo1, counts)
+
+    def verdict(self, llr: float) -> str | None:
+        """``'H1'`` or ``'H0'`` once accepted, else ``None`` (go on)."""
+        if llr >= self.upper:
+            return "H1"
+        if llr <= self.lower:
+            return "H0"
+        return None
+
+    def line(self, llr: float) -> str:
+        """The status line, as cutechess-cli prints it (the LLR as a share of its bound)."""
+        share = 100.0 * llr / (self.upper if llr >= 0 else -self.lower)
+        text = f"SPRT: llr {llr:.2f} ({share:.1f}%), lbound {self.lower:.2f}, ubound {self.upper:.2f}"
+        verdict = self.verdict(llr)
+        if verdict is not None:
+            text += f" - {verdict} was accepted"
+        return text
 
 
 def cross_table(
@@ -268,10 +491,11 @@ def format_table(
     prior_draws: float = 1.0,
     players: Iterable[str] = (),
 ) -> str:
-    """A text table: rank, player, Elo, 95% error, games, score, % and the cross table.
+    """A text table: rank, player, Elo, 95% error, games, score, %, LOS and the cross table.
 
-    Players are in rating order, rows and columns alike; a cell is
-    ``points/games`` of the row's player against the column's.
+    Players are in rating order, rows and columns alike; ``los%`` is the
+    likelihood of superiority over the next row (:attr:`Rating.los`); a
+    cell is ``points/games`` of the row's player against the column's.
     """
     checked = _check(results)
     ratings = elo_table(checked, anchor, anchor_elo, prior_draws, players)
@@ -292,13 +516,17 @@ def format_table(
         max(len(names[j]), *(len(cells[i][j]) for i in range(len(names))))
         for j in range(len(names))
     ]
-    head = f"{'#':>3} {'player':<{width}} {'elo':>5} {'+/-':>6} {'games':>6} {'score':>6} {'%':>5}"
+    head = (
+        f"{'#':>3} {'player':<{width}} {'elo':>5} {'+/-':>6} {'games':>6} {'score':>6}"
+        f" {'%':>5} {'los%':>5}"
+    )
     head += "".join(f"  {names[j]:>{col_w[j]}}" for j in range(len(names)))
     lines = [head.rstrip()]
     for i, r in enumerate(ratings):
         line = (
             f"{i + 1:>3} {r.name:<{width}} {round(r.elo):>+5d} {r.error:>6.0f} {r.games:>6}"
             f" {r.score:>6.1f} {r.percent:>5.1f}"
+            f" {'-' if r.los is None else f'{100 * r.los:.1f}':>5}"
         )
         line += "".join(f"  {cells[i][j]:>{col_w[j]}}" for j in range(len(names)))
         lines.append(line.rstrip())
