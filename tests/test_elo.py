@@ -8,11 +8,13 @@ import random
 import pytest
 
 from kamisado.protocol.elo import (
+    SPRT,
     Rating,
     cross_table,
     elo_difference,
     elo_table,
     format_table,
+    sprt_llr,
 )
 
 
@@ -131,3 +133,105 @@ def test_cross_table_and_text() -> None:
     assert rows["b"] == [expected_b[n] for n in order]
     assert rows["c"][order.index("a")] == "1.5/2"
     assert isinstance(elo_table(results)[0], Rating)
+
+
+# -- the likelihood of superiority and the SPRT ---------------------------------------
+
+
+def test_los_of_two_players_is_the_normal_tail_of_the_logit() -> None:
+    # with a vanishing prior the fit is the binomial one: d = ln(W/L) with
+    # variance 1/W + 1/L; 7-3: ln(7/3) / sqrt(1/7 + 1/3) = 1.22785, Phi = 0.89025
+    table = elo_table(_games("x", "y", 7, 3), prior_draws=1e-9)
+    assert table[0].name == "x" and table[0].los == pytest.approx(0.89025, abs=1e-5)
+    assert table[1].los is None
+    # even scores: no one is likelier the better
+    even = elo_table(_games("x", "y", 5, 5), prior_draws=1e-9)
+    assert even[0].los == pytest.approx(0.5, abs=1e-9)
+    # more games with the same share make it surer
+    assert elo_table(_games("x", "y", 70, 30))[0].los > 0.9999 > table[0].los
+
+
+def test_los_column_in_the_table() -> None:
+    results = _games("a", "b", 6, 4) + _games("b", "c", 9, 1) + _games("a", "c", 8, 2)
+    lines = format_table(results).splitlines()
+    assert lines[0].split()[:8] == ["#", "player", "elo", "+/-", "games", "score", "%", "los%"]
+    ratings = elo_table(results)
+    for line, r in zip(lines[1:], ratings, strict=True):
+        shown = line.split()[7]
+        assert shown == ("-" if r.los is None else f"{100 * r.los:.1f}")
+    assert [r.los is None for r in ratings] == [False, False, True]
+    assert all(0.5 < r.los < 1.0 for r in ratings if r.los is not None)
+
+
+def test_sprt_llr_of_wins_and_losses_is_the_binomial_ratio() -> None:
+    # by hand: s0 = 1/(1 + 10^0) = 0.5, s1 = 1/(1 + 10^(-10/400)) = 0.5143872;
+    # 30 wins, 20 losses: 30 ln(s1/s0) + 20 ln((1-s1)/(1-s0))
+    #   = 30 * 0.0283682 + 20 * (-0.0291965) = 0.2671155
+    assert sprt_llr(0, 10, (20, 0, 30)) == pytest.approx(0.2671155, abs=1e-6)
+    # 12 wins, no loss, elo1 = 100: s1 = 0.6400649, 12 ln(1.2801298) = 2.963540
+    # (the unseen loss weighs 0.001: a hair less)
+    assert sprt_llr(0, 100, (0, 0, 12)) == pytest.approx(2.96354, abs=1e-3)
+    assert sprt_llr(0, 100, (0, 0, 12)) < 2.96354
+    # as many losses: the mirror image
+    assert sprt_llr(0, 100, (12, 0, 0)) == pytest.approx(
+        12 * math.log((1 - 0.6400649) / 0.5), abs=1e-3
+    )
+    assert sprt_llr(0, 10, (0, 0, 0)) == 0.0
+
+
+def _constrained_mle_llr(elo0: float, elo1: float, losses: int, draws: int, wins: int) -> float:
+    """The same ratio the long way: maximize the likelihood on a fine grid."""
+
+    def best(s: float) -> float:
+        # p_win = s - p_draw / 2, p_loss = 1 - s - p_draw / 2; scan p_draw
+        top = -math.inf
+        steps = 200_000
+        hi = 2 * min(s, 1 - s)
+        for k in range(1, steps):
+            d = hi * k / steps
+            w, l_ = s - d / 2, 1 - s - d / 2
+            top = max(top, wins * math.log(w) + draws * math.log(d) + losses * math.log(l_))
+        return top
+
+    return best(1 / (1 + 10 ** (-elo1 / 400))) - best(1 / (1 + 10 ** (-elo0 / 400)))
+
+
+def test_sprt_llr_with_draws_is_the_constrained_maximum_likelihood() -> None:
+    for elo0, elo1, (l_, d, w) in [(0, 10, (100, 200, 120)), (-5, 5, (40, 10, 30))]:
+        assert sprt_llr(elo0, elo1, (l_, d, w)) == pytest.approx(
+            _constrained_mle_llr(elo0, elo1, l_, d, w), abs=1e-4
+        )
+
+
+def test_sprt_llr_pentanomial_counts_pairs() -> None:
+    # pairs scoring only 0 or 1 (LL or WW) are a binomial of pairs
+    s1 = 1 / (1 + 10 ** (-20 / 400))
+    assert sprt_llr(0, 20, (5, 0, 0, 0, 9)) == pytest.approx(
+        9 * math.log(s1 / 0.5) + 5 * math.log((1 - s1) / 0.5), abs=1e-9
+    )
+    # split pairs (LW, WL) carry no evidence either way between 0 and +elo symmetric tests
+    assert sprt_llr(-10, 10, (0, 0, 7, 0, 0)) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_sprt_bounds_verdicts_and_bad_input() -> None:
+    t = SPRT.parse("elo0=0 elo1=5 alpha=0.05 beta=0.1")
+    assert t.upper == pytest.approx(math.log(0.9 / 0.05))
+    assert t.lower == pytest.approx(math.log(0.1 / 0.95))
+    assert (t.verdict(t.upper), t.verdict(t.lower), t.verdict(0.0)) == ("H1", "H0", None)
+    assert t.line(t.upper + 0.01).endswith(" - H1 was accepted")
+    assert str(t) == "elo0=0 elo1=5 alpha=0.05 beta=0.1"
+    for text, message in [
+        ("elo0=5 elo1=0", "expected elo0 < elo1"),
+        ("elo0=0", "elo1 missing"),
+        ("elo0=0 elo1=5 alpha=1", "alpha must lie strictly between 0 and 1"),
+        ("elo0=0 elo1=5 alpha=0.6 beta=0.5", r"alpha \+ beta must be less than 1"),
+        ("elo0=0 elo1=x", "elo1 must be a number"),
+        ("elo0=0 elo1=5 elo1=6", "expected elo0=E0 elo1=E1"),
+        ("elo0=nan elo1=5", "elo0 must be a finite number"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            SPRT.parse(text)
+    with pytest.raises(ValueError, match="expected 3 counts"):
+        sprt_llr(0, 5, (1, 2))
+    with pytest.raises(ValueError, match="negative"):
+        sprt_llr(0, 5, (1, -2, 3))
