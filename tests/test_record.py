@@ -453,7 +453,7 @@ def test_record_new_and_headers() -> None:
 
 def test_game_end_is_validated() -> None:
     assert REASONS == ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation",
-                       "abandonment")
+                       "abandonment", "adjudication")
     end = GameEnd(1, "time", "Black's clock ran out")
     assert (end.winner, end.reason, end.detail, end.early) == (1, "time", "Black's clock ran out", True)
     assert GameEnd(0, "deadlock") == GameEnd(0, "deadlock", "") and not GameEnd(0, "goal").early
@@ -715,7 +715,7 @@ ERRORS = [
     (FIG9_TEXT, "Result: Black 7, Gold 3", "Result: unfinished", MalformedError, 6, 9, "expected the result 'Black 7, Gold 3 (goal)'"),
     (OPENING, "Result: unfinished", "Result: Black 0, Gold 0 (goal)", MalformedError, 6, 26, "the replayed match is unfinished (Black 0, Gold 0), so it did not end by goal"),
     (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0 (deadlock)", MalformedError, 6, 37, "so it did not end by deadlock"),
-    (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0 (forfeit)", MalformedError, 6, 37, "expected how the game ended (goal, deadlock, time, illegal move, crash, no answer, resignation, abandonment), found 'forfeit'"),
+    (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0 (forfeit)", MalformedError, 6, 37, "expected how the game ended (goal, deadlock, time, illegal move, crash, no answer, resignation, abandonment, adjudication), found 'forfeit'"),
     (OPENING, "Result: unfinished", "Result: Black 0, Gold 0 (time)", MalformedError, 6, 9, "expected the winner of an early end ('Black wins, ' or 'Gold wins, ')"),
     (OPENING, "Result: unfinished", "Result: Gold wins, Black 1, Gold 0 (time)", MalformedError, 6, 20, "expected the score 'Black 0, Gold 0'"),
     (OPENING, "Result: unfinished", "Result: Gold wins, Black 0, Gold 0", MalformedError, 6, 35, "expected how the game ended after the score"),

@@ -25,12 +25,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import math
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
+from kamisado.engine import Searcher
 from kamisado.engine.levels import SEED_MAX
+from kamisado.engine.limits import Score
 from kamisado.protocol.client import (
     Clock,
     EngineError,
@@ -38,13 +41,17 @@ from kamisado.protocol.client import (
     EngineTimeoutError,
     KeiEngine,
 )
-from kamisado.protocol.elo import format_table
+from kamisado.protocol.elo import SPRT, format_table
 from kamisado.protocol.tournament_config import (
     Config,
     Game,
     opening_match,
     parse_match_type,
     schedule,
+    swiss_bye,
+    swiss_games_per_round,
+    swiss_round,
+    swiss_rounds,
 )
 from kamisado.protocol.tournament_results import (
     GameResult,
@@ -137,6 +144,8 @@ class Tournament:
         progress: Callable[[int, str | None], None] | None = None,
         restart: str = "auto",
         on_start: Callable[[], None] | None = None,
+        rating_interval: int = 0,
+        anchor: str | None = None,
     ) -> None:
         config.check()
         if restart not in RESTARTS:
@@ -146,8 +155,25 @@ class Tournament:
         self.concurrency = max(1, concurrency)
         self.log = log
         self.players = {p.name: p for p in config.players}
+        #: The games scheduled so far (a Swiss tournament's grow round by round).
         self.games = schedule(config)
+        #: How many games the whole tournament has.
+        self.total = (
+            swiss_rounds(config) * swiss_games_per_round(config)
+            if config.format == "swiss"
+            else len(self.games)
+        )
+        #: A Swiss tournament's byes so far, one per round with an odd number of players.
+        self.byes: list[str] = []
+        self._rounds = 1  # Swiss rounds paired so far
         self.results: dict[int, GameResult] = {}
+        #: The SPRT (``--sprt``) and its verdict once decided (``'H0'``, ``'H1'``).
+        self.sprt = SPRT.parse(config.sprt) if config.sprt else None
+        self.verdict: str | None = None
+        #: Print the table every this many finished games (0: only at the end).
+        self.rating_interval = rating_interval
+        #: The player rated at 0 in the tables (``None``: the mean is 0).
+        self.anchor = anchor
         self.engine_stderr = engine_stderr
         #: A player that cannot start forfeits its games (and is not rated)
         #: instead of stopping the run with :class:`BrokenPlayerError`.
@@ -166,13 +192,14 @@ class Tournament:
         self._running: set[KeiEngine] = set()  # every engine process we hold
         self._idle: dict[str, list[KeiEngine]] = {}  # kept for the next game, by player
         self._tasks: list[asyncio.Task[None]] = []
+        self._solvers: set[Searcher] = set()  # the adjudicators of the games in progress
 
     # -- stopping -----------------------------------------------------------
 
     @property
     def stopped(self) -> bool:
-        """Whether :meth:`request_stop` was called."""
-        return self._stopping
+        """Whether :meth:`request_stop` was called (not counting an SPRT's end)."""
+        return self._stopping and self.verdict is None
 
     def request_stop(self) -> None:
         """Stop the run now (safe in a signal handler run by the event loop).
@@ -186,6 +213,8 @@ class Tournament:
         run going.
         """
         self._stopping = True
+        for solver in list(self._solvers):
+            solver.stop()
         for engine in list(self._running):
             engine.kill_group()
         for task in self._tasks:
@@ -413,6 +442,11 @@ class Tournament:
         names = (game.black, game.gold)
         culprit: int | None = None  # the side whose engine broke down, if any
         settled = False  # the game came to an end (not cut off): its engines may be kept
+        solver: Searcher | None = None
+        if config.adjudicate_proven is not None:
+            solver = Searcher()
+            self._solvers.add(solver)
+        streaks = [[0, 0], [0, 0]]  # per side: its moves in a row scored losing, winning
         try:
             for side, name, seed in (
                 (0, game.black, 2 * game.seed),
@@ -450,6 +484,10 @@ class Tournament:
                         self._charge(clocks, side, elapsed, margin, names[side], "fill")
                     match.choose_fill(choice)
                 else:
+                    if solver is not None:
+                        end = await self._prove(match, solver)
+                        if end is not None:
+                            break
                     side = match.position.turn
                     engine = engines[side]
                     assert engine is not None
@@ -486,6 +524,8 @@ class Tournament:
                             f" {_ms(movetime)} + margin {_ms(margin)}"
                         )
                     match.push_move(answer.move)
+                    if config.resign_score is not None and match.state != OVER:
+                        end = self._resign(match, streaks, side, answer.info.score, names)
                 self._show(game, match, clocks)
             settled = True
         except EngineError as e:
@@ -497,6 +537,8 @@ class Tournament:
             end, culprit = GameEnd(1 - side, "time", e.detail), side
             settled = True
         finally:
+            if solver is not None:
+                self._solvers.discard(solver)
             if self.progress is not None:
                 self.progress(game.number, None)
             for at, engine in enumerate(engines):
@@ -532,6 +574,72 @@ class Tournament:
         result = result_of_record(game, rec)
         result.seconds = time.monotonic() - t0
         return result
+
+    async def _prove(self, match: Match, solver: Searcher) -> GameEnd | None:
+        """The proven end of a round that decides the match (``--adjudicate-proven``), if any."""
+        deciding = [match.points[w] + 1 >= match.target for w in (0, 1)]
+        if not any(deciding):
+            return None
+        ms = self.config.adjudicate_proven
+        assert ms is not None
+        if self._stopping:
+            raise _Stopped
+        result = await asyncio.to_thread(
+            solver.solve, match.position, ms / 1000, exact=False, pv=False
+        )
+        if self._stopping:
+            raise _Stopped
+        winner = result.winner
+        if winner is None or not deciding[winner]:
+            return None
+        return GameEnd(
+            winner,
+            "adjudication",
+            f"proven: {SIDE_NAMES[winner]} wins the round with best play, which wins the"
+            f" match (solver, {result.seconds * 1000:.0f} ms, {result.nodes} nodes)",
+        )
+
+    def _resign(
+        self,
+        match: Match,
+        streaks: list[list[int]],
+        side: int,
+        score: Score | None,
+        names: tuple[str, str],
+    ) -> GameEnd | None:
+        """Count ``side``'s score and end the game by the resign rule when both agree.
+
+        The rule (cutechess-cli's ``-resign`` with ``twosided=true``): one
+        engine's scores were ``-resign_score`` or lower for its last
+        ``resign_moves`` moves, and the other's ``+resign_score`` or higher for
+        its last as many; a proven loss or win counts as beyond any score.
+        The round must decide the match (its winner's points plus one reach
+        the target), as a lost round of a longer match is not a lost match.
+        """
+        limit, moves = self.config.resign_score, self.config.resign_moves
+        assert limit is not None and moves is not None
+        if score is None:
+            value = 0.0
+        elif score.kind == "cp":
+            value = float(score.value)
+        else:
+            value = math.inf if score.kind == "win" else -math.inf
+        low, high = streaks[side]
+        streaks[side] = [low + 1 if value <= -limit else 0, high + 1 if value >= limit else 0]
+        for loser in (side, 1 - side):
+            winner = 1 - loser
+            if (
+                streaks[loser][0] >= moves
+                and streaks[winner][1] >= moves
+                and match.points[winner] + 1 >= match.target
+            ):
+                return GameEnd(
+                    winner,
+                    "adjudication",
+                    f"resigned: {names[loser]} scored -{limit} or lower and {names[winner]}"
+                    f" +{limit} or higher for {moves} move(s) each",
+                )
+        return None
 
     @staticmethod
     def _forfeit(

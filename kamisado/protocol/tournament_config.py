@@ -14,11 +14,12 @@ them from its command line.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,11 +32,15 @@ from kamisado.rules.position import Position
 from kamisado.rules.record import TITLE, Record, load, read, start_kpn
 
 __all__ = [
+    "ADJUDICATE_MAX_MS",
     "DEFAULT_MARGIN",
     "DEFAULT_TC",
+    "FORMATS",
+    "OPENINGS_ORDERS",
     "MATCH_TYPES",
     "OPTION_PREFIX",
     "Config",
+    "Standing",
     "Game",
     "PlayerSpec",
     "TimeControl",
@@ -45,7 +50,12 @@ __all__ = [
     "parse_player",
     "parse_players",
     "parse_tc",
+    "cut_opening",
+    "game_openings",
     "schedule",
+    "standings",
+    "swiss_round",
+    "swiss_rounds",
 ]
 
 #: Match types by name; ``series:N`` is a series of single rounds to N wins.
@@ -56,6 +66,14 @@ DEFAULT_TC = "60+1"
 DEFAULT_MARGIN = 100
 #: The prefix of a per-engine option after a player (``option.Hash=64``).
 OPTION_PREFIX = "option."
+#: The pairings: every player meets every other, the first meets each
+#: other one, or Swiss rounds (players with like scores meet).
+FORMATS = ("roundrobin", "gauntlet", "swiss")
+#: The orders openings are played in (``--openings-order``).
+OPENINGS_ORDERS = ("sequential", "random")
+#: The most milliseconds ``--adjudicate-proven`` may give the solver before a move
+#: (a stop ends a solve in progress at once).
+ADJUDICATE_MAX_MS = 10000
 
 
 # -- players -------------------------------------------------------------------
@@ -370,6 +388,22 @@ class Config:
     """Milliseconds an answer may come after its time before it loses on time."""
     openings: list[str] = field(default_factory=list)
     openings_from: str | None = None
+    openings_order: str = "sequential"
+    """``sequential`` (the file's order) or ``random`` (shuffled by the seed)."""
+    openings_start: int = 1
+    """The opening the first pairing's games start with (from 1); the list wraps around."""
+    openings_plies: int | None = None
+    """At most this many of each opening's moves are played (``None``: all)."""
+    rounds: int | None = None
+    """The rounds of a Swiss tournament (``None``: :func:`swiss_rounds` of the players)."""
+    sprt: str | None = None
+    """``elo0=E0 elo1=E1 alpha=A beta=B`` (:class:`kamisado.protocol.elo.SPRT`): stop once decided."""
+    adjudicate_proven: int | None = None
+    """Milliseconds the solver has before each move to prove the round (a deciding one)."""
+    resign_score: int | None = None
+    """With ``resign_moves``: both engines' scores at least this far apart from 0 ..."""
+    resign_moves: int | None = None
+    """... for this many moves of each, and the losing side resigns."""
 
     def limit(self) -> Limit:
         """The limits of every move besides the clocks (``--movetime``, ``--depth``, ``--nodes``)."""
@@ -431,10 +465,64 @@ class Config:
                 f"player names must differ; {', '.join(dupes)} appears twice"
                 " (name them: NAME=level:LEVEL)"
             )
-        if self.format not in ("roundrobin", "gauntlet"):
-            raise ValueError(f"expected roundrobin or gauntlet, found {self.format!r}")
+        if self.format not in FORMATS:
+            raise ValueError(f"expected {', '.join(FORMATS)}, found {self.format!r}")
         if self.games < 1:
             raise ValueError(f"--games: expected at least 1, found {self.games}")
+        if self.rounds is not None:
+            if self.format != "swiss":
+                raise ValueError("--rounds is for a Swiss tournament (--swiss)")
+            if self.rounds < 1:
+                raise ValueError(f"--rounds: expected at least 1, found {self.rounds}")
+        if self.format == "swiss" and len(self.players) < 3:
+            raise ValueError(
+                "a Swiss tournament needs at least three players (two play a match: leave"
+                " out --swiss)"
+            )
+        if self.sprt is not None:
+            from kamisado.protocol.elo import SPRT
+
+            SPRT.parse(self.sprt)
+            if len(self.players) != 2:
+                raise ValueError(
+                    f"--sprt tests one engine against another: expected two players,"
+                    f" found {len(self.players)}"
+                )
+        if self.adjudicate_proven is not None and not (
+            1 <= self.adjudicate_proven <= ADJUDICATE_MAX_MS
+        ):
+            raise ValueError(
+                f"--adjudicate-proven: expected 1..{ADJUDICATE_MAX_MS} milliseconds,"
+                f" found {self.adjudicate_proven}"
+            )
+        if (self.resign_score is None) != (self.resign_moves is None):
+            raise ValueError("--resign-score and --resign-moves go together: give both")
+        if self.resign_score is not None and self.resign_score < 1:
+            raise ValueError(f"--resign-score: expected at least 1, found {self.resign_score}")
+        if self.resign_moves is not None and self.resign_moves < 1:
+            raise ValueError(f"--resign-moves: expected at least 1, found {self.resign_moves}")
+        if self.openings_order not in OPENINGS_ORDERS:
+            raise ValueError(
+                f"--openings-order: expected {' or '.join(OPENINGS_ORDERS)},"
+                f" found {self.openings_order!r}"
+            )
+        if self.openings_start < 1 or (
+            self.openings and self.openings_start > len(self.openings)
+        ):
+            raise ValueError(
+                f"--openings-start: expected 1..{max(len(self.openings), 1)} (the openings"
+                f" in the file), found {self.openings_start}"
+            )
+        if self.openings_plies is not None and self.openings_plies < 0:
+            raise ValueError(f"--openings-plies: expected 0 or more, found {self.openings_plies}")
+        if not self.openings and (
+            self.openings_order != "sequential"
+            or self.openings_start != 1
+            or self.openings_plies is not None
+        ):
+            raise ValueError(
+                "--openings-order, --openings-start and --openings-plies need --openings"
+            )
         target, series = parse_match_type(self.match)
         for key in ("movetime", "depth", "nodes"):
             value = getattr(self, key)
@@ -451,6 +539,7 @@ class Config:
         if self.openings:
             for opening in self.openings:
                 opening_match(opening, target, series)
+                opening_match(cut_opening(opening, self.openings_plies), target, series)
             if self.games % 2:
                 raise ValueError(
                     f"--games: with --openings each opening is played with both colours,"
@@ -474,31 +563,184 @@ class Game:
         return f"game-{self.number:04d}.txt"
 
 
+def cut_opening(opening: str, plies: int | None) -> str:
+    """``opening`` with at most ``plies`` of its moves (``None``: all of them).
+
+    >>> cut_opening("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0 moves c1-c5 b8-b3", 1)
+    'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0 moves c1-c5'
+    >>> cut_opening("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0 moves c1-c5", 0)
+    'obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0'
+    """
+    if plies is None:
+        return opening
+    kpn, _, moves = opening.partition(" moves ")
+    kept = moves.split()[:plies]
+    return kpn.strip() + (f" moves {' '.join(kept)}" if kept else "")
+
+
+def game_openings(config: Config) -> list[str]:
+    """The openings in the order games use them: shuffled by the seed with
+    ``--openings-order random``, starting at ``--openings-start`` (the list
+    wraps around), each cut to ``--openings-plies``.
+
+    >>> c = Config([parse_player("level:beginner"), parse_player("level:novice")],
+    ...            openings=["a", "b", "c"], openings_start=2)
+    >>> game_openings(c)
+    ['b', 'c', 'a']
+    """
+    openings = list(config.openings)
+    if config.openings_order == "random":
+        random.Random(f"openings {config.seed}").shuffle(openings)
+    k = config.openings_start - 1
+    openings = openings[k:] + openings[:k]
+    return [cut_opening(o, config.openings_plies) for o in openings]
+
+
+def _pairing_games(
+    config: Config, pairs: Sequence[tuple[str, str]], first: int, seeds: Callable[[], int]
+) -> list[Game]:
+    """The games of ``pairs`` (each ``config.games`` times, colours alternating), numbered from ``first``."""
+    openings = game_openings(config)
+    games: list[Game] = []
+    for k in range(config.games):
+        opening = openings[(k // 2) % len(openings)] if openings else None
+        for a, b in pairs:
+            black, gold = (a, b) if k % 2 == 0 else (b, a)
+            games.append(Game(first + len(games), black, gold, seeds(), opening))
+    return games
+
+
 def schedule(config: Config) -> list[Game]:
-    """Every game of the tournament, in playing order.
+    """Every game of the tournament, in playing order (a Swiss one's first round).
 
     Pairings take turns, so a stopped tournament is still balanced; within a
     pairing the colours alternate, and with openings the games ``2k`` and
     ``2k+1`` of a pairing share opening ``k`` (cycling through the list).
+    A Swiss tournament's later rounds depend on the results:
+    :func:`swiss_round`.
 
     >>> c = Config([parse_player("level:beginner"), parse_player("level:novice")], games=2, seed=5)
     >>> [(g.number, g.black, g.gold) for g in schedule(c)]
     [(1, 'beginner', 'novice'), (2, 'novice', 'beginner')]
     """
     names = [p.name for p in config.players]
+    if config.format == "swiss":
+        return swiss_round(config, 1, [])
     if config.format == "gauntlet":
         pairs = [(names[0], other) for other in names[1:]]
     else:
         pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     rng = random.Random(config.seed)
-    games: list[Game] = []
-    for k in range(config.games):
-        opening = (
-            config.openings[(k // 2) % len(config.openings)] if config.openings else None
-        )
-        for a, b in pairs:
-            black, gold = (a, b) if k % 2 == 0 else (b, a)
-            games.append(
-                Game(len(games) + 1, black, gold, rng.randrange(SEED_MAX), opening)
-            )
-    return games
+    return _pairing_games(config, pairs, 1, lambda: rng.randrange(SEED_MAX))
+
+
+# -- Swiss -------------------------------------------------------------------------
+
+
+def swiss_rounds(config: Config) -> int:
+    """The rounds of a Swiss tournament: ``--rounds``, else ``ceil(log2(players))``.
+
+    >>> names = ["a", "b", "c", "d", "e"]
+    >>> swiss_rounds(Config([parse_player(f"{n}=level:beginner") for n in names], format="swiss"))
+    3
+    """
+    if config.rounds is not None:
+        return config.rounds
+    return max(1, math.ceil(math.log2(len(config.players))))
+
+
+def swiss_games_per_round(config: Config) -> int:
+    """The games of each Swiss round: a pairing for every two players, ``--games`` each."""
+    return len(config.players) // 2 * config.games
+
+
+@dataclass
+class Standing:
+    """A player's place in a Swiss tournament: points (games won, byes), opponents met, byes."""
+
+    name: str
+    points: float = 0.0
+    met: set[str] = field(default_factory=set)
+    byes: int = 0
+
+
+def standings(config: Config, results: Sequence[tuple[str, str, float]], byes: Sequence[str] = ()) -> list[Standing]:
+    """Every player's standing from ``(black, gold, score of black)`` results, best first.
+
+    A bye counts as the pairing's games all won.  Ties keep the players' order.
+
+    >>> c = Config([parse_player(f"{n}=level:beginner") for n in "abc"], format="swiss")
+    >>> [(s.name, s.points) for s in standings(c, [("b", "a", 1.0), ("a", "b", 0.0)], ["c"])]
+    [('b', 2.0), ('c', 2.0), ('a', 0.0)]
+    """
+    table = {p.name: Standing(p.name) for p in config.players}
+    for black, gold, score in results:
+        table[black].points += score
+        table[gold].points += 1.0 - score
+        table[black].met.add(gold)
+        table[gold].met.add(black)
+    for name in byes:
+        table[name].points += config.games
+        table[name].byes += 1
+    order = {p.name: i for i, p in enumerate(config.players)}
+    return sorted(table.values(), key=lambda s: (-s.points, order[s.name]))
+
+
+def _pair(players: list[Standing], rematch: bool) -> list[tuple[str, str]] | None:
+    """Pair ``players`` top down, each with the best-placed one it has not met (backtracking)."""
+    if not players:
+        return []
+    first, rest = players[0], players[1:]
+    for i, other in enumerate(rest):
+        if not rematch and other.name in first.met:
+            continue
+        tail = _pair(rest[:i] + rest[i + 1 :], rematch)
+        if tail is not None:
+            return [(first.name, other.name), *tail]
+    return None
+
+
+def swiss_pairs(table: list[Standing]) -> tuple[list[tuple[str, str]], str | None]:
+    """A Swiss round's pairs (the better placed first) and the player with a bye.
+
+    With an odd number of players the lowest placed one with the fewest byes
+    sits out.  Players with like points meet (the standings' order, top
+    down), never twice while that can be helped.
+
+    >>> t = [Standing("a", 2, {"b"}), Standing("b", 2, {"a"}), Standing("c"), Standing("d")]
+    >>> swiss_pairs(t)
+    ([('a', 'c'), ('b', 'd')], None)
+    """
+    players = list(table)
+    bye = None
+    if len(players) % 2:
+        fewest = min(s.byes for s in players)
+        out = next(s for s in reversed(players) if s.byes == fewest)
+        players.remove(out)
+        bye = out.name
+    pairs = _pair(players, rematch=False) or _pair(players, rematch=True) or []
+    return pairs, bye
+
+
+def swiss_round(
+    config: Config, number: int, results: Sequence[tuple[str, str, float]], byes: Sequence[str] = ()
+) -> list[Game]:
+    """Round ``number`` (from 1) of a Swiss tournament, paired from the earlier rounds' results.
+
+    Its games are numbered after the earlier rounds' (each round has
+    :func:`swiss_games_per_round` games) and seeded from the seed and their
+    number, so the same results pair and seed the same round again.
+    """
+    pairs, _ = swiss_pairs(standings(config, results, byes))
+    first = (number - 1) * swiss_games_per_round(config) + 1
+    counter = iter(range(first, first + len(pairs) * config.games))
+
+    def seed() -> int:
+        return random.Random(f"swiss {config.seed} {next(counter)}").randrange(SEED_MAX)
+
+    return _pairing_games(config, pairs, first, seed)
+
+
+def swiss_bye(config: Config, results: Sequence[tuple[str, str, float]], byes: Sequence[str] = ()) -> str | None:
+    """The player who sits out the round paired from these results (``None``: even players)."""
+    return swiss_pairs(standings(config, results, byes))[1]

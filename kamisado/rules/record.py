@@ -94,8 +94,12 @@ COMPUTED_HEADERS = ("Match", "Result")
 #: How a game can end, as the ``Result:`` line names it: ``goal`` and
 #: ``deadlock`` end the last round of a match by the rules; the others stop a
 #: match early (a player's clock ran out, an illegal move, a crashed or silent
-#: engine, a resignation, a player who left an online game).
-REASONS = ("goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation", "abandonment")
+#: engine, a resignation, a player who left an online game, a tournament's
+#: adjudication).
+REASONS = (
+    "goal", "deadlock", "time", "illegal move", "crash", "no answer", "resignation",
+    "abandonment", "adjudication",
+)
 #: The reasons that end a match by the rules (read from the moves).
 NATURAL_REASONS = (str(GOAL), str(DEADLOCK))
 #: The reasons that stop a match before its natural end (stated, not replayed).
@@ -134,7 +138,7 @@ class GameEnd:
     Traceback (most recent call last):
     ...
     kamisado.MalformedError: a game ends by goal, deadlock, time, illegal move, \
-crash, no answer, resignation or abandonment, found 'forfeit'
+crash, no answer, resignation, abandonment or adjudication, found 'forfeit'
     """
 
     winner: int
@@ -226,7 +230,7 @@ class Record:
     match: Match
     early_end: GameEnd | None = None
     """How the match stopped before its natural end (time, illegal move,
-    crash, no answer, resignation, abandonment); ``None`` when it did not."""
+    crash, no answer, resignation, abandonment, adjudication); ``None`` when it did not."""
 
     def __post_init__(self) -> None:
         _check_early_end(self.match, self.early_end)
@@ -284,7 +288,8 @@ class Record:
         Traceback (most recent call last):
         ...
         kamisado.MalformedError: a game ends by goal only by the rules, as the moves \
-show; an early end is one of time, illegal move, crash, no answer, resignation, abandonment
+show; an early end is one of time, illegal move, crash, no answer, resignation, abandonment, \
+adjudication
         """
         if date is None:
             date = datetime.date.today().isoformat()
