@@ -278,7 +278,7 @@ def expected_score(elo: float) -> float:
     >>> expected_score(0.0), round(expected_score(100.0), 4)
     (0.5, 0.6401)
     """
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 def _constrained(pdf: list[tuple[float, float]], s: float) -> list[float]:
@@ -355,8 +355,12 @@ def sprt_llr(elo0: float, elo1: float, counts: Sequence[float]) -> float:
     total = sum(weights.values())
     pdf = sorted((a, w / total) for a, w in weights.items())
     p0, p1 = _constrained(pdf, s0), _constrained(pdf, s1)
-    return total * sum(
-        p * (math.log(q1) - math.log(q0)) for (_, p), q0, q1 in zip(pdf, p0, p1, strict=True)
+    return float(
+        total
+        * sum(
+            p * (math.log(q1) - math.log(q0))
+            for (_, p), q0, q1 in zip(pdf, p0, p1, strict=True)
+        )
     )
 
 

@@ -240,11 +240,26 @@ class Tournament:
     def load_finished(
         self, numbers: Iterable[int], seconds: dict[int, float] | None = None
     ) -> None:
-        """Read finished games back from their records (a missing or broken one is replayed)."""
-        by_number = {g.number: g for g in self.games}
-        for n in numbers:
-            game = by_number.get(n)
-            if game is None:
+        """Read finished games back from their records (a missing or broken one is replayed).
+
+        A Swiss tournament's rounds are paired again from the results read
+        back, round by round, as they were paired when played.
+        """
+        numbers = set(numbers)
+        self._load(numbers, self.games, seconds or {})
+        while (
+            self.config.format == "swiss"
+            and self._rounds < swiss_rounds(self.config)
+            and all(g.number in self.results for g in self.games)
+        ):
+            before = len(self.games)
+            self._pair_next()
+            self._load(numbers, self.games[before:], seconds or {})
+
+    def _load(self, numbers: set[int], games: list[Game], seconds: dict[int, float]) -> None:
+        for game in games:
+            n = game.number
+            if n not in numbers:
                 continue
             path = self.out / game.filename
             try:
@@ -252,7 +267,7 @@ class Tournament:
             except (OSError, KamisadoError) as e:
                 self.log(f"game {n}: {e}; it will be played again")
                 continue
-            result.seconds = (seconds or {}).get(n, 0.0)
+            result.seconds = seconds.get(n, 0.0)
             self.results[n] = result
 
     # -- engines ---------------------------------------------------------------
@@ -328,7 +343,11 @@ class Tournament:
         idle = [e for engines in self._idle.values() for e in engines]
         self._idle.clear()
         for engine in idle:
-            await self._release(engine, keep=False)
+            if self.stopped:  # Ctrl-C: at once
+                await self._release(engine, keep=False)
+            else:  # the end, or the SPRT's: quit
+                self._running.discard(engine)
+                await _close(engine)
 
     def _seed_option(self, engine: KeiEngine, name: str, seed: int) -> dict[str, object]:
         """``{"Seed": seed}`` when the engine declared a Seed the player does not set."""
@@ -691,20 +710,59 @@ class Tournament:
     async def run(self) -> None:
         """Play every game not finished yet, ``concurrency`` at a time.
 
-        Returns early, without an error, after :meth:`request_stop`
-        (:attr:`stopped` tells).
+        A Swiss tournament plays round by round, each paired from the
+        results before it.  Returns early, without an error, after
+        :meth:`request_stop` (:attr:`stopped` tells) or once the SPRT
+        decided (:attr:`verdict`).
         """
         try:
             await self.check_options()
         except _Stopped:
             return
         self.out.mkdir(parents=True, exist_ok=True)
-        pending = [g for g in self.games if g.number not in self.results]
         self.save_state()
+        try:
+            self._decide()
+            while not self._stopping:
+                pending = [g for g in self.games if g.number not in self.results]
+                if pending:
+                    await self._play(pending)
+                if not self._next_round():
+                    break
+        finally:
+            await self._close_idle()
+
+    def _next_round(self) -> bool:
+        """Pair a Swiss tournament's next round when the last one is over (``False``: none)."""
+        if self.config.format != "swiss" or self._stopping:
+            return False
+        if any(g.number not in self.results for g in self.games):
+            return False  # a game of this round is missing (it broke): not paired on
+        if self._rounds >= swiss_rounds(self.config):
+            return False
+        self._pair_next()
+        return True
+
+    def _pair_next(self) -> None:
+        """Add the next Swiss round's games (and note the last round's bye)."""
+        played = self._played()
+        bye = swiss_bye(self.config, played, self.byes)
+        if bye is not None:
+            self.byes.append(bye)
+        self._rounds += 1
+        self.games += swiss_round(self.config, self._rounds, played, self.byes)
+
+    def _played(self) -> list[tuple[str, str, float]]:
+        """``(black, gold, score of black)`` of every finished game, in game order."""
+        return [
+            (r.game.black, r.game.gold, r.black_score) for _, r in sorted(self.results.items())
+        ]
+
+    async def _play(self, pending: list[Game]) -> None:
+        """Play ``pending``, ``concurrency`` games at a time."""
         queue: asyncio.Queue[Game] = asyncio.Queue()
         for g in pending:
             queue.put_nowait(g)
-        total = len(self.games)
 
         async def worker() -> None:
             while not self._stopping:
@@ -718,7 +776,8 @@ class Tournament:
                     return
                 self.results[game.number] = result
                 self.save_state()
-                self.log(result.summary(total))
+                self.log(result.summary(self.total))
+                self._report()
 
         self._tasks = [
             asyncio.ensure_future(worker())
@@ -735,10 +794,70 @@ class Tournament:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
             self._tasks = []
-            await self._close_idle()
         for task in tasks:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
+
+    # -- reports -----------------------------------------------------------------
+
+    def sprt_counts(self) -> tuple[int, int, int]:
+        """``(losses, draws, wins)`` of the first player against the second, so far."""
+        first = self.config.players[0].name
+        counts = [0, 0, 0]
+        for r in self.results.values():
+            score = r.black_score if r.game.black == first else 1.0 - r.black_score
+            counts[int(score * 2)] += 1
+        return counts[0], counts[1], counts[2]
+
+    def sprt_line(self) -> str:
+        """The SPRT's status: the LLR, the bounds and the verdict once decided."""
+        assert self.sprt is not None
+        losses, draws, wins = self.sprt_counts()
+        names = [p.name for p in self.config.players]
+        return (
+            f"{self.sprt.line(self.sprt.llr((losses, draws, wins)))}"
+            f" ({names[0]} vs {names[1]}: {wins} won, {draws} drawn, {losses} lost)"
+        )
+
+    def sprt_decided(self) -> bool:
+        """Whether the SPRT accepted a hypothesis with the games finished so far."""
+        return self._decide(stop=False)
+
+    def _decide(self, stop: bool = True) -> bool:
+        """Whether the SPRT has decided (noting its verdict); a decision stops the run."""
+        if self.sprt is None:
+            return False
+        if self.verdict is None:
+            self.verdict = self.sprt.verdict(self.sprt.llr(self.sprt_counts()))
+        if self.verdict is not None and stop and not self._stopping:
+            self._conclude()
+        return self.verdict is not None
+
+    def _conclude(self) -> None:
+        """End the run once the SPRT decided: the games in progress are dropped
+        (their engines killed, as on a stop), the engines kept between games quit."""
+        self._stopping = True
+        for solver in list(self._solvers):
+            solver.stop()
+        idle = {id(e) for engines in self._idle.values() for e in engines}
+        for engine in list(self._running):
+            if id(engine) not in idle:
+                engine.kill_group()
+        for task in self._tasks:
+            if task is not asyncio.current_task():
+                task.cancel()
+
+    def _report(self) -> None:
+        """After a game: the SPRT's line, and the table every ``rating_interval`` games."""
+        if self.sprt is not None and self.verdict is None:
+            self._decide()
+            self.log(self.sprt_line())
+        if self.rating_interval and len(self.results) % self.rating_interval == 0:
+            self.log(
+                f"\nafter {len(self.results)} of {self.total} games:\n"
+                + self.table(self.anchor)
+                + "\n"
+            )
 
     # -- ratings -------------------------------------------------------------------
 

@@ -66,11 +66,14 @@ from kamisado.protocol.tournament import (
     Tournament,
 )
 from kamisado.protocol.tournament_config import (
+    ADJUDICATE_MAX_MS,
     DEFAULT_MARGIN,
     DEFAULT_TC,
+    OPENINGS_ORDERS,
     Config,
     load_openings,
     parse_players,
+    swiss_rounds,
 )
 from kamisado.protocol.tournament_results import (
     DEBUG_FILE,
@@ -196,8 +199,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument(
         "--resume", action="store_true", help="go on with the tournament in --out"
     )
-    p.add_argument(
+    pairing = p.add_mutually_exclusive_group()
+    pairing.add_argument(
         "--gauntlet", action="store_true", help="the first player meets each other one"
+    )
+    pairing.add_argument(
+        "--swiss", action="store_true",
+        help="Swiss rounds: players with like scores meet, never twice while that can be"
+        " helped (default: round robin)",
+    )
+    p.add_argument(
+        "--rounds", type=int, metavar="N",
+        help="the rounds of a Swiss tournament (default: log2 of the players, rounded up)",
     )
     p.add_argument(
         "--games", type=int,
@@ -227,6 +240,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="KPN lines (KPN [moves ...]), a match record or a folder of records;"
         " each opening is played with both colours",
     )
+    p.add_argument(
+        "--openings-order", choices=OPENINGS_ORDERS,
+        help="sequential (default: the file's order) or random (shuffled by the seed)",
+    )
+    p.add_argument(
+        "--openings-start", type=int, metavar="N",
+        help="begin with the Nth opening (from 1; the list wraps around)",
+    )
+    p.add_argument(
+        "--openings-plies", type=int, metavar="N",
+        help="play at most N of each opening's moves",
+    )
+    p.add_argument(
+        "--sprt", metavar="'elo0=E0 elo1=E1 alpha=A beta=B'",
+        help="two players: stop once the test accepts H0 (the first player is at most E0"
+        " stronger) or H1 (at least E1); alpha and beta default to 0.05",
+    )
+    p.add_argument(
+        "--rating-interval", type=int_between(0, 1_000_000), default=0, metavar="N",
+        help="print the table every N games (default 0: at the end only)",
+    )
+    p.add_argument(
+        "--adjudicate-proven", type=int_between(1, ADJUDICATE_MAX_MS), metavar="MS",
+        help="before each move, give the solver MS milliseconds: a proven round that"
+        " decides the match ends the game (adjudication)",
+    )
+    p.add_argument(
+        "--resign-score", type=int_between(1, 1_000_000), metavar="N",
+        help="with --resign-moves: a game ends (adjudication) when one engine's score was"
+        " -N or lower and the other's +N or higher for M moves each",
+    )
+    p.add_argument("--resign-moves", type=int_between(1, 10_000), metavar="M",
+                   help="see --resign-score")
     p.add_argument("--seed", type=int_between(0, SEED_MAX),
                    help="base seed (default: random, recorded)")
     p.add_argument("--concurrency", "-j", type=int, default=1, help="games at once")
@@ -266,14 +312,17 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
             finished = sorted(saved)
             seconds = {n: float(v.get("seconds") or 0.0) for n, v in saved.items()}
             fixed = ["games", "match", "tc", "movetime", "depth", "nodes", "margin",
-                     "timeout", "openings", "seed"]
-            given = [f"--{k}" for k in fixed if getattr(args, k) is not None]
-            if args.players or args.gauntlet or given:
+                     "timeout", "openings", "seed", "rounds", "openings_order",
+                     "openings_start", "openings_plies", "sprt", "adjudicate_proven",
+                     "resign_score", "resign_moves"]
+            given = [f"--{k.replace('_', '-')}" for k in fixed if getattr(args, k) is not None]
+            given += [f"--{k}" for k in ("gauntlet", "swiss") if getattr(args, k)]
+            if args.players or given:
                 raise ValueError(
                     "--resume goes on with the saved players and settings; give only --out,"
-                    " --concurrency, --anchor, --engine-log, --debug, --forfeit-broken"
-                    " or --restart"
-                    f" (found: {' '.join([*args.players, *(['--gauntlet'] if args.gauntlet else []), *given])})"
+                    " --concurrency, --anchor, --engine-log, --debug, --forfeit-broken,"
+                    " --restart or --rating-interval"
+                    f" (found: {' '.join([*args.players, *given])})"
                 )
         else:
             if (out / STATE_FILE).exists():
@@ -287,7 +336,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
                 games = 2 * len(openings) if openings else 2
             config = Config(
                 players=parse_players(args.players),
-                format="gauntlet" if args.gauntlet else "roundrobin",
+                format="gauntlet" if args.gauntlet else "swiss" if args.swiss else "roundrobin",
                 games=games,
                 match=args.match or "single",
                 movetime=args.movetime,
@@ -299,6 +348,14 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
                 margin=DEFAULT_MARGIN if args.margin is None else args.margin,
                 openings=openings,
                 openings_from=args.openings,
+                openings_order=args.openings_order or "sequential",
+                openings_start=1 if args.openings_start is None else args.openings_start,
+                openings_plies=args.openings_plies,
+                rounds=args.rounds,
+                sprt=args.sprt,
+                adjudicate_proven=args.adjudicate_proven,
+                resign_score=args.resign_score,
+                resign_moves=args.resign_moves,
             )
             finished = []
         if args.concurrency < 1:
@@ -326,11 +383,19 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
         header_shown = True
         say(
             f"tournament: {', '.join(pl.name for pl in config.players)}; {config.format},"
-            f" {config.games} game(s) a pairing, {len(tournament.games)} games,"
+            + (f" {swiss_rounds(config)} rounds," if config.format == "swiss" else "")
+            + f" {config.games} game(s) a pairing, {tournament.total} games,"
             f" match {config.match}, {config.describe()}"
+            + _openings_words(config)
+            + (f", sprt {tournament.sprt}" if tournament.sprt is not None else "")
             + (
-                f", {len(config.openings)} opening(s) from {config.openings_from}"
-                if config.openings
+                f", adjudicate proven {config.adjudicate_proven} ms"
+                if config.adjudicate_proven is not None
+                else ""
+            )
+            + (
+                f", resign {config.resign_score} for {config.resign_moves} move(s)"
+                if config.resign_score is not None
                 else ""
             )
             + f", seed {config.seed}, out {out}"
@@ -364,11 +429,13 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
         progress=progress.update if progress is not None else None,
         restart=args.restart,
         on_start=header,
+        rating_interval=args.rating_interval,
+        anchor=args.anchor,
     )
     tournament.load_finished(finished, seconds)
     done = len(tournament.results)
     tournament.log = log
-    if done == len(tournament.games):
+    if done == tournament.total or tournament.sprt_decided():
         header()  # nothing left to play: the table follows
     started = time.monotonic()
     status = 0
@@ -385,7 +452,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
             progress.clear()
         print(
             f"kamisado tournament: {e}\nstopped after {len(tournament.results)} of"
-            f" {len(tournament.games)} games; fix the player (or add --forfeit-broken"
+            f" {tournament.total} games; fix the player (or add --forfeit-broken"
             " to go on without it), then: kamisado tournament --resume --out"
             f" {shlex.quote(str(out))}",
             file=sys.stderr,
@@ -407,7 +474,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
             tournament.save_state()
         header()
         say(
-            f"stopped after {len(tournament.results)} of {len(tournament.games)} games;"
+            f"stopped after {len(tournament.results)} of {tournament.total} games;"
             f" go on with: kamisado tournament --resume --out {shlex.quote(str(out))}"
         )
     header()
@@ -420,6 +487,9 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
         _print(f"not rated (could not start): {', '.join(sorted(broken))}")
     _print("")
     _print(tournament.table(args.anchor))
+    if tournament.sprt is not None:
+        _print("")
+        _print(tournament.sprt_line())
     if out.is_dir():  # the same ratings as a chart: OUT/elo.svg
         from kamisado.pictures.graph import elo_svg
 
@@ -430,6 +500,25 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
         except OSError as e:
             print(f"kamisado tournament: cannot write {out / ELO_CHART}: {e}", file=sys.stderr)
     return status
+
+
+def _openings_words(config: Config) -> str:
+    """The header's words on the openings (empty without ``--openings``)."""
+    if not config.openings:
+        return ""
+    how = [
+        f"{config.openings_order} order",
+        *([f"from the {config.openings_start}th"] if config.openings_start != 1 else []),
+        *(
+            [f"{config.openings_plies} plies at most"]
+            if config.openings_plies is not None
+            else []
+        ),
+    ]
+    return (
+        f", {len(config.openings)} opening(s) from {config.openings_from}"
+        + (f" ({', '.join(how)})" if len(how) > 1 or config.openings_order != "sequential" else "")
+    )
 
 
 def _print(line: str) -> None:
