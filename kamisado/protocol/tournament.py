@@ -614,8 +614,8 @@ class Tournament:
         return GameEnd(
             winner,
             "adjudication",
-            f"proven: {SIDE_NAMES[winner]} wins the round with best play, which wins the"
-            f" match (solver, {result.seconds * 1000:.0f} ms, {result.nodes} nodes)",
+            f"proven: {SIDE_NAMES[winner]} wins with best play (solver,"
+            f" {result.seconds * 1000:.0f} ms, {result.nodes} nodes)",
         )
 
     def _resign(
