@@ -35,9 +35,9 @@ are :mod:`kamisado.protocol.tournament_results`.
     tournament: beginner, novice; roundrobin, 4 game(s) a pairing, 4 games, ...
     game 1/4: beginner (Black) - novice (Gold) 0-1, goal, 0-1 in 1 round(s), 8 moves, ...
     ...
-      # player     elo    +/-  games  score     %  novice  beginner
-      1 novice    +223    288      4    4.0 100.0       .     4.0/4
-      2 beginner  -223    288      4    0.0   0.0   0.0/4         .
+      # player     elo    +/-  games  score     %  los%  novice  beginner
+      1 novice    +223    288      4    4.0 100.0  93.6       .     4.0/4
+      2 beginner  -223    288      4    0.0   0.0     -   0.0/4         .
 """
 
 from __future__ import annotations
