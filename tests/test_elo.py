@@ -197,6 +197,10 @@ def _constrained_mle_llr(elo0: float, elo1: float, losses: int, draws: int, wins
 
 
 def test_sprt_llr_with_draws_is_the_constrained_maximum_likelihood() -> None:
+    # fishtest's LLR_logistic (server/fishtest/stats/LLRcalc.py, scipy's brentq)
+    # gives these for counts without a zero, trinomial and pentanomial
+    assert sprt_llr(0, 10, (100, 200, 120)) == pytest.approx(0.7675305, abs=1e-6)
+    assert sprt_llr(-5, 5, (10, 30, 50, 40, 20)) == pytest.approx(1.3666221, abs=1e-6)
     for elo0, elo1, (l_, d, w) in [(0, 10, (100, 200, 120)), (-5, 5, (40, 10, 30))]:
         assert sprt_llr(elo0, elo1, (l_, d, w)) == pytest.approx(
             _constrained_mle_llr(elo0, elo1, l_, d, w), abs=1e-4
