@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
-from kamisado.engine import Searcher
+from kamisado.engine import Searcher, SolveResult
 from kamisado.engine.levels import SEED_MAX
 from kamisado.engine.limits import Score
 from kamisado.protocol.client import (
@@ -193,6 +193,8 @@ class Tournament:
         self._idle: dict[str, list[KeiEngine]] = {}  # kept for the next game, by player
         self._tasks: list[asyncio.Task[None]] = []
         self._solvers: set[Searcher] = set()  # the adjudicators of the games in progress
+        self._solver_pool: list[Searcher] = []  # adjudicators between games
+        self._used_solvers: set[Searcher] = set()  # those whose table this game used
 
     # -- stopping -----------------------------------------------------------
 
@@ -463,8 +465,12 @@ class Tournament:
         settled = False  # the game came to an end (not cut off): its engines may be kept
         solver: Searcher | None = None
         if config.adjudicate_proven is not None:
-            solver = Searcher()
+            # a solver with a table of the game's own (emptied before its first
+            # proof), so that no game's adjudication depends on another's
+            solver = self._solver_pool.pop() if self._solver_pool else Searcher()
+            solver.resume()
             self._solvers.add(solver)
+            self._used_solvers.discard(solver)
         streaks = [[0, 0], [0, 0]]  # per side: its moves in a row scored losing, winning
         try:
             for side, name, seed in (
@@ -558,6 +564,8 @@ class Tournament:
         finally:
             if solver is not None:
                 self._solvers.discard(solver)
+                if not self._stopping:
+                    self._solver_pool.append(solver)
             if self.progress is not None:
                 self.progress(game.number, None)
             for at, engine in enumerate(engines):
@@ -603,9 +611,15 @@ class Tournament:
         assert ms is not None
         if self._stopping:
             raise _Stopped
-        result = await asyncio.to_thread(
-            solver.solve, match.position, ms / 1000, exact=False, pv=False
-        )
+        clear = solver not in self._used_solvers
+        self._used_solvers.add(solver)
+
+        def prove() -> SolveResult:
+            if clear:
+                solver.clear_tables()
+            return solver.solve(match.position, ms / 1000, exact=False, pv=False)
+
+        result = await asyncio.to_thread(prove)
         if self._stopping:
             raise _Stopped
         winner = result.winner
