@@ -334,7 +334,7 @@ def test_openings_options_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixtu
     argv = ["level:beginner", "level:novice", "--depth", "1", "--openings", str(path),
             "--openings-start", "2", "--openings-plies", "1", "--games", "4", "--seed", "1"]
     assert main([*argv, "--out", str(out)]) == 0
-    assert "(sequential order, from the 2th, 1 plies at most)" in capsys.readouterr().out
+    assert "(sequential order, from opening 2, 1 plies at most)" in capsys.readouterr().out
     heads = [record.load(out / f"game-000{n}.txt").headers["Opening"] for n in (1, 2, 3, 4)]
     assert heads == [f"{START} moves e1-e5"] * 2 + [f"{START} moves d1-d4"] * 2
     for n in (1, 2):

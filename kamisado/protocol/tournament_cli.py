@@ -508,7 +508,7 @@ def _openings_words(config: Config) -> str:
         return ""
     how = [
         f"{config.openings_order} order",
-        *([f"from the {config.openings_start}th"] if config.openings_start != 1 else []),
+        *([f"from opening {config.openings_start}"] if config.openings_start != 1 else []),
         *(
             [f"{config.openings_plies} plies at most"]
             if config.openings_plies is not None
