@@ -13,6 +13,7 @@ import pytest
 
 from kamisado.engine import solve
 from kamisado.engine.limits import Score
+from kamisado.protocol import tournament_config
 from kamisado.protocol.elo import SPRT, sprt_llr
 from kamisado.protocol.tournament import Tournament
 from kamisado.protocol.tournament_cli import main
@@ -419,3 +420,24 @@ def test_a_swiss_tournament_end_to_end_and_resumed(
         (r["black"], r["gold"], r["seed"]) for r in played]
     for r in played:
         assert (copy / r["file"]).read_text() == (out / r["file"]).read_text()
+
+
+def test_swiss_allows_a_rematch_only_when_none_can_be_avoided() -> None:
+    # four players who all met each other: a rematch is unavoidable
+    names = "abcd"
+    everyone = [Standing(n, 0, set(names) - {n}) for n in names]
+    pairs, bye = swiss_pairs(everyone)
+    assert bye is None and sorted(x for p in pairs for x in p) == list(names)
+    # forty-two players in two groups of twenty-one, each player having met
+    # the other group and none of its own: no pairing without a rematch
+    # exists (the groups are odd), but the search would try each of the
+    # 20!! (3.7e9) ways to pair a group first; it gives up after its steps
+    # and allows rematches
+    many = [f"p{k:02d}" for k in range(42)]
+    group = {n: int(n[1:]) < 21 for n in many}
+    table = [Standing(n, 0, {m for m in many if group[m] != group[n]}) for n in many]
+    steps = [tournament_config.SWISS_PAIRING_STEPS]
+    assert tournament_config._pair(table, rematch=False, steps=steps) is None
+    assert steps[0] < 0  # it ran out, not through
+    pairs, bye = swiss_pairs(table)
+    assert bye is None and sorted(x for p in pairs for x in p) == many

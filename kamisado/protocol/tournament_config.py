@@ -686,15 +686,30 @@ def standings(config: Config, results: Sequence[tuple[str, str, float]], byes: S
     return sorted(table.values(), key=lambda s: (-s.points, order[s.name]))
 
 
-def _pair(players: list[Standing], rematch: bool) -> list[tuple[str, str]] | None:
-    """Pair ``players`` top down, each with the best-placed one it has not met (backtracking)."""
+#: The most steps the search for a Swiss round without rematches may take
+#: before it allows them (the search backtracks, and may find none).
+SWISS_PAIRING_STEPS = 100_000
+
+
+def _pair(
+    players: list[Standing], rematch: bool, steps: list[int] | None = None
+) -> list[tuple[str, str]] | None:
+    """Pair ``players`` top down, each with the best-placed one it has not met (backtracking).
+
+    ``None`` when no such pairing exists or :data:`SWISS_PAIRING_STEPS` ran out.
+    """
+    if steps is None:
+        steps = [SWISS_PAIRING_STEPS]
     if not players:
         return []
     first, rest = players[0], players[1:]
     for i, other in enumerate(rest):
         if not rematch and other.name in first.met:
             continue
-        tail = _pair(rest[:i] + rest[i + 1 :], rematch)
+        steps[0] -= 1
+        if steps[0] < 0:
+            return None
+        tail = _pair(rest[:i] + rest[i + 1 :], rematch, steps)
         if tail is not None:
             return [(first.name, other.name), *tail]
     return None
