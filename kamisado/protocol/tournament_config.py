@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_TC",
     "FORMATS",
     "OPENINGS_ORDERS",
+    "SWISS_PAIRING_STEPS",
     "MATCH_TYPES",
     "OPTION_PREFIX",
     "Config",
@@ -54,6 +55,9 @@ __all__ = [
     "game_openings",
     "schedule",
     "standings",
+    "swiss_bye",
+    "swiss_games_per_round",
+    "swiss_pairs",
     "swiss_round",
     "swiss_rounds",
 ]
