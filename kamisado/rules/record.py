@@ -327,7 +327,7 @@ time used, clocks; found the score '+0.35/12' after the time used
         depth: int | None = None
         used: int | None = None
         clocks: list[int | None] = [None, None]
-        order = ("score", "time used", "Black's clock", "Gold's clock")
+        order = ("the score", "the time used", "Black's clock", "Gold's clock")
         last = -1
         at = 0
         for word in text.split(" "):
@@ -357,10 +357,10 @@ time used, clocks; found the score '+0.35/12' after the time used
             else:
                 raise CommentError(where, _field_error(word))
             if kind <= last:
-                what = "appears twice" if kind == last else f"after the {order[last]}"
+                what = "twice" if kind == last else f"after {order[last]}"
                 raise CommentError(
                     where,
-                    f"expected the fields in the order score, time used, clocks; found the"
+                    f"expected the fields in the order score, time used, clocks; found"
                     f" {order[kind]} {word!r} {what}",
                 )
             last = kind
@@ -463,20 +463,6 @@ class Record:
         date: str | None = None,
         *,
         end: GameEnd | None,
-        comments: dict[tuple[int, int], Comment] | None = None,
-        **extra: str,
-    ) -> Record: ...
-
-    @overload
-    @classmethod
-    def new(
-        cls,
-        match: Match,
-        black: str = "",
-        gold: str = "",
-        date: str | None = None,
-        *,
-        comments: dict[tuple[int, int], Comment] | None,
         **extra: str,
     ) -> Record: ...
 
@@ -489,7 +475,6 @@ class Record:
         date: str | None = None,
         *,
         end: object = None,
-        comments: object = None,
         **extra: str,
     ) -> Record:
         """A record of ``match`` with ``Black``, ``Gold``, ``Date`` and extra headers.
@@ -497,8 +482,8 @@ class Record:
         ``date=None`` means today's date (ISO ``YYYY-MM-DD``).  Extra keyword
         arguments become further header lines, in order (``Event="Club"``).
         ``end`` records an early end of a match that is not over (a goal or a
-        deadlock ending the match is read from the moves instead); ``comments``
-        the moves' comments (:attr:`comments`):
+        deadlock ending the match is read from the moves instead).  The moves'
+        comments go into :attr:`comments` afterwards (``write`` checks them):
 
         >>> rec = Record.new(Match(3), "Ann", "Bob", "2026-11-22",
         ...                  end=GameEnd(1, "time", "Black's clock ran out"))
@@ -517,9 +502,7 @@ show; an early end is one of time, illegal move, crash, no answer, resignation, 
         headers.update(extra)
         if end is not None and not isinstance(end, GameEnd):
             raise MalformedError(f"an early end is a GameEnd, found {end!r}")
-        if comments is not None and not isinstance(comments, dict):
-            raise MalformedError(f"a record's comments are a dict, found {comments!r}")
-        rec = cls(headers, match, end, dict(comments or {}))
+        rec = cls(headers, match, end)
         _check_headers(rec.headers)
         return rec
 
