@@ -307,6 +307,31 @@ decimals and 's' (1.234s), found '1.2s'
             out.append(f"b={_clock(self.clocks_ms[0])} g={_clock(self.clocks_ms[1])}")
         return " ".join(out)
 
+    def describe(self) -> str:
+        """The comment in words (what ``kamisado replay`` and the web page show).
+
+        >>> Comment(("cp", 35), 12, 1234, (118766, 120000)).describe()
+        'score +0.35 at depth 12, 1.234 s used, clocks Black 1:58.766 Gold 2:00.000'
+        >>> Comment(("loss", 1)).describe(), Comment(("win", 2), 5).describe()
+        ('loss in 1 move', 'win in 2 moves at depth 5')
+        """
+        out = []
+        if self.score is not None:
+            kind, value = self.score
+            what = (
+                f"score {self.text().split()[0].split('/')[0]}"
+                if kind == "cp"
+                else f"{kind} in {value} move{'' if value == 1 else 's'}"
+            )
+            out.append(what + ("" if self.depth is None else f" at depth {self.depth}"))
+        if self.used_ms is not None:
+            out.append(f"{self.used_ms // 1000}.{self.used_ms % 1000:03d} s used")
+        if self.clocks_ms is not None:
+            out.append(
+                f"clocks Black {_clock(self.clocks_ms[0])} Gold {_clock(self.clocks_ms[1])}"
+            )
+        return ", ".join(out)
+
     @classmethod
     def parse(cls, text: str) -> Comment:
         """Read a comment's text (between the braces), exactly as :meth:`text`
