@@ -4,6 +4,7 @@ after a move, kept by the reader on that move and written back exactly."""
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -158,3 +159,28 @@ def test_text_and_parse_are_inverse_on_the_edges() -> None:
     ]:
         assert c.text() == text
         assert Comment.parse(text) == c
+
+
+def test_every_mutated_comment_is_an_error_with_a_location_or_still_round_trips() -> None:
+    rng = random.Random(8)
+    match, _ = play_random(3, False, 8, 30)
+    rec = Record.new(match, "Ann", "Bob", "2026-11-22")
+    for n, rnd in enumerate(match.rounds, 1):
+        for ply in range(1, len(rnd.moves) + 1):
+            rec.comments[(n, ply)] = random_comment(rng)
+    text = write(rec)
+    spots = [i for i, ch in enumerate(text) if ch in "{}" or text.rfind("{", 0, i) > text.rfind("}", 0, i)]
+    errors = 0
+    for _ in range(300):
+        chars = list(text)
+        for _ in range(rng.randrange(1, 3)):
+            chars[rng.choice(spots)] = rng.choice("{} +-/.:=sbgWL0159x")
+        mutated = "".join(chars)
+        try:
+            again = read(mutated)
+        except ValueError as exc:
+            errors += 1
+            assert re.match(r"line \d+, column \d+: ", str(exc)), str(exc)
+        else:  # what is read is written back as read
+            assert read(write(again)) == again
+    assert errors > 200
