@@ -194,6 +194,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
             title = f"Round {step.round}, move {step.ply}: {step.move}"
         done = "; ".join(e.long() for e in step.entries)
         print(title + (f"  [{done}]" if done else ""))
+        if step.comment is not None:
+            print(f"Comment: {step.comment.describe()}  {{{step.comment.text()}}}")
         shown = step.position
         if step.outcome is not None:
             # The round's points are the match's once it ends: show the score

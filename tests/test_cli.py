@@ -262,3 +262,31 @@ def test_replay_prints_how_the_game_ended(tmp_path, capsys: pytest.CaptureFixtur
     assert code == 0 and out.rstrip().endswith(
         "Result: Black wins, Black 0, Gold 0 (no answer: Gold's engine did not answer in time)"
     )
+
+
+def test_replay_shows_each_moves_comment(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    from kamisado.rules import record
+
+    path = tmp_path / "commented.kmr"
+    path.write_text(
+        "Kamisado match record\nMatch: Standard\nResult: unfinished\n\nRound 1\n"
+        "  1. Red Forward 4 Blue {+0.35/12 1.234s b=1:58.766 g=2:00.000}  Blue Forward 5 Yellow\n"
+        "  2. Yellow Right 3 Purple {W3/7}\n"
+    )
+    code, out, err = run(capsys, "replay", "--plain", str(path))
+    assert code == 0 and err == ""
+    titles = [line for line in out.splitlines() if line.startswith(("Round", "Comment"))]
+    assert titles == [
+        "Round 1: start",
+        "Round 1, move 1: c1-c5  [Red Forward 4 Blue]",
+        "Comment: score +0.35 at depth 12, 1.234 s used, clocks Black 1:58.766 Gold 2:00.000"
+        "  {+0.35/12 1.234s b=1:58.766 g=2:00.000}",
+        "Round 1, move 2: b8-b3  [Blue Forward 5 Yellow]",
+        "Round 1, move 3: d1-g4  [Yellow Right 3 Purple]",
+        "Comment: win in 3 moves at depth 7  {W3/7}",
+    ]
+    assert record.load(path).comments[(1, 3)] == record.Comment(("win", 3), 7)
+    # a malformed comment: the record is refused with its line and column
+    path.write_text(path.read_text().replace("{W3/7}", "{W3/x}"))
+    code, out, err = run(capsys, "replay", str(path))
+    assert code == 2 and out == "" and "line 7, column 29: a move's comment" in err

@@ -60,6 +60,15 @@ def results(out: Path) -> list[dict[str, str]]:
     return rows
 
 
+def played(path: Path) -> str:
+    """A record's text less what the clock decides: each move's comment keeps
+    the engine's score and depth, without the time used and the clocks."""
+    rec = record.load(path)
+    rec.comments = {key: record.Comment(c.score, c.depth)
+                    for key, c in rec.comments.items() if c.score is not None}
+    return record.write(rec)
+
+
 # -- pure parts --------------------------------------------------------------------
 
 
@@ -227,7 +236,7 @@ def test_a_small_tournament_runs_and_its_records_replay(
     out2 = tmp_path / "again"
     assert main([*argv, "--out", str(out2)]) == 0
     for g in games:
-        assert (out2 / g.filename).read_text() == (out / g.filename).read_text()
+        assert played(out2 / g.filename) == played(out / g.filename)
 
 
 def test_a_match_type_with_fills_and_an_external_engine(tmp_path: Path) -> None:
@@ -695,7 +704,7 @@ def test_options_and_seeds(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         *a_sets[:3], *a_sets[:2], a_sets[3]
     ]
     assert a_lines.count("kei") == 3 and a_lines.count("newgame") == 2
-    assert (tmp_path / "on" / "game-0002.txt").read_text() == (out / "game-0002.txt").read_text()
+    assert played(tmp_path / "on" / "game-0002.txt") == played(out / "game-0002.txt")
     rec = record.load(out / "game-0001.txt")
     assert rec.headers["Black options"] == "option.Hash=64 option.style=wild"
     # the same --seed sends the same seeds again
@@ -888,7 +897,7 @@ def test_kept_engines_play_the_games_fresh_ones_play(
     assert _starts(tmp_path / "auto") == {"beginner": 1, "novice": 1}
     for n in range(1, 5):
         name = f"game-000{n}.txt"
-        assert (tmp_path / "on" / name).read_text() == (tmp_path / "auto" / name).read_text()
+        assert played(tmp_path / "on" / name) == played(tmp_path / "auto" / name)
 
 
 def test_an_engine_that_does_not_know_newgame_is_kept(
@@ -1016,3 +1025,55 @@ def test_a_stop_between_games_starts_no_other_game(tmp_path: Path) -> None:
     assert running == set()
     time.sleep(0.2)
     assert seen and not [pid for pid in seen if _alive(pid)]
+
+
+def test_records_carry_each_moves_score_depth_time_and_clocks(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    searcher = f"searcher=cmd:{sys.executable} -m kamisado.cli engine"
+    argv = [searcher, "level:beginner", "--tc", "30+0.25", "--depth", "3", "--games", "2",
+            "--seed", "5", "--match", "standard"]
+    assert main([*argv, "--out", str(out)]) == 0
+    for r in results(out):
+        rec = record.load(out / r["file"])
+        assert record.read(record.write(rec)) == rec  # the comments survive the text
+        moves = [(rnd.number, ply, p.move) for rnd in record.match_entries(rec.match)
+                 for ply, p in enumerate(rnd.plies) if p.move is not None]
+        assert sorted(rec.comments) == [(n, ply) for n, ply, _ in moves] and moves
+        clocks = (30_000, 30_000)
+        searcher_side = 0 if r["black"] == "searcher" else 1
+        before = None
+        for step in record.replay(rec):
+            if step.move is None:
+                before = step.position
+                continue
+            assert before is not None
+            c, side = rec.comments[(step.round, step.ply)], before.turn
+            before = step.position
+            assert c.used_ms is not None and c.clocks_ms is not None
+            # the mover's clock: less the time the move took, plus the increment
+            # (each figure rounded to the millisecond); the other's is unchanged
+            want = [clocks[0], clocks[1]]
+            want[side] += 250 - c.used_ms
+            filled = step.ply == 1 and step.fill is not None
+            for s in (0, 1):
+                got = c.clocks_ms[s]
+                if filled and s == rec.match.rounds[step.round - 2].outcome.winner:  # type: ignore[union-attr]
+                    # the round's filler spent time choosing the fill
+                    assert want[s] - 5000 < got <= want[s] + 2, (step.round, c, clocks)
+                elif s == side:
+                    assert abs(got - want[s]) <= 2, (step.round, step.ply, c, clocks)
+                else:
+                    assert got == want[s], (step.round, step.ply, c, clocks)
+            clocks = c.clocks_ms
+            if side == searcher_side:
+                assert c.score is not None and c.score[0] in record.SCORE_KINDS
+                assert c.depth is not None and 1 <= c.depth <= 3
+            else:  # a built-in level at its strength may report no score, and no depth then
+                assert c.score is not None or c.depth is None
+    # without a clock the comments hold the engine's figures and the time used only
+    out2 = tmp_path / "m"
+    argv = [searcher, "level:beginner", "--movetime", "2000", "--depth", "2", "--games", "1"]
+    assert main([*argv, "--seed", "5", "--out", str(out2)]) == 0
+    rec = record.load(out2 / "game-0001.txt")
+    assert rec.comments and all(c.clocks_ms is None and c.used_ms is not None
+                                for c in rec.comments.values())

@@ -549,3 +549,33 @@ def test_an_invite_is_taken_once_and_never_moves_a_seat(browser: Browser, server
     assert not black.errors and not gold.errors and not third.errors  # type: ignore[attr-defined]
     for pg in (black, gold, third):
         pg.context.close()
+
+
+def test_the_review_shows_an_uploaded_records_move_comments(browser: Browser, server: str) -> None:
+    import json
+    import urllib.request
+
+    m = Match(3)
+    for token in ["c1-c5", "b8-b3", "d1-g4"]:
+        m.apply(token)
+    rec = record.Record.new(m, black="Ann", gold="Bo")
+    rec.comments[(1, 1)] = record.Comment(("cp", 35), 12, 1234, (118_766, 120_000))
+    rec.comments[(1, 3)] = record.Comment(("win", 3), 7)
+    req = urllib.request.Request(server + "/api/records", data=record.write(rec).encode(),
+                                 method="POST")
+    with urllib.request.urlopen(req) as r:
+        game_id = json.loads(r.read())["id"]
+    pg = page(browser, f"{server}/#/review/{game_id}")
+    comment = pg.locator("#rv-where .comment")
+    expect(comment).to_have_text("{W3/7}")  # the last step: move 3
+    expect(comment).to_have_attribute("title", "win in 3 moves at depth 7")
+    pg.locator("#rv-prev").click()  # move 2 has none
+    expect(pg.locator("#rv-where")).to_contain_text("Round 1, move 2")
+    expect(comment).to_have_count(0)
+    pg.locator("#rv-prev").click()
+    expect(pg.locator("#rv-where")).to_contain_text(
+        "Round 1, move 1: Black Red Forward 4 Blue {+0.35/12 1.234s b=1:58.766 g=2:00.000}")
+    expect(comment).to_have_attribute(
+        "title", "score +0.35 at depth 12, 1.234 s used, clocks Black 1:58.766 Gold 2:00.000")
+    assert not pg.errors  # type: ignore[attr-defined]
+    pg.context.close()

@@ -11,8 +11,9 @@ once: the engines are killed, the games in progress are dropped (``--resume``
 plays them), the finished ones are kept.  Every move is asked with
 limits, never a bare ``go``; an answer later than the clock (or the
 movetime) plus the margin loses on time.  Each finished game is written as a
-match record (:mod:`kamisado.rules.record`, with how it ended) into the
-output directory.
+match record (:mod:`kamisado.rules.record`, with how it ended and each
+engine move's comment: its score and depth, the time it took and both clocks
+after it) into the output directory.
 
 What is played is set in :mod:`kamisado.protocol.tournament_config`; the
 results and the files of the output directory are in
@@ -39,6 +40,7 @@ from kamisado.protocol.client import (
     EngineError,
     EngineTerminatedError,
     EngineTimeoutError,
+    Info,
     KeiEngine,
 )
 from kamisado.protocol.elo import SPRT, format_table
@@ -60,9 +62,9 @@ from kamisado.protocol.tournament_results import (
     result_of_record,
     write_state,
 )
-from kamisado.rules.board import SIDE_NAMES, KamisadoError
+from kamisado.rules.board import SIDE_NAMES, KamisadoError, MalformedError
 from kamisado.rules.match import FILL, OVER, Match
-from kamisado.rules.record import GameEnd, Record, load, write
+from kamisado.rules.record import Comment, GameEnd, Record, load, write
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -453,6 +455,7 @@ class Tournament:
         movetime = limit.time
         clocks = [tc.base / 1000, tc.base / 1000] if tc else None
         made = [0, 0]
+        comments: dict[tuple[int, int], Comment] = {}  # each move's, for the record
         engines: list[KeiEngine | None] = [None, None]
         end: GameEnd | None = None
         loop = asyncio.get_running_loop()
@@ -548,6 +551,8 @@ class Tournament:
                             f"{names[side]} answered after {_ms(elapsed)}; movetime"
                             f" {_ms(movetime)} + margin {_ms(margin)}"
                         )
+                    key = (len(match.rounds), len(match.current.moves) + 1)
+                    comments[key] = _comment(answer.info, elapsed, clocks)
                     match.push_move(answer.move)
                     if config.resign_score is not None and match.state != OVER:
                         end = self._resign(match, streaks, side, answer.info.score, names)
@@ -597,6 +602,7 @@ class Tournament:
             end=end,
             **extra,
         )
+        rec.comments.update(comments)
         _atomic_write(self.out / game.filename, write(rec))
         result = result_of_record(game, rec)
         result.seconds = time.monotonic() - t0
@@ -900,6 +906,24 @@ class Tournament:
             anchor=anchor,
             players=[p.name for p in self.config.players if p.name not in broken],
         )
+
+
+def _comment(info: Info, elapsed: float, clocks: list[float] | None) -> Comment:
+    """A move's comment for its record: the engine's last score and depth (as
+    its ``info`` gave them), the seconds the move took and both clocks after it.
+
+    >>> from kamisado.engine.limits import Score
+    >>> _comment(Info(depth=7, score=Score("cp", -12)), 0.2504, [1.5, 2.0]).text()
+    '-0.12/7 0.250s b=0:01.500 g=0:02.000'
+    >>> _comment(Info(depth=3), 1.0, None).text()  # no score: no depth either
+    '1.000s'
+    """
+    used = max(0, round(elapsed * 1000))
+    both = None if clocks is None else (round(clocks[0] * 1000), round(clocks[1] * 1000))
+    if info.score is not None:
+        with contextlib.suppress(MalformedError):  # a score out of KEI's range: left out
+            return Comment((info.score.kind, info.score.value), info.depth, used, both)
+    return Comment(None, None, used, both)
 
 
 def _one_line(text: str) -> str:

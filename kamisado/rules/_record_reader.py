@@ -46,6 +46,8 @@ from kamisado.rules.record import (
     NATURAL_REASONS,
     REASONS,
     TITLE,
+    Comment,
+    CommentError,
     GameEnd,
     Record,
     _fail,
@@ -118,6 +120,8 @@ class _Token(NamedTuple):
     line: int
     col: int
     finish_col: int = 0
+    comment: Comment | None = None
+    """The comment in braces after the entry (a move's only)."""
 
     @property
     def kind(self) -> str:
@@ -140,11 +144,68 @@ class _Token(NamedTuple):
 
 
 def _tokenize(text: str, line: int, start: int) -> list[_Token]:
-    """The entries of a move line from character ``start`` on: the notation
-    reads them, this adds their line and column."""
-    found = [(m.group(), m.start() + 1) for m in _WORD_RE.finditer(text, start)]
+    """The entries of a move line from character ``start`` on, each with the
+    comment in braces that follows it: the notation reads the entries, this
+    reads the comments and adds line and column to everything."""
+    out: list[_Token] = []
+    at = start
+    while True:
+        opening = text.find("{", at)
+        closing = text.find("}", at)
+        if closing >= 0 and (opening < 0 or closing < opening):
+            raise _fail(line, closing + 1, "expected '{' before '}': a comment is"
+                        " written in braces after its move, found '}'")
+        end = len(text) if opening < 0 else opening
+        toks = _entries(text, line, at, end)
+        out.extend(toks)
+        if opening < 0:
+            return out
+        closing = text.find("}", opening + 1)
+        nested = text.find("{", opening + 1)
+        if closing < 0 and nested < 0:
+            raise _fail(
+                line,
+                len(text.rstrip()) + 1,
+                f"expected '}}' closing the comment opened at column {opening + 1},"
+                " found end of line",
+            )
+        if nested >= 0 and (closing < 0 or nested < closing):
+            raise _fail(
+                line,
+                nested + 1,
+                f"expected '}}' closing the comment opened at column {opening + 1},"
+                " found '{': a comment holds no braces",
+            )
+        if not toks:
+            raise _fail(
+                line,
+                opening + 1,
+                "expected an entry before '{': a comment follows the move it describes,"
+                " one comment a move",
+            )
+        last = toks[-1]
+        if last.written is None or last.is_rules_entry:
+            raise _fail(
+                line,
+                opening + 1,
+                f"expected a move before '{{': a comment follows a move, found it after"
+                f" {last.describe()}",
+            )
+        body = text[opening + 1 : closing]
+        try:
+            comment = Comment.parse(body)
+        except CommentError as exc:
+            raise _fail(line, opening + 2 + exc.offset, f"a move's comment: {exc}") from None
+        out[-1] = last._replace(comment=comment)
+        at = closing + 1
+
+
+def _entries(text: str, line: int, start: int, stop: int) -> list[_Token]:
+    """The entries of ``text[start:stop]`` (a move line or the part of it
+    before a comment)."""
+    found = [(m.group(), m.start() + 1) for m in _WORD_RE.finditer(text, start, stop)]
     words = [w for w, _ in found]
-    end_col = len(text.rstrip()) + 1
+    end_col = len(text[:stop].rstrip()) + 1
     out: list[_Token] = []
     i = 0
     while i < len(words):
@@ -524,6 +585,7 @@ class _Reader:
             text = text[1:]
         self.lines = [_Line(i + 1, t) for i, t in enumerate(text.splitlines())]
         self.pos = 0
+        self.comments: dict[tuple[int, int], Comment] = {}
 
     # -- line helpers ---------------------------------------------------------
 
@@ -608,7 +670,7 @@ class _Reader:
         match = self.rounds(match_line[1], match_line[2])
         line, value, vcol = result_line
         end = _check_result(match, headers, line, value, vcol)
-        return Record(headers, match, end)
+        return Record(headers, match, end, self.comments)
 
     # -- rounds --------------------------------------------------------------------
 
@@ -731,7 +793,7 @@ class _Reader:
             tokens.extend(toks)
         end = self.peek()
         end_is_winner = end is not None and end.text.strip().startswith("Winner:")
-        self.play(match, rnd, tokens, end)
+        self.play(match, rnd, tokens, end, number)
         if end_is_winner:
             assert end is not None
             self.pos += 1
@@ -753,7 +815,9 @@ class _Reader:
                 f" {self.found(end)}",
             )
 
-    def play(self, match: Match, rnd: Round, tokens: list[_Token], end: _Line | None) -> None:
+    def play(
+        self, match: Match, rnd: Round, tokens: list[_Token], end: _Line | None, number: int
+    ) -> None:
         pos = match.position
         pending = _start_entries(rnd)
         # Whether the pending rules entries may be left out: None until the
@@ -829,6 +893,8 @@ class _Reader:
             entries = move_entries(pos, move)
             pusher = pos.turn
             match.push_move(move)
+            if tok.comment is not None:
+                self.comments[(number, len(rnd.moves))] = tok.comment
             pending = entries[1:]
             optional = tok.kind != "long"
         if pending and optional is False:

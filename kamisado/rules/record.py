@@ -35,7 +35,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, overload
 
@@ -62,7 +62,10 @@ from kamisado.rules.position import Position
 
 __all__ = [
     "REASONS",
+    "SCORE_KINDS",
     "TITLE",
+    "Comment",
+    "CommentError",
     "GameEnd",
     "Record",
     "entry_lines",
@@ -195,6 +198,232 @@ def game_end(match: Match) -> GameEnd | None:
     return GameEnd(match.winner, str(outcome.reason))
 
 
+# ---------------------------------------------------------------------------
+# Move comments
+# ---------------------------------------------------------------------------
+
+#: The kinds of score a comment holds: ``cp`` an evaluation in hundredths of
+#: a tower's worth, ``win``/``loss`` a proven win or loss in N moves (the
+#: mover's point of view, as KEI's ``score cp|win|loss N``).
+SCORE_KINDS = ("cp", "win", "loss")
+_UINT = r"(?:0|[1-9]\d*)"
+_EVAL_RE = re.compile(
+    rf"(?:(?P<sign>[+-])(?P<units>{_UINT})\.(?P<cents>\d\d)|(?P<wl>[WL])(?P<n>{_UINT}))"
+    rf"(?:/(?P<depth>{_UINT}))?"
+)
+_USED_RE = re.compile(rf"(?P<s>{_UINT})\.(?P<ms>\d{{3}})s")
+_CLOCK_RE = re.compile(rf"(?P<side>[bg])=(?P<m>{_UINT}):(?P<s>[0-5]\d)\.(?P<ms>\d{{3}})")
+_COMMENT_FORM = "'+0.35/12 1.234s b=1:58.766 g=2:00.000'"
+
+
+class CommentError(MalformedError):
+    """A move's comment that does not follow the grammar; ``offset`` is the
+    0-based index in the comment's text (between the braces) where it goes wrong."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def _clock(ms: int) -> str:
+    """``118766`` -> ``'1:58.766'``."""
+    minutes, rest = divmod(ms, 60_000)
+    return f"{minutes}:{rest // 1000:02d}.{rest % 1000:03d}"
+
+
+@dataclass(frozen=True)
+class Comment:
+    """What a move's comment says (``docs/records.md``, *Move comments*):
+    the mover's score and the depth of the search that found it, the time
+    the move took and both clocks once it was made.  Any of them may be
+    left out (``None``), but not all, and a depth only comes with a score.
+
+    >>> c = Comment(("cp", 35), 12, 1234, (118766, 120000))
+    >>> c.text()
+    '+0.35/12 1.234s b=1:58.766 g=2:00.000'
+    >>> Comment.parse(c.text()) == c
+    True
+    >>> Comment(("win", 3), 20).text(), Comment(("cp", -5)).text(), Comment(used_ms=40).text()
+    ('W3/20', '-0.05', '0.040s')
+    >>> Comment.parse("+0.35/12 1.2s")
+    Traceback (most recent call last):
+    ...
+    kamisado.rules.record.CommentError: expected the time used as seconds with three \
+decimals and 's' (1.234s), found '1.2s'
+    """
+
+    score: tuple[str, int] | None = None
+    """``(kind, value)``: ``("cp", 35)``, ``("win", 3)``, ``("loss", 2)``."""
+    depth: int | None = None
+    """The depth of the search that gave the score."""
+    used_ms: int | None = None
+    """Milliseconds the move took."""
+    clocks_ms: tuple[int, int] | None = None
+    """Black's and Gold's time left once the move was made (increment added)."""
+
+    def __post_init__(self) -> None:
+        def count(value: object) -> bool:
+            return type(value) is int and value >= 0
+
+        if self.score is not None:
+            kind, value = self.score if isinstance(self.score, tuple) and len(
+                self.score) == 2 else (None, None)
+            if kind not in SCORE_KINDS or type(value) is not int or (
+                kind != "cp" and value < 0
+            ):
+                raise MalformedError(
+                    "a comment's score is ('cp', hundredths), ('win', moves) or"
+                    f" ('loss', moves), found {self.score!r}"
+                )
+        for name in ("depth", "used_ms"):
+            value = getattr(self, name)
+            if value is not None and not count(value):
+                raise MalformedError(
+                    f"a comment's {name} is a whole number from 0, found {value!r}"
+                )
+        if self.depth is not None and self.score is None:
+            raise MalformedError("a comment's depth comes with its score, found no score")
+        c = self.clocks_ms
+        if c is not None and not (
+            isinstance(c, tuple) and len(c) == 2 and all(count(x) for x in c)
+        ):
+            raise MalformedError(
+                f"a comment's clocks are (Black's, Gold's) milliseconds from 0, found {c!r}"
+            )
+        if self.score is None and self.used_ms is None and c is None:
+            raise MalformedError("a comment says something: a score, the time used or the clocks")
+
+    def text(self) -> str:
+        """The comment as a record writes it, between its braces."""
+        out = []
+        if self.score is not None:
+            kind, value = self.score
+            if kind == "cp":
+                sign = "-" if value < 0 else "+"
+                out.append(f"{sign}{abs(value) // 100}.{abs(value) % 100:02d}")
+            else:
+                out.append(f"{'W' if kind == 'win' else 'L'}{value}")
+            if self.depth is not None:
+                out[-1] += f"/{self.depth}"
+        if self.used_ms is not None:
+            out.append(f"{self.used_ms // 1000}.{self.used_ms % 1000:03d}s")
+        if self.clocks_ms is not None:
+            out.append(f"b={_clock(self.clocks_ms[0])} g={_clock(self.clocks_ms[1])}")
+        return " ".join(out)
+
+    def describe(self) -> str:
+        """The comment in words (what ``kamisado replay`` and the web page show).
+
+        >>> Comment(("cp", 35), 12, 1234, (118766, 120000)).describe()
+        'score +0.35 at depth 12, 1.234 s used, clocks Black 1:58.766 Gold 2:00.000'
+        >>> Comment(("loss", 1)).describe(), Comment(("win", 2), 5).describe()
+        ('loss in 1 move', 'win in 2 moves at depth 5')
+        """
+        out = []
+        if self.score is not None:
+            kind, value = self.score
+            what = (
+                f"score {self.text().split()[0].split('/')[0]}"
+                if kind == "cp"
+                else f"{kind} in {value} move{'' if value == 1 else 's'}"
+            )
+            out.append(what + ("" if self.depth is None else f" at depth {self.depth}"))
+        if self.used_ms is not None:
+            out.append(f"{self.used_ms // 1000}.{self.used_ms % 1000:03d} s used")
+        if self.clocks_ms is not None:
+            out.append(
+                f"clocks Black {_clock(self.clocks_ms[0])} Gold {_clock(self.clocks_ms[1])}"
+            )
+        return ", ".join(out)
+
+    @classmethod
+    def parse(cls, text: str) -> Comment:
+        """Read a comment's text (between the braces), exactly as :meth:`text`
+        writes it; anything else raises :class:`CommentError` with the offset.
+
+        >>> Comment.parse("L2/7 b=0:03.500 g=0:09.000")
+        Comment(score=('loss', 2), depth=7, used_ms=None, clocks_ms=(3500, 9000))
+        >>> Comment.parse("1.234s +0.35/12").score
+        Traceback (most recent call last):
+        ...
+        kamisado.rules.record.CommentError: expected the fields in the order score, \
+time used, clocks; found the score '+0.35/12' after the time used
+        """
+        if not text:
+            raise CommentError(0, f"expected a score, the time used or the clocks ({_COMMENT_FORM}),"
+                                  " found an empty comment")
+        score: tuple[str, int] | None = None
+        depth: int | None = None
+        used: int | None = None
+        clocks: list[int | None] = [None, None]
+        order = ("the score", "the time used", "Black's clock", "Gold's clock")
+        last = -1
+        at = 0
+        for word in text.split(" "):
+            where = at
+            at += len(word) + 1
+            if not word:
+                raise CommentError(where, "expected one space between a comment's fields,"
+                                          " found another space" if where < len(text) else
+                                   "expected a field after the space, found '}'")
+            if m := _EVAL_RE.fullmatch(word):
+                kind = 0
+                if m["sign"]:
+                    cp = int(m["units"]) * 100 + int(m["cents"])
+                    if m["sign"] == "-" and cp == 0:
+                        raise CommentError(where, "expected '+0.00' for a score of zero,"
+                                                  " found '-0.00'")
+                    score = ("cp", -cp if m["sign"] == "-" else cp)
+                else:
+                    score = ("win" if m["wl"] == "W" else "loss", int(m["n"]))
+                depth = None if m["depth"] is None else int(m["depth"])
+            elif m := _USED_RE.fullmatch(word):
+                kind = 1
+                used = int(m["s"]) * 1000 + int(m["ms"])
+            elif m := _CLOCK_RE.fullmatch(word):
+                kind = 2 if m["side"] == "b" else 3
+                clocks[kind - 2] = (int(m["m"]) * 60 + int(m["s"])) * 1000 + int(m["ms"])
+            else:
+                raise CommentError(where, _field_error(word))
+            if kind <= last:
+                what = "twice" if kind == last else f"after {order[last]}"
+                raise CommentError(
+                    where,
+                    f"expected the fields in the order score, time used, clocks; found"
+                    f" {order[kind]} {word!r} {what}",
+                )
+            last = kind
+        if (clocks[0] is None) != (clocks[1] is None):
+            missing = "g=" if clocks[1] is None else "b="
+            raise CommentError(
+                len(text) if clocks[1] is None else 0,
+                f"expected both clocks, Black's then Gold's ('b=1:58.766 g=2:00.000'),"
+                f" found no {missing} clock",
+            )
+        both = None if clocks[0] is None or clocks[1] is None else (clocks[0], clocks[1])
+        return cls(score, depth, used, both)
+
+
+def _field_error(word: str) -> str:
+    """Why ``word`` is not a comment's field, naming the field it looks like."""
+    if word[:1] in "+-WL" and not word.endswith("s"):
+        return (
+            "expected a score with two decimals in towers (+0.35, -1.20, +0.00) or a"
+            f" proven win or loss in N moves (W3, L2), then '/depth' if known; found {word!r}"
+        )
+    if word[:2] in ("b=", "g="):
+        return (
+            f"expected a clock as minutes:seconds.milliseconds ({word[:2]}1:58.766),"
+            f" found {word!r}"
+        )
+    if word.endswith("s") and word[:1].isdigit():
+        return f"expected the time used as seconds with three decimals and 's' (1.234s), found {word!r}"
+    return (
+        f"expected a score (+0.35/12, W3/12), the time used (1.234s) or the clocks"
+        f" (b=1:58.766 g=2:00.000), found {word!r}"
+    )
+
+
 def _check_early_end(match: Match, end: GameEnd | None) -> None:
     if end is None:
         return
@@ -231,9 +460,14 @@ class Record:
     early_end: GameEnd | None = None
     """How the match stopped before its natural end (time, illegal move,
     crash, no answer, resignation, abandonment, adjudication); ``None`` when it did not."""
+    comments: dict[tuple[int, int], Comment] = field(default_factory=dict)
+    """Each commented move's :class:`Comment`, by ``(round, ply)``: the
+    round's number from 1 and the move's number in its round from 1 (the
+    ``round`` and ``ply`` of :func:`replay`'s steps)."""
 
     def __post_init__(self) -> None:
         _check_early_end(self.match, self.early_end)
+        _check_comments(self.match, self.comments)
 
     # Two signatures so that ``**headers`` (a ``dict[str, str]``) type-checks
     # whether or not ``end`` is given.
@@ -277,7 +511,8 @@ class Record:
         ``date=None`` means today's date (ISO ``YYYY-MM-DD``).  Extra keyword
         arguments become further header lines, in order (``Event="Club"``).
         ``end`` records an early end of a match that is not over (a goal or a
-        deadlock ending the match is read from the moves instead):
+        deadlock ending the match is read from the moves instead).  The moves'
+        comments go into :attr:`comments` afterwards (``write`` checks them):
 
         >>> rec = Record.new(Match(3), "Ann", "Bob", "2026-11-22",
         ...                  end=GameEnd(1, "time", "Black's clock ran out"))
@@ -315,7 +550,28 @@ adjudication
             list(self.headers.items()) == list(other.headers.items())
             and self.match.key() == other.match.key()
             and self.early_end == other.early_end
+            and self.comments == other.comments
         )
+
+
+def _check_comments(match: Match, comments: object) -> None:
+    """Every comment is a :class:`Comment` on a move the match holds."""
+    if not isinstance(comments, dict):
+        raise MalformedError(f"a record's comments are a dict, found {comments!r}")
+    for key, comment in comments.items():
+        ok = (
+            isinstance(key, tuple)
+            and len(key) == 2
+            and all(type(k) is int for k in key)
+            and 1 <= key[0] <= len(match.rounds)
+            and 1 <= key[1] <= len(match.rounds[key[0] - 1].moves)
+        )
+        if not ok:
+            raise MalformedError(
+                f"a comment is on a move of the match, (round, ply) from (1, 1); found {key!r}"
+            )
+        if not isinstance(comment, Comment):
+            raise MalformedError(f"a move's comment is a Comment, found {comment!r}")
 
 
 def _check_headers(headers: dict[str, str]) -> None:
@@ -533,9 +789,12 @@ def _header_line(key: str, value: str) -> str:
     return f"{key}: {value}" if value else f"{key}:"
 
 
-def entry_lines(entries: list[Entry]) -> list[str]:
+def entry_lines(entries: list[Entry], notes: list[str | None] | None = None) -> list[str]:
     """A round's move lines as a record writes them: numbered, Black's entry
     in the first column (``...`` when Gold opens), Gold's in the second.
+    ``notes`` (one for each entry, or ``None``) are comments' texts written
+    in braces after their entries; a Black cell that has grown past its column
+    is followed by two spaces.
 
     >>> from kamisado.rules.board import Move
     >>> from kamisado.rules.position import Position
@@ -546,20 +805,24 @@ def entry_lines(entries: list[Entry]) -> list[str]:
     ...     pos.push(Move.from_str(text))
     >>> entry_lines(entries)
     ['  1. Red Forward 4 Blue       Blue Forward 5 Yellow']
+    >>> entry_lines(entries, ["+0.35/12 1.234s", None])
+    ['  1. Red Forward 4 Blue {+0.35/12 1.234s}  Blue Forward 5 Yellow']
     """
     cells: list[str] = []
     if entries and entries[0].side == GOLD:
         cells.append("...")
     expected = BLACK if not cells else GOLD
-    for e in entries:
+    for i, e in enumerate(entries):
         if e.side != expected:  # pragma: no cover - the rules always alternate
             raise AssertionError(f"entries do not alternate at {e.long()!r}")
-        cells.append(e.long())
+        note = notes[i] if notes is not None else None
+        cells.append(e.long() + (f" {{{note}}}" if note else ""))
         expected ^= 1
     lines = []
     for i in range(0, len(cells), 2):
         pair = cells[i : i + 2]
-        text = f"{i // 2 + 1:>3}. " + pair[0].ljust(COLUMN) + (pair[1] if len(pair) > 1 else "")
+        first = pair[0].ljust(COLUMN - 2) + "  "
+        text = f"{i // 2 + 1:>3}. " + first + (pair[1] if len(pair) > 1 else "")
         lines.append(text.rstrip())
     return lines
 
@@ -569,6 +832,7 @@ def write(record: Record) -> str:
     _check_headers(record.headers)
     match = record.match
     _check_early_end(match, record.early_end)
+    _check_comments(match, record.comments)
     out = [TITLE, f"Match: {match.name}"]
     out.extend(_header_line(k, v) for k, v in record.headers.items())
     out.append(f"Result: {result_text(record)}")
@@ -579,7 +843,13 @@ def write(record: Record) -> str:
             head += f" ({SIDE_NAMES[rnd.filler]} fills {rnd.round.fill})"
         out.append(head)
         out.append(f"Start: {rnd.start}")
-        out.extend(entry_lines(rnd.entries))
+        notes: list[str | None] = []
+        for ply, step in enumerate(rnd.plies):
+            comment = record.comments.get((rnd.number, ply)) if ply else None
+            notes.extend([None] * len(step.entries))
+            if comment is not None:
+                notes[len(notes) - len(step.entries)] = comment.text()
+        out.extend(entry_lines(rnd.entries, notes))
         if rnd.winner is not None:
             out.append(f"Winner: {rnd.winner}")
     return "\n".join(out) + "\n"
@@ -656,6 +926,8 @@ class ReplayStep(NamedTuple):
     """The fill direction that set the round up (``None`` for round 1 and series)."""
     outcome: Outcome | None
     """How the round ended, on the step that ended it."""
+    comment: Comment | None = None
+    """The move's comment in the record (``None``: none, or a bare match)."""
 
 
 def replay(record: Record | Match) -> Iterator[ReplayStep]:
@@ -668,11 +940,13 @@ def replay(record: Record | Match) -> Iterator[ReplayStep]:
     [(1, 0, []), (1, 1, ['Red Forward 4 Blue'])]
     """
     match = record.match if isinstance(record, Record) else record
+    comments = record.comments if isinstance(record, Record) else {}
     for rnd in match_entries(match):
         pos = rnd.round.start.copy(stack=False)
         for ply, (move, entries) in enumerate(rnd.plies):
             if move is not None:
                 pos.push(move)
             yield ReplayStep(
-                rnd.number, ply, move, entries, pos.copy(), rnd.round.fill, pos.outcome
+                rnd.number, ply, move, entries, pos.copy(), rnd.round.fill, pos.outcome,
+                comments.get((rnd.number, ply)) if ply else None,
             )

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import random
 from collections.abc import Awaitable, Callable, Coroutine
@@ -190,10 +191,15 @@ class Hub:
         (both seats the uploading player's)."""
         match = rec.match
         tokens: list[str] = []
+        comments: dict[str, str] = {}  # each comment by its move's index in the tokens
         for i, rnd in enumerate(match.rounds):
             if i and rnd.fill is not None:
                 tokens.append(rnd.fill)
-            tokens.extend(str(m) for m in rnd.moves)
+            for ply, move in enumerate(rnd.moves, 1):
+                comment = rec.comments.get((i + 1, ply))
+                if comment is not None:
+                    comments[str(len(tokens))] = comment.text()
+                tokens.append(str(move))
         token = new_id(18)
         row = GameRow.new(
             new_id(),
@@ -206,6 +212,7 @@ class Hub:
             gold_token=token,
             black_player=player,
             gold_player=player,
+            comments=json.dumps(comments, separators=(",", ":")) if comments else None,
         )
         game = self._build(row, tokens)  # replays through the rules before storing
         row.state = game.match.state

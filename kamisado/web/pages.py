@@ -397,6 +397,7 @@ async def game_steps(request: Request) -> Response:
         return game
     steps: list[dict[str, Any]] = []
     before: Position | None = None
+    comments = game.comments()  # an uploaded record's, on the moves still in effect
     for s in records.replay(game.match):
         moved: dict[str, Any] = {"mover": None, "push": False, "pushed": []}
         if s.move is not None and before is not None and s.ply > 0:
@@ -410,6 +411,7 @@ async def game_steps(request: Request) -> Response:
                 "entries": [entry_view(e, s.move) for e in s.entries],
                 **moved,
                 "fill": s.fill,
+                "comment": comment_view(comments.get((s.round, s.ply)) if s.ply else None),
                 **position_view(s.position),
             }
         )
@@ -428,6 +430,19 @@ async def game_steps(request: Request) -> Response:
             "steps": steps,
         }
     )
+
+
+def comment_view(comment: records.Comment | None) -> dict[str, str] | None:
+    """A move's comment in the steps: as the record writes it and in words.
+
+    >>> comment_view(records.Comment(("cp", 35), 12, 1234))
+    {'text': '+0.35/12 1.234s', 'words': 'score +0.35 at depth 12, 1.234 s used'}
+    >>> comment_view(None) is None
+    True
+    """
+    if comment is None:
+        return None
+    return {"text": comment.text(), "words": comment.describe()}
 
 
 async def upload_record(request: Request) -> Response:

@@ -7,7 +7,8 @@ Made and changed only by the Alembic migrations in
     one row a game: id, creation and update times, the match (target,
     series, round 1's start KPN), each seat (``human`` or a computer level,
     a name, the secret token), the computer's seed and delay, and the
-    state reached (``playing``/``fill``/``over``, points, number of actions).
+    state reached (``playing``/``fill``/``over``, points, number of actions),
+    and the moves' comments of an uploaded record.
 ``actions``
     one row an action: ``(game_id, seq)`` with ``seq`` from 0, and the
     token: a move in square form (``c1-c5``) or a fill (``left``/``right``).
@@ -109,6 +110,10 @@ games = sa.Table(
     # (the thinking store's origin, until when in ms; cleared by every action)
     sa.Column("thinker", sa.String(20), nullable=True),
     sa.Column("think_until", sa.BigInteger, nullable=True),
+    # the moves' comments of an uploaded record (revision 0009): JSON, each
+    # comment's text by the index of its move among the actions played
+    # (``{"0": "+0.35/12 1.234s"}``); null for a game with none
+    sa.Column("comments", sa.Text, nullable=True),
     sa.Index("games_updated", "updated"),
     sa.Index("games_clock_deadline", "clock_deadline"),
     sa.Index("games_black_player", "black_player"),
@@ -283,6 +288,7 @@ class GameRow:
     rematch: str | None = None
     thinker: str | None = None
     think_until: int | None = None
+    comments: str | None = None
 
     @property
     def owners(self) -> tuple[str | None, str | None]:

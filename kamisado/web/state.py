@@ -16,13 +16,15 @@ the error frame), and :func:`rematch_row`, the stored row of a rematch.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import json
 from dataclasses import dataclass, field
 from typing import Self
 
 from kamisado.rules.board import SIDE_LETTERS, KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
-from kamisado.rules.record import GameEnd, Record
+from kamisado.rules.record import Comment, GameEnd, Record
 from kamisado.web import clocks
 from kamisado.web.clocks import ClockState
 from kamisado.web.storage import GameRow, new_id
@@ -72,6 +74,10 @@ class GameState:
     played: list[str] = field(default_factory=list)
     #: who made each of ``played`` (the mover, or the side that filled)
     movers: list[int] = field(default_factory=list)
+    #: the fewest moves and fills in effect since the game was built (a
+    #: takeback lowers it; ``None``: none taken back): a stored comment is
+    #: on a move below it, the very move it was written for
+    kept: int | None = None
     _rounds: MoveList = field(default_factory=MoveList, repr=False)
 
     @classmethod
@@ -88,7 +94,8 @@ class GameState:
         itself changes only once the action is stored (:meth:`adopt`), so
         whatever reads it meanwhile sees only what the store holds."""
         return GameState(self.row, self.match.copy(), self.tokens[:], self.last, ended=self.ended,
-                         clock=self.clock, played=self.played[:], movers=self.movers[:])
+                         clock=self.clock, played=self.played[:], movers=self.movers[:],
+                         kept=self.kept)
 
     def adopt(self, other: GameState) -> None:
         """Take the stored state of ``other`` (the same game, rebuilt, or a
@@ -97,6 +104,7 @@ class GameState:
         self.last = other.last  # the move list follows the match by itself
         self.ended, self.clock = other.ended, other.clock
         self.played, self.movers = other.played, other.movers
+        self.kept = other.kept
 
     # -- the rules ----------------------------------------------------------
 
@@ -218,6 +226,7 @@ class GameState:
         for t in keep:
             match.apply(t)
         self.match, self.played, self.movers = match, keep, movers
+        self.kept = len(keep) if self.kept is None else min(self.kept, len(keep))
         self.last = {"kind": "takeback", "side": letter, "count": n}
 
     def _end(self, token: str) -> None:
@@ -304,7 +313,35 @@ class GameState:
                 "abandonment": f"{loser} left the game",
             }[self.ended[0]]
             end = GameEnd(self.ended[1], self.ended[0], detail)
-        return Record.new(self.match, black=black, gold=gold, date=date, end=end)
+        rec = Record.new(self.match, black=black, gold=gold, date=date, end=end)
+        rec.comments.update(self.comments())
+        return rec
+
+    def comments(self) -> dict[tuple[int, int], Comment]:
+        """The moves' comments kept from an uploaded record, by ``(round, ply)``
+        (as :attr:`Record.comments`): those of the moves still in effect, a
+        move taken back losing its comment for good."""
+        if not self.row.comments:
+            return {}
+        try:
+            stored = json.loads(self.row.comments)
+        except ValueError:
+            return {}
+        if not isinstance(stored, dict):
+            return {}
+        limit = len(self.played) if self.kept is None else self.kept
+        out: dict[tuple[int, int], Comment] = {}
+        index = 0  # the move's index in ``played`` (fills count too)
+        for number, rnd in enumerate(self.match.rounds, 1):
+            if number > 1 and rnd.fill is not None:
+                index += 1
+            for ply in range(1, len(rnd.moves) + 1):
+                text = stored.get(str(index))
+                if index < limit and isinstance(text, str):
+                    with contextlib.suppress(KamisadoError):
+                        out[(number, ply)] = Comment.parse(text)
+                index += 1
+        return out
 
 
 def rematch_row(old: GameRow, seed: int) -> GameRow:

@@ -30,7 +30,8 @@
  * The server stops (SIGTERM): it stores nothing more and closes; the page reconnects.
  * @typedef {{type: "restarting"}} RestartingFrame
  * @typedef {PositionView & {round: number, ply: number, move: string|null, entries: Entry[],
- *   fill: string|null, mover?: TowerView|null, push?: boolean, pushed?: Pushed[]}} Step
+ *   fill: string|null, mover?: TowerView|null, push?: boolean, pushed?: Pushed[],
+ *   comment?: {text: string, words: string}|null}} Step
  */
 /**
  * A clock control: real time (seconds + seconds) or days a move.

@@ -28,6 +28,9 @@ const stepper = new Stepper((s, i) => {
   where.replaceChildren(s.ply ? at.charAt(0).toUpperCase() + at.slice(1) : t("review.start", { n: s.round }));
   const own = s.entries.find((e) => e.kind === "move");
   if (own) where.append(": ", sideName(own.side), " ", entryNodes(own));
+  // an uploaded record's comment on the move (score/depth, time, clocks):
+  // as the record writes it, its words as the tooltip
+  if (s.comment) where.append(" ", h("span", { class: "comment", title: s.comment.words }, `{${s.comment.text}}`));
   paintMarks(i);
   if (s.outcome) setStatus(t("game.winner_round", { side: sideName(s.outcome.winner) }));
   else setStatus(toMoveNodes(s.turn, s.must, ringsOf(s.towers, s.turn, s.must), false));
