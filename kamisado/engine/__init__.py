@@ -63,6 +63,8 @@ from kamisado.rules.position import Position
 __all__ = [
     "BACKEND",
     "DEFAULT_WEIGHTS",
+    "HASH_MIB_DEFAULT",
+    "HASH_MIB_MAX",
     "Iteration",
     "Limit",
     "MoveValue",
@@ -74,6 +76,7 @@ __all__ = [
     "clear_tables",
     "decode_score",
     "evaluate",
+    "hash_entries",
     "perft",
     "search",
     "solve",
@@ -95,6 +98,23 @@ SOLVE_MAX_DEPTH: int = _c.SOLVE_MAX_DEPTH
 NODE_LIMIT_MAX: int = _c.NODE_LIMIT_MAX
 #: The largest ``seed`` of :func:`search` (64 bits).
 SEED_MAX: int = _c.SEED_MAX
+#: The search table's size in MiB by default (``search(hash_mib=)``, KEI's ``Hash``).
+HASH_MIB_DEFAULT: int = 16
+#: The largest search table in MiB (2**28 entries of 16 bytes).
+HASH_MIB_MAX: int = 1 << (_c.TT_LOG2_MAX - 16)
+
+
+def hash_entries(hash_mib: int) -> int:
+    """The entries of a search table of ``hash_mib`` MiB (16-byte entries, a power of two).
+
+    A size that is not a power of two is rounded down to one, as the table
+    must be (what chess engines do too).
+
+    >>> hash_entries(16), hash_entries(1), hash_entries(100) == hash_entries(64)
+    (1048576, 65536, True)
+    """
+    mib = _integer("hash_mib", hash_mib, 1, HASH_MIB_MAX)
+    return 1 << (mib.bit_length() - 1 + 16)
 
 PositionLike = Position | str
 
@@ -602,6 +622,7 @@ def search(
     *,
     limit: Limit | None = None,
     on_iteration: Callable[[Iteration], object] | None = None,
+    hash_mib: int = HASH_MIB_DEFAULT,
 ) -> SearchResult:
     """Iterative deepening PVS from ``pos``, limited by depth, time and nodes.
 
@@ -618,7 +639,9 @@ def search(
     :class:`Iteration` (its ``seldepth`` and ``pv`` included): a true answer
     ends the search there, an exception ends it and propagates.  A search
     stops by itself once it proves a result that ends the match within its
-    depth.
+    depth.  ``hash_mib`` (1..``HASH_MIB_MAX``, default 16) sizes the
+    search's transposition table (rounded down to a power of two:
+    :func:`hash_entries`); KEI's ``Hash`` option sets it.
 
     >>> r = search(Position(), depth=4)
     >>> r.depth, len(r.pv) >= 1, r.proven_win_in
@@ -637,6 +660,7 @@ def search(
     time_ms = _duration("time_ms", time_ms, "milliseconds")
     nodes = _limit("nodes", nodes, NODE_LIMIT_MAX)
     seed = _integer("seed", seed, 0, SEED_MAX)
+    tt_log2 = hash_entries(hash_mib).bit_length() - 1
     w = _weights(weights)
     p = _position(pos)
     if p.outcome is not None:
@@ -658,6 +682,7 @@ def search(
         node_limit=nodes or 0,
         weights=w,
         seed=seed,
+        tt_log2=tt_log2,
         on_iteration=report,
     )
     score = int(r["score"])

@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kamisado.engine import HASH_MIB_DEFAULT, hash_entries
 from kamisado.engine.limits import MATCH_TIER, Limit, Score
 from kamisado.engine.runner import Runner
 from kamisado.protocol.kei_go import MAX_DEPTH
@@ -94,9 +95,13 @@ def format_info(info: dict[str, Any]) -> str:
     return " ".join(parts)
 
 
-def _hashfull(nodes: int) -> int:
-    """The table's fill in per mille, estimated: one entry per node searched at most."""
-    return min(1000, nodes * 1000 // TT_ENTRIES)
+def _hashfull(nodes: int, entries: int = TT_ENTRIES) -> int:
+    """The table's fill in per mille, estimated: one entry per node searched at most.
+
+    >>> _hashfull(500, 1000), _hashfull(5000, 1000), _hashfull(5000)
+    (500, 1000, 4)
+    """
+    return min(1000, nodes * 1000 // entries)
 
 
 def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
@@ -122,17 +127,27 @@ class _Plan:
     limit: Limit = field(default_factory=Limit)  # time: the search's own, in seconds
     multipv: int = 1
     searchmoves: tuple[str, ...] = ()
+    hash_mib: int = HASH_MIB_DEFAULT
+    win: int | None = None  # go win N: a win within N moves
 
     @property
     def by_root_moves(self) -> bool:
         return self.multipv > 1 or bool(self.searchmoves)
 
+    @property
+    def entries(self) -> int:
+        """The entries of the search's table (``Hash``)."""
+        return hash_entries(self.hash_mib)
 
-def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | None:
+
+def _search_job(
+    conn: _Sender, pos: Position, limit: Limit, seed: int, hash_mib: int = HASH_MIB_DEFAULT
+) -> str | None:
     """One search of the engine, an ``info`` after each depth it finishes.
 
     The search stops by itself at the limits, or once it proves a result
     that ends the match within its depth (the engine's one rule).
+    ``hash_mib`` sizes its table (the ``Hash`` option).
     """
     from kamisado.engine import Iteration, search
 
@@ -153,7 +168,7 @@ def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | 
             "score": score,
             "nodes": it.nodes,
             "nps": int(it.nodes / secs) if secs > 0 else 0,
-            "hashfull": _hashfull(it.nodes),
+            "hashfull": _hashfull(it.nodes, hash_entries(hash_mib)),
             "time": int(secs * 1000),
             "pv": pv,
         }
@@ -161,7 +176,7 @@ def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | 
         if pv:
             best = pv[0]
 
-    search(pos, limit=limit, seed=seed, on_iteration=report)
+    search(pos, limit=limit, seed=seed, on_iteration=report, hash_mib=hash_mib)
     if best is None and pos.outcome is None:
         # out of time before the first depth gave a move (a starved thread
         # on a loaded machine, a movetime of a few ms): a one-ply search,
@@ -169,6 +184,55 @@ def _search_job(conn: _Sender, pos: Position, limit: Limit, seed: int) -> str | 
         r = search(pos, limit=Limit(depth=1), seed=seed)
         best = str(r.best_move) if r.best_move is not None else None
     return best
+
+
+def _win_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | None:
+    """``go win N``: a win for the side to move within N moves, by the solver.
+
+    The solver looks for results within N moves (moves of both sides, as
+    ``score win N`` counts them), within the ``go``'s time and nodes.  A
+    win found is written as ``info depth N score win D ... pv ...`` (D at
+    most N, the shortest win) and its first move played.  Otherwise an
+    ``info string`` says why (no win within N, a proven loss, the limits or
+    a stop came first) and the engine's search answers within the limits
+    left (to depth N when the ``go`` gave no other limit), so that a
+    position with moves never gets ``bestmove none``.
+    """
+    from kamisado.engine import solve
+
+    assert plan.win is not None
+    start = time.monotonic()
+    limit = plan.limit
+    r = solve(pos, limit=Limit(time=limit.time, nodes=limit.nodes, depth=plan.win))
+    secs = time.monotonic() - start
+    if r.winner == pos.turn and r.distance is not None and r.distance <= plan.win and r.pv:
+        conn.send(("info", format_info({
+            "depth": plan.win,
+            "seldepth": len(r.pv),
+            "score": Score("win", r.distance),
+            "nodes": r.nodes,
+            "nps": int(r.nodes / secs) if secs > 0 else 0,
+            "time": int(secs * 1000),
+            "pv": [str(m) for m in r.pv],
+        })))
+        return str(r.pv[0])
+    if r.winner is None:
+        why = (
+            "stopped before it was proven" if conn.stopped
+            else f"no win within {plan.win} moves"
+            if r.depth >= plan.win else "the limits came first"
+        )
+    elif r.winner == pos.turn:
+        why = f"the win takes {r.distance} moves, more than {plan.win}"
+    else:
+        why = f"the side to move loses in {r.distance}"
+    conn.send(("info", f"info string go win {plan.win}: {why}; searching instead"))
+    left = None if limit.time is None else max(limit.time - secs, 0.001)
+    if left is None and limit.nodes is None and limit.depth is None:
+        rest = Limit(depth=max(1, min(plan.win, MAX_DEPTH)))
+    else:
+        rest = Limit(time=left, nodes=limit.nodes, depth=limit.depth)
+    return _search_job(conn, pos, rest, seed, plan.hash_mib)
 
 
 def _leads(found: list[tuple[int, int, list[Move], int]], previous: int | None) -> bool:
@@ -320,10 +384,12 @@ def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
             _, pos, plan, level, seed = job
             if plan.level:
                 move: str | None = str(player(level, seed).choose_move(pos))
+            elif plan.win is not None:
+                move = _win_job(conn, pos, plan, seed)
             elif plan.by_root_moves:
                 move = _lines_job(conn, pos, plan, seed)
             else:
-                move = _search_job(conn, pos, plan.limit, seed)
+                move = _search_job(conn, pos, plan.limit, seed, plan.hash_mib)
             conn.send(("bestmove", move or "none"))
         else:
             _, match, level, seed = job
