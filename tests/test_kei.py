@@ -288,7 +288,10 @@ def test_errors_change_nothing(engine: Pipe) -> None:
         "position startpos moves c1-c5 a1-a2": "info string error: position: move 'a1-a2'",
         "position sideways": "info string error: position: expected 'startpos' or 'kpn'",
         "setoption name Level value grandmaster": "info string error: setoption Level",
-        "setoption name Hash value 16": "info string error: setoption: unknown option 'hash'",
+        "setoption name Contempt value 16": (
+            "info string error: setoption: unknown option 'contempt'"
+        ),
+        "setoption name Hash value 0": "info string error: setoption Hash: expected",
         "setoption Level": "info string error: setoption: expected",
     }
     for command, start in cases.items():
@@ -677,7 +680,7 @@ def test_a_job_that_fails_mid_search_still_gets_a_legal_move(
     still answers with the best move so far."""
     from kamisado.protocol import kei, kei_jobs
 
-    def failing(conn: Any, pos: Position, limit: Any, seed: int) -> str:
+    def failing(conn: Any, pos: Position, limit: Any, seed: int, *rest: Any) -> str:
         conn.send(("info", "info depth 1 seldepth 1 score cp 5 nodes 10 pv c1-c5"))
         raise MemoryError("out of memory")
 
