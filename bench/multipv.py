@@ -55,8 +55,8 @@ def main() -> None:
           f" {'plain s':>9} {'nodes':>9} {'ratio':>6}")
     for name, position in POSITIONS:
         for depth in range(args.depths[0], args.depths[1] + 1):
-            multi = min((run(position, args.multipv, depth) for _ in range(args.reps)))
-            plain = min((run(position, 1, depth) for _ in range(args.reps)))
+            multi = min(run(position, args.multipv, depth) for _ in range(args.reps))
+            plain = min(run(position, 1, depth) for _ in range(args.reps))
             ratio = multi[0] / plain[0] if plain[0] > 0 else float("inf")
             print(f"  {name:22} {depth:>5} {multi[0]:>10.3f} {multi[1]:>10}"
                   f" {plain[0]:>9.3f} {plain[1]:>9} {ratio:>6.1f}")

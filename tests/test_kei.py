@@ -537,8 +537,22 @@ def test_searchmoves_restricts_the_root(engine: Pipe) -> None:
     lines = engine.ask("go depth 3 searchmoves b8-h2 b8-b5")
     assert bestmove(lines) in ("b8-h2", "b8-b5")
     assert {field(w, "pv") for w in infos(lines) if "pv" in w} <= {"b8-h2", "b8-b5"}
-    current = [field(w, "currmove") for w in infos(lines) if "currmove" in w]
-    assert sorted(current) == ["b8-b5", "b8-b5", "b8-h2", "b8-h2"]  # depths 2 and 3
+    # one line per finished depth, scored as the better of the two moves
+    # searched each on its own
+    from kamisado.engine.review import search_root_move
+
+    pos = Position()
+    pos.push_move("c1-c5")
+    for w in (w for w in infos(lines) if "pv" in w):
+        depth = int(field(w, "depth"))
+        best = max(
+            search_root_move(pos, m, child, depth).raw
+            for m in (Move.from_str("b8-h2"), Move.from_str("b8-b5"))
+            for child in [pos.copy(stack=False)]
+            if child.push(m) is None
+        )
+        assert int(field(w, "cp")) == best
+    assert [field(w, "depth") for w in infos(lines)] == ["1", "2", "3"]
     lines = engine.ask("go depth 2 searchmoves b8-b7")
     assert bestmove(lines) == "b8-b7"
     # a move that ends the round is scored as the search scores it
@@ -567,34 +581,24 @@ def test_limit_strength_plays_the_level_under_a_clock(engine: Pipe) -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_a_depth_cut_short_reports_its_lead_as_a_lowerbound(engine: Pipe) -> None:
-    from kamisado.engine.limits import Score
-    from kamisado.protocol.client import parse_info
-
+def test_a_multipv_depth_cut_short_plays_the_last_finished_depth(engine: Pipe) -> None:
+    """MultiPV is one search: as a plain one, a depth cut short by the
+    limits is not reported, no bound is claimed, and the answer is the
+    first move of the last finished depth, whose line comes last."""
     engine.send("setoption name MultiPV value 2", "position startpos moves c1-c5")
-    # 100 nodes end depth 2 after some root moves: b8-b2 (cp 40 there) beats
-    # depth 1's best score (b8-b2, cp 14), so the depth's best is at least that
-    lines = engine.ask("go nodes 100")
-    bounds = [s for s in lines if "lowerbound" in s.split() or "upperbound" in s.split()]
-    assert len(bounds) == 1 and lines[-2] == bounds[0]  # the last info before bestmove
-    words = bounds[0].split()
-    assert words[words.index("score") + 3] == "lowerbound"
-    assert field(words, "depth") == "2" and field(words, "multipv") == "1"
-    info = parse_info(bounds[0])
-    assert info.score == Score("cp", 40) and info.depth == 2
-    assert [str(m) for m in info.pv] == ["b8-b2", "a1-a7"]
-    assert bestmove(lines) == "b8-b2"
-    finished = [w for w in infos(lines) if "pv" in w and "lowerbound" not in w]
-    assert [field(w, "depth") for w in finished] == ["1", "1"]
-    assert field(finished[0], "pv") == "b8-b2"
-
-    # 300 nodes finish depth 2 and cut depth 3 where no move searched beats
-    # depth 2's best: nothing is claimed, depth 2's move is played
     lines = engine.ask("go nodes 300")
     assert not any("bound" in s for s in lines)
-    last = [w for w in infos(lines) if "pv" in w]
-    assert field(last[-1], "depth") == "2" and lines[-2].split() == last[-1]
-    assert bestmove(lines) == field(last[-1], "pv") == "b8-b2"
+    full = [w for w in infos(lines) if "pv" in w]
+    deepest = max(int(field(w, "depth")) for w in full)
+    assert [field(w, "multipv") for w in full if int(field(w, "depth")) == deepest] == [
+        "1", "2", "1"  # the best line again: the last info before bestmove
+    ]
+    assert lines[-2].split() == [w for w in full if field(w, "multipv") == "1"][-1]
+    assert field(lines[-2].split(), "depth") == str(deepest)
+    assert bestmove(lines) == field(lines[-2].split(), "pv")
+    # the same search, not cut: it goes deeper than the one cut short
+    lines = engine.ask("go depth " + str(deepest + 1))
+    assert field(infos(lines)[-1], "depth") == str(deepest + 1)
 
 
 def test_a_finished_search_never_writes_bounds(engine: Pipe) -> None:

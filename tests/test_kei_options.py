@@ -38,7 +38,7 @@ def test_hash_sizes_the_table_that_hashfull_reports(engine: Pipe) -> None:
     nodes = [int(field(w, "nodes")) for w in (infos(small)[-1], infos(large)[-1])]
     assert nodes[0] == nodes[1]  # the same search, whatever its table's size
     full = [int(field(w, "hashfull")) for w in (infos(small)[-1], infos(large)[-1])]
-    assert full == [min(1000, n * 1000 // hash_entries(m)) for n, m in zip(nodes, (1, 64))]
+    assert full == [min(1000, n * 1000 // hash_entries(m)) for n, m in zip(nodes, (1, 64), strict=True)]
     assert full[0] > full[1]
     assert bestmove(small) == bestmove(large)
 
@@ -117,7 +117,7 @@ def test_go_win_finds_the_shortest_win_within_n() -> None:
 
 
 def test_go_win_parses_and_is_checked() -> None:
-    assert parse_go_command("win 5 movetime 100".split()).limit == Limit(time=0.1, win=5)
+    assert parse_go_command(["win", "5", "movetime", "100"]).limit == Limit(time=0.1, win=5)
     for words, message in (
         (["win", "0"], "go win: expected a whole number from 1, found '0'"),
         (["win", str(WIN_MAX + 1)], f"go win: at most {WIN_MAX}"),

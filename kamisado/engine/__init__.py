@@ -49,7 +49,7 @@ a true answer ends the search there, an exception ends it and propagates.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from typing import Any, Protocol
@@ -65,8 +65,10 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "HASH_MIB_DEFAULT",
     "HASH_MIB_MAX",
+    "MULTIPV_MAX",
     "Iteration",
     "Limit",
+    "Line",
     "MoveValue",
     "Score",
     "SearchResult",
@@ -98,6 +100,8 @@ SOLVE_MAX_DEPTH: int = _c.SOLVE_MAX_DEPTH
 NODE_LIMIT_MAX: int = _c.NODE_LIMIT_MAX
 #: The largest ``seed`` of :func:`search` (64 bits).
 SEED_MAX: int = _c.SEED_MAX
+#: The most lines of ``search(multipv=)`` (one per root move at most).
+MULTIPV_MAX: int = 256
 #: The search table's size in MiB by default (``search(hash_mib=)``, KEI's ``Hash``).
 HASH_MIB_DEFAULT: int = 16
 #: The largest search table in MiB (2**28 entries of 16 bytes).
@@ -260,6 +264,25 @@ class SolveResult:
 
 
 @dataclass(frozen=True)
+class Line:
+    """One line of a MultiPV search (:func:`search` with ``multipv``): its
+    exact score (from the side to move) and its moves, the root move first.
+
+    >>> r = search(Position(), depth=3, multipv=2)
+    >>> [len(x.pv) >= 1 for x in r.lines], r.lines[0].value >= r.lines[1].value
+    ([True, True], True)
+    """
+
+    score: int
+    pv: tuple[Move, ...]
+
+    @property
+    def value(self) -> Score:
+        """:attr:`score` as a :class:`Score`."""
+        return Score.from_raw(self.score)
+
+
+@dataclass(frozen=True)
 class Iteration:
     """One completed iteration of :func:`search` (``nodes`` and ``seconds`` from the start).
 
@@ -273,6 +296,8 @@ class Iteration:
     seconds: float
     seldepth: int = 0
     pv: tuple[Move, ...] = ()
+    lines: tuple[Line, ...] = ()
+    """With ``multipv`` or ``root_moves``: the depth's best lines, best first."""
 
     @property
     def value(self) -> Score:
@@ -302,6 +327,8 @@ class SearchResult:
     seconds: float
     seldepth: int
     iterations: tuple[Iteration, ...]
+    lines: tuple[Line, ...] = ()
+    """With ``multipv`` or ``root_moves``: the last finished depth's best lines."""
 
     @property
     def value(self) -> Score:
@@ -338,7 +365,9 @@ class _Core(Protocol):
         seed: int = 0,
         tt_log2: int = 20,
         keep_tt: bool = False,
-        on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
+        on_iteration: Callable[..., object] | None = None,
+        multipv: int = 0,
+        root_moves: list[int] | None = None,
     ) -> dict[str, Any]: ...
 
     def solve(
@@ -623,6 +652,8 @@ def search(
     limit: Limit | None = None,
     on_iteration: Callable[[Iteration], object] | None = None,
     hash_mib: int = HASH_MIB_DEFAULT,
+    multipv: int | None = None,
+    root_moves: Iterable[Move | str] | None = None,
 ) -> SearchResult:
     """Iterative deepening PVS from ``pos``, limited by depth, time and nodes.
 
@@ -643,6 +674,17 @@ def search(
     search's transposition table (rounded down to a power of two:
     :func:`hash_entries`); KEI's ``Hash`` option sets it.
 
+    ``multipv`` (1..``MULTIPV_MAX``) asks for that many best lines, in one
+    search: at the root the first moves get exact scores, each later one a
+    null window at the current k-th best score (and an exact score when it
+    beats it), so the k best moves of each depth end with exact scores,
+    sharing the search's table, killers and history (``bench/multipv.py``
+    compares it with a search per root move).  ``root_moves`` (moves or
+    their text, legal in ``pos``) restricts the root's moves.  Either way
+    the answer's ``lines`` (and each :class:`Iteration`'s) hold the depth's
+    best lines (fewer when there are fewer moves); ``pv`` and ``score`` are
+    the first's.  ``multipv=1`` without ``root_moves`` is the plain search.
+
     >>> r = search(Position(), depth=4)
     >>> r.depth, len(r.pv) >= 1, r.proven_win_in
     (4, True, None)
@@ -661,10 +703,13 @@ def search(
     nodes = _limit("nodes", nodes, NODE_LIMIT_MAX)
     seed = _integer("seed", seed, 0, SEED_MAX)
     tt_log2 = hash_entries(hash_mib).bit_length() - 1
+    k = 0 if multipv is None else _integer("multipv", multipv, 1, MULTIPV_MAX, " (None: one line)")
     w = _weights(weights)
     p = _position(pos)
     if p.outcome is not None:
         raise ValueError("the round is over")
+    roots = None if root_moves is None else _root_codes(p, root_moves)
+    lines_mode = k > 1 or roots is not None
     if depth is None and time_ms is None and nodes is None:
         raise ValueError("give a depth, a time or a node limit")
     cp = _c.Position(p.kpn())
@@ -672,9 +717,15 @@ def search(
     if on_iteration is not None:
         callback = on_iteration
 
-        def report(d: int, s: int, n: int, t: float, sel: int, line: list[int]) -> object:
-            return callback(Iteration(d, s, n, t, sel, tuple(_move(c) for c in line)))
+        def report(
+            d: int, s: int, n: int, t: float, sel: int, line: list[int], *rest: Any
+        ) -> object:
+            got = _lines(p, rest[0]) if rest else ()
+            return callback(Iteration(d, s, n, t, sel, tuple(_move(c) for c in line), got))
 
+    extra: dict[str, Any] = {}
+    if lines_mode:
+        extra = {"multipv": max(k, 1), "root_moves": roots}
     r = _core().search(
         cp,
         depth=depth or 0,
@@ -684,6 +735,7 @@ def search(
         seed=seed,
         tt_log2=tt_log2,
         on_iteration=report,
+        **extra,
     )
     score = int(r["score"])
     kind, dist, tier = decode_score(score)
@@ -712,7 +764,34 @@ def search(
         seconds=float(r["seconds"]),
         seldepth=int(r["seldepth"]),
         iterations=its,
+        lines=_lines(p, r["lines"]) if lines_mode else (),
     )
+
+
+def _root_codes(p: Position, root_moves: Iterable[Move | str]) -> list[int]:
+    """The codes of ``root_moves`` (moves or their text), each legal in ``p``."""
+    if isinstance(root_moves, str | bytes):
+        raise TypeError("root_moves must be moves or their text (a list), not one string")
+    codes: list[int] = []
+    for m in root_moves:
+        move = Move.from_str(m) if isinstance(m, str) else m
+        if not isinstance(move, Move):
+            raise TypeError(f"root_moves: expected moves or their text, got {type(m).__name__}")
+        p.check_move(move)
+        codes.append(move.from_square | move.to_square << 6)
+    if not codes:
+        raise ValueError("root_moves: expected at least one move (None: every move)")
+    return codes
+
+
+def _lines(p: Position, raw: list[tuple[int, list[int]]]) -> tuple[Line, ...]:
+    """The core's ``(score, pv)`` lines as :class:`Line` (each pv checked, as ``pv``)."""
+    out = []
+    for score, codes in raw:
+        proven = Score.from_raw(int(score)).is_proven
+        line, _ = _checked_pv(p, [_move(c) for c in codes], complete=proven)
+        out.append(Line(int(score), line))
+    return tuple(out)
 
 
 def evaluate(pos: PositionLike, weights: Weights | None = None) -> int:
