@@ -581,12 +581,38 @@ def test_limit_strength_plays_the_level_under_a_clock(engine: Pipe) -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_a_multipv_depth_cut_short_plays_the_last_finished_depth(engine: Pipe) -> None:
-    """MultiPV is one search: as a plain one, a depth cut short by the
-    limits is not reported, no bound is claimed, and the answer is the
-    first move of the last finished depth, whose line comes last."""
+def test_a_multipv_depth_cut_short_reports_its_lead_as_a_lowerbound(engine: Pipe) -> None:
+    """3000 nodes end depth 6 of MultiPV 2 after b8-b3 scored cp 30 there,
+    more than depth 5's best (cp -54): the depth's best is at least that."""
+    from kamisado.engine.review import search_root_move
+    from kamisado.protocol.client import parse_info
+
     engine.send("setoption name MultiPV value 2", "position startpos moves c1-c5")
-    lines = engine.ask("go nodes 300")
+    lines = engine.ask("go nodes 3000")
+    bounds = [s for s in lines if "lowerbound" in s.split() or "upperbound" in s.split()]
+    assert len(bounds) == 1 and lines[-2] == bounds[0]  # the last info before bestmove
+    info = parse_info(bounds[0])
+    assert (info.depth, info.multipv, info.bound) == (6, 1, "lower")
+    finished = [parse_info(s) for s in lines if s.startswith("info ") and s != bounds[0]]
+    assert [i.depth for i in finished] == [d for d in range(1, 6) for _ in (1, 2)]
+    assert info.score is not None and finished[-2].score is not None
+    assert info.score.value > finished[-2].score.value  # beats depth 5's best
+    # the bound is the move's exact score at depth 6, searched on its own
+    pos = Position()
+    pos.push_move("c1-c5")
+    child = pos.copy(stack=False)
+    child.push(info.pv[0])
+    assert search_root_move(pos, info.pv[0], child, 6).raw == info.score.value
+    assert bestmove(lines) == str(info.pv[0])
+
+
+def test_a_multipv_depth_cut_short_with_no_lead_plays_the_last_finished_depth(
+    engine: Pipe,
+) -> None:
+    """2000 nodes end depth 5 where no move searched beats depth 4's best:
+    nothing is claimed, depth 4's move is played, its line comes last."""
+    engine.send("setoption name MultiPV value 2", "position startpos moves c1-c5")
+    lines = engine.ask("go nodes 2000")
     assert not any("bound" in s for s in lines)
     full = [w for w in infos(lines) if "pv" in w]
     deepest = max(int(field(w, "depth")) for w in full)
@@ -594,7 +620,6 @@ def test_a_multipv_depth_cut_short_plays_the_last_finished_depth(engine: Pipe) -
         "1", "2", "1"  # the best line again: the last info before bestmove
     ]
     assert lines[-2].split() == [w for w in full if field(w, "multipv") == "1"][-1]
-    assert field(lines[-2].split(), "depth") == str(deepest)
     assert bestmove(lines) == field(lines[-2].split(), "pv")
     # the same search, not cut: it goes deeper than the one cut short
     lines = engine.ask("go depth " + str(deepest + 1))
@@ -611,8 +636,9 @@ def test_a_finished_search_never_writes_bounds(engine: Pipe) -> None:
     assert not any("lowerbound" in s or "upperbound" in s for s in lines)
 
 
-def test_stop_between_root_moves_plays_the_lead() -> None:
-    """The engine's side: the worker's lead of the depth running, then a stop."""
+def test_a_stop_the_job_does_not_answer_plays_the_best_so_far() -> None:
+    """The engine's side: a job that gives no answer after ``stop`` (within
+    STOP_WAIT): the best line's move, its line the last info before bestmove."""
     from kamisado.protocol.kei import Engine, _Job
 
     out: list[str] = []
@@ -629,20 +655,13 @@ def test_stop_between_root_moves_plays_the_lead() -> None:
         assert engine.job is None
         return out[:]
 
-    # a stop in the depth after the lead: the lead is written and played
+    # another line after the best (another engine's progress): the best again
     current = "info depth 2 currmove b8-b2 currmovenumber 6"
-    assert stopped(("info", done), ("bound", lead), ("info", current)) == [
-        done, current, lead, "bestmove b8-b5",
-    ]
-    # the depth finished after the lead: its lines are the answer, no bound
-    full = "info depth 2 seldepth 2 multipv 1 score cp 112 nodes 138 pv b8-b5 f1-f6"
-    assert stopped(("info", done), ("bound", lead), ("info", full)) == [
-        done, full, "bestmove b8-b5",
-    ]
-    # no lead in the depth running: the last finished depth's move
     assert stopped(("info", done), ("info", current)) == [
         done, current, done, "bestmove b8-b2",
     ]
+    # a lead the job wrote: the best line now
+    assert stopped(("info", done), ("info", lead)) == [done, lead, "bestmove b8-b5"]
 
 
 def _children(pid: int) -> list[int]:

@@ -144,3 +144,18 @@ def test_both_cores_check_root_moves_alike() -> None:
         with pytest.raises(ValueError, match=r"multipv must be an integer in 0\.\.256"):
             M.search(pos, depth=1, multipv=257)
     assert engine.BACKEND in ("compiled", "python")
+
+
+def test_a_depth_cut_short_gives_its_lead() -> None:
+    """3000 nodes cut depth 6 after a move scored above depth 5's best: the lead."""
+    pos = Position(AFTER_C1C5)
+    r = search(pos, nodes=3000, multipv=2)
+    assert r.lead is not None and r.lead_depth == r.depth + 1
+    assert r.lead.score > r.score  # better than the last finished depth's best
+    child = pos.copy(stack=False)
+    child.push(r.lead.pv[0])
+    assert search_root_move(pos, r.lead.pv[0], child, r.lead_depth).raw == r.lead.score
+    # a finished search, or a plain one, has none
+    assert search(pos, depth=5, multipv=2).lead is None
+    plain = search(pos, nodes=3000)
+    assert (plain.lead, plain.lead_depth) == (None, None)

@@ -329,6 +329,13 @@ class SearchResult:
     iterations: tuple[Iteration, ...]
     lines: tuple[Line, ...] = ()
     """With ``multipv`` or ``root_moves``: the last finished depth's best lines."""
+    lead: Line | None = None
+    """With ``multipv`` or ``root_moves``, when a limit or a stop cut a depth
+    short: the best move it searched, if its exact score beats the last
+    finished depth's best (so the true best of that depth is at least that:
+    a lower bound, as Stockfish plays it); else ``None``."""
+    lead_depth: int | None = None
+    """The depth of :attr:`lead`."""
 
     @property
     def value(self) -> Score:
@@ -765,6 +772,8 @@ def search(
         seldepth=int(r["seldepth"]),
         iterations=its,
         lines=_lines(p, r["lines"]) if lines_mode else (),
+        lead=_lines(p, [r["lead"][1:]])[0] if lines_mode and r["lead"] else None,
+        lead_depth=int(r["lead"][0]) if lines_mode and r["lead"] else None,
     )
 
 

@@ -774,6 +774,18 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     if (d && lines && PyDict_SetItemString(d, "lines", lines) < 0)
         Py_CLEAR(d);
     Py_XDECREF(lines);
+    if (d && lines_mode) {
+        PyObject *lead = Py_None;
+        Py_INCREF(lead);
+        if (res.lead_depth) {
+            Py_DECREF(lead);
+            PyObject *lpv = moves_to_list(res.lead_pv, res.lead_len);
+            lead = lpv ? Py_BuildValue("(iiN)", res.lead_depth, res.lead_score, lpv) : NULL;
+        }
+        if (!lead || PyDict_SetItemString(d, "lead", lead) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(lead);
+    }
     return d;
 }
 

@@ -15,8 +15,10 @@ search started from inside ``f`` raises ``RuntimeError``.
 ``search(multipv=k)`` (1..256; 0, the default: the plain search) or
 ``search(root_moves=[codes])`` (legal codes; ``ValueError`` otherwise) is one
 search whose root gives the k best moves exact scores: the answer gets
-``lines``, a list of ``(score, pv)`` best first, and ``on_iteration`` a
-seventh argument, the depth's lines.
+``lines``, a list of ``(score, pv)`` best first, and ``lead``, ``None`` or
+``(depth, score, pv)`` for a depth cut short whose best searched move beats
+the last finished depth's best; ``on_iteration`` gets a seventh argument, the
+depth's lines.
 
 A :class:`Searcher` owns a search table and a solver table; its ``search``
 and ``solve`` run without the GIL (the compiled core; the pure-Python one

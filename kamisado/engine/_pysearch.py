@@ -341,6 +341,7 @@ def run(
     rm: list[list[Any]] = [[m, 0, False, ()] for m in root if not root_moves or m in root_moves]
     k = min(multipv or 1, len(rm))
     lines: list[tuple[int, list[int]]] = []
+    lead: tuple[int, int, list[int]] | None = None
     done_depth = done_score = done_sel = 0
     done_pv: tuple[int, ...] = ()
     iterations: list[tuple[int, int, int, float]] = []
@@ -354,6 +355,9 @@ def run(
             keep = [r[:] for r in rm]
             cut = _root(tree, cp, lim, d, rm, k, h, occ)
             if cut and d > 1:
+                # the lead: the depth's best searched move, when it beats the last depth's
+                if rm[0][2] and rm[0][1] > keep[0][1]:
+                    lead = (d, rm[0][1], list(rm[0][3]))
                 rm = keep
                 break
             # (the first depth, cut short by a limit: the moves it searched)
@@ -387,7 +391,7 @@ def run(
             break
     if lines_mode:
         return {**_answer(done_depth, done_score, done_pv, lim, t0, done_sel, iterations),
-                "lines": lines}
+                "lines": lines, "lead": lead}
     return _answer(done_depth, done_score, done_pv, lim, t0, done_sel, iterations)
 
 

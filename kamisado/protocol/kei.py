@@ -133,7 +133,6 @@ class _Job:
     best_line: str | None = None  # the last info line of the best move (multipv 1)
     after_best: bool = False  # other info lines came after best_line
     fallback: str | None = None  # the move to play when stopped before any pv
-    bound: str | None = None  # a lowerbound line of the depth running (MultiPV/searchmoves)
 
 
 class Engine:
@@ -235,11 +234,8 @@ class Engine:
             if first and "pv" in words and words.index("pv") + 1 < len(words):
                 job.best = words[words.index("pv") + 1]
                 job.best_line, job.after_best = text, False
-                job.bound = None  # a finished depth, or the lead written by the job
             else:
                 job.after_best = True
-        elif kind == "bound":
-            job.bound = text  # written only if a stopped job gives no answer
         elif kind == "error":
             # still a move (or a fill) whenever there is one: the best so
             # far, else a one-ply search
@@ -544,11 +540,6 @@ class Engine:
                 self._finish(job.answer)
                 return
         self._drop_job()  # no answer: the best so far
-        if job.bound is not None and job.kind != "fill":
-            # the depth stopped has a move proven better than the last depth's best
-            self.write(job.bound)
-            job.best = job.bound.split(" pv ", 1)[1].split()[0]
-            job.best_line, job.after_best = job.bound, False
         self._finish(self._best_so_far(job))
 
     def _best_so_far(self, job: _Job) -> str | None:

@@ -242,9 +242,12 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
     The engine's search with ``multipv`` (and ``root_moves`` for
     ``searchmoves``): at each finished depth its best ``MultiPV`` lines,
     each with an exact score, are written as ``info ... multipv K ...``
-    (``nodes`` the search's so far).  As in a plain search, a depth cut
-    short is not reported and the answer is the first move of the last
-    finished depth.
+    (``nodes`` the search's so far).  A depth cut short (the limits, a
+    ``stop``) is not reported in full; when the best move it searched beats
+    the last finished depth's best (an exact score, so the depth's best is
+    at least that), it is written as ``info depth D ... multipv 1 score ...
+    lowerbound ... pv ...`` and played (as Stockfish does); otherwise the
+    answer is the first move of the last finished depth.
     """
     from kamisado.engine import Iteration, search
 
@@ -274,7 +277,7 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
         if it.lines and it.lines[0].pv:
             best = str(it.lines[0].pv[0])
 
-    search(
+    r = search(
         pos,
         limit=plan.limit,
         seed=seed,
@@ -283,6 +286,28 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
         multipv=plan.multipv,
         root_moves=plan.searchmoves or None,
     )
+    if r.lead is not None and r.lead.pv:
+        # a depth cut short found a move better than the last depth's best:
+        # the depth's best is at least that, so it is written as a lower bound
+        # and played (as Stockfish does)
+        secs = time.monotonic() - start
+        moves = list(r.lead.pv)
+        score = r.lead.value
+        if score.is_proven and len(moves) < score.value:
+            moves = _complete_pv(pos, moves)
+        conn.send(("info", format_info({
+            "depth": r.lead_depth,
+            "seldepth": max(r.seldepth, len(moves)),
+            "multipv": 1,
+            "score": score,
+            "bound": "lower",
+            "nodes": r.nodes,
+            "nps": int(r.nodes / secs) if secs > 0 else 0,
+            "hashfull": _hashfull(r.nodes, entries),
+            "time": int(secs * 1000),
+            "pv": [str(x) for x in moves],
+        })))
+        best = str(moves[0])
     if best is None and pos.outcome is None:
         # out of time before the first depth finished: a one-ply search (see _search_job)
         r = search(pos, limit=Limit(depth=1), seed=seed, root_moves=plan.searchmoves or None)

@@ -704,6 +704,13 @@ typedef struct {
     int it_score[MAX_DEPTH + 1];
     u64 it_nodes[MAX_DEPTH + 1];
     double it_secs[MAX_DEPTH + 1];
+    /* MultiPV: a depth cut short whose best searched move has an exact score
+     * above the last finished depth's best (the true best of that depth is
+     * at least it): that depth (0: none), score and line */
+    int lead_depth;
+    int lead_score;
+    int lead_len;
+    uint16_t lead_pv[MAXPLY];
 } SearchResult;
 
 /* Search a position in progress with the Engine's search table (made for

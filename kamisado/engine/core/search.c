@@ -357,6 +357,8 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
     }
     /* MultiPV or root moves: the root's moves, searched by se_root */
     int lines_mode = prm->multipv > 0 || prm->nroot_moves > 0;
+    out->lead_depth = 0;
+    out->lead_len = 0;
     RootMove *rm = NULL;
     int nr = 0, k = prm->multipv > 0 ? prm->multipv : 1;
     if (lines_mode) {
@@ -395,8 +397,18 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
             }
             memcpy(keep, rm, sizeof(RootMove) * (size_t)nr);
             int cut = se_root(S, d, rm, nr, k);
-            if (cut && d > 1)
+            if (cut && d > 1) {
+                /* the lead: the depth's best searched move (exact first on
+                 * a tie: a bound is at most the k-th exact score) when it
+                 * beats the last depth's best */
+                if (rm[0].exact && rm[0].score > keep[0].score) {
+                    out->lead_depth = d;
+                    out->lead_score = rm[0].score;
+                    out->lead_len = rm[0].len;
+                    memcpy(out->lead_pv, rm[0].pv, sizeof(uint16_t) * (size_t)rm[0].len);
+                }
                 memcpy(rm, keep, sizeof(RootMove) * (size_t)nr);
+            }
             free(keep);
             if (S->L.interrupted || (cut && d > 1))
                 break;
