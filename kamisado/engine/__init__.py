@@ -269,7 +269,7 @@ class Line:
     exact score (from the side to move) and its moves, the root move first.
 
     >>> r = search(Position(), depth=3, multipv=2)
-    >>> [len(x.pv) >= 1 for x in r.lines], r.lines[0].value >= r.lines[1].value
+    >>> [len(x.pv) >= 1 for x in r.lines], r.lines[0].score >= r.lines[1].score
     ([True, True], True)
     """
 
