@@ -126,3 +126,35 @@ def test_the_async_analysis() -> None:
             await engine.quit()
 
     asyncio.run(main())
+
+
+def test_analyse_with_a_win_limit() -> None:
+    won = "1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0"
+    with SimpleEngine.popen(KAMISADO) as engine:
+        info = engine.analyse(won, Limit(win=20))
+        assert isinstance(info, dict)
+        assert info["score"].kind == "win" and info["score"].value <= 20
+        assert len(info["pv"]) == info["score"].value
+
+
+def test_an_engine_that_ignores_stop_is_killed_after_its_timeout() -> None:
+    """``stop`` with no ``bestmove`` within the engine's timeout (0.5 s here):
+    the engine is ended and ``wait`` says so (10 s: a bound far above 0.5 s)."""
+    from pathlib import Path
+
+    from kamisado.protocol.client import EngineTerminatedError
+
+    hanging = [sys.executable, str(Path(__file__).parent / "engines" / "hanging.py")]
+
+    async def main() -> None:
+        engine = await KeiEngine.popen(hanging, timeout=0.5)
+        try:
+            analysis = await engine.analysis(Position())
+            analysis.stop()
+            with pytest.raises(EngineTerminatedError, match="terminated"):
+                await asyncio.wait_for(analysis.wait(), 10.0)
+            assert engine.returncode is not None
+        finally:
+            await engine.quit()
+
+    asyncio.run(main())

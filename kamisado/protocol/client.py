@@ -868,6 +868,7 @@ class AnalysisResult:
             asyncio.get_running_loop().create_future()
         )
         self._task: asyncio.Task[None] | None = None
+        self._killer: asyncio.Task[None] | None = None
         self._stopped = False
 
     @property
@@ -931,10 +932,23 @@ class AnalysisResult:
             engine._lock.release()
 
     def stop(self) -> None:
-        """Ask the engine for its answer now (``stop``); nothing once it answered."""
+        """Ask the engine for its answer now (``stop``); nothing once it answered.
+
+        An engine that gives no ``bestmove`` within its ``timeout`` after
+        the ``stop`` is killed (:meth:`wait` then raises
+        :class:`EngineTerminatedError`), as one that misses a time limit.
+        """
         if not self._done.done() and not self._stopped:
             self._stopped = True
             self.engine._stop()
+            asyncio.get_running_loop().call_later(self.engine.timeout, self._overdue)
+
+    def _overdue(self) -> None:
+        """No ``bestmove`` in time after ``stop``: end the engine (its answers
+        could no longer be matched to the questions)."""
+        if not self._done.done():
+            self.engine._dead = "no 'bestmove' in time after stop"
+            self._killer = asyncio.get_running_loop().create_task(self.engine._kill())
 
     async def wait(self) -> PlayResult | None:
         """The engine's answer, once it comes (the move, the last info, all infos)."""
