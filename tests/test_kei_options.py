@@ -88,6 +88,10 @@ def test_clear_hash_empties_the_solvers_table(engine: Pipe) -> None:
     assert again < first
     engine.send("setoption name Clear Hash")
     assert nodes() == first
+    # newgame forgets the tables too (UCI's ucinewgame)
+    assert nodes() == again
+    engine.send("newgame")
+    assert nodes() == first
 
 
 def test_go_win_finds_the_shortest_win_within_n() -> None:

@@ -364,10 +364,12 @@ class Engine:
             )
 
     def cmd_newgame(self, args: list[str]) -> None:
-        """``newgame``: forget the game; the position is the start of a single round."""
+        """``newgame``: forget the game and the tables (as ``Clear Hash``); the
+        position is the start of a single round."""
         if self._busy("newgame"):
             return
         self.match = Match(1)
+        self.runner.searcher.clear_tables()
 
     def cmd_position(self, args: list[str]) -> None:
         """``position (startpos | kpn KPN) [moves TOKEN...]``; tokens may be ``left``/``right``."""
