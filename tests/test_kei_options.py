@@ -132,6 +132,11 @@ def test_go_win_parses_and_is_checked() -> None:
     assert Limit(win=3).go_command() == "go win 3" and Limit(win=3).any
     with pytest.raises(ValueError, match="Limit.win must be a whole number from 1"):
         Limit(win=0)
+    # the engine API says it with the solver's max_depth
+    with pytest.raises(ValueError, match=r"solve\(pos, max_depth=N\)"):
+        search(Position(), limit=Limit(win=3))
+    with pytest.raises(ValueError, match="Limit.win is KEI's 'go win N'"):
+        solve(Position(), limit=Limit(win=3, nodes=10))
 
 
 def test_search_takes_a_hash_size() -> None:

@@ -456,6 +456,11 @@ def _unpack(
         raise TypeError(f"limit must be a Limit or None, got {type(limit).__name__}")
     if any(v is not None for v in given):
         raise TypeError(f"give either limit or {names}, not both")
+    if limit.win is not None:
+        raise ValueError(
+            "Limit.win is KEI's 'go win N'; here the solver's max_depth says the same"
+            " (solve(pos, max_depth=N))"
+        )
     return limit.time, limit.nodes, limit.depth
 
 
