@@ -116,6 +116,13 @@ def test_go_win_finds_the_shortest_win_within_n() -> None:
         lines = pipe.ask(f"position kpn {loser.kpn()}", f"go win {d} depth 2")
         assert f"info string go win {d}: the side to move loses in {d - 1}; searching instead" in lines
         assert [field(w, "depth") for w in infos(lines)] == ["1", "2"]
+        # with searchmoves: refused, answered
+        lines = pipe.ask(f"position kpn {WON}", f"go win {d} searchmoves {proven.best_move}")
+        assert lines == [
+            "info string error: go: win and searchmoves do not go together"
+            " (the solver sees every move)",
+            "bestmove none",
+        ]
     finally:
         pipe.close()
 

@@ -436,6 +436,10 @@ class Engine:
             self.error(str(e))
             self.write("bestmove none")
             return
+        if go.limit.win is not None and go.searchmoves:
+            self.error("go: win and searchmoves do not go together (the solver sees every move)")
+            self.write("bestmove none")
+            return
         legal = {str(m) for m in pos.legal_moves}
         wrong = [m for m in go.searchmoves if m not in legal]
         if wrong:
