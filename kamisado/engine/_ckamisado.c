@@ -967,7 +967,8 @@ static PyTypeObject PositionType = {
 static PyMethodDef Searcher_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_VARARGS | METH_KEYWORDS,
      "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
-     " keep_tt=False, on_iteration=None) -> dict: as the module's search(), with this\n"
+     " keep_tt=False, on_iteration=None, multipv=0, root_moves=None) -> dict: as the\n"
+     "module's search(), with this\n"
      "Searcher's table, without the GIL"},
     {"solve", (PyCFunction)(void (*)(void))Searcher_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict: as the\n"
@@ -1009,7 +1010,7 @@ static PyMethodDef module_methods[] = {
      "type, ValueError for a value out of range."},
     {"search", (PyCFunction)(void (*)(void))mod_search, METH_VARARGS | METH_KEYWORDS,
      "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
-     " keep_tt=False, on_iteration=None) -> dict\n\n"
+     " keep_tt=False, on_iteration=None, multipv=0, root_moves=None) -> dict\n\n"
      "depth in 0..MAX_DEPTH, time_ms finite >= 0, node_limit in 0..NODE_LIMIT_MAX\n"
      "(0: no limit of that kind, but one is needed); weights None or NWEIGHTS ints\n"
      "in -WEIGHT_MAX..WEIGHT_MAX; seed in 0..SEED_MAX; tt_log2 in\n"
@@ -1017,7 +1018,11 @@ static PyMethodDef module_methods[] = {
      "value out of range.  on_iteration (None or a callable) is called after each\n"
      "finished iteration with (depth, score, nodes, seconds, seldepth, pv): a true\n"
      "answer ends the search there, an exception ends it and propagates; a\n"
-     "search started from the callback raises RuntimeError.  Runs without the GIL,\n"
+     "search started from the callback raises RuntimeError.  multipv in 1..256 or\n"
+     "root_moves (legal codes) searches the root for the k best moves with exact\n"
+     "scores, in one search: the answer's lines ((score, pv), best first) and lead\n"
+     "(None or (depth, score, pv)), and on_iteration's seventh argument, the\n"
+     "depth's lines.  Runs without the GIL,\n"
      "with a default Searcher (a fresh one while that one searches in another thread)."},
     {"evaluate", (PyCFunction)(void (*)(void))mod_evaluate, METH_VARARGS | METH_KEYWORDS,
      "evaluate(pos, weights=None) -> int: the static evaluation (side to move);\n"
