@@ -67,6 +67,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 CORE_TESTS = {
     "test_analysis.py", "test_book.py", "test_ckamisado.py", "test_engine.py",
     "test_lessons.py", "test_levels.py", "test_kei.py", "test_tournament.py",
+    "test_search_multipv.py", "test_kei_options.py",
 }
 #: The modules whose doctests run the engine core (and their submodules: the
 #: whole engine room, its levels and analysis included).

@@ -288,7 +288,10 @@ def test_errors_change_nothing(engine: Pipe) -> None:
         "position startpos moves c1-c5 a1-a2": "info string error: position: move 'a1-a2'",
         "position sideways": "info string error: position: expected 'startpos' or 'kpn'",
         "setoption name Level value grandmaster": "info string error: setoption Level",
-        "setoption name Hash value 16": "info string error: setoption: unknown option 'hash'",
+        "setoption name Contempt value 16": (
+            "info string error: setoption: unknown option 'contempt'"
+        ),
+        "setoption name Hash value 0": "info string error: setoption Hash: expected",
         "setoption Level": "info string error: setoption: expected",
     }
     for command, start in cases.items():
@@ -534,8 +537,22 @@ def test_searchmoves_restricts_the_root(engine: Pipe) -> None:
     lines = engine.ask("go depth 3 searchmoves b8-h2 b8-b5")
     assert bestmove(lines) in ("b8-h2", "b8-b5")
     assert {field(w, "pv") for w in infos(lines) if "pv" in w} <= {"b8-h2", "b8-b5"}
-    current = [field(w, "currmove") for w in infos(lines) if "currmove" in w]
-    assert sorted(current) == ["b8-b5", "b8-b5", "b8-h2", "b8-h2"]  # depths 2 and 3
+    # one line per finished depth, scored as the better of the two moves
+    # searched each on its own
+    from kamisado.engine.review import search_root_move
+
+    pos = Position()
+    pos.push_move("c1-c5")
+    for w in (w for w in infos(lines) if "pv" in w):
+        depth = int(field(w, "depth"))
+        best = max(
+            search_root_move(pos, m, child, depth).raw
+            for m in (Move.from_str("b8-h2"), Move.from_str("b8-b5"))
+            for child in [pos.copy(stack=False)]
+            if child.push(m) is None
+        )
+        assert int(field(w, "cp")) == best
+    assert [field(w, "depth") for w in infos(lines)] == ["1", "2", "3"]
     lines = engine.ask("go depth 2 searchmoves b8-b7")
     assert bestmove(lines) == "b8-b7"
     # a move that ends the round is scored as the search scores it
@@ -564,34 +581,49 @@ def test_limit_strength_plays_the_level_under_a_clock(engine: Pipe) -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_a_depth_cut_short_reports_its_lead_as_a_lowerbound(engine: Pipe) -> None:
-    from kamisado.engine.limits import Score
+def test_a_multipv_depth_cut_short_reports_its_lead_as_a_lowerbound(engine: Pipe) -> None:
+    """3000 nodes end depth 6 of MultiPV 2 after b8-b3 scored cp 30 there,
+    more than depth 5's best (cp -54): the depth's best is at least that."""
+    from kamisado.engine.review import search_root_move
     from kamisado.protocol.client import parse_info
 
     engine.send("setoption name MultiPV value 2", "position startpos moves c1-c5")
-    # 100 nodes end depth 2 after some root moves: b8-b2 (cp 40 there) beats
-    # depth 1's best score (b8-b2, cp 14), so the depth's best is at least that
-    lines = engine.ask("go nodes 100")
+    lines = engine.ask("go nodes 3000")
     bounds = [s for s in lines if "lowerbound" in s.split() or "upperbound" in s.split()]
     assert len(bounds) == 1 and lines[-2] == bounds[0]  # the last info before bestmove
-    words = bounds[0].split()
-    assert words[words.index("score") + 3] == "lowerbound"
-    assert field(words, "depth") == "2" and field(words, "multipv") == "1"
     info = parse_info(bounds[0])
-    assert info.score == Score("cp", 40) and info.depth == 2
-    assert [str(m) for m in info.pv] == ["b8-b2", "a1-a7"]
-    assert bestmove(lines) == "b8-b2"
-    finished = [w for w in infos(lines) if "pv" in w and "lowerbound" not in w]
-    assert [field(w, "depth") for w in finished] == ["1", "1"]
-    assert field(finished[0], "pv") == "b8-b2"
+    assert (info.depth, info.multipv, info.bound) == (6, 1, "lower")
+    finished = [parse_info(s) for s in lines if s.startswith("info ") and s != bounds[0]]
+    assert [i.depth for i in finished] == [d for d in range(1, 6) for _ in (1, 2)]
+    assert info.score is not None and finished[-2].score is not None
+    assert info.score.value > finished[-2].score.value  # beats depth 5's best
+    # the bound is the move's exact score at depth 6, searched on its own
+    pos = Position()
+    pos.push_move("c1-c5")
+    child = pos.copy(stack=False)
+    child.push(info.pv[0])
+    assert search_root_move(pos, info.pv[0], child, 6).raw == info.score.value
+    assert bestmove(lines) == str(info.pv[0])
 
-    # 300 nodes finish depth 2 and cut depth 3 where no move searched beats
-    # depth 2's best: nothing is claimed, depth 2's move is played
-    lines = engine.ask("go nodes 300")
+
+def test_a_multipv_depth_cut_short_with_no_lead_plays_the_last_finished_depth(
+    engine: Pipe,
+) -> None:
+    """2000 nodes end depth 5 where no move searched beats depth 4's best:
+    nothing is claimed, depth 4's move is played, its line comes last."""
+    engine.send("setoption name MultiPV value 2", "position startpos moves c1-c5")
+    lines = engine.ask("go nodes 2000")
     assert not any("bound" in s for s in lines)
-    last = [w for w in infos(lines) if "pv" in w]
-    assert field(last[-1], "depth") == "2" and lines[-2].split() == last[-1]
-    assert bestmove(lines) == field(last[-1], "pv") == "b8-b2"
+    full = [w for w in infos(lines) if "pv" in w]
+    deepest = max(int(field(w, "depth")) for w in full)
+    assert [field(w, "multipv") for w in full if int(field(w, "depth")) == deepest] == [
+        "1", "2", "1"  # the best line again: the last info before bestmove
+    ]
+    assert lines[-2].split() == [w for w in full if field(w, "multipv") == "1"][-1]
+    assert bestmove(lines) == field(lines[-2].split(), "pv")
+    # the same search, not cut: it goes deeper than the one cut short
+    lines = engine.ask("go depth " + str(deepest + 1))
+    assert field(infos(lines)[-1], "depth") == str(deepest + 1)
 
 
 def test_a_finished_search_never_writes_bounds(engine: Pipe) -> None:
@@ -604,8 +636,9 @@ def test_a_finished_search_never_writes_bounds(engine: Pipe) -> None:
     assert not any("lowerbound" in s or "upperbound" in s for s in lines)
 
 
-def test_stop_between_root_moves_plays_the_lead() -> None:
-    """The engine's side: the worker's lead of the depth running, then a stop."""
+def test_a_stop_the_job_does_not_answer_plays_the_best_so_far() -> None:
+    """The engine's side: a job that gives no answer after ``stop`` (within
+    STOP_WAIT): the best line's move, its line the last info before bestmove."""
     from kamisado.protocol.kei import Engine, _Job
 
     out: list[str] = []
@@ -622,20 +655,13 @@ def test_stop_between_root_moves_plays_the_lead() -> None:
         assert engine.job is None
         return out[:]
 
-    # a stop in the depth after the lead: the lead is written and played
+    # another line after the best (another engine's progress): the best again
     current = "info depth 2 currmove b8-b2 currmovenumber 6"
-    assert stopped(("info", done), ("bound", lead), ("info", current)) == [
-        done, current, lead, "bestmove b8-b5",
-    ]
-    # the depth finished after the lead: its lines are the answer, no bound
-    full = "info depth 2 seldepth 2 multipv 1 score cp 112 nodes 138 pv b8-b5 f1-f6"
-    assert stopped(("info", done), ("bound", lead), ("info", full)) == [
-        done, full, "bestmove b8-b5",
-    ]
-    # no lead in the depth running: the last finished depth's move
     assert stopped(("info", done), ("info", current)) == [
         done, current, done, "bestmove b8-b2",
     ]
+    # a lead the job wrote: the best line now
+    assert stopped(("info", done), ("info", lead)) == [done, lead, "bestmove b8-b5"]
 
 
 def _children(pid: int) -> list[int]:
@@ -677,7 +703,7 @@ def test_a_job_that_fails_mid_search_still_gets_a_legal_move(
     still answers with the best move so far."""
     from kamisado.protocol import kei, kei_jobs
 
-    def failing(conn: Any, pos: Position, limit: Any, seed: int) -> str:
+    def failing(conn: Any, pos: Position, limit: Any, seed: int, *rest: Any) -> str:
         conn.send(("info", "info depth 1 seldepth 1 score cp 5 nodes 10 pv c1-c5"))
         raise MemoryError("out of memory")
 

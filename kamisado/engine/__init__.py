@@ -49,7 +49,7 @@ a true answer ends the search there, an exception ends it and propagates.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from typing import Any, Protocol
@@ -63,8 +63,12 @@ from kamisado.rules.position import Position
 __all__ = [
     "BACKEND",
     "DEFAULT_WEIGHTS",
+    "HASH_MIB_DEFAULT",
+    "HASH_MIB_MAX",
+    "MULTIPV_MAX",
     "Iteration",
     "Limit",
+    "Line",
     "MoveValue",
     "Score",
     "SearchResult",
@@ -74,6 +78,7 @@ __all__ = [
     "clear_tables",
     "decode_score",
     "evaluate",
+    "hash_entries",
     "perft",
     "search",
     "solve",
@@ -95,6 +100,25 @@ SOLVE_MAX_DEPTH: int = _c.SOLVE_MAX_DEPTH
 NODE_LIMIT_MAX: int = _c.NODE_LIMIT_MAX
 #: The largest ``seed`` of :func:`search` (64 bits).
 SEED_MAX: int = _c.SEED_MAX
+#: The most lines of ``search(multipv=)`` (one per root move at most).
+MULTIPV_MAX: int = 256
+#: The search table's size in MiB by default (``search(hash_mib=)``, KEI's ``Hash``).
+HASH_MIB_DEFAULT: int = 16
+#: The largest search table in MiB (2**28 entries of 16 bytes).
+HASH_MIB_MAX: int = 1 << (_c.TT_LOG2_MAX - 16)
+
+
+def hash_entries(hash_mib: int) -> int:
+    """The entries of a search table of ``hash_mib`` MiB (16-byte entries, a power of two).
+
+    A size that is not a power of two is rounded down to one, as the table
+    must be (what chess engines do too).
+
+    >>> hash_entries(16), hash_entries(1), hash_entries(100) == hash_entries(64)
+    (1048576, 65536, True)
+    """
+    mib = _integer("hash_mib", hash_mib, 1, HASH_MIB_MAX)
+    return 1 << (mib.bit_length() - 1 + 16)
 
 PositionLike = Position | str
 
@@ -240,6 +264,25 @@ class SolveResult:
 
 
 @dataclass(frozen=True)
+class Line:
+    """One line of a MultiPV search (:func:`search` with ``multipv``): its
+    exact score (from the side to move) and its moves, the root move first.
+
+    >>> r = search(Position(), depth=3, multipv=2)
+    >>> [len(x.pv) >= 1 for x in r.lines], r.lines[0].score >= r.lines[1].score
+    ([True, True], True)
+    """
+
+    score: int
+    pv: tuple[Move, ...]
+
+    @property
+    def value(self) -> Score:
+        """:attr:`score` as a :class:`Score`."""
+        return Score.from_raw(self.score)
+
+
+@dataclass(frozen=True)
 class Iteration:
     """One completed iteration of :func:`search` (``nodes`` and ``seconds`` from the start).
 
@@ -253,6 +296,8 @@ class Iteration:
     seconds: float
     seldepth: int = 0
     pv: tuple[Move, ...] = ()
+    lines: tuple[Line, ...] = ()
+    """With ``multipv`` or ``root_moves``: the depth's best lines, best first."""
 
     @property
     def value(self) -> Score:
@@ -282,6 +327,15 @@ class SearchResult:
     seconds: float
     seldepth: int
     iterations: tuple[Iteration, ...]
+    lines: tuple[Line, ...] = ()
+    """With ``multipv`` or ``root_moves``: the last finished depth's best lines."""
+    lead: Line | None = None
+    """With ``multipv`` or ``root_moves``, when a limit or a stop cut a depth
+    short: the best move it searched, if its exact score beats the last
+    finished depth's best (so the true best of that depth is at least that:
+    a lower bound, as Stockfish plays it); else ``None``."""
+    lead_depth: int | None = None
+    """The depth of :attr:`lead`."""
 
     @property
     def value(self) -> Score:
@@ -318,7 +372,9 @@ class _Core(Protocol):
         seed: int = 0,
         tt_log2: int = 20,
         keep_tt: bool = False,
-        on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
+        on_iteration: Callable[..., object] | None = None,
+        multipv: int = 0,
+        root_moves: list[int] | None = None,
     ) -> dict[str, Any]: ...
 
     def solve(
@@ -400,6 +456,11 @@ def _unpack(
         raise TypeError(f"limit must be a Limit or None, got {type(limit).__name__}")
     if any(v is not None for v in given):
         raise TypeError(f"give either limit or {names}, not both")
+    if limit.win is not None:
+        raise ValueError(
+            "Limit.win is KEI's 'go win N'; here the solver's max_depth says the same"
+            " (solve(pos, max_depth=N))"
+        )
     return limit.time, limit.nodes, limit.depth
 
 
@@ -602,6 +663,9 @@ def search(
     *,
     limit: Limit | None = None,
     on_iteration: Callable[[Iteration], object] | None = None,
+    hash_mib: int = HASH_MIB_DEFAULT,
+    multipv: int | None = None,
+    root_moves: Iterable[Move | str] | None = None,
 ) -> SearchResult:
     """Iterative deepening PVS from ``pos``, limited by depth, time and nodes.
 
@@ -618,7 +682,20 @@ def search(
     :class:`Iteration` (its ``seldepth`` and ``pv`` included): a true answer
     ends the search there, an exception ends it and propagates.  A search
     stops by itself once it proves a result that ends the match within its
-    depth.
+    depth.  ``hash_mib`` (1..``HASH_MIB_MAX``, default 16) sizes the
+    search's transposition table (rounded down to a power of two:
+    :func:`hash_entries`); KEI's ``Hash`` option sets it.
+
+    ``multipv`` (1..``MULTIPV_MAX``) asks for that many best lines, in one
+    search: at the root the first moves get exact scores, each later one a
+    null window at the current k-th best score (and an exact score when it
+    beats it), so the k best moves of each depth end with exact scores,
+    sharing the search's table, killers and history (``bench/multipv.py``
+    compares it with a search per root move).  ``root_moves`` (moves or
+    their text, legal in ``pos``) restricts the root's moves.  Either way
+    the answer's ``lines`` (and each :class:`Iteration`'s) hold the depth's
+    best lines (fewer when there are fewer moves); ``pv`` and ``score`` are
+    the first's.  ``multipv=1`` without ``root_moves`` is the plain search.
 
     >>> r = search(Position(), depth=4)
     >>> r.depth, len(r.pv) >= 1, r.proven_win_in
@@ -637,10 +714,14 @@ def search(
     time_ms = _duration("time_ms", time_ms, "milliseconds")
     nodes = _limit("nodes", nodes, NODE_LIMIT_MAX)
     seed = _integer("seed", seed, 0, SEED_MAX)
+    tt_log2 = hash_entries(hash_mib).bit_length() - 1
+    k = 0 if multipv is None else _integer("multipv", multipv, 1, MULTIPV_MAX, " (None: one line)")
     w = _weights(weights)
     p = _position(pos)
     if p.outcome is not None:
         raise ValueError("the round is over")
+    roots = None if root_moves is None else _root_codes(p, root_moves)
+    lines_mode = k > 1 or roots is not None
     if depth is None and time_ms is None and nodes is None:
         raise ValueError("give a depth, a time or a node limit")
     cp = _c.Position(p.kpn())
@@ -648,9 +729,15 @@ def search(
     if on_iteration is not None:
         callback = on_iteration
 
-        def report(d: int, s: int, n: int, t: float, sel: int, line: list[int]) -> object:
-            return callback(Iteration(d, s, n, t, sel, tuple(_move(c) for c in line)))
+        def report(
+            d: int, s: int, n: int, t: float, sel: int, line: list[int], *rest: Any
+        ) -> object:
+            got = _lines(p, rest[0]) if rest else ()
+            return callback(Iteration(d, s, n, t, sel, tuple(_move(c) for c in line), got))
 
+    extra: dict[str, Any] = {}
+    if lines_mode:
+        extra = {"multipv": max(k, 1), "root_moves": roots}
     r = _core().search(
         cp,
         depth=depth or 0,
@@ -658,7 +745,9 @@ def search(
         node_limit=nodes or 0,
         weights=w,
         seed=seed,
+        tt_log2=tt_log2,
         on_iteration=report,
+        **extra,
     )
     score = int(r["score"])
     kind, dist, tier = decode_score(score)
@@ -687,7 +776,36 @@ def search(
         seconds=float(r["seconds"]),
         seldepth=int(r["seldepth"]),
         iterations=its,
+        lines=_lines(p, r["lines"]) if lines_mode else (),
+        lead=_lines(p, [r["lead"][1:]])[0] if lines_mode and r["lead"] else None,
+        lead_depth=int(r["lead"][0]) if lines_mode and r["lead"] else None,
     )
+
+
+def _root_codes(p: Position, root_moves: Iterable[Move | str]) -> list[int]:
+    """The codes of ``root_moves`` (moves or their text), each legal in ``p``."""
+    if isinstance(root_moves, str | bytes):
+        raise TypeError("root_moves must be moves or their text (a list), not one string")
+    codes: list[int] = []
+    for m in root_moves:
+        move = Move.from_str(m) if isinstance(m, str) else m
+        if not isinstance(move, Move):
+            raise TypeError(f"root_moves: expected moves or their text, got {type(m).__name__}")
+        p.check_move(move)
+        codes.append(move.from_square | move.to_square << 6)
+    if not codes:
+        raise ValueError("root_moves: expected at least one move (None: every move)")
+    return codes
+
+
+def _lines(p: Position, raw: list[tuple[int, list[int]]]) -> tuple[Line, ...]:
+    """The core's ``(score, pv)`` lines as :class:`Line` (each pv checked, as ``pv``)."""
+    out = []
+    for score, codes in raw:
+        proven = Score.from_raw(int(score)).is_proven
+        line, _ = _checked_pv(p, [_move(c) for c in codes], complete=proven)
+        out.append(Line(int(score), line))
+    return tuple(out)
 
 
 def evaluate(pos: PositionLike, weights: Weights | None = None) -> int:

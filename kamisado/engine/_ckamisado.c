@@ -570,14 +570,43 @@ static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *
 /* Report a finished iteration to on_iteration(depth, score, nodes, seconds,
  * seldepth, pv): 1 to stop (the callback answered a true value), 0 to go on,
  * -1 when it raised (the exception is set).  Called with the GIL. */
+/* The lines of a MultiPV search as a list of (score, pv) tuples. */
+static PyObject *lines_to_list(const RootLines *L)
+{
+    PyObject *list = PyList_New(L->n);
+    if (!list)
+        return NULL;
+    for (int i = 0; i < L->n; i++) {
+        PyObject *pvl = moves_to_list(L->pv[i], L->len[i]);
+        PyObject *t = pvl ? Py_BuildValue("(iN)", L->score[i], pvl) : NULL;
+        if (!t) {
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, t);
+    }
+    return list;
+}
+
 static int se_report(PyObject *cb, int d, int v, u64 nodes, double secs, int sel,
-                     const uint16_t *pv, int npv)
+                     const uint16_t *pv, int npv, const RootLines *lines)
 {
     PyObject *pvl = moves_to_list(pv, npv);
     if (!pvl)
         return -1;
-    PyObject *r = PyObject_CallFunction(cb, "iiKdiN", d, v, (unsigned long long)nodes, secs,
-                                        sel, pvl);
+    PyObject *r;
+    if (lines) {
+        PyObject *ll = lines_to_list(lines);
+        if (!ll) {
+            Py_DECREF(pvl);
+            return -1;
+        }
+        r = PyObject_CallFunction(cb, "iiKdiNN", d, v, (unsigned long long)nodes, secs, sel,
+                                  pvl, ll);
+    } else {
+        r = PyObject_CallFunction(cb, "iiKdiN", d, v, (unsigned long long)nodes, secs, sel,
+                                  pvl);
+    }
     if (!r)
         return -1;
     int stop = PyObject_IsTrue(r);
@@ -587,11 +616,11 @@ static int se_report(PyObject *cb, int d, int v, u64 nodes, double secs, int sel
 
 /* The core's iteration hook: se_report with the GIL. */
 static int host_iteration(void *ctx, int d, int v, u64 nodes, double secs, int sel,
-                          const uint16_t *pv, int npv)
+                          const uint16_t *pv, int npv, const RootLines *lines)
 {
     Host *h = (Host *)ctx;
     PyEval_RestoreThread(h->ts);
-    int r = se_report(h->cb, d, v, nodes, secs, sel, pv, npv);
+    int r = se_report(h->cb, d, v, nodes, secs, sel, pv, npv, lines);
     h->ts = PyEval_SaveThread();
     return r;
 }
@@ -599,16 +628,53 @@ static int host_iteration(void *ctx, int d, int v, u64 nodes, double secs, int s
 static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "depth", "time_ms", "node_limit", "weights", "seed",
-                             "tt_log2", "keep_tt", "on_iteration", NULL};
+                             "tt_log2", "keep_tt", "on_iteration", "multipv", "root_moves",
+                             NULL};
     PyObject *pobj, *wobj = Py_None, *dobj = NULL, *tobj = NULL, *nobj = NULL, *sobj = NULL,
-                    *ttobj = NULL, *kobj = NULL, *cb = Py_None;
+                    *ttobj = NULL, *kobj = NULL, *cb = Py_None, *mobj = NULL, *robj = Py_None;
     int tt_log2 = 20, keep_tt = 0;
     double time_ms = 0;
-    u64 depth = 0, node_limit = 0, seed = 0;
+    u64 depth = 0, node_limit = 0, seed = 0, multipv = 0;
+    uint16_t roots[MAXMOVES];
+    int nroots = 0;
     SearchParams prm;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOOOO", kwlist, &PositionType, &pobj,
-                                     &dobj, &tobj, &nobj, &wobj, &sobj, &ttobj, &kobj, &cb))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOOOOOO", kwlist, &PositionType, &pobj,
+                                     &dobj, &tobj, &nobj, &wobj, &sobj, &ttobj, &kobj, &cb,
+                                     &mobj, &robj))
         return NULL;
+    if (mobj && get_int(mobj, "multipv", 0, MAXMOVES,
+                        "an integer in 0.." XSTR(MAXMOVES) " (0: a plain search)", &multipv) < 0)
+        return NULL;
+    if (robj != Py_None) {
+        Pos *rp = &((PositionObject *)pobj)->pos;
+        PyObject *seq = PySequence_Fast(robj, "root_moves must be a list of move codes or None");
+        if (!seq)
+            return NULL;
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            u64 code;
+            PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
+            if (get_int(item, "root_moves[i]", 0, 4095, "a legal move code", &code) < 0) {
+                Py_DECREF(seq);
+                return NULL;
+            }
+            if (rp->owinner >= 0 || !pos_is_legal(rp, (int)code)) {
+                PyErr_Format(PyExc_ValueError, "root_moves: illegal move code %d", (int)code);
+                Py_DECREF(seq);
+                return NULL;
+            }
+            int seen = 0;
+            for (int j = 0; j < nroots; j++)
+                seen |= roots[j] == code;
+            if (!seen)
+                roots[nroots++] = (uint16_t)code;
+        }
+        Py_DECREF(seq);
+        if (nroots == 0) {
+            PyErr_SetString(PyExc_ValueError, "root_moves: expected at least one move");
+            return NULL;
+        }
+    }
     if ((dobj && get_int(dobj, "depth", 0, MAX_DEPTH,
                          "an integer in 0.." XSTR(MAX_DEPTH) " (0: no limit)", &depth) < 0) ||
         (tobj && get_time_ms(tobj, &time_ms) < 0) ||
@@ -652,6 +718,17 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     prm.interrupt_ctx = &host;
     prm.on_iteration = cb != Py_None ? host_iteration : NULL;
     prm.iteration_ctx = &host;
+    prm.multipv = (int)multipv;
+    prm.root_moves = roots;
+    prm.nroot_moves = nroots;
+    int lines_mode = multipv > 0 || nroots > 0;
+    prm.lines = NULL;
+    if (lines_mode) {
+        prm.lines = (RootLines *)PyMem_RawMalloc(sizeof(RootLines));
+        if (!prm.lines)
+            return PyErr_NoMemory();
+        prm.lines->n = 0;
+    }
     SearchResult res;
     /* the state of the position as it is now, read by the core without the
      * GIL (its stacks are not read) */
@@ -662,10 +739,16 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     int rc = search_run(&self->eng, &snap, &prm, &res);
     PyEval_RestoreThread(host.ts);
     self->se_busy = 0;
+    PyObject *lines = NULL;
+    if (rc == KS_OK && lines_mode)
+        lines = lines_to_list(prm.lines);
+    PyMem_RawFree(prm.lines);
     if (rc == KS_NOMEM)
         return PyErr_NoMemory();
     if (rc != KS_OK)
         return NULL; /* the callback's exception or Ctrl-C is set */
+    if (lines_mode && !lines)
+        return NULL;
     PyObject *iters = PyList_New(res.niter);
     if (!iters)
         return NULL;
@@ -681,11 +764,29 @@ static PyObject *Searcher_search(SearcherObject *self, PyObject *args, PyObject 
     PyObject *pvl = moves_to_list(res.pv, res.npv);
     if (!pvl) {
         Py_DECREF(iters);
+        Py_XDECREF(lines);
         return NULL;
     }
-    return Py_BuildValue("{s:i,s:i,s:N,s:K,s:d,s:i,s:N}", "depth", res.depth, "score",
-                         res.score, "pv", pvl, "nodes", (unsigned long long)res.nodes, "seconds",
-                         res.seconds, "seldepth", res.seldepth, "iterations", iters);
+    PyObject *d = Py_BuildValue("{s:i,s:i,s:N,s:K,s:d,s:i,s:N}", "depth", res.depth, "score",
+                                res.score, "pv", pvl, "nodes", (unsigned long long)res.nodes,
+                                "seconds", res.seconds, "seldepth", res.seldepth, "iterations",
+                                iters);
+    if (d && lines && PyDict_SetItemString(d, "lines", lines) < 0)
+        Py_CLEAR(d);
+    Py_XDECREF(lines);
+    if (d && lines_mode) {
+        PyObject *lead = Py_None;
+        Py_INCREF(lead);
+        if (res.lead_depth) {
+            Py_DECREF(lead);
+            PyObject *lpv = moves_to_list(res.lead_pv, res.lead_len);
+            lead = lpv ? Py_BuildValue("(iiN)", res.lead_depth, res.lead_score, lpv) : NULL;
+        }
+        if (!lead || PyDict_SetItemString(d, "lead", lead) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(lead);
+    }
+    return d;
 }
 
 static PyObject *Searcher_stop(SearcherObject *self, PyObject *Py_UNUSED(ignored))
@@ -866,7 +967,8 @@ static PyTypeObject PositionType = {
 static PyMethodDef Searcher_methods[] = {
     {"search", (PyCFunction)(void (*)(void))Searcher_search, METH_VARARGS | METH_KEYWORDS,
      "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
-     " keep_tt=False, on_iteration=None) -> dict: as the module's search(), with this\n"
+     " keep_tt=False, on_iteration=None, multipv=0, root_moves=None) -> dict: as the\n"
+     "module's search(), with this\n"
      "Searcher's table, without the GIL"},
     {"solve", (PyCFunction)(void (*)(void))Searcher_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict: as the\n"
@@ -908,7 +1010,7 @@ static PyMethodDef module_methods[] = {
      "type, ValueError for a value out of range."},
     {"search", (PyCFunction)(void (*)(void))mod_search, METH_VARARGS | METH_KEYWORDS,
      "search(pos, depth=0, time_ms=0, node_limit=0, weights=None, seed=0, tt_log2=20,"
-     " keep_tt=False, on_iteration=None) -> dict\n\n"
+     " keep_tt=False, on_iteration=None, multipv=0, root_moves=None) -> dict\n\n"
      "depth in 0..MAX_DEPTH, time_ms finite >= 0, node_limit in 0..NODE_LIMIT_MAX\n"
      "(0: no limit of that kind, but one is needed); weights None or NWEIGHTS ints\n"
      "in -WEIGHT_MAX..WEIGHT_MAX; seed in 0..SEED_MAX; tt_log2 in\n"
@@ -916,7 +1018,11 @@ static PyMethodDef module_methods[] = {
      "value out of range.  on_iteration (None or a callable) is called after each\n"
      "finished iteration with (depth, score, nodes, seconds, seldepth, pv): a true\n"
      "answer ends the search there, an exception ends it and propagates; a\n"
-     "search started from the callback raises RuntimeError.  Runs without the GIL,\n"
+     "search started from the callback raises RuntimeError.  multipv in 1..256 or\n"
+     "root_moves (legal codes) searches the root for the k best moves with exact\n"
+     "scores, in one search: the answer's lines ((score, pv), best first) and lead\n"
+     "(None or (depth, score, pv)), and on_iteration's seventh argument, the\n"
+     "depth's lines.  Runs without the GIL,\n"
      "with a default Searcher (a fresh one while that one searches in another thread)."},
     {"evaluate", (PyCFunction)(void (*)(void))mod_evaluate, METH_VARARGS | METH_KEYWORDS,
      "evaluate(pos, weights=None) -> int: the static evaluation (side to move);\n"

@@ -12,6 +12,14 @@ pv)`` after each finished iteration (the ones listed in ``iterations``;
 answer ends the search there, an exception ends it and propagates, and a
 search started from inside ``f`` raises ``RuntimeError``.
 
+``search(multipv=k)`` (1..256; 0, the default: the plain search) or
+``search(root_moves=[codes])`` (legal codes; ``ValueError`` otherwise) is one
+search whose root gives the k best moves exact scores: the answer gets
+``lines``, a list of ``(score, pv)`` best first, and ``lead``, ``None`` or
+``(depth, score, pv)`` for a depth cut short whose best searched move beats
+the last finished depth's best; ``on_iteration`` gets a seventh argument, the
+depth's lines.
+
 A :class:`Searcher` owns a search table and a solver table; its ``search``
 and ``solve`` run without the GIL (the compiled core; the pure-Python one
 takes turns), so searches of different Searchers run side by side in
@@ -100,7 +108,9 @@ class Searcher:
         seed: int = 0,
         tt_log2: int = 20,
         keep_tt: bool = False,
-        on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
+        on_iteration: Callable[..., object] | None = None,
+        multipv: int = 0,
+        root_moves: list[int] | None = None,
     ) -> dict[str, Any]: ...
     def solve(
         self,
@@ -138,7 +148,9 @@ def search(
     seed: int = 0,
     tt_log2: int = 20,
     keep_tt: bool = False,
-    on_iteration: Callable[[int, int, int, float, int, list[int]], object] | None = None,
+    on_iteration: Callable[..., object] | None = None,
+    multipv: int = 0,
+    root_moves: list[int] | None = None,
 ) -> dict[str, Any]: ...
 def evaluate(pos: Position, weights: tuple[int, ...] | list[int] | None = None) -> int: ...
 def clear_tt() -> None: ...

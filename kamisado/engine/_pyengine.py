@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 import operator
 import threading
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from kamisado.engine import _pysearch, _pysolve
@@ -86,6 +87,8 @@ __all__ = [
 # Argument checks: the messages of the compiled core's (see _ckamisado.c)
 # ---------------------------------------------------------------------------
 
+#: The most lines of ``search(multipv=)`` (the compiled core's ``MAXMOVES``).
+MAXMOVES = 256
 _NODE_LIMIT_RANGE = "an integer in 0..2**63-1 (0: no limit)"
 _TT_RANGE = (
     f"an integer in {TT_LOG2_MIN}..{TT_LOG2_MAX}"
@@ -414,8 +417,16 @@ class Searcher:
         tt_log2: int = 20,
         keep_tt: bool = False,
         on_iteration: _pysearch.OnIteration | None = None,
+        multipv: int = 0,
+        root_moves: Sequence[int] | None = None,
     ) -> dict[str, Any]:
         """Iterative deepening PVS, as the compiled ``search``: the same keys and values.
+
+        ``multipv`` (0..MAXMOVES, 0: the plain search) and ``root_moves``
+        (legal move codes, or None) search the root's moves in one search
+        for that many best lines, each with an exact score: the answer's
+        ``lines`` (``(score, pv)``, best first) and ``on_iteration``'s
+        seventh argument.
 
         ``depth`` in 0..MAX_DEPTH, ``time_ms`` finite >= 0, ``node_limit`` in
         0..NODE_LIMIT_MAX (0: no limit of that kind, but one is needed);
@@ -442,6 +453,9 @@ class Searcher:
         keep = _bool(keep_tt, "keep_tt")
         if on_iteration is not None and not callable(on_iteration):
             raise _type_error("on_iteration", "a callable or None", on_iteration)
+        k = _int(multipv, "multipv", 0, MAXMOVES,
+                 f"an integer in 0..{MAXMOVES} (0: a plain search)")
+        roots = _root_moves(p, root_moves)
         _in_progress(p)
         if d <= 0 and ms <= 0 and not nodes:
             raise ValueError("give a depth, a time or a node limit")
@@ -456,7 +470,7 @@ class Searcher:
         try:
             return _pysearch.run(
                 p._p.copy(stack=False), p._hash, p._occ, d or MAX_DEPTH, ms, nodes, w, s, log2,
-                keep, on_iteration, self._se, self,
+                keep, on_iteration, self._se, self, k, roots,
             )
         finally:
             self._se_owner = None
@@ -512,6 +526,25 @@ class Searcher:
 _DEFAULT = Searcher()
 
 
+def _root_moves(p: Position, root_moves: object) -> list[int]:
+    """The codes of ``root_moves`` (None: all), checked as the compiled core does."""
+    if root_moves is None:
+        return []
+    if isinstance(root_moves, str | bytes) or not isinstance(root_moves, Sequence):
+        raise TypeError("root_moves must be a list of move codes or None")
+    legal = p._p.move_codes() if p._p.outcome is None else []
+    out: list[int] = []
+    for item in root_moves:
+        code = _int(item, "root_moves[i]", 0, 4095, "a legal move code")
+        if code not in legal:
+            raise ValueError(f"root_moves: illegal move code {code}")
+        if code not in out:
+            out.append(code)
+    if not out:
+        raise ValueError("root_moves: expected at least one move")
+    return out
+
+
 def _module_searcher(solver: bool) -> Searcher:
     """The default Searcher, or a fresh one while it runs in another thread."""
     owner = _DEFAULT._sv_owner if solver else _DEFAULT._se_owner
@@ -530,6 +563,8 @@ def search(
     tt_log2: int = 20,
     keep_tt: bool = False,
     on_iteration: _pysearch.OnIteration | None = None,
+    multipv: int = 0,
+    root_moves: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """:meth:`Searcher.search` with the default Searcher (the compiled ``search``).
 
@@ -538,7 +573,8 @@ def search(
     (2, 2)
     """
     return _module_searcher(False).search(
-        pos, depth, time_ms, node_limit, weights, seed, tt_log2, keep_tt, on_iteration
+        pos, depth, time_ms, node_limit, weights, seed, tt_log2, keep_tt, on_iteration,
+        multipv, root_moves,
     )
 
 

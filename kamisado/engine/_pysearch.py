@@ -39,6 +39,7 @@ from kamisado.engine._pyboard import (
     ZT,
     Limits,
     StopFlag,
+    make,
     push_length,
     safe_replies_fn,
     splitmix,
@@ -226,8 +227,72 @@ def evaluator(p: _core.Position, w: Sequence[int], seed: int) -> Callable[[int, 
 
 
 
-#: ``on_iteration(depth, score, nodes, seconds, seldepth, pv)``: true to stop.
-OnIteration = Callable[[int, int, int, float, int, list[int]], object]
+#: ``on_iteration(depth, score, nodes, seconds, seldepth, pv[, lines])``: true to stop
+#: (``lines``, the ``(score, pv)`` of each line, only with ``multipv`` or ``root_moves``).
+OnIteration = Callable[..., object]
+
+
+def _root(
+    tree: Tree,
+    cp: _core.Position,
+    lim: Limits,
+    depth: int,
+    rm: list[list[Any]],
+    k: int,
+    h: int,
+    occ: int,
+) -> bool:
+    """One depth of a MultiPV search over the root moves ``rm`` (entries
+    ``[move, score, exact, pv]``): C's ``se_root``.  Whether it was cut short."""
+    tree.pvs[0] = ()
+    lim.nodes += 1
+    if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+        return True
+    side = cp.turn
+    tiers = round_tiers(cp)
+    top: list[int] = []  # the best exact scores so far, best first
+    cut = False
+    for i, r in enumerate(rm):
+        m = r[0]
+        full = len(top) < k
+        alpha = -_S_INF if full else top[k - 1]
+        h2, occ2 = make(cp, m, h, occ)
+        o = cp.outcome
+        if o is not None:
+            ws = WIN_BASE + 256 * tiers[o.winner][o.rings] - 1
+            v = ws if o.winner == side else -ws
+            tree.pvs[1] = ()
+        else:
+            same = cp.turn == side
+            se = tree.search
+            if full:
+                v = se(depth - 1, -_S_INF, _S_INF, 1, 1, h2, occ2)
+                v = v if same else -v
+            else:
+                if same:
+                    v = se(depth - 1, alpha, alpha + 1, 1, 0, h2, occ2)
+                else:
+                    v = -se(depth - 1, -alpha - 1, -alpha, 1, 0, h2, occ2)
+                if v > alpha and not lim.stop:
+                    v = (
+                        se(depth - 1, alpha, _S_INF, 1, 1, h2, occ2)
+                        if same
+                        else -se(depth - 1, -_S_INF, -alpha, 1, 1, h2, occ2)
+                    )
+        cp.pop_code()
+        if lim.stop:
+            for rest in rm[i:]:  # the moves not searched rank last, with no score
+                rest[1:] = [-_S_INF - 1, False, (rest[0],)]
+            cut = True
+            break
+        exact = full or v > alpha
+        r[1:] = [v, exact, (m, *tree.pvs[1]) if exact else (m,)]
+        if exact:
+            top.append(v)
+            top.sort(reverse=True)
+            del top[k:]
+    rm.sort(key=lambda r: (-r[1], not r[2]))
+    return cut
 
 def run(
     cp: _core.Position,
@@ -243,10 +308,14 @@ def run(
     on_iteration: OnIteration | None,
     table: Table,
     flag: StopFlag | None = None,
+    multipv: int = 0,
+    root_moves: Sequence[int] = (),
 ) -> dict[str, Any]:
     """Iterative deepening from ``cp`` (a copy the search may use; key ``h``,
     occupancy ``occ``) with checked arguments, with ``table``, stopped by
-    ``flag`` after the first depth: ``Searcher_search`` in C."""
+    ``flag`` after the first depth: ``Searcher_search`` in C.  ``multipv``
+    (or ``root_moves``, legal codes) searches the root's moves for that many
+    lines (:func:`_root`), answered in ``lines``."""
     if table.log2 != tt_log2:
         table.tt = {}
         table.log2 = tt_log2
@@ -268,6 +337,11 @@ def run(
         for i, m in enumerate(root):
             tree.history[(cp.board[m & 63] & 15) << 6 | m >> 6] = len(root) - i
 
+    lines_mode = multipv > 0 or bool(root_moves)
+    rm: list[list[Any]] = [[m, 0, False, ()] for m in root if not root_moves or m in root_moves]
+    k = min(multipv or 1, len(rm))
+    lines: list[tuple[int, list[int]]] = []
+    lead: tuple[int, int, list[int]] | None = None
     done_depth = done_score = done_sel = 0
     done_pv: tuple[int, ...] = ()
     iterations: list[tuple[int, int, int, float]] = []
@@ -277,26 +351,69 @@ def run(
         lim.flag = None if d == 1 else flag
         if d > 1 and flag is not None and flag.stopped:
             break
-        v = tree.search(d, -_S_INF, _S_INF, 0, 1, h, occ)
+        if lines_mode:
+            keep = [r[:] for r in rm]
+            cut = _root(tree, cp, lim, d, rm, k, h, occ)
+            if cut and d > 1:
+                # the lead: the depth's best searched move, when it beats the last depth's
+                if rm[0][2] and rm[0][1] > keep[0][1]:
+                    lead = (d, rm[0][1], list(rm[0][3]))
+                rm = keep
+                break
+            # (the first depth, cut short by a limit: the moves it searched)
+            v = rm[0][1] if rm[0][2] else 0
+            tree.pvs[0] = rm[0][3] if rm[0][2] else ()
+            lines = []
+            for r in rm[:k]:
+                if not r[2]:
+                    break
+                lines.append((r[1], list(r[3])))
+        else:
+            v = tree.search(d, -_S_INF, _S_INF, 0, 1, h, occ)
         if lim.stop and d > 1:
             break
         done_depth, done_score = d, v
         done_pv = tree.pvs[0]
         done_sel = tree.seldepth
         iterations.append((d, v, lim.nodes, time.monotonic() - t0))
-        if on_iteration is not None and on_iteration(
-            d, v, lim.nodes, time.monotonic() - t0, done_sel, list(done_pv)
-        ):
-            break
+        if on_iteration is not None:
+            extra: tuple[Any, ...] = ([(s, list(pv)) for s, pv in lines],) if lines_mode else ()
+            if on_iteration(
+                d, v, lim.nodes, time.monotonic() - t0, done_sel, list(done_pv), *extra
+            ):
+                break
         if lim.stop:
             break
         # a proven result within the horizon needs no deeper search, unless
-        # a more valuable round (match points) might lie beyond it
-        if v > WIN_BASE or v < -WIN_BASE:
-            over = abs(v) - WIN_BASE
-            tier = (over + 255) // 256
-            if 256 * tier - over <= d and tier == 15:
-                break
+        # a more valuable round (match points) might lie beyond it; with
+        # several lines, once each of them is so proven
+        if _settled(v, d) and all(_settled(r[1], d) for r in rm[1:k]):
+            break
+    if lines_mode:
+        return {**_answer(done_depth, done_score, done_pv, lim, t0, done_sel, iterations),
+                "lines": lines, "lead": lead}
+    return _answer(done_depth, done_score, done_pv, lim, t0, done_sel, iterations)
+
+
+def _settled(v: int, d: int) -> bool:
+    """Whether a proven score at depth ``d`` needs no deeper search (C's ``settled``)."""
+    if v > WIN_BASE or v < -WIN_BASE:
+        over = abs(v) - WIN_BASE
+        tier = (over + 255) // 256
+        return 256 * tier - over <= d and tier == 15
+    return False
+
+
+def _answer(
+    done_depth: int,
+    done_score: int,
+    done_pv: tuple[int, ...],
+    lim: Limits,
+    t0: float,
+    done_sel: int,
+    iterations: list[tuple[int, int, int, float]],
+) -> dict[str, Any]:
+    """The answer of :func:`run`, as C's ``Searcher_search`` builds it."""
     return {
         "depth": done_depth,
         "score": done_score,

@@ -40,11 +40,16 @@ class Limit:
     ``infinite`` searches until stopped (for :meth:`kamisado.protocol.client.KeiEngine.play`
     with ``stop_after``, ``go infinite``, or a search stopped by its
     ``on_iteration`` callback).  ``depth`` is the search depth, or for the
-    solver the horizon in moves.  Each backend checks its own ranges (the
-    engine's ``MAX_DEPTH``, KEI's ``go``).
+    solver the horizon in moves.  ``win`` asks for a win of the side to move
+    within that many moves (moves of both sides, as ``score win N`` counts
+    them): KEI's ``go win N``, UCI's ``go mate`` and python-chess's
+    ``Limit(mate=)``.  Each backend checks its own ranges (the engine's
+    ``MAX_DEPTH``, KEI's ``go``).
 
     >>> Limit().go_command(), Limit(infinite=True).any, Limit().any
     ('go', True, False)
+    >>> Limit(win=5, time=1).go_command()
+    'go movetime 1000 win 5'
     >>> Limit(time=0.009).movetime
     9
     """
@@ -53,11 +58,12 @@ class Limit:
     depth: int | None = None
     nodes: int | None = None
     infinite: bool = False
+    win: int | None = None
 
     def __post_init__(self) -> None:
         if self.time is not None and not self.time > 0:
             raise ValueError(f"Limit.time must be positive, found {self.time}")
-        for name in ("depth", "nodes"):
+        for name in ("depth", "nodes", "win"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, int) or value < 1):
                 raise ValueError(
@@ -68,7 +74,7 @@ class Limit:
     def any(self) -> bool:
         """Whether any limit (or ``infinite``) was given."""
         return self.infinite or any(
-            v is not None for v in (self.time, self.depth, self.nodes)
+            v is not None for v in (self.time, self.depth, self.nodes, self.win)
         )
 
     @property
@@ -85,6 +91,8 @@ class Limit:
             words += ["depth", str(self.depth)]
         if self.nodes is not None:
             words += ["nodes", str(self.nodes)]
+        if self.win is not None:
+            words += ["win", str(self.win)]
         if self.infinite:
             words.append("infinite")
         return " ".join(words)

@@ -51,12 +51,15 @@ __all__ = [
     "EngineError",
     "EngineTerminatedError",
     "EngineTimeoutError",
+    "AnalysisComplete",
+    "AnalysisResult",
     "Info",
     "KeiEngine",
     "Limit",
     "Option",
     "PlayResult",
     "Score",
+    "SimpleAnalysisResult",
     "SimpleEngine",
     "go_command",
     "parse_info",
@@ -87,18 +90,66 @@ class EngineTimeoutError(EngineError, TimeoutError):
 
 @dataclass
 class Info:
-    """One ``info`` line, parsed (absent fields are ``None``)."""
+    """One ``info`` line, parsed (absent fields are ``None``).
+
+    :meth:`as_dict` gives it as python-chess's ``InfoDict`` (only the
+    fields the line had; ``time`` in seconds; ``lowerbound``/``upperbound``
+    ``True`` when the score is a bound).
+    """
 
     depth: int | None = None
     seldepth: int | None = None
+    multipv: int | None = None
+    """The line's rank in a ``MultiPV`` search (1 the best)."""
     score: Score | None = None
+    bound: str | None = None
+    """``"lower"`` or ``"upper"`` when the score is only a bound, else ``None``."""
     nodes: int | None = None
     nps: int | None = None
+    hashfull: int | None = None
+    """How full the engine's hash table is, in per mille."""
     time: int | None = None
     """Milliseconds since ``go``."""
+    currmove: Move | None = None
+    currmovenumber: int | None = None
     pv: list[Move] = field(default_factory=list)
     string: str | None = None
     """The text of an ``info string`` line."""
+
+    @property
+    def lowerbound(self) -> bool:
+        """Whether the true score is at least :attr:`score`."""
+        return self.bound == "lower"
+
+    @property
+    def upperbound(self) -> bool:
+        """Whether the true score is at most :attr:`score`."""
+        return self.bound == "upper"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The fields given, as python-chess's ``InfoDict`` (``time`` in seconds).
+
+        >>> parse_info("info depth 3 multipv 2 score cp 5 lowerbound time 250 pv c1-c5").as_dict()
+        {'depth': 3, 'multipv': 2, 'score': Score(kind='cp', value=5), 'lowerbound': True, \
+'time': 0.25, 'pv': [Move.from_str('c1-c5')]}
+        """
+        out: dict[str, Any] = {}
+        for key in ("depth", "seldepth", "multipv", "score"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.bound is not None:
+            out[f"{self.bound}bound"] = True
+        for key in ("nodes", "nps", "hashfull"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.time is not None:
+            out["time"] = self.time / 1000
+        for key in ("currmove", "currmovenumber", "string"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.pv:
+            out["pv"] = list(self.pv)
+        return out
 
 
 def parse_info(line: str) -> Info:
@@ -109,6 +160,9 @@ def parse_info(line: str) -> Info:
     (4, Score(kind='win', value=3), 120, ['c1-c5', 'b8-b3'])
     >>> parse_info("info string hello there").string
     'hello there'
+    >>> i = parse_info("info depth 2 multipv 3 score cp -4 upperbound hashfull 12 pv c1-c5")
+    >>> i.multipv, i.bound, i.upperbound, i.hashfull
+    (3, 'upper', True, 12)
     """
     words = line.split()
     info = Info()
@@ -119,8 +173,15 @@ def parse_info(line: str) -> Info:
             if key == "string":
                 info.string = line.split(None, 2)[2] if len(words) > 2 else ""
                 break
-            if key in ("depth", "seldepth", "nodes", "nps", "time"):
+            if key in ("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time",
+                       "currmovenumber"):
                 setattr(info, key, int(words[i + 1]))
+                i += 2
+            elif key in ("lowerbound", "upperbound"):
+                info.bound = key[: -len("bound")]
+                i += 1
+            elif key == "currmove":
+                info.currmove = Move.from_str(words[i + 1])
                 i += 2
             elif key == "score":
                 kind, value = words[i + 1], int(words[i + 2])
@@ -320,6 +381,8 @@ class KeiEngine:
         self.options: dict[str, Option] = {}
         self._lock = asyncio.Lock()
         self._dead: str | None = None
+        #: The option values set by :meth:`configure`, by lower-case name.
+        self._configured: dict[str, str] = {}
         #: Sees every line sent (``'>'``) and read (``'<'``); see :meth:`popen`.
         self.trace: Callable[[str, str], None] | None = None
 
@@ -549,6 +612,7 @@ class KeiEngine:
                     f" (it has: {', '.join(self.options) or 'none'})"
                 )
             lines.append(f"setoption name {declared.name} value {declared.check(value)}")
+            self._configured[declared.name.lower()] = declared.check(value)
         async with self._lock:
             for line in lines:
                 self._send(line)
@@ -634,6 +698,103 @@ class KeiEngine:
         with contextlib.suppress(EngineError, ConnectionError):
             self._send("stop")
 
+    def _multipv_lines(self, multipv: int | None) -> tuple[list[str], list[str]]:
+        """The ``setoption`` lines before and after a search with ``multipv`` lines."""
+        if multipv is None:
+            return [], []
+        if isinstance(multipv, bool) or not isinstance(multipv, int) or multipv < 1:
+            raise ValueError(f"multipv: expected a whole number from 1, found {multipv!r}")
+        declared = {k.lower(): v for k, v in self.options.items()}.get("multipv")
+        if declared is None:
+            if multipv == 1:
+                return [], []
+            raise ValueError(f"engine {self.name!r} has no MultiPV option (multipv={multipv})")
+        before = self._configured.get("multipv", declared.default or "1")
+        if str(multipv) == before:
+            return [], []
+        set_to = declared.check(multipv)
+        return (
+            [f"setoption name {declared.name} value {set_to}"],
+            [f"setoption name {declared.name} value {before}"],
+        )
+
+    async def analysis(
+        self,
+        game: Match | Position | str,
+        limit: Limit | None = None,
+        *,
+        multipv: int | None = None,
+        root_moves: Sequence[Move | str] | None = None,
+        timeout: float | None = None,
+    ) -> AnalysisResult:
+        """Start analysing ``game``; its infos come as the engine sends them.
+
+        As python-chess's ``analysis``: ``limit`` ``None`` searches until
+        :meth:`AnalysisResult.stop` (``go infinite``); ``multipv`` sets the
+        engine's ``MultiPV`` option for this search only; ``root_moves``
+        restricts the moves searched (``searchmoves``).  The result is an
+        async iterator of info dicts (:meth:`Info.as_dict`), ending at
+        ``bestmove``; :attr:`AnalysisResult.info` and
+        :attr:`AnalysisResult.multipv` hold the latest line of each rank.
+        The engine takes no other command until the analysis ends (``async
+        with`` stops it on leaving the block).  ``timeout`` bounds the wait
+        for ``bestmove`` when a ``limit`` is given (``limit.time`` + 5 s,
+        else the engine's default).
+        """
+        limit = Limit(infinite=True) if limit is None or not limit.any else limit
+        line, pos = _position_command(game)
+        before, after = self._multipv_lines(multipv)
+        searchmoves: list[str] = []
+        for m in root_moves or ():
+            move = Move.from_str(m) if isinstance(m, str) else m
+            pos.check_move(move)
+            searchmoves.append(str(move))
+        go = go_command(limit)
+        if searchmoves:
+            go += " searchmoves " + " ".join(searchmoves)
+        if timeout is None:
+            timeout = self.timeout if limit.time is None else limit.time + TIME_GRACE
+        await self._lock.acquire()
+        try:
+            for text in before:
+                self._send(text)
+            self._send(line)
+            self._send(go)
+        except BaseException:
+            self._lock.release()
+            raise
+        result = AnalysisResult(self, pos, after)
+        loop = asyncio.get_running_loop()
+        deadline = None if limit.infinite else self._deadline(timeout)
+        result._task = loop.create_task(result._read(deadline))
+        return result
+
+    async def analyse(
+        self,
+        game: Match | Position | str,
+        limit: Limit,
+        *,
+        multipv: int | None = None,
+        root_moves: Sequence[Move | str] | None = None,
+        timeout: float | None = None,
+    ) -> dict[str, Any] | list[dict[str, Any]]:
+        """Analyse ``game`` within ``limit``: the last info dict, or with ``multipv`` a list.
+
+        As python-chess's ``analyse``: without ``multipv`` one dict (the
+        best line: ``score``, ``pv``, ``depth``, ``nodes``, ``time`` in
+        seconds, ... as :meth:`Info.as_dict`); with ``multipv=N`` a list of
+        up to N dicts, best first (fewer when the position has fewer moves).
+        """
+        if limit is None or not limit.any or limit.infinite:
+            raise ValueError("analyse needs a finite limit (time, depth, nodes or win)")
+        result = await self.analysis(
+            game, limit, multipv=multipv, root_moves=root_moves, timeout=timeout
+        )
+        await result.wait()
+        if multipv is None:
+            return dict(result.info)
+        return [dict(i) for i in result.multipv if i]
+
     def _check_move(self, words: list[str], pos: Position) -> Move:
         kpn = pos.kpn()
         if not words or words[0] == "none":
@@ -680,6 +841,219 @@ class KeiEngine:
                         f" (expected left or right) after position {match.position.kpn()!r}"
                     )
                 return choice
+
+
+class AnalysisComplete(Exception):
+    """:meth:`AnalysisResult.get` after the last info (python-chess's name)."""
+
+
+class AnalysisResult:
+    """A running analysis (:meth:`KeiEngine.analysis`): an async iterator of info dicts.
+
+    ``info`` is the latest best line (``multipv`` 1), ``multipv`` the
+    latest line of each rank; a line with a score or a pv replaces its
+    rank's dict, progress lines (``currmove``) only update it.
+    :meth:`stop` asks for the answer now, :meth:`wait` waits for it
+    (a :class:`PlayResult`, or ``None`` when the engine had no move).
+    """
+
+    def __init__(self, engine: KeiEngine, pos: Position, after: list[str]) -> None:
+        self.engine = engine
+        self.position = pos
+        self.multipv: list[dict[str, Any]] = [{}]
+        self.infos: list[Info] = []
+        self._after = after
+        self._queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._done: asyncio.Future[PlayResult | None] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._task: asyncio.Task[None] | None = None
+        self._killer: asyncio.Task[None] | None = None
+        self._stopped = False
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """The latest best line (the merged dict of ``multipv`` 1)."""
+        return self.multipv[0]
+
+    def _take(self, info: Info) -> dict[str, Any]:
+        d = info.as_dict()
+        rank = (info.multipv or 1) - 1
+        while len(self.multipv) <= rank:
+            self.multipv.append({})
+        if info.score is not None or info.pv:
+            self.multipv[rank] = dict(d)
+        else:
+            self.multipv[rank].update(d)
+        return d
+
+    async def _read(self, deadline: float | None) -> None:
+        engine = self.engine
+        try:
+            while True:
+                when = deadline if deadline is not None else (
+                    asyncio.get_running_loop().time() + 10**9
+                )
+                text = await engine._readline(when, "'bestmove'")
+                words = text.split()
+                if not words:
+                    continue
+                if words[0] == "info":
+                    info = parse_info(text)
+                    if info.string is not None:
+                        engine._unexpected(text)
+                        continue
+                    if info.pv and not _legal_line(self.position, info.pv):
+                        LOGGER.warning("%s: dropping an illegal pv: %s", engine.name, clip(text))
+                        info.pv = []
+                    self.infos.append(info)
+                    self._queue.put_nowait(self._take(info))
+                    continue
+                if words[0] != "bestmove":
+                    engine._unexpected(text)
+                    continue
+                answer: PlayResult | None = None
+                if len(words) > 1 and words[1] != "none":
+                    move = engine._check_move(words[1:], self.position)
+                    answer = PlayResult(move, self.infos[-1] if self.infos else Info(), self.infos)
+                for line in self._after:
+                    engine._send(line)
+                if not self._done.done():
+                    self._done.set_result(answer)
+                return
+        except BaseException as e:
+            if not self._done.done():
+                self._done.set_exception(e)
+                self._done.exception()  # retrieved: wait() raises it
+            if isinstance(e, asyncio.CancelledError):
+                raise
+        finally:
+            self._queue.put_nowait(None)
+            engine._lock.release()
+
+    def stop(self) -> None:
+        """Ask the engine for its answer now (``stop``); nothing once it answered.
+
+        An engine that gives no ``bestmove`` within its ``timeout`` after
+        the ``stop`` is killed (:meth:`wait` then raises
+        :class:`EngineTerminatedError`), as one that misses a time limit.
+        """
+        if not self._done.done() and not self._stopped:
+            self._stopped = True
+            self.engine._stop()
+            asyncio.get_running_loop().call_later(self.engine.timeout, self._overdue)
+
+    def _overdue(self) -> None:
+        """No ``bestmove`` in time after ``stop``: end the engine (its answers
+        could no longer be matched to the questions)."""
+        if not self._done.done():
+            self.engine._dead = "no 'bestmove' in time after stop"
+            self._killer = asyncio.get_running_loop().create_task(self.engine._kill())
+
+    async def wait(self) -> PlayResult | None:
+        """The engine's answer, once it comes (the move, the last info, all infos)."""
+        return await asyncio.shield(self._done)
+
+    def would_block(self) -> bool:
+        """Whether :meth:`get` would wait (no info waiting, the analysis still running)."""
+        return self._queue.empty() and not self._done.done()
+
+    def empty(self) -> bool:
+        """Whether no info is waiting to be read."""
+        return self._queue.qsize() == 0 or (
+            self._queue.qsize() == 1 and self._done.done()
+        )
+
+    async def get(self) -> dict[str, Any]:
+        """The next info dict; :class:`AnalysisComplete` after the last."""
+        item = await self._queue.get()
+        if item is None:
+            self._queue.put_nowait(None)  # every later get ends too
+            raise AnalysisComplete
+        return item
+
+    def __aiter__(self) -> AnalysisResult:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        try:
+            return await self.get()
+        except AnalysisComplete:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> AnalysisResult:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.stop()
+        with contextlib.suppress(EngineError):
+            await self.wait()
+
+
+class SimpleAnalysisResult:
+    """A running analysis of a :class:`SimpleEngine`: an iterator of info dicts.
+
+    As python-chess's: iterate (it ends at ``bestmove``), :meth:`stop`,
+    :meth:`wait`, ``info``, ``multipv``; ``with`` stops it on leaving.
+    """
+
+    def __init__(self, simple: SimpleEngine, inner: AnalysisResult) -> None:
+        self._simple = simple
+        self.inner = inner
+
+    @property
+    def info(self) -> dict[str, Any]:
+        """See :attr:`AnalysisResult.info`."""
+        return self._simple._call(lambda: dict(self.inner.info))
+
+    @property
+    def multipv(self) -> list[dict[str, Any]]:
+        """See :attr:`AnalysisResult.multipv`."""
+        return self._simple._call(lambda: [dict(i) for i in self.inner.multipv])
+
+    def stop(self) -> None:
+        """See :meth:`AnalysisResult.stop`."""
+        self._simple._call(self.inner.stop)
+
+    def wait(self) -> PlayResult | None:
+        """See :meth:`AnalysisResult.wait`."""
+        return self._simple._run(self.inner.wait())
+
+    def would_block(self) -> bool:
+        """See :meth:`AnalysisResult.would_block`."""
+        return self._simple._call(self.inner.would_block)
+
+    def empty(self) -> bool:
+        """See :meth:`AnalysisResult.empty`."""
+        return self._simple._call(self.inner.empty)
+
+    def get(self) -> dict[str, Any]:
+        """See :meth:`AnalysisResult.get`."""
+        return self._simple._run(self.inner.get())
+
+    def next(self) -> dict[str, Any] | None:
+        """The next info dict, or ``None`` after the last."""
+        try:
+            return self.get()
+        except AnalysisComplete:
+            return None
+
+    def __iter__(self) -> SimpleAnalysisResult:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        try:
+            return self.get()
+        except AnalysisComplete:
+            raise StopIteration from None
+
+    def __enter__(self) -> SimpleAnalysisResult:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+        with contextlib.suppress(EngineError):
+            self.wait()
 
 
 async def popen_engine(command: str | Sequence[str], **kwargs: Any) -> KeiEngine:
@@ -779,6 +1153,48 @@ class SimpleEngine:
     def fill(self, match: Match, **kwargs: Any) -> str:
         """See :meth:`KeiEngine.fill`."""
         return self._run(self.engine.fill(match, **kwargs))
+
+    def analyse(
+        self, game: Match | Position | str, limit: Limit, **kwargs: Any
+    ) -> dict[str, Any] | list[dict[str, Any]]:
+        """See :meth:`KeiEngine.analyse`: an info dict, or with ``multipv`` a list.
+
+        >>> import sys
+        >>> with SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
+        ...     lines = engine.analyse(Position(), Limit(depth=3), multipv=2)
+        ...     info = engine.analyse(Position(), Limit(depth=3))
+        >>> [d["multipv"] for d in lines], lines[0]["depth"], sorted(info)
+        ([1, 2], 3, ['depth', 'hashfull', 'nodes', 'nps', 'pv', 'score', 'seldepth', 'time'])
+        """
+        return self._run(self.engine.analyse(game, limit, **kwargs))
+
+    def analysis(
+        self, game: Match | Position | str, limit: Limit | None = None, **kwargs: Any
+    ) -> SimpleAnalysisResult:
+        """See :meth:`KeiEngine.analysis`: an iterator of info dicts that can be stopped.
+
+        >>> import sys
+        >>> with SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
+        ...     with engine.analysis(Position()) as analysis:
+        ...         for info in analysis:
+        ...             if info.get("depth", 0) >= 3:
+        ...                 break
+        ...     result = analysis.wait()
+        >>> result.move in Position().legal_moves, analysis.info["depth"] >= 3
+        (True, True)
+        """
+        return SimpleAnalysisResult(self, self._run(self.engine.analysis(game, limit, **kwargs)))
+
+    def _call(self, fn: Callable[[], T]) -> T:
+        """Run ``fn()`` in the event loop's thread (the analysis' state lives there);
+        once the engine is closed, here (nothing changes it any more)."""
+        if self._loop.is_closed():
+            return fn()
+
+        async def call() -> T:
+            return fn()
+
+        return self._run(call())
 
     def quit(self) -> None:
         """Quit the engine and end the private event loop (safe to call twice)."""

@@ -53,6 +53,7 @@ from multiprocessing.connection import wait
 from typing import IO, Any
 
 from kamisado import __version__ as _version
+from kamisado.engine import HASH_MIB_DEFAULT, HASH_MIB_MAX
 from kamisado.engine._backend import BACKEND
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.engine.limits import Limit
@@ -75,7 +76,9 @@ __all__ = [
     "MULTIPV_MAX",
     "PROTOCOL",
     "START_KPN",
+    "OPTION_NAMES",
     "STOP_WAIT",
+    "THREADS_MAX",
     "Engine",
     "Limit",
     "main",
@@ -90,6 +93,11 @@ DEFAULT_LEVEL = "club"
 MULTIPV_MAX = 256
 #: Seconds ``stop`` waits for the stopped job's answer (it comes within milliseconds).
 STOP_WAIT = 2.0
+#: The most threads a search may use (``Threads``): one (see docs/engine.md, Threads).
+THREADS_MAX = 1
+#: The options ``kamisado engine`` declares, as ``setoption`` names them.
+OPTION_NAMES = ("Level", "Seed", "MultiPV", "Hash", "Clear Hash", "Threads",
+                "LimitStrength", "Ponder")
 
 
 def position_seed(seed: int, pos: Position) -> int:
@@ -125,7 +133,6 @@ class _Job:
     best_line: str | None = None  # the last info line of the best move (multipv 1)
     after_best: bool = False  # other info lines came after best_line
     fallback: str | None = None  # the move to play when stopped before any pv
-    bound: str | None = None  # a lowerbound line of the depth running (MultiPV/searchmoves)
 
 
 class Engine:
@@ -146,6 +153,8 @@ class Engine:
         self.level = level
         self.seed = seed
         self.multipv = 1
+        self.hash_mib = HASH_MIB_DEFAULT
+        self.threads = 1
         self.limit_strength = False
         self.match = Match(1)
         self.job: _Job | None = None
@@ -225,11 +234,8 @@ class Engine:
             if first and "pv" in words and words.index("pv") + 1 < len(words):
                 job.best = words[words.index("pv") + 1]
                 job.best_line, job.after_best = text, False
-                job.bound = None  # a finished depth, or the lead written by the job
             else:
                 job.after_best = True
-        elif kind == "bound":
-            job.bound = text  # written only if a stopped job gives no answer
         elif kind == "error":
             # still a move (or a fill) whenever there is one: the best so
             # far, else a one-ply search
@@ -270,6 +276,11 @@ class Engine:
         self.write(f"option name Level type combo default {self.level} {levels}")
         self.write(f"option name Seed type spin default {self.seed} min 0 max {SEED_MAX}")
         self.write(f"option name MultiPV type spin default 1 min 1 max {MULTIPV_MAX}")
+        self.write(
+            f"option name Hash type spin default {HASH_MIB_DEFAULT} min 1 max {HASH_MIB_MAX}"
+        )
+        self.write("option name Clear Hash type button")
+        self.write(f"option name Threads type spin default 1 min 1 max {THREADS_MAX}")
         self.write("option name LimitStrength type check default false")
         self.write("option name Ponder type check default false")
         self.write("keiok")
@@ -279,15 +290,29 @@ class Engine:
         self.write("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:
-        """``setoption name NAME value VALUE`` (names case-insensitive)."""
+        """``setoption name NAME value VALUE`` (names case-insensitive);
+        ``setoption name NAME`` for a button (``Clear Hash``)."""
         if self._busy("setoption"):
             return
-        if len(args) < 2 or args[0] != "name" or "value" not in args:
+        if len(args) < 2 or args[0] != "name":
             self.error("setoption: expected 'setoption name NAME value VALUE'")
+            return
+        if "value" not in args:
+            name = " ".join(args[1:]).lower()
+            if name == "clear hash":
+                self.runner.searcher.clear_tables()
+            else:
+                self.error(
+                    f"setoption {clip(name)}: expected 'setoption name NAME value VALUE'"
+                    " (only the button Clear Hash takes no value)"
+                )
             return
         at = args.index("value")
         name = " ".join(args[1:at]).lower()
         value = " ".join(args[at + 1 :])
+        if name == "clear hash":
+            self.error("setoption Clear Hash: a button takes no value")
+            return
         if name == "level":
             if value not in LEVELS:
                 self.error(
@@ -309,6 +334,23 @@ class Engine:
                 )
                 return
             self.multipv = int(value)
+        elif name == "hash":
+            if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= HASH_MIB_MAX:
+                self.error(
+                    f"setoption Hash: expected a whole number of MiB 1..{HASH_MIB_MAX},"
+                    f" found {quote(value)}"
+                )
+                return
+            self.hash_mib = int(value)
+        elif name == "threads":
+            if value.isascii() and value.isdigit() and int(value) == 1:
+                self.threads = 1
+                return
+            self.error(
+                f"setoption Threads: this engine searches in one thread (1..{THREADS_MAX}:"
+                f" a search with several would not replay from its seed), found {quote(value)}"
+            )
+            return
         elif name in ("limitstrength", "ponder"):
             if value.lower() not in ("true", "false"):
                 self.error(f"setoption {name}: expected true or false, found {quote(value)}")
@@ -318,15 +360,16 @@ class Engine:
             # Ponder only tells the engine that the client may ponder: nothing to keep
         else:
             self.error(
-                f"setoption: unknown option {quote(name)}"
-                " (options: Level, Seed, MultiPV, LimitStrength, Ponder)"
+                f"setoption: unknown option {quote(name)} (options: {', '.join(OPTION_NAMES)})"
             )
 
     def cmd_newgame(self, args: list[str]) -> None:
-        """``newgame``: forget the game; the position is the start of a single round."""
+        """``newgame``: forget the game and the tables (as ``Clear Hash``); the
+        position is the start of a single round."""
         if self._busy("newgame"):
             return
         self.match = Match(1)
+        self.runner.searcher.clear_tables()
 
     def cmd_position(self, args: list[str]) -> None:
         """``position (startpos | kpn KPN) [moves TOKEN...]``; tokens may be ``left``/``right``."""
@@ -393,6 +436,10 @@ class Engine:
             self.error(str(e))
             self.write("bestmove none")
             return
+        if go.limit.win is not None and go.searchmoves:
+            self.error("go: win and searchmoves do not go together (the solver sees every move)")
+            self.write("bestmove none")
+            return
         legal = {str(m) for m in pos.legal_moves}
         wrong = [m for m in go.searchmoves if m not in legal]
         if wrong:
@@ -422,18 +469,22 @@ class Engine:
         elif go.ponder:
             # ponder without a clock: the clock starts at ponderhit
             job.budget = think
-            depth = limit.depth or (None if limit.nodes else MAX_DEPTH)
+            depth = limit.depth or (None if limit.nodes or limit.win else MAX_DEPTH)
             plan = _Plan(
                 limit=Limit(depth=depth, nodes=limit.nodes),
                 multipv=self.multipv,
                 searchmoves=go.searchmoves,
+                hash_mib=self.hash_mib,
+                win=limit.win,
             )
         else:
-            depth = limit.depth or MAX_DEPTH
+            depth = limit.depth or (None if limit.win else MAX_DEPTH)
             plan = _Plan(
                 limit=Limit(time=think, depth=depth, nodes=limit.nodes),
                 multipv=self.multipv,
                 searchmoves=go.searchmoves,
+                hash_mib=self.hash_mib,
+                win=limit.win,
             )
             if hard is not None and not limit.infinite:
                 job.deadline = job.started + hard / 1000
@@ -495,11 +546,6 @@ class Engine:
                 self._finish(job.answer)
                 return
         self._drop_job()  # no answer: the best so far
-        if job.bound is not None and job.kind != "fill":
-            # the depth stopped has a move proven better than the last depth's best
-            self.write(job.bound)
-            job.best = job.bound.split(" pv ", 1)[1].split()[0]
-            job.best_line, job.after_best = job.bound, False
         self._finish(self._best_so_far(job))
 
     def _best_so_far(self, job: _Job) -> str | None:

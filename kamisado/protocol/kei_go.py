@@ -20,6 +20,7 @@ __all__ = [
     "QUOTE_MAX",
     "INC_SHARE",
     "MAX_DEPTH",
+    "WIN_MAX",
     "MOVES_HORIZON",
     "MOVE_OVERHEAD_MS",
     "SAFETY_MS",
@@ -60,6 +61,8 @@ def quote(text: str, most: int = QUOTE_MAX) -> str:
 
 #: The deepest iteration the search is asked for.
 MAX_DEPTH = 100
+#: The longest win ``go win N`` looks for (the solver's horizon, ``SOLVE_MAX_DEPTH``).
+WIN_MAX = 4000
 #: Milliseconds kept back from ``movetime`` for the answer to travel.
 MOVE_OVERHEAD_MS = 10.0
 #: The largest number in a ``go`` (the search's node limit).
@@ -77,6 +80,7 @@ def Limits(
     depth: int | None = None,
     nodes: int | None = None,
     infinite: bool = False,
+    win: int | None = None,
 ) -> Limit:
     """The :class:`Limit` of ``go`` arguments, ``movetime`` in milliseconds.
 
@@ -86,7 +90,7 @@ def Limits(
     True
     """
     time = None if movetime is None else movetime / 1000
-    return Limit(time=time, depth=depth, nodes=nodes, infinite=infinite)
+    return Limit(time=time, depth=depth, nodes=nodes, infinite=infinite, win=win)
 
 
 def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None) -> int:
@@ -110,7 +114,7 @@ def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None) -> i
 
 
 _CLOCKS = ("btime", "gtime", "binc", "ginc", "movestogo")
-_KEYWORDS = ("movetime", "depth", "nodes", "infinite", "ponder", "searchmoves", *_CLOCKS)
+_KEYWORDS = ("movetime", "depth", "nodes", "win", "infinite", "ponder", "searchmoves", *_CLOCKS)
 
 
 @dataclass(frozen=True)
@@ -233,7 +237,8 @@ def parse_go_command(words: Sequence[str]) -> Go:
         elif word == "movestogo":
             clocks[word] = _whole(word, text, 1, _GO_NUMBER_MAX)
         else:
-            given[word] = _whole(word, text, 1, MAX_DEPTH if word == "depth" else _GO_NUMBER_MAX)
+            most = {"depth": MAX_DEPTH, "win": WIN_MAX}.get(word, _GO_NUMBER_MAX)
+            given[word] = _whole(word, text, 1, most)
         i += 2
     return Go(Limits(**given), **clocks)
 
@@ -242,7 +247,7 @@ def parse_go(words: Sequence[str]) -> Limit:
     """Read the limits of ``go`` (see :func:`parse_go_command` for all of it).
 
     >>> parse_go(["movetime", "200", "depth", "6"])
-    Limit(time=0.2, depth=6, nodes=None, infinite=False)
+    Limit(time=0.2, depth=6, nodes=None, infinite=False, win=None)
     >>> parse_go(["depth", "x"])
     Traceback (most recent call last):
     ...

@@ -653,11 +653,23 @@ int evaluate(Search *S);
  * with *out, or KS_NOMEM. */
 int pos_evaluate(const Pos *p, const int *w, int *out);
 
+/* The lines of a MultiPV search (or one restricted to some root moves): the
+ * best root moves of a finished depth, best first, each with its exact
+ * score and its line (the root move first). */
+typedef struct {
+    int n;
+    int score[MAXMOVES];
+    int len[MAXMOVES];
+    uint16_t pv[MAXMOVES][MAXPLY];
+} RootLines;
+
 /* Called after each finished iteration with (depth, score, nodes, seconds,
- * seldepth, pv): 1 ends the search there, 0 goes on, -1 ends it with an
- * error (KS_HOST). */
+ * seldepth, pv, lines): lines is NULL in a plain search, else the depth's
+ * lines (pv is the first's).  1 ends the search there, 0 goes on, -1 ends
+ * it with an error (KS_HOST). */
 typedef int (*IterationHook)(void *ctx, int depth, int score, u64 nodes, double seconds,
-                             int seldepth, const uint16_t *pv, int npv);
+                             int seldepth, const uint16_t *pv, int npv,
+                             const RootLines *lines);
 
 typedef struct {
     int depth;      /* 0..MAX_DEPTH, 0: MAX_DEPTH (give a limit then) */
@@ -669,6 +681,14 @@ typedef struct {
     void *interrupt_ctx;
     IterationHook on_iteration; /* or NULL */
     void *iteration_ctx;
+    /* MultiPV: 0 a plain search; k >= 1 one search whose root gives the k
+     * best moves exact scores (alpha is the k-th best score so far), their
+     * lines in *lines.  root_moves (nroot_moves codes, legal in the
+     * position; 0: every move) restricts the root, as with multipv 1. */
+    int multipv;
+    const uint16_t *root_moves;
+    int nroot_moves;
+    RootLines *lines; /* the last finished depth's lines; needed when multipv or root_moves */
 } SearchParams;
 
 typedef struct {
@@ -684,6 +704,13 @@ typedef struct {
     int it_score[MAX_DEPTH + 1];
     u64 it_nodes[MAX_DEPTH + 1];
     double it_secs[MAX_DEPTH + 1];
+    /* MultiPV: a depth cut short whose best searched move has an exact score
+     * above the last finished depth's best (the true best of that depth is
+     * at least it): that depth (0: none), score and line */
+    int lead_depth;
+    int lead_score;
+    int lead_len;
+    uint16_t lead_pv[MAXPLY];
 } SearchResult;
 
 /* Search a position in progress with the Engine's search table (made for

@@ -206,6 +206,114 @@ static int se_search(Search *S, int depth, int alpha, int beta, int ply, int pvn
     return best;
 }
 
+/* A root move of a MultiPV search: its score at the last depth searched
+ * (exact, or an upper bound when it failed low) and its line. */
+typedef struct {
+    uint16_t move;
+    int score;
+    int exact;
+    int len;
+    uint16_t pv[MAXPLY];
+} RootMove;
+
+/* One depth of a MultiPV search over the nr root moves rm (in the order to
+ * search them): the first k get exact scores, each later one a null window
+ * at alpha = the k-th best exact score so far and, when it fails high, an
+ * exact score in (alpha, S_INF).  So the k best moves of the depth end with
+ * exact scores and lines, the others with upper bounds at most the k-th
+ * best, in one search sharing its table, killers and history.  rm is then
+ * sorted best first (exact before bound on a tie; stable).  0 when the
+ * depth finished, 1 when a limit or the stop flag cut it short (the moves
+ * searched are then sorted first, the others after them with no score). */
+static int se_root(Search *S, int depth, RootMove *rm, int nr, int k)
+{
+    Pos *p = &S->p;
+    S->pvlen[0] = 0;
+    S->L.nodes++;
+    if (limits_hit(&S->L))
+        return 1;
+    int side = p->turn;
+    int top[MAXMOVES]; /* the best exact scores so far, best first */
+    int ntop = 0, cut = 0;
+    for (int i = 0; i < nr; i++) {
+        int m = rm[i].move;
+        int full = ntop < k;
+        int alpha = full ? -S_INF : top[k - 1];
+        make_move(p, m);
+        int v;
+        if (p->owinner >= 0) {
+            int ws = win_score(1, tier_of(p, p->owinner, p->orings));
+            v = p->owinner == side ? ws : -ws;
+            S->pvlen[1] = 0;
+        } else {
+            int same = p->turn == side;
+            if (full) {
+                v = same ? se_search(S, depth - 1, -S_INF, S_INF, 1, 1)
+                         : -se_search(S, depth - 1, -S_INF, S_INF, 1, 1);
+            } else {
+                v = same ? se_search(S, depth - 1, alpha, alpha + 1, 1, 0)
+                         : -se_search(S, depth - 1, -alpha - 1, -alpha, 1, 0);
+                if (v > alpha && !S->L.stop)
+                    v = same ? se_search(S, depth - 1, alpha, S_INF, 1, 1)
+                             : -se_search(S, depth - 1, -S_INF, -alpha, 1, 1);
+            }
+        }
+        unmake_move(p);
+        if (S->L.stop) {
+            /* the moves not searched rank last, with no score */
+            for (int j = i; j < nr; j++) {
+                rm[j].score = -S_INF - 1;
+                rm[j].exact = 0;
+                rm[j].pv[0] = rm[j].move;
+                rm[j].len = 1;
+            }
+            cut = 1;
+            break;
+        }
+        RootMove *r = &rm[i];
+        r->score = v;
+        r->exact = full || v > alpha;
+        if (r->exact) {
+            r->pv[0] = (uint16_t)m;
+            memcpy(&r->pv[1], S->pv[1], sizeof(uint16_t) * (size_t)S->pvlen[1]);
+            r->len = S->pvlen[1] + 1;
+            int j = ntop < k ? ntop++ : k - 1;
+            while (j > 0 && top[j - 1] < v) {
+                top[j] = top[j - 1];
+                j--;
+            }
+            top[j] = v;
+        } else {
+            r->pv[0] = (uint16_t)m;
+            r->len = 1;
+        }
+    }
+    /* insertion sort: stable, best first, exact before bound on a tie */
+    for (int i = 1; i < nr; i++) {
+        RootMove t = rm[i];
+        int j = i;
+        while (j > 0 && (rm[j - 1].score < t.score ||
+                         (rm[j - 1].score == t.score && !rm[j - 1].exact && t.exact))) {
+            rm[j] = rm[j - 1];
+            j--;
+        }
+        rm[j] = t;
+    }
+    return cut;
+}
+
+/* Whether a proven score at depth d settles the search (see search_run). */
+static int settled(int v, int d)
+{
+    if (v > WIN_BASE || v < -WIN_BASE) {
+        int over = (v > 0 ? v : -v) - WIN_BASE;
+        int tier = (over + 255) / 256;
+        int dist = 256 * tier - over;
+        return dist <= d && tier == 15;
+    }
+    return 0;
+}
+
 int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult *out)
 {
     if (!e->se)
@@ -247,6 +355,30 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
         for (int i = 0; i < nroot; i++)
             S->history[S->p.board[rootmv[i] & 63] & 15][rootmv[i] >> 6] = nroot - i;
     }
+    /* MultiPV or root moves: the root's moves, searched by se_root */
+    int lines_mode = prm->multipv > 0 || prm->nroot_moves > 0;
+    out->lead_depth = 0;
+    out->lead_len = 0;
+    RootMove *rm = NULL;
+    int nr = 0, k = prm->multipv > 0 ? prm->multipv : 1;
+    if (lines_mode) {
+        rm = (RootMove *)calloc(MAXMOVES, sizeof(RootMove));
+        if (!rm) {
+            pos_free(&S->p);
+            free(S);
+            return KS_NOMEM;
+        }
+        for (int i = 0; i < nroot; i++) {
+            int keep = prm->nroot_moves == 0;
+            for (int j = 0; j < prm->nroot_moves && !keep; j++)
+                keep = prm->root_moves[j] == rootmv[i];
+            if (keep)
+                rm[nr++].move = rootmv[i];
+        }
+        if (k > nr)
+            k = nr;
+        prm->lines->n = 0;
+    }
     int err = 0;
     for (int d = 1; d <= max_depth; d++) {
         int v;
@@ -256,7 +388,45 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
         S->L.flag = d == 1 ? NULL : &e->stop;
         if (d > 1 && atomic_load_explicit(&e->stop, memory_order_relaxed))
             break;
-        v = se_search(S, d, -S_INF, S_INF, 0, 1);
+        if (lines_mode) {
+            /* a depth cut short leaves rm half sorted: keep the last one's */
+            RootMove *keep = (RootMove *)malloc(sizeof(RootMove) * (size_t)nr);
+            if (!keep) {
+                err = 2;
+                break;
+            }
+            memcpy(keep, rm, sizeof(RootMove) * (size_t)nr);
+            int cut = se_root(S, d, rm, nr, k);
+            if (cut && d > 1) {
+                /* the lead: the depth's best searched move (exact first on
+                 * a tie: a bound is at most the k-th exact score) when it
+                 * beats the last depth's best */
+                if (rm[0].exact && rm[0].score > keep[0].score) {
+                    out->lead_depth = d;
+                    out->lead_score = rm[0].score;
+                    out->lead_len = rm[0].len;
+                    memcpy(out->lead_pv, rm[0].pv, sizeof(uint16_t) * (size_t)rm[0].len);
+                }
+                memcpy(rm, keep, sizeof(RootMove) * (size_t)nr);
+            }
+            free(keep);
+            if (S->L.interrupted || (cut && d > 1))
+                break;
+            /* (the first depth, cut short by a limit: the moves it searched) */
+            v = rm[0].exact ? rm[0].score : 0;
+            S->pvlen[0] = rm[0].exact ? rm[0].len : 0;
+            memcpy(S->pv[0], rm[0].pv, sizeof(uint16_t) * (size_t)S->pvlen[0]);
+            RootLines *L = prm->lines;
+            L->n = 0;
+            for (int i = 0; i < k && rm[i].exact; i++) {
+                L->n = i + 1;
+                L->score[i] = rm[i].score;
+                L->len[i] = rm[i].len;
+                memcpy(L->pv[i], rm[i].pv, sizeof(uint16_t) * (size_t)rm[i].len);
+            }
+        } else {
+            v = se_search(S, d, -S_INF, S_INF, 0, 1);
+        }
         if (S->L.interrupted || (S->L.stop && d > 1))
             break;
         done_depth = d;
@@ -270,7 +440,8 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
         nit++;
         if (prm->on_iteration) {
             int r = prm->on_iteration(prm->iteration_ctx, d, v, S->L.nodes,
-                                      (now_ms() - t0) / 1000.0, done_sel, out->pv, done_len);
+                                      (now_ms() - t0) / 1000.0, done_sel, out->pv, done_len,
+                                      lines_mode ? prm->lines : NULL);
             if (r < 0) {
                 err = 1;
                 break;
@@ -281,14 +452,13 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
         if (S->L.stop)
             break;
         /* A proven result within the horizon needs no deeper search, unless
-         * a more valuable round (match points) might lie beyond it. */
-        if (v > WIN_BASE || v < -WIN_BASE) {
-            int over = (v > 0 ? v : -v) - WIN_BASE;
-            int tier = (over + 255) / 256;
-            int dist = 256 * tier - over;
-            if (dist <= d && tier == 15)
-                break;
-        }
+         * a more valuable round (match points) might lie beyond it; with
+         * several lines, once each of them is so proven. */
+        int all = settled(v, d);
+        for (int i = 1; lines_mode && all && i < k; i++)
+            all = settled(rm[i].score, d);
+        if (all)
+            break;
     }
     double secs = (now_ms() - t0) / 1000.0;
     u64 nodes = S->L.nodes;
@@ -296,6 +466,9 @@ int search_run(Engine *e, const Pos *src, const SearchParams *prm, SearchResult 
         err = 1;
     pos_free(&S->p);
     free(S);
+    free(rm);
+    if (err == 2)
+        return KS_NOMEM;
     if (err)
         return KS_HOST;
     out->depth = done_depth;
