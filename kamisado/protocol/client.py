@@ -669,21 +669,11 @@ class KeiEngine:
                     if not words:
                         continue
                     if words[0] == "info":
-                        info = parse_info(text)
-                        if info.string is not None:
-                            self._unexpected(text)
-                            continue
-                        if info.pv and not _legal_line(pos, info.pv):
-                            LOGGER.warning(
-                                "%s: dropping an illegal pv in %r: %s",
-                                self.name,
-                                pos.kpn(),
-                                clip(text),
-                            )
-                            info.pv = []
-                        infos.append(info)
-                        if on_info is not None:
-                            on_info(info)
+                        info = self._info(text, pos)
+                        if info is not None:
+                            infos.append(info)
+                            if on_info is not None:
+                                on_info(info)
                         continue
                     if words[0] != "bestmove":
                         self._unexpected(text)
@@ -697,6 +687,19 @@ class KeiEngine:
     def _stop(self) -> None:
         with contextlib.suppress(EngineError, ConnectionError):
             self._send("stop")
+
+    def _info(self, text: str, pos: Position) -> Info | None:
+        """An ``info`` line of a search from ``pos``: ``None`` for an ``info
+        string`` (logged as unexpected); a pv that is not legal from ``pos``
+        is logged and dropped."""
+        info = parse_info(text)
+        if info.string is not None:
+            self._unexpected(text)
+            return None
+        if info.pv and not _legal_line(pos, info.pv):
+            LOGGER.warning("%s: dropping an illegal pv in %r: %s", self.name, pos.kpn(), clip(text))
+            info.pv = []
+        return info
 
     def _multipv_lines(self, multipv: int | None) -> tuple[list[str], list[str]]:
         """The ``setoption`` lines before and after a search with ``multipv`` lines."""
@@ -899,15 +902,10 @@ class AnalysisResult:
                 if not words:
                     continue
                 if words[0] == "info":
-                    info = parse_info(text)
-                    if info.string is not None:
-                        engine._unexpected(text)
-                        continue
-                    if info.pv and not _legal_line(self.position, info.pv):
-                        LOGGER.warning("%s: dropping an illegal pv: %s", engine.name, clip(text))
-                        info.pv = []
-                    self.infos.append(info)
-                    self._queue.put_nowait(self._take(info))
+                    info = engine._info(text, self.position)
+                    if info is not None:
+                        self.infos.append(info)
+                        self._queue.put_nowait(self._take(info))
                     continue
                 if words[0] != "bestmove":
                     engine._unexpected(text)
