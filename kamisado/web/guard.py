@@ -122,7 +122,7 @@ LIMITS: dict[str, Limit] = {
         # each attempt hashes a password with argon2id (64 MiB, tens of ms)
         Limit("account", 10 / 60, 10, "sign-up and sign-in attempts"),
         # chat messages (kamisado.web.chat), per address and per player
-        Limit("chat", 12 / 60, 5, "chat messages"),
+        Limit("chat", 20 / 60, 8, "chat messages"),
         Limit("frame", 30.0, 60, "websocket frames"),
         Limit("flood", 300.0, 600, "websocket frames"),
     )

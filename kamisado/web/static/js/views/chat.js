@@ -143,6 +143,7 @@ export function wireChat(sendFn) {
     ev.preventDefault();
     const text = input.value.trim();
     if (!text || length(text) > CHAT_MAX) { countLeft(); return; }
+    $("#chat-said").textContent = "";
     if (send({ type: "chat", text })) {
       input.value = "";
       countLeft();
@@ -150,6 +151,7 @@ export function wireChat(sendFn) {
   });
   for (const b of /** @type {HTMLButtonElement[]} */ (Array.from(document.querySelectorAll("#chat [data-canned]")))) {
     b.addEventListener("click", () => {
+      $("#chat-said").textContent = "";
       if (!send({ type: "chat", canned: b.dataset.canned })) $("#chat-said").textContent = t("conn.not_sent");
     });
   }
