@@ -112,3 +112,21 @@ def test_no_chat_in_a_hotseat_game(browser: Browser, server: str) -> None:
     expect(pg.locator("#board")).to_have_attribute("data-you", "bg")
     expect(pg.locator("#chat")).to_be_hidden()
     pg.context.close()
+
+
+def test_the_open_chat_fits_phones_and_desktops(browser: Browser, server: str) -> None:
+    """Open, with messages, the chat keeps every viewport's rules (no
+    sideways scroll, 44 px targets on phones, axe-core clean)."""
+    from tests.test_web_layout import look
+
+    black, gold = online_pair(browser, server)
+    open_chat(black)
+    say(black, "a message long enough to wrap on a phone's narrow panel, " * 2)
+    expect(black.locator("#chat-log .chat-text")).to_have_count(1)
+    black.locator("#chat-text").fill("x" * 150)
+    assert look(black, "chat-open", menu=False) == []
+    black.set_viewport_size({"width": 390, "height": 844})
+    black.locator("#chat").scroll_into_view_if_needed()
+    black.screenshot(path=str(SHOTS / "kamisado-chat-phone-open.png"), full_page=True)
+    for pg in (black, gold):
+        pg.context.close()
