@@ -101,13 +101,18 @@ async def say(game: Game, conn: Conn, msg: ChatMsg) -> None:
 
 
 async def history(game: Game, conn: Conn) -> None:
-    """Send a connection that joined the game its room's messages (all of
-    them: the page replaces what it showed); nothing in a game without chat."""
+    """Send a connection that joined the game its room's messages (the
+    last :data:`HISTORY`: the page replaces what it showed); nothing in a
+    game without chat, nor while the room has no message (a page reads
+    from the state frame whether the game has a chat and which room is
+    its)."""
     if not has_chat(game) or len(conn.seats) > 1:
         return
     room = room_of(conn)
     store = game.store
     rows = await store.call(store.chat_of, game.row.id, room, 0, HISTORY)
+    if not rows:
+        return
     game.chat_seen.update(r["id"] for r in rows)
     await game.send(conn, ChatFrame(game.row.id, room, [_wire(r) for r in rows], True).to_json())
 

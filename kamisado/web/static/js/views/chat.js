@@ -107,10 +107,12 @@ function drawLog() {
 /** Show the chat as the game's state says (hidden where there is none). @param {StateFrame} st */
 export function renderChat(st) {
   const box = $("#chat");
-  const on = hasChat(st) && chatGame === st.game && room !== null;
+  const on = hasChat(st) && chatGame === st.game;
   box.hidden = !on;
   if (!on) return;
   const you = st.you || [];
+  const mine = you.length ? "players" : "spectators";  // the server's rule: a seat holder's room is the players'
+  if (room !== mine) { room = mine; messages = []; }
   mySide = you.length === 1 ? you[0] : null;
   const other = mySide ? st.seats[mySide === "b" ? "g" : "b"] : null;
   opponent = other && other.player ? other.player : null;
