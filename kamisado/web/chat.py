@@ -28,16 +28,14 @@ from kamisado.web.state import GameError
 if TYPE_CHECKING:
     from kamisado.web.game import Conn, Game
 
-__all__ = ["PLAYERS", "ROOMS", "SPECTATORS", "check", "history", "refresh", "room_of", "say"]
+__all__ = ["HISTORY", "PLAYERS", "ROOMS", "SPECTATORS", "check", "history", "refresh", "room_of", "say"]
 
 PLAYERS = "players"
 SPECTATORS = "spectators"
 ROOMS = (PLAYERS, SPECTATORS)
-#: how many of a game's messages a page is sent when it joins
+#: how many of a game's messages a page is sent when it joins, and how many
+#: of its last messages a process reads when another process announced one
 HISTORY = 200
-#: how far below the newest message it has sent a process looks again for
-#: messages another process stored (their ids may commit out of order)
-LOOK_BACK = 50
 
 
 def has_chat(game: Game) -> bool:
@@ -119,10 +117,12 @@ async def history(game: Game, conn: Conn) -> None:
 
 async def refresh(game: Game) -> None:
     """Send the game's connections here the messages another process
-    stored (it announced them: ``chat``)."""
+    stored (it announced them: ``chat``): the game's last messages are read
+    and those not sent here yet are sent (ids are the database's, shared by
+    every game: two processes' messages may commit out of order, so no id
+    marks where to read from)."""
     store = game.store
-    after = max(game.chat_seen, default=0) - LOOK_BACK
-    rows = await store.call(store.chat_of, game.row.id, None, max(0, after), HISTORY)
+    rows = await store.call(store.chat_of, game.row.id, None, 0, HISTORY)
     new = [r for r in rows if r["id"] not in game.chat_seen]
     if new:
         await _send(game, new)
