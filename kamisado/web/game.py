@@ -138,6 +138,8 @@ class Game(GameState):
     unsure: bool = False
     #: joins under way (the game is not let go of meanwhile)
     joining: int = 0
+    #: the ids of the chat messages its connections here were sent (:mod:`kamisado.web.chat`)
+    chat_seen: set[int] = field(default_factory=set, repr=False)
 
     @property
     def served_by(self) -> Hub:

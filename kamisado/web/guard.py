@@ -106,7 +106,8 @@ class Limit:
 #: dropped); ``flood``: every frame, refused or not, per address and per
 #: player, ten times the frame limit: a connection that empties it is
 #: closed (1008) and its address and player are kept out a while
-#: (:class:`SocketLimits`).
+#: (:class:`SocketLimits`); ``chat``: a game's chat messages, per address
+#: and per player.
 LIMITS: dict[str, Limit] = {
     lim.name: lim
     for lim in (
@@ -120,6 +121,8 @@ LIMITS: dict[str, Limit] = {
         Limit("gif", 6 / 60, 6, "GIF downloads"),
         # each attempt hashes a password with argon2id (64 MiB, tens of ms)
         Limit("account", 10 / 60, 10, "sign-up and sign-in attempts"),
+        # chat messages (kamisado.web.chat), per address and per player
+        Limit("chat", 20 / 60, 8, "chat messages"),
         Limit("frame", 30.0, 60, "websocket frames"),
         Limit("flood", 300.0, 600, "websocket frames"),
     )

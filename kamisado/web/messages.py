@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,8 +53,12 @@ __all__ = [
     "OFFER_ACTIONS",
     "AbortMsg",
     "AcceptMsg",
+    "CANNED",
+    "CHAT_MAX",
     "CancelMsg",
     "ChallengeMsg",
+    "ChatFrame",
+    "ChatMsg",
     "ClaimMsg",
     "LobbyFrame",
     "LobbyMsg",
@@ -76,6 +81,7 @@ __all__ = [
     "RestartingFrame",
     "StateFrame",
     "parse",
+    "parse_chat",
     "parse_create",
 ]
 
@@ -227,9 +233,27 @@ class AcceptMsg:
     challenge: str
 
 
+#: The longest chat message, in characters (code points).
+CHAT_MAX = 140
+#: The canned chat messages' codes: each reader's page says them in its own language.
+CANNED = ("hello", "good_luck", "good_game", "thanks")
+
+
+@dataclass(frozen=True)
+class ChatMsg:
+    """Say something in the game's chat: ``text`` (one line, 1 to
+    :data:`CHAT_MAX` characters) or ``canned``, a code of :data:`CANNED`.
+    The room is the sender's: a seat holder's goes to the players' room,
+    a spectator's to the spectators' room (:mod:`kamisado.web.chat`)."""
+
+    text: str | None = None
+    canned: str | None = None
+
+
 Message = (
     JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
     | TakebackMsg | RematchMsg | ClaimMsg | LobbyMsg | ChallengeMsg | CancelMsg | AcceptMsg
+    | ChatMsg
 )
 
 
@@ -339,6 +363,38 @@ def parse_challenge(obj: dict[str, Any]) -> ChallengeMsg:
     return ChallengeMsg(target, series, clock, rated, color)
 
 
+def parse_chat(obj: dict[str, Any]) -> ChatMsg:
+    """Read a chat message (a JSON object): text or a canned code, not both.
+
+    >>> parse_chat({"text": "  good luck! "})
+    ChatMsg(text='good luck!', canned=None)
+    >>> parse_chat({"canned": "good_game"})
+    ChatMsg(text=None, canned='good_game')
+    >>> parse_chat({"text": "x" * 141})
+    Traceback (most recent call last):
+    ...
+    kamisado.web.messages.ProtocolError: chat: expected at most 140 characters, found 141
+    """
+    what = "chat"
+    text = _get(obj, "text", str, what, None) if obj.get("text") is not None else None
+    canned = _get(obj, "canned", str, what, None) if obj.get("canned") is not None else None
+    if (text is None) == (canned is None):
+        raise ProtocolError(f"{what}: expected either text or canned")
+    if canned is not None:
+        if canned not in CANNED:
+            raise ProtocolError(f"{what}: expected canned to be one of {', '.join(CANNED)}, found {canned!r}")
+        return ChatMsg(canned=canned)
+    assert text is not None
+    text = text.strip()
+    if not text:
+        raise ProtocolError(f"{what}: the message is empty")
+    if len(text) > CHAT_MAX:
+        raise ProtocolError(f"{what}: expected at most {CHAT_MAX} characters, found {len(text)}")
+    if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text):
+        raise ProtocolError(f"{what}: expected one line of text, without control characters")
+    return ChatMsg(text=text)
+
+
 def parse(frame: str | bytes) -> Message:
     """Read one frame into a typed message, or raise :class:`ProtocolError`.
 
@@ -410,6 +466,8 @@ def parse(frame: str | bytes) -> Message:
         if not _ID_RE.fullmatch(challenge):
             raise ProtocolError(f"{kind}: expected a challenge id, found {challenge!r}")
         return CancelMsg(challenge) if kind == "cancel" else AcceptMsg(challenge)
+    if kind == "chat":
+        return parse_chat(obj)
     raise ProtocolError(f"unknown message type {kind!r}", "unknown")
 
 
@@ -579,4 +637,26 @@ class LobbyFrame:
         return json.dumps({"type": "lobby", "challenges": self.challenges})
 
 
-Frame = StateFrame | CreatedFrame | ErrorFrame | PongFrame | StartedFrame | LobbyFrame | RestartingFrame
+@dataclass(frozen=True)
+class ChatFrame:
+    """A game's chat messages of one room, as the connection may read them:
+    every message kept (``replace``: on joining) or those new.  Each
+    message: ``id``, ``at`` (seconds since the epoch), ``name``, ``side``
+    (the writer's seat in the players' room, else ``null``), and ``text``
+    or ``canned`` (the other ``null``).
+
+    >>> ChatFrame("abc", "players", [], True).to_json()
+    '{"type": "chat", "game": "abc", "room": "players", "messages": [], "replace": true}'
+    """
+
+    game: str
+    room: str
+    messages: list[dict[str, Any]]
+    replace: bool = False
+
+    def to_json(self) -> str:
+        return json.dumps({"type": "chat", "game": self.game, "room": self.room,
+                           "messages": self.messages, "replace": self.replace})
+
+
+Frame = ChatFrame | StateFrame | CreatedFrame | ErrorFrame | PongFrame | StartedFrame | LobbyFrame | RestartingFrame

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from kamisado.rules.board import KamisadoError
 from kamisado.rules.match import OVER
-from kamisado.web import clocks
+from kamisado.web import chat, clocks
 from kamisado.web.game import load_ratings
 from kamisado.web.noise import reason
 from kamisado.web.state import GameState
@@ -93,6 +93,7 @@ class News:
                 notes.append(heard.get_nowait())
             states: dict[str, None] = {}
             presences: dict[str, None] = {}
+            chats: dict[str, None] = {}
             for channel, origin, rest in notes:
                 if channel == LOBBY_CHANNEL:
                     if hub.on_lobby is not None:
@@ -102,12 +103,19 @@ class News:
                 if game_id == "*" and kind == "clocks":  # moved forward over an outage
                     hub.flags.reread()
                 elif game_id in hub.games:
-                    (presences if kind == "presence" else states)[game_id] = None
+                    {"presence": presences, "chat": chats}.get(kind, states)[game_id] = None
             # the games at once (their reads run side by side in the store's threads)
             done = await asyncio.gather(*(self.refresh(game_id) for game_id in states), return_exceptions=True)
             for game_id, result in zip(states, done, strict=True):
                 if isinstance(result, Exception):
                     hub.repeats.failed("could not bring a game up to date", game_id, result)
+            for game_id in chats:  # a chat message stored by another process
+                game = hub.games.get(game_id)
+                if game is not None:
+                    try:
+                        await chat.refresh(game)
+                    except Exception as exc:
+                        hub.repeats.failed("could not read a game's chat", game_id, exc)
             for game_id in presences:
                 game = hub.games.get(game_id)
                 if game is not None and game_id not in states and await hub.presence.load_elsewhere(game):

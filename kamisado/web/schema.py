@@ -23,6 +23,9 @@ Made and changed only by the Alembic migrations in
     account name (the lockout).
 ``ratings``, ``rating_history``
     each player's rating per speed, and its rating after each rated game.
+``chat``
+    a game's chat messages, the players' room and the spectators' room
+    (revision 0010; :mod:`kamisado.web.chat`).
 ``presence``, ``challenges``
     who is connected through which process, and the lobby's challenges
     (only when several processes share a PostgreSQL database).
@@ -46,6 +49,7 @@ __all__ = [
     "GameRow",
     "actions",
     "challenges",
+    "chat",
     "games",
     "metadata",
     "players",
@@ -245,6 +249,26 @@ actions = sa.Table(
     sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
     sa.Column("token", sa.String(10), nullable=False),
     sa.Column("at", sa.Float, nullable=False),
+)
+
+
+#: A game's chat (revision 0010): one row a message, in the players' room
+#: (``players``, ``side`` the writer's seat) or the spectators' room
+#: (``spectators``); ``text`` (at most 140 characters) or ``canned``, a
+#: canned message's code (:mod:`kamisado.web.chat`).
+chat = sa.Table(
+    "chat",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("game_id", sa.String(40), sa.ForeignKey("games.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("room", sa.String(10), nullable=False),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("player", sa.String(40), nullable=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("side", sa.String(1), nullable=True),
+    sa.Column("text", sa.String(600), nullable=True),
+    sa.Column("canned", sa.String(20), nullable=True),
+    sa.Index("chat_game", "game_id", "id"),
 )
 
 

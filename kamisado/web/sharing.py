@@ -27,7 +27,8 @@ __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 #: (``NOTIFY``, sent with the change's own transaction, so delivered only
 #: once it is committed): the payload is ``"ORIGIN GAME_ID KIND"``,
 #: ``ORIGIN`` the :attr:`SharedCalls.origin` of the store that wrote it, ``KIND``
-#: ``state`` (the game's row or actions) or ``presence`` (who is connected);
+#: ``state`` (the game's row or actions), ``presence`` (who is connected)
+#: or ``chat`` (a chat message stored: :mod:`kamisado.web.chat`);
 #: ``"ORIGIN * clocks"``: every running clock was moved forward over an
 #: outage (:meth:`kamisado.web.storage.Store.keep_alive`).
 CHANNEL = "kamisado_games"

@@ -62,6 +62,7 @@ from kamisado.web.schema import (
     GameRow,
     actions,
     challenges,
+    chat,
     games,
     metadata,
     players,
@@ -830,6 +831,31 @@ class Store(SharedCalls):
             for col in (games.c.black_player, games.c.gold_player):
                 moved += tx.run(games.update().where(col == old).values({col.name: new})).rowcount
         return moved
+
+    # -- a game's chat (kamisado.web.chat) -------------------------------------------
+
+    def add_chat(self, game_id: str, room: str, player: str | None, name: str, side: str | None,
+                 text: str | None, canned: str | None, at: float | None = None) -> dict[str, Any]:
+        """Store one chat message of a game's room (committed before anyone
+        is sent it) and announce it to the other processes (``chat``); the
+        message as stored, with its id (ids grow with each message)."""
+        row = {"game_id": game_id, "room": room, "at": time.time() if at is None else at,
+               "player": player, "name": name, "side": side, "text": text, "canned": canned}
+        with self._db.write() as tx:
+            found = tx.run(chat.insert().values(**row).returning(chat.c.id)).scalar()
+            self._announce(tx, game_id, "chat")
+        return {"id": int(found), **row}
+
+    def chat_of(self, game_id: str, room: str | None = None, after: int = 0,
+                limit: int = 200) -> list[dict[str, Any]]:
+        """A game's chat messages (of one room, or both), oldest first: the
+        last ``limit`` of those with an id above ``after``."""
+        query = sa.select(chat).where(chat.c.game_id == game_id, chat.c.id > after)
+        if room is not None:
+            query = query.where(chat.c.room == room)
+        with self._db.read() as tx:
+            rows = tx.run(query.order_by(chat.c.id.desc()).limit(limit)).mappings()
+        return rows[::-1]
 
     def setting(self, name: str, make: Callable[[], str]) -> str:
         """A stored setting; made by ``make`` and stored when missing (when

@@ -22,6 +22,7 @@ from typing import Any
 
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from kamisado.web import chat
 from kamisado.web.game import Conn, send_error
 from kamisado.web.games import Hub
 from kamisado.web.guard import RateLimiter, client_key, client_keys, refusal
@@ -31,6 +32,7 @@ from kamisado.web.messages import (
     AcceptMsg,
     CancelMsg,
     ChallengeMsg,
+    ChatMsg,
     ClaimMsg,
     CreatedFrame,
     CreateMsg,
@@ -93,6 +95,22 @@ Handler = Callable[[Session, Any], Awaitable[None]]
 
 async def _join(s: Session, msg: JoinMsg) -> None:
     await s.hub.join(s.conn, msg)
+    game = s.conn.game
+    if game is not None and game.row.id == msg.game:  # its room's chat, after the state
+        await chat.history(game, s.conn)
+
+
+async def _chat(s: Session, msg: ChatMsg) -> None:
+    """A chat message: refused where the game has no chat, then limited
+    per address and per player (``chat``), then stored and sent."""
+    game = s.hub.game_of(s.conn)
+    chat.check(game, s.conn)
+    limit = s.limiter.limits.get("chat")
+    wait = s.limiter.take_all("chat", client_keys(s.ws.scope))
+    if wait and limit is not None:
+        await s.error("rate_limited", "chat: " + refusal(limit, wait)[0])
+        return
+    await chat.say(game, s.conn, msg)
 
 
 async def _act(s: Session, msg: MoveMsg | FillMsg) -> None:
@@ -158,6 +176,7 @@ HANDLERS: dict[type[Message], Handler] = {
     ChallengeMsg: _challenge,
     CancelMsg: _cancel,
     AcceptMsg: _accept,
+    ChatMsg: _chat,
     PingMsg: _ping,
     CreateMsg: _create,
 }

@@ -16,7 +16,7 @@ const PING_MS = 10_000;   // a ping this often while nothing else is heard
 const SILENCE_MS = 25_000; // nothing heard this long: the connection is dead
 const ACK_MS = 5_000;     // a move unanswered this long: the connection is dead
 /** The frames that answer an action (any of them: the connection lives). */
-const ANSWERS = ["state", "error", "lobby", "started", "created"];
+const ANSWERS = ["state", "error", "lobby", "started", "created", "chat"];
 /** The close code of a server that stops: 1012, "service restart". */
 const SERVICE_RESTART = 1012;
 

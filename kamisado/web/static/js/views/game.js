@@ -10,6 +10,7 @@ import { prefs, setPref } from "../prefs.js";
 import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 import { hideExtras, renderExtras, wireControls } from "./controls.js";
+import { chatFrame, chatRefused, renderChat, resetChat, wireChat } from "./chat.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
@@ -48,9 +49,16 @@ const socket = new GameSocket({
       // never go back to an older position (a reconnect may race an old socket)
       if (game && game.game === msg.game && msg.seq < game.seq) return;
       render(msg);
+    } else if (msg.type === "chat") {
+      chatFrame(msg);
+      if (game) renderChat(game);
     } else if (msg.type === "started") {
       openStarted(msg);
     } else if (msg.type === "error") {
+      if (typeof msg.message === "string" && msg.message.startsWith("chat:")) {
+        chatRefused(msg.code, msg.message);
+        return;
+      }
       if (msg.code === "no_game") setStatus(t("game.not_found"));
       else if (msg.code === "time") announce(t("game.error_time"));
       else if (msg.code === "seat_taken" || msg.code === "seat_kept" || msg.code === "bad_token") {
@@ -96,6 +104,7 @@ export function openGame(id, token) {
   warned = {};
   clearConfirm();
   panelParts("game");
+  resetChat(id);
   liveLayout(true);
   setStatus(t("game.connecting"));
   $("#moves").innerHTML = "";
@@ -112,6 +121,7 @@ export function leaveGame() {
   clearConfirm();
   liveLayout(false);
   hideExtras();
+  resetChat(null);
   yourMove(null);
   looking = false;
   socket.close();
@@ -122,6 +132,7 @@ function sendControl(msg) {
   if (!socket.send(msg)) announce(t("conn.not_sent"));
 }
 wireControls(sendControl);
+wireChat((msg) => socket.send(msg));
 
 board.onMove = (from, to) => {
   if (!gameId || !game || looking) return;
@@ -228,6 +239,7 @@ function render(st) {
   renderSeats(st, connected);
   tickClocks();
   renderControls(st, you, connected);
+  renderChat(st);
   yourMove(st);
   const mt = matchName(st);
   // the score never breaks across lines ("1–" above "0")

@@ -1,0 +1,177 @@
+/* A live game's chat: the players' room for the two players, the
+   spectators' room for everyone else (the server decides which: a seat
+   holder's connection is in the players' room).  Only in an online game
+   between two people: none against the computer, none in hotseat.  Canned
+   messages travel as codes and are said in each reader's language; a
+   message is at most 140 characters and always put on the page as text
+   (textContent), never as HTML.  A player may mute the opponent: kept in
+   this browser only (localStorage, by the opponent's player id), the
+   server still sends their messages. */
+import { $, h } from "../dom.js";
+import { sideName, t } from "../i18n.js";
+
+/** @typedef {import("../types.js").StateFrame} StateFrame */
+/** @typedef {{id: number, at: number, name: string, side: string|null, text: string|null, canned: string|null}} ChatMessage */
+
+/** The longest message, in characters (as the server counts them: code points). */
+export const CHAT_MAX = 140;
+/** The canned messages' codes (the server's kamisado.web.messages.CANNED). */
+export const CANNED = ["hello", "good_luck", "good_game", "thanks"];
+const MUTED_KEY = "kamisado.chat.muted";
+
+/** @type {ChatMessage[]} */
+let messages = [];
+/** @type {string|null} */
+let room = null;
+/** @type {string|null} the game whose chat is shown */
+let chatGame = null;
+/** @type {string|null} the opponent's player id (a player may mute them) */
+let opponent = null;
+/** @type {string|null} this browser's seat in the players' room */
+let mySide = null;
+let unread = 0;
+/** @type {(msg: object) => boolean} */
+let send = () => false;
+
+/** The opponents muted in this browser (their player ids). @returns {string[]} */
+function mutedList() {
+  try {
+    const v = JSON.parse(localStorage.getItem(MUTED_KEY) || "[]");
+    return Array.isArray(v) ? v.filter((x) => typeof x === "string") : [];
+  } catch (e) { return []; }
+}
+/** @param {string} player @param {boolean} on */
+function setMuted(player, on) {
+  const list = mutedList().filter((p) => p !== player);
+  if (on) list.push(player);
+  try { localStorage.setItem(MUTED_KEY, JSON.stringify(list.slice(-200))); } catch (e) { /* storage full or off */ }
+}
+const isMuted = () => Boolean(opponent && mutedList().includes(opponent));
+
+/** Characters as the server counts them (code points, not UTF-16 units). @param {string} s */
+const length = (s) => Array.from(s.trim()).length;
+
+/** Whether a game has a chat for this page: online, both seats people, not one browser holding both.
+ * @param {StateFrame} st */
+export const hasChat = (st) => Boolean(st.online_game && st.seats.b.kind === "human" && st.seats.g.kind === "human"
+  && (st.you || []).length < 2);
+
+/** A new game is shown: its chat is empty until the server sends it. @param {string|null} id */
+export function resetChat(id) {
+  chatGame = id;
+  messages = [];
+  room = null;
+  unread = 0;
+  $("#chat").hidden = true;
+  $("#chat-log").replaceChildren();
+  /** @type {HTMLInputElement} */ ($("#chat-text")).value = "";
+}
+
+/** A chat frame from the server. @param {{game: string, room: string, messages: ChatMessage[], replace: boolean}} msg */
+export function chatFrame(msg) {
+  if (msg.game !== chatGame) return;
+  if (msg.replace || msg.room !== room) messages = [];
+  room = msg.room;
+  const known = new Set(messages.map((m) => m.id));
+  const fresh = msg.messages.filter((m) => !known.has(m.id));
+  messages = messages.concat(fresh).sort((a, b) => a.id - b.id);
+  const details = /** @type {HTMLDetailsElement} */ ($("#chat"));
+  if (!msg.replace && !details.open) unread += fresh.filter((m) => shown(m) && !(mySide && m.side === mySide)).length;
+  drawLog();
+}
+
+/** Whether a message is shown (not the muted opponent's). @param {ChatMessage} m */
+const shown = (m) => !(room === "players" && m.side && m.side !== mySide && isMuted());
+
+/** A message's words: its text as it was written, or the canned message in this page's language. @param {ChatMessage} m */
+const words = (m) => (m.canned ? t(`chat.canned_${m.canned}`) : m.text || "");
+
+function drawLog() {
+  const log = $("#chat-log");
+  const items = messages.filter(shown).map((m) => {
+    const who = room === "players" && m.side ? sideName(m.side) + (m.name && m.name !== "Black" && m.name !== "Gold" ? ` (${m.name})` : "")
+      : m.name || t("chat.spectator");
+    // text nodes only: whatever a message holds is shown as written, never read as HTML
+    return h("li", { class: m.canned ? "chat-msg canned" : "chat-msg", "data-id": String(m.id) },
+      h("span", { class: "chat-who" }, `${who}: `), h("span", { class: "chat-text" }, words(m)));
+  });
+  log.replaceChildren(...items);
+  $("#chat-empty").hidden = items.length > 0;
+  log.scrollTop = log.scrollHeight;
+  $("#chat-unread").textContent = unread ? ` (${unread})` : "";
+  $("#chat-room").textContent = t(room === "spectators" ? "chat.spectators" : "chat.players");
+  const muted = isMuted();
+  $("#chat-muted").hidden = !muted;
+}
+
+/** Show the chat as the game's state says (hidden where there is none). @param {StateFrame} st */
+export function renderChat(st) {
+  const box = $("#chat");
+  const on = hasChat(st) && chatGame === st.game;
+  box.hidden = !on;
+  if (!on) return;
+  const you = st.you || [];
+  const mine = you.length ? "players" : "spectators";  // the server's rule: a seat holder's room is the players'
+  if (room !== mine) { room = mine; messages = []; }
+  mySide = you.length === 1 ? you[0] : null;
+  const other = mySide ? st.seats[mySide === "b" ? "g" : "b"] : null;
+  opponent = other && other.player ? other.player : null;
+  const mute = /** @type {HTMLButtonElement} */ ($("#chat-mute"));
+  mute.hidden = !opponent;
+  mute.setAttribute("aria-pressed", isMuted() ? "true" : "false");
+  mute.textContent = t(isMuted() ? "chat.unmute" : "chat.mute");
+  for (const b of /** @type {NodeListOf<HTMLButtonElement>} */ (box.querySelectorAll("[data-canned]"))) {
+    b.textContent = t(`chat.canned_${b.dataset.canned}`);
+  }
+  countLeft();
+  drawLog();
+}
+
+function countLeft() {
+  const input = /** @type {HTMLInputElement} */ ($("#chat-text"));
+  const n = length(input.value);
+  const count = $("#chat-count");
+  count.textContent = t("chat.count", { n, max: CHAT_MAX });
+  count.classList.toggle("over", n > CHAT_MAX);
+  /** @type {HTMLButtonElement} */ ($("#chat-send")).disabled = n === 0 || n > CHAT_MAX;
+}
+
+/** Wire the chat's controls to the game's socket. @param {(msg: object) => boolean} sendFn */
+export function wireChat(sendFn) {
+  send = sendFn;
+  const input = /** @type {HTMLInputElement} */ ($("#chat-text"));
+  input.addEventListener("input", countLeft);
+  $("#chat-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = input.value.trim();
+    if (!text || length(text) > CHAT_MAX) { countLeft(); return; }
+    $("#chat-said").textContent = "";
+    if (send({ type: "chat", text })) {
+      input.value = "";
+      countLeft();
+    } else $("#chat-said").textContent = t("conn.not_sent");
+  });
+  for (const b of /** @type {HTMLButtonElement[]} */ (Array.from(document.querySelectorAll("#chat [data-canned]")))) {
+    b.addEventListener("click", () => {
+      $("#chat-said").textContent = "";
+      if (!send({ type: "chat", canned: b.dataset.canned })) $("#chat-said").textContent = t("conn.not_sent");
+    });
+  }
+  $("#chat-mute").addEventListener("click", () => {
+    if (!opponent) return;
+    setMuted(opponent, !isMuted());
+    const mute = $("#chat-mute");
+    mute.setAttribute("aria-pressed", isMuted() ? "true" : "false");
+    mute.textContent = t(isMuted() ? "chat.unmute" : "chat.mute");
+    drawLog();
+  });
+  $("#chat").addEventListener("toggle", () => {
+    if (/** @type {HTMLDetailsElement} */ ($("#chat")).open) { unread = 0; drawLog(); }
+  });
+}
+
+/** Say a refused chat message in the chat. @param {string} code @param {string} message */
+export function chatRefused(code, message) {
+  const key = code === "rate_limited" ? "chat.rate_limited" : code === "no_chat" ? "chat.none" : "";
+  $("#chat-said").textContent = key ? t(key) : t("game.error", { message });
+}

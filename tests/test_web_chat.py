@@ -1,0 +1,221 @@
+"""A game's chat in the server (issue 27, item 5): the players' room and the
+spectators' room, canned messages as codes, at most 140 characters, rate
+limited, stored before it is sent (a reload, and another process on the
+same PostgreSQL, show it), refused against the computer and in hotseat.
+Each :class:`TestClient` is a browser with its own cookie."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from websockets.sync.client import connect as ws_connect
+
+from kamisado.web.guard import LIMITS, RateLimiter
+from kamisado.web.server import create_app
+from tests.test_web_processes import create as create_on
+from tests.test_web_processes import frame, servers, visit
+
+#: the websockets a test opened: closed before its server stops
+OPEN: list[Any] = []
+#: every limit but the chat's (tests of the rooms send more than its burst
+#: from one test address)
+NO_CHAT_LIMIT = {name: lim for name, lim in LIMITS.items() if name != "chat"}
+
+
+def close_all() -> None:
+    while OPEN:
+        ws = OPEN.pop()
+        with contextlib.suppress(Exception):
+            ws.__exit__(None, None, None)
+
+
+@contextlib.contextmanager
+def served(db: Path, limits: Any = None) -> Iterator[TestClient]:
+    with TestClient(create_app(str(db), workers=0, limits=NO_CHAT_LIMIT if limits is None else limits)) as c:
+        c.get("/")  # a player and its cookie
+        try:
+            yield c
+        finally:
+            close_all()
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with served(tmp_path / "games.db") as c:
+        yield c
+
+
+def browser(first: TestClient) -> TestClient:
+    """Another browser on the same server."""
+    other = TestClient(first.app)
+    other.portal = first.portal
+    other.get("/")
+    return other
+
+
+def create(client: TestClient, **body: Any) -> dict[str, Any]:
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+def until(ws: Any, pred: Callable[[dict[str, Any]], bool], limit: int = 20) -> dict[str, Any]:
+    for _ in range(limit):
+        msg: dict[str, Any] = ws.receive_json()
+        if pred(msg):
+            return msg
+    raise AssertionError("no such frame")
+
+
+def kind(name: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda m: m["type"] == name
+
+
+def open_ws(client: TestClient, game: str, token: str | None = None) -> Any:
+    ws = client.websocket_connect("/ws").__enter__()
+    OPEN.append(ws)
+    ws.send_json({"type": "join", "game": game, **({"token": token} if token else {})})
+    return ws
+
+
+def joined(client: TestClient, game: str, token: str | None = None) -> tuple[Any, dict[str, Any]]:
+    """A websocket on the game: it and its state."""
+    ws = open_ws(client, game, token)
+    return ws, until(ws, kind("state"))
+
+
+def history(client: TestClient, game: str) -> dict[str, Any]:
+    """The chat a websocket is sent on joining the game (its room has messages)."""
+    ws, _ = joined(client, game)
+    msg = ws.receive_json()  # right after the state
+    assert msg["type"] == "chat" and msg["replace"] is True
+    return msg
+
+
+def online_pair(client: TestClient, other: TestClient) -> tuple[str, Any, Any]:
+    """An online game between two browsers (the first is Black), both joined."""
+    g = create(client, online=True, seat="b")
+    wb, _ = joined(client, g["id"])
+    wg, st = joined(other, g["id"], g["tokens"]["g"])
+    assert st["you"] == ["g"]
+    return g["id"], wb, wg
+
+
+def said(ws: Any) -> list[tuple[str | None, str | None, str | None]]:
+    """The next chat frame's messages as (side, text, canned)."""
+    msg = until(ws, kind("chat"))
+    assert msg["replace"] is False
+    return [(m["side"], m["text"], m["canned"]) for m in msg["messages"]]
+
+
+def test_players_and_spectators_have_rooms_of_their_own(client: TestClient) -> None:
+    ann, bob, cy = client, browser(client), browser(client)
+    gid, wb, wg = online_pair(ann, bob)
+    ws, st = joined(cy, gid)  # a spectator
+    assert st["you"] == []
+    wb.send_json({"type": "chat", "text": "  hi <b>there</b> "})
+    assert said(wb) == [("b", "hi <b>there</b>", None)]  # trimmed, kept as written
+    assert said(wg) == [("b", "hi <b>there</b>", None)]
+    ws.send_json({"type": "chat", "canned": "good_luck"})
+    assert said(ws) == [(None, None, "good_luck")]
+    wg.send_json({"type": "chat", "canned": "thanks"})
+    # the players' next message is Gold's: the spectator's never reached them
+    assert said(wg) == [("g", None, "thanks")]
+    assert said(wb) == [("g", None, "thanks")]
+    ws.send_json({"type": "chat", "text": "nice"})
+    assert said(ws) == [(None, "nice", None)]  # and the players' never reached the spectator
+    # stored with the game: a reload is sent its room's messages, in order
+    again = history(bob, gid)
+    assert again["room"] == "players"
+    assert [(m["side"], m["name"], m["text"], m["canned"]) for m in again["messages"]] == [
+        ("b", "Black", "hi <b>there</b>", None), ("g", "Gold", None, "thanks")]
+    watched = history(browser(client), gid)
+    assert watched["room"] == "spectators" and [(m["text"], m["canned"]) for m in watched["messages"]] == [(None, "good_luck"), ("nice", None)]
+    ids = [m["id"] for m in again["messages"]]
+    assert ids == sorted(ids)
+
+
+def test_a_message_is_one_line_of_at_most_140_characters(client: TestClient) -> None:
+    gid, wb, wg = online_pair(client, browser(client))
+    longest = "é" * 139 + "🙂"  # characters, not bytes
+    wb.send_json({"type": "chat", "text": longest})
+    assert said(wb) == [("b", longest, None)]
+    for bad, why in (({"text": "x" * 141}, "at most 140 characters, found 141"),
+                     ({"text": "   "}, "empty"),
+                     ({"text": "one\ntwo"}, "one line"),
+                     ({"text": "hi", "canned": "hello"}, "either text or canned"),
+                     ({}, "either text or canned"),
+                     ({"canned": "bye"}, "one of hello, good_luck, good_game, thanks"),
+                     ({"text": 7}, "expected text to be str")):
+        wb.send_json({"type": "chat", **bad})
+        err = until(wb, kind("error"))
+        assert err["code"] == "malformed" and why in err["message"], (bad, err)
+    store = client.app.state.hub.store
+    assert [m["text"] for m in store.chat_of(gid)] == [longest]  # nothing else was stored
+
+
+def test_chat_is_rate_limited_per_player(tmp_path: Path) -> None:
+    now = [1000.0]
+    limiter = RateLimiter(dict(LIMITS), lambda: now[0])
+    with served(tmp_path / "games.db", limiter) as client:
+        gid, wb, wg = online_pair(client, browser(client))
+        burst = LIMITS["chat"].burst
+        for i in range(burst):
+            wb.send_json({"type": "chat", "text": f"m{i}"})
+            assert said(wb) == [("b", f"m{i}", None)]
+        wb.send_json({"type": "chat", "text": "one too many"})
+        err = until(wb, kind("error"))
+        assert err["code"] == "rate_limited" and err["message"].startswith("chat: ")
+        now[0] += 1 / LIMITS["chat"].rate  # one more message's worth of time
+        wb.send_json({"type": "chat", "canned": "hello"})
+        assert said(wb) == [("b", None, "hello")]
+        room = history(client, gid)
+        assert [m["text"] or m["canned"] for m in room["messages"]] == [
+            *(f"m{i}" for i in range(burst)), "hello"]
+
+
+def test_no_chat_against_the_computer_or_in_hotseat(client: TestClient) -> None:
+    for body in ({"black": "human", "gold": "beginner"}, {"online": True, "gold": "beginner", "seat": "b"},
+                 {"black": "human", "gold": "human"}):
+        g = create(client, **body)
+        ws = open_ws(client, g["id"], g["tokens"].get("b"))
+        until(ws, kind("state"))
+        ws.send_json({"type": "chat", "canned": "hello"})
+        err = until(ws, kind("error"))
+        assert err["code"] == "no_chat" and err["message"].startswith("chat: "), body
+    store = client.app.state.hub.store
+    assert all(store.chat_of(row.id) == [] for row in store.list())
+
+
+def test_chat_needs_a_game(client: TestClient) -> None:
+    ws = client.websocket_connect("/ws").__enter__()
+    OPEN.append(ws)
+    ws.send_json({"type": "chat", "text": "anyone?"})
+    assert ws.receive_json()["code"] == "not_joined"
+
+
+def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:
+    with servers(pg_url, 2) as (a, b):
+        ann, bob = visit(a), visit(b)
+        game = create_on(a, {"target": 1, "online": True})
+        gid, tokens = game["id"], game["tokens"]
+        with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as wa, \
+                ws_connect(f"ws://{b}/ws", additional_headers={"Cookie": bob}) as wb:
+            wa.send(json.dumps({"type": "join", "game": gid, "token": tokens["b"]}))
+            frame(wa)
+            wb.send(json.dumps({"type": "join", "game": gid, "token": tokens["g"]}))
+            frame(wb)
+            wa.send(json.dumps({"type": "chat", "text": "from A"}))
+            assert [m["text"] for m in frame(wa, "chat")["messages"]] == ["from A"]
+            heard = frame(wb, "chat")  # stored by process A, told by the database
+            assert heard["room"] == "players" and [(m["side"], m["text"]) for m in heard["messages"]] == [
+                ("b", "from A")]
+            wb.send(json.dumps({"type": "chat", "canned": "good_game"}))
+            assert [m["canned"] for m in frame(wa, "chat")["messages"]] == ["good_game"]
