@@ -5,16 +5,20 @@ real server (Starlette's test client), its websocket and its database."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
 from kamisado.web.ratings import Rating, rate_game
 from kamisado.web.schema import players, rating_history, ratings
-from tests.test_web_controls import (  # noqa: F401 (client: the fixture)
+from kamisado.web.server import create_app
+from tests.test_web_controls import (
     browser,
-    client,
+    close_all,
     connect,
     error,
     online_pair,
@@ -22,6 +26,16 @@ from tests.test_web_controls import (  # noqa: F401 (client: the fixture)
     state,
     until,
 )
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0)) as c:
+        c.get("/")  # a player and its cookie
+        try:
+            yield c
+        finally:
+            close_all()
 
 
 def me(c: TestClient) -> str:
