@@ -103,7 +103,7 @@ function recentItem(g) {
   const name = g.opponent.name || t("player.anonymous");
   const who = h("a", { href: `#/player/${encodeURIComponent(g.opponent.player)}` }, name);
   const line = h("li", { class: `recent ${g.result}`, "data-game": g.id },
-    h("span", { class: "result" }, t(`player.result_${g.result}`)), " ",
+    h("span", { class: "outcome" }, t(`player.result_${g.result}`)), " ",
     t("player.versus"), " ", who);
   if (g.opponent.rating) line.append(" ", ratingNode(g.opponent.rating));
   line.append(" · ", h("span", { class: "clock-control" }, controlText(g.clock)),
