@@ -13,6 +13,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
 from tests.browser_kit import SHOTS, game_id, page, sign_up, you
+from tests.test_web_layout import look
 
 # the fixtures: a live server for this module, and Chromium
 server = browser_kit.server
@@ -76,3 +77,40 @@ def test_a_player_page_says_when_the_player_is_offline(browser: Browser, server:
     expect(ann.locator("#player-online")).to_have_text("Not online now")
     expect(ann.get_by_role("button", name="Challenge", exact=True)).to_be_disabled()
     expect(ann.locator("#pc-said")).to_contain_text("not online now")
+
+
+def test_the_player_page_the_notice_and_the_leaderboard_fit_every_screen(browser: Browser, server: str) -> None:
+    """Another player's page (online, the Challenge form, a recent game),
+    a notice and the leaderboard at 360x740, 390x844 and 1280x800: no
+    sideways scroll, 44 px touch targets on phones, axe-core clean."""
+    ann = page(browser, server + "/")
+    bob = page(browser, server + "/")
+    sign_up(ann, "anne_layout")
+    sign_up(bob, "bob_layout_with_a_long_name")
+    bob_id = player_id(bob)
+    bob.goto(server + "/#/games")
+    ann.goto(server + f"/#/player/{bob_id}")
+    expect(ann.locator("#player-online")).to_have_text("Online now")
+    # a game Bob resigns: a recent game on his page
+    challenge(ann)
+    bob.locator("#notices .notice button.accept").click()
+    game_id(bob)
+    game_id(ann)
+    you(bob)
+    bob.locator("#resign").click()
+    expect(bob.locator("#resign")).to_have_text("Really resign?")
+    bob.locator("#resign").click()
+    expect(bob.locator("#result-text")).to_contain_text("resigned")
+    ann.goto(server + f"/#/player/{bob_id}")
+    expect(ann.locator("#player-recent li")).to_have_count(1)
+    expect(ann.locator("#player-recent li")).to_contain_text("Lost against anne_layout")
+    problems = look(ann, "player-other", menu=False)
+    bob.goto(server + "/#/lessons")
+    challenge(ann)
+    expect(bob.locator("#notices .notice")).to_have_count(1)
+    problems += look(bob, "notice", menu=False)
+    ann.goto(server + "/#/leaderboard?speed=correspondence")
+    expect(ann.locator('#view-leaderboard a[data-speed="correspondence"]')).to_have_attribute("aria-current", "page")
+    expect(ann.locator("#lb-empty")).to_be_visible()  # nobody's rating has settled yet
+    problems += look(ann, "leaderboard", menu=False)
+    assert problems == [], "\n".join(problems)
