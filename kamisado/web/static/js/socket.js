@@ -162,7 +162,14 @@ export class GameSocket {
     this.ws = null;
     this.status = "connecting";
     this.restarting = false;
-    if (sock) { sock.onclose = null; sock.close(); }
+    if (sock) {
+      sock.onclose = null;
+      sock.onmessage = null;
+      // one still connecting is closed once open (closing it now makes the
+      // browser warn "closed before the connection is established")
+      if (sock.readyState === WebSocket.CONNECTING) sock.onopen = () => sock.close();
+      else sock.close();
+    }
   }
 }
 
