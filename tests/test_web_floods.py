@@ -259,7 +259,7 @@ def test_the_counts_and_the_kept_out_stay_bounded() -> None:
 
 def test_the_server_has_caps_by_default_and_none_with_the_limits_off(tmp_path: Path) -> None:
     app = create_app(str(tmp_path / "a.db"), workers=0, limits=LIMITS)
-    assert app.state.limiter.sockets.limits == SOCKET_LIMITS == SocketLimits(32, 8, 60.0)
+    assert app.state.limiter.sockets.limits == SOCKET_LIMITS == SocketLimits(32, 16, 60.0)
     app = create_app(str(tmp_path / "b.db"), workers=0, limits=LIMITS, sockets=SocketLimits(4, 2, 9))
     assert app.state.limiter.sockets.limits == SocketLimits(4, 2, 9)
     assert create_app(str(tmp_path / "c.db"), workers=0, limits={}).state.limiter.sockets is None

@@ -183,8 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         help="websockets open at once from one address, at most (default 32; 0: no cap)",
     )
     parser.add_argument(
-        "--ws-per-player", type=int, default=8, metavar="N",
-        help="websockets open at once for one player (its cookie), at most (default 8; 0: no cap)",
+        "--ws-per-player", type=int, default=16, metavar="N",
+        help="websockets open at once for one player (its cookie), at most (default 16; 0: no cap)",
     )
     parser.add_argument(
         "--ws-keep-out", type=float, default=60.0, metavar="SECONDS",

@@ -313,7 +313,7 @@ class SocketLimits:
     """
 
     per_address: int = 32
-    per_player: int = 8
+    per_player: int = 16
     keep_out: float = 60.0
     hold: float = 2.0
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -41,6 +42,7 @@ from kamisado.web.messages import (
     CancelMsg,
     ChallengeMsg,
     CreateMsg,
+    DeclineMsg,
     LobbyFrame,
     LobbyMsg,
     StartedFrame,
@@ -101,8 +103,15 @@ class Challenge:
             "clock": control_view(msg.clock),
             "rated": msg.rated,
             "color": msg.color,
+            "to": msg.to,
             "mine": viewer.player is not None and viewer.player == self.player,
         }
+
+
+def _frame(frame: dict[str, Any]) -> str:
+    """A frame of the notices (``notices``, ``challenged``, ``challenging``,
+    ``withdrawn``, ``declined``) as sent."""
+    return json.dumps(frame)
 
 
 #: A challenge whose process has not renewed it for this long (ms) is not
@@ -122,6 +131,10 @@ class Lobby:
         self.hub: Hub | None = None
         #: every process's challenges, as last read (several processes)
         self._rows: list[dict[str, Any]] = []
+        #: this process's websockets of each player (who is online)
+        self.players: dict[str, set[Conn]] = {}
+        #: the connections following their player's notices (direct challenges)
+        self.noticed: set[Conn] = set()
         if hub is not None:
             self.bind(hub)
 
@@ -146,15 +159,27 @@ class Lobby:
             mine = self.challenges.pop(challenge_id, None)
             if mine is not None:
                 await self._raw(mine.conn, StartedFrame(game_id).to_json())
+        elif kind == "direct":
+            await self._deliver_row(rest)
+            return
+        elif kind == "withdrawn":
+            challenge_id, _, player = rest.partition(" ")
+            await self._tell(player, {"type": "withdrawn", "challenge": challenge_id})
+            return
+        elif kind == "declined":
+            mine = self.challenges.pop(rest, None)
+            if mine is not None:
+                await self._raw(mine.conn, _frame({"type": "declined", "challenge": rest}))
+            return
         await self.broadcast()
 
     def _listed(self, viewer: Conn) -> list[dict[str, Any]]:
         """The challenges as ``viewer`` sees them."""
         if not self.shared:
-            items = sorted(self.challenges.values(), key=lambda c: c.created)
+            items = sorted((c for c in self.challenges.values() if c.msg.to is None), key=lambda c: c.created)
             return [c.view(viewer) for c in items]
         assert self.hub is not None
-        return [self._row_view(r, viewer) for r in self._rows]
+        return [self._row_view(r, viewer) for r in self._rows if r.get("to_player") is None]
 
     async def _refresh_rows(self) -> None:
         if self.shared:
@@ -178,6 +203,7 @@ class Lobby:
             "clock": control_view(clock),
             "rated": row["rated"],
             "color": row["color"],
+            "to": row.get("to_player"),
             "mine": viewer.player is not None and viewer.player == row["player"],
         }
 
@@ -197,8 +223,11 @@ class Lobby:
         conn.lobby = False
         self.watchers.discard(conn)
         gone = [cid for cid, c in self.challenges.items() if c.conn is conn]
+        direct = [self.challenges[cid] for cid in gone if self.challenges[cid].msg.to is not None]
         for cid in gone:
             del self.challenges[cid]
+        for challenge in direct:
+            await self._withdrawn(challenge.id, challenge.msg.to)
         if gone:
             if self.shared:
                 assert self.hub is not None
@@ -217,6 +246,12 @@ class Lobby:
             raise GameError("account_needed", "challenge: a rated challenge needs an account; sign up or sign in")
         if sum(c.player == conn.player for c in self.challenges.values()) >= MAX_CHALLENGES:
             raise GameError("not_allowed", f"challenge: at most {MAX_CHALLENGES} open challenges at once")
+        if msg.to is not None:
+            if msg.to == conn.player:
+                raise GameError("not_allowed", "challenge: you cannot challenge yourself")
+            if not await self.online(hub, msg.to):
+                raise GameError("offline", "challenge: that player is not online now;"
+                                " challenge them when they are")
         rating: int | None = None
         provisional = False
         speed = speed_of(msg.clock.days if msg.clock else None,
@@ -242,12 +277,19 @@ class Lobby:
                     "clock_increment": None if clock is None or clock.days else clock.increment,
                     "clock_days": clock.days if clock is not None and clock.days else None,
                     "rated": msg.rated, "color": msg.color, "created": challenge.created,
-                    "seen": now_ms(),
+                    "seen": now_ms(), "to_player": msg.to,
                 })
             except Exception:
                 log.exception("could not store a challenge")
                 raise GameError("storage", "challenge: it could not be saved; try again") from None
         self.challenges[challenge.id] = challenge
+        if msg.to is not None:  # shown to its player alone, wherever they are on the site
+            await self._raw(conn, _frame({"type": "challenging", "challenge": challenge.view(conn)}))
+            await self._tell(msg.to, {"type": "challenged", "challenge": challenge.view(conn)})
+            if hub.store.shared:
+                with contextlib.suppress(Exception):
+                    await hub.store.call(hub.store.tell_lobby, f"direct {challenge.id}")
+            return challenge
         conn.lobby = True
         self.watchers.add(conn)
         await self.broadcast()
@@ -282,6 +324,8 @@ class Lobby:
         if conn.player == challenge.player:
             raise GameError("not_allowed", "accept: this is your own challenge")
         c = challenge.msg
+        if c.to is not None and c.to != conn.player:
+            raise GameError("not_allowed", "accept: this challenge is for another player")
         if c.rated and not conn.registered:
             raise GameError("account_needed", "accept: a rated game needs an account; sign up or sign in")
         del self.challenges[challenge.id]  # taken: nobody else can accept it now
@@ -306,6 +350,9 @@ class Lobby:
             raise GameError("storage", "accept: the seat could not be claimed")
         frame = StartedFrame(game.row.id).to_json()
         await asyncio.gather(self._raw(challenge.conn, frame), self._raw(conn, frame))
+        if c.to is not None:  # the player's other pages take the notice down
+            await self._withdrawn(challenge.id, c.to)
+            return game.row.id
         await self.broadcast()
         return game.row.id
 
@@ -326,9 +373,12 @@ class Lobby:
             raise GameError("storage", "accept: the lobby could not be read; try again") from None
         if row is None:
             raise GameError("no_challenge", f"accept: the challenge {msg.challenge!r} is gone")
-        if row["player"] == conn.player or (row["rated"] and not conn.registered):
+        elsewhere = row.get("to_player") not in (None, conn.player)
+        if row["player"] == conn.player or elsewhere or (row["rated"] and not conn.registered):
             put_back = {k: v for k, v in row.items() if k != "origin"}
             await hub.store.call(hub.store.add_challenge, put_back)
+            if elsewhere:
+                raise GameError("not_allowed", "accept: this challenge is for another player")
             raise GameError("not_allowed" if row["player"] == conn.player else "account_needed",
                             "accept: this is your own challenge" if row["player"] == conn.player
                             else "accept: a rated game needs an account; sign up or sign in")
@@ -355,8 +405,137 @@ class Lobby:
             with contextlib.suppress(Exception):
                 await hub.store.call(hub.store.started, row["id"], game.row.id)
         await asyncio.gather(*sends)
+        if row.get("to_player") is not None:
+            await self._withdrawn(row["id"], row["to_player"])
+            return game.row.id
         await self.broadcast()
         return game.row.id
+
+    # -- who is online, and direct challenges -----------------------------------
+
+    async def arrive(self, hub: Hub, conn: Conn) -> None:
+        """A websocket of a player opened: the player is online (shared with
+        the other processes through ``presence``)."""
+        if conn.player is None:
+            return
+        self.bind(hub)
+        conns = self.players.setdefault(conn.player, set())
+        first = not conns
+        conns.add(conn)
+        if first and hub.store.shared:
+            try:
+                await hub.store.call(hub.store.set_online, conn.player, True, now_ms())
+            except Exception as exc:
+                hub.repeats.failed("could not store who is online", None, exc)
+
+    async def gone(self, conn: Conn) -> None:
+        """A websocket closed: its challenges go, and its player is offline
+        once its last websocket here closed."""
+        self.noticed.discard(conn)
+        await self.leave(conn)
+        if conn.player is None:
+            return
+        conns = self.players.get(conn.player)
+        if conns is None:
+            return
+        conns.discard(conn)
+        if not conns:
+            del self.players[conn.player]
+            if self.shared:
+                assert self.hub is not None
+                store = self.hub.store
+                try:
+                    await store.call(store.set_online, conn.player, False, now_ms())
+                except Exception as exc:
+                    self.hub.repeats.failed("could not store who is online", None, exc)
+
+    async def online(self, hub: Hub, player: str) -> bool:
+        """Whether ``player`` has a websocket open, through any process."""
+        if self.players.get(player):
+            return True
+        if not hub.store.shared:
+            return False
+        try:
+            return await hub.store.call(hub.store.online_elsewhere, player, now_ms() - CHALLENGE_TTL_MS)
+        except Exception as exc:
+            hub.repeats.failed("could not read who is online", None, exc)
+            return False
+
+    async def notices(self, hub: Hub, conn: Conn) -> None:
+        """Follow the connection's player's notices: sent the direct
+        challenges to it now (``notices``) and as they come."""
+        if conn.player is None:
+            raise GameError("no_player", "notices: open the page first (notices need a player)")
+        self.bind(hub)
+        self.noticed.add(conn)
+        if hub.store.shared:
+            await self._refresh_rows()
+            pending = [self._row_view(r, conn) for r in self._rows if r.get("to_player") == conn.player]
+        else:
+            pending = [c.view(conn) for c in sorted(self.challenges.values(), key=lambda c: c.created)
+                       if c.msg.to == conn.player]
+        await self._raw(conn, _frame({"type": "notices", "challenges": pending}))
+
+    async def decline(self, hub: Hub, conn: Conn, msg: DeclineMsg) -> None:
+        """Decline a direct challenge to the connection's player: it goes,
+        and its poster is sent ``declined``."""
+        local = self.challenges.get(msg.challenge)
+        if hub.store.shared:
+            try:
+                row = await hub.store.call(hub.store.challenge_row, msg.challenge)
+            except Exception:
+                log.exception("could not read a challenge")
+                raise GameError("storage", "decline: the lobby could not be read; try again") from None
+            to = None if row is None else row.get("to_player")
+        else:
+            to = None if local is None else local.msg.to
+        if to is None or conn.player is None or to != conn.player:
+            raise GameError("no_challenge", f"decline: no challenge {msg.challenge!r} to you")
+        if hub.store.shared:
+            try:
+                taken = await hub.store.call(hub.store.take_challenge, msg.challenge)
+            except Exception:
+                log.exception("could not take a challenge")
+                raise GameError("storage", "decline: the lobby could not be read; try again") from None
+            if taken is None:
+                raise GameError("no_challenge", f"decline: the challenge {msg.challenge!r} is gone")
+        self.challenges.pop(msg.challenge, None)
+        if local is not None:
+            await self._raw(local.conn, _frame({"type": "declined", "challenge": msg.challenge}))
+        elif hub.store.shared:
+            with contextlib.suppress(Exception):
+                await hub.store.call(hub.store.tell_lobby, f"declined {msg.challenge}")
+        await self._withdrawn(msg.challenge, to)
+
+    async def _tell(self, player: str, frame: dict[str, Any]) -> None:
+        """Send a frame to this process's connections following ``player``'s notices."""
+        text = _frame(frame)
+        await asyncio.gather(*(self._raw(c, text) for c in list(self.noticed) if c.player == player))
+
+    async def _withdrawn(self, challenge_id: str, player: str | None) -> None:
+        """A direct challenge to ``player`` is gone: every page of theirs takes it down."""
+        if player is None:
+            return
+        await self._tell(player, {"type": "withdrawn", "challenge": challenge_id})
+        if self.shared:
+            assert self.hub is not None
+            with contextlib.suppress(Exception):
+                await self.hub.store.call(self.hub.store.tell_lobby, f"withdrawn {challenge_id} {player}")
+
+    async def _deliver_row(self, challenge_id: str) -> None:
+        """Another process made a direct challenge: show it to its player's
+        connections here."""
+        assert self.hub is not None
+        store = self.hub.store
+        try:
+            row = await store.call(store.challenge_row, challenge_id)
+        except Exception as exc:
+            self.hub.repeats.failed("could not read a challenge", None, exc)
+            return
+        if row is None or row.get("to_player") is None:
+            return
+        for conn in [c for c in self.noticed if c.player == row["to_player"]]:
+            await self._raw(conn, _frame({"type": "challenged", "challenge": self._row_view(row, conn)}))
 
     async def broadcast(self) -> None:
         """Send every follower the list (each with its own ``mine``)."""

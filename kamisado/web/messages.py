@@ -60,8 +60,10 @@ __all__ = [
     "ChatFrame",
     "ChatMsg",
     "ClaimMsg",
+    "DeclineMsg",
     "LobbyFrame",
     "LobbyMsg",
+    "NoticesMsg",
     "RematchMsg",
     "StartedFrame",
     "TakebackMsg",
@@ -217,6 +219,22 @@ class ChallengeMsg:
     clock: TimeControl | None = None
     rated: bool = False
     color: str = "random"
+    #: a direct challenge: the one player it is for (not listed in the lobby)
+    to: str | None = None
+
+
+@dataclass(frozen=True)
+class NoticesMsg:
+    """Follow the notices of the connection's player: the direct challenges
+    to it (answered with ``notices``, then ``challenged`` and ``withdrawn``
+    as they come)."""
+
+
+@dataclass(frozen=True)
+class DeclineMsg:
+    """Decline a direct challenge made to one's player."""
+
+    challenge: str
 
 
 @dataclass(frozen=True)
@@ -254,6 +272,7 @@ Message = (
     JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
     | TakebackMsg | RematchMsg | ClaimMsg | LobbyMsg | ChallengeMsg | CancelMsg | AcceptMsg
     | ChatMsg
+    | NoticesMsg | DeclineMsg
 )
 
 
@@ -360,7 +379,12 @@ def parse_challenge(obj: dict[str, Any]) -> ChallengeMsg:
     color = _get(obj, "color", str, what, "random")
     if color not in ("b", "g", "random"):
         raise ProtocolError(f"{what}: expected color 'b', 'g' or 'random', found {color!r}")
-    return ChallengeMsg(target, series, clock, rated, color)
+    to: str | None = None
+    if obj.get("to") is not None:
+        to = _get(obj, "to", str, what)
+        if not _ID_RE.fullmatch(to):
+            raise ProtocolError(f"{what}: expected a player id in 'to', found {to!r}")
+    return ChallengeMsg(target, series, clock, rated, color, to)
 
 
 def parse_chat(obj: dict[str, Any]) -> ChatMsg:
@@ -461,10 +485,14 @@ def parse(frame: str | bytes) -> Message:
         return LobbyMsg(_get(obj, "watch", bool, kind, True))
     if kind == "challenge":
         return parse_challenge(obj)
-    if kind in ("cancel", "accept"):
+    if kind == "notices":
+        return NoticesMsg()
+    if kind in ("cancel", "accept", "decline"):
         challenge = _get(obj, "challenge", str, kind)
         if not _ID_RE.fullmatch(challenge):
             raise ProtocolError(f"{kind}: expected a challenge id, found {challenge!r}")
+        if kind == "decline":
+            return DeclineMsg(challenge)
         return CancelMsg(challenge) if kind == "cancel" else AcceptMsg(challenge)
     if kind == "chat":
         return parse_chat(obj)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from importlib.resources import files
 from pathlib import Path
@@ -24,11 +25,13 @@ from kamisado.rules.match import OVER
 from kamisado.rules.position import Position
 from kamisado.web.game import Game
 from kamisado.web.games import Hub
+from kamisado.web.lobby import Lobby
 from kamisado.web.messages import LEVEL_NAMES, ProtocolError, parse_create
 from kamisado.web.players import Player, Players, player_in_thread
 from kamisado.web.public import PublicSite
-from kamisado.web.ratings import SPEEDS, computer_rating
+from kamisado.web.ratings import SPEEDS, computer_rating, speed_of
 from kamisado.web.state import GameError
+from kamisado.web.storage import GameRow
 from kamisado.web.text import UnstorableText, check_storable, unstorable_char
 from kamisado.web.views import entry_view, move_view, position_view, rounds_view
 
@@ -305,6 +308,10 @@ async def player_page(request: Request) -> Response:
         ratings = await store.call(store.player_ratings, player.id)
         history = await store.call(store.rating_history, player.id)
         rows = await store.call(store.games_public, player.id)
+        results = await store.call(store.results, player.id)
+        recent = await recent_games(hub, player.id, rows)
+    except GameError:
+        return bad("the store cannot be read; try again", 503)
     except Exception:
         log.exception("could not read player %s", player.id)
         return bad("the store cannot be read; try again", 503)
@@ -313,7 +320,11 @@ async def player_page(request: Request) -> Response:
         item = hub.summary(row)
         item["you"] = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player.id]
         games.append(item)
+    lobby: Lobby = request.app.state.lobby
     return JSONResponse({
+        "online": await lobby.online(hub, player.id),
+        "results": {speed: results.get(speed, {"won": 0, "lost": 0}) for speed in SPEEDS},
+        "recent": recent,
         "id": player.id,
         "name": player.name,
         "registered": player.account is not None,
@@ -322,6 +333,86 @@ async def player_page(request: Request) -> Response:
                      "change": round(h["change"])} for h in history],
         "games": games,
     })
+
+
+#: How many finished games a player page lists under "Recent games".
+RECENT_GAMES = 10
+
+
+async def recent_games(hub: Hub, player: str, rows: list[GameRow]) -> list[dict[str, Any]]:
+    """A player's last :data:`RECENT_GAMES` finished games against another
+    person (of ``rows``, its online games, newest first): the opponent, the
+    opponent's rating now at the game's speed (``None``: untimed, or not
+    rated there yet), the clock and the result (``won``, ``lost``, or
+    ``aborted``), each game replayed by the rules for its winner."""
+    out: list[dict[str, Any]] = []
+    for row in rows:
+        if len(out) >= RECENT_GAMES:
+            break
+        if row.state != OVER or player not in row.owners or None in row.owners:
+            continue
+        side = row.owners.index(player)
+        if row.owners[1 - side] == player:
+            continue  # both seats its own
+        game = await hub.load(row.id)
+        if game is None:
+            continue
+        winner = game.winner()
+        opponent = row.owners[1 - side]
+        assert opponent is not None
+        days = row.clock_days or None
+        speed = speed_of(days, None if days else row.clock_initial)
+        rating: dict[str, Any] | None = None
+        if speed is not None:
+            got = await hub.store.call(hub.store.ratings_of, [opponent], speed)
+            if opponent in got:
+                rating = {"rating": round(got[opponent].rating), "provisional": got[opponent].provisional}
+        clock = None if speed is None else (
+            {"days": days} if days else {"initial": row.clock_initial, "increment": row.clock_increment or 0})
+        out.append({
+            "id": row.id,
+            "at": row.updated,
+            "opponent": {"player": opponent,
+                         "name": (row.black_name, row.gold_name)[1 - side],
+                         "rating": rating},
+            "you": SIDE_LETTERS[side],
+            "clock": clock,
+            "speed": speed,
+            "rated": row.rated,
+            "target": row.target,
+            "series": row.series,
+            "points": [row.black_points, row.gold_points],
+            "ended": row.ended,
+            "result": "aborted" if winner is None else ("won" if winner == side else "lost"),
+        })
+    return out
+
+
+#: A player counts on the leaderboard while it played a rated game at the
+#: speed within this many days.
+ACTIVE_DAYS = 30
+#: How many players the leaderboard shows per speed.
+LEADERBOARD_SIZE = 50
+
+
+async def leaderboard(request: Request) -> Response:
+    """``GET /api/leaderboard?speed=realtime``: the best 50 active players
+    at a speed (a rated game there in the last 30 days; a provisional rating
+    is left out), highest rating first."""
+    speed = request.query_params.get("speed", "realtime")
+    if speed not in SPEEDS:
+        return bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
+    store = hub_of(request).store
+    since = time.time() - ACTIVE_DAYS * 86400
+    try:
+        rows = await store.call(store.leaderboard, speed, since, LEADERBOARD_SIZE)
+    except Exception:
+        log.exception("could not read the leaderboard")
+        return bad("the store cannot be read; try again", 503)
+    return JSONResponse({"speed": speed, "active_days": ACTIVE_DAYS, "players": [
+        {"rank": i + 1, "player": r["player"], "name": r["name"], "rating": round(r["rating"]),
+         "rd": round(r["rd"]), "games": r["games"]}
+        for i, r in enumerate(rows)]})
 
 
 async def player_rating_svg(request: Request) -> Response:

@@ -237,6 +237,8 @@ challenges = sa.Table(
     sa.Column("color", sa.String(6), nullable=False),
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("seen", sa.BigInteger, nullable=False),
+    # revision 0011: a direct challenge's one player (``NULL``: open to all)
+    sa.Column("to_player", sa.String(40), nullable=True),
     sa.Index("challenges_origin", "origin"),
 )
 

@@ -34,8 +34,16 @@ __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 CHANNEL = "kamisado_games"
 #: The channel of the lobby's changes: ``"ORIGIN changed"`` (the list
 #: changed) or ``"ORIGIN started CHALLENGE GAME"`` (a challenge was accepted:
-#: the process holding its poster's connection sends it ``started``).
+#: the process holding its poster's connection sends it ``started``); for
+#: direct challenges also ``"ORIGIN direct CHALLENGE"`` (made: the processes
+#: holding its player's connections show it), ``"ORIGIN withdrawn CHALLENGE
+#: PLAYER"`` (gone: they take it down) and ``"ORIGIN declined CHALLENGE"``
+#: (the process holding its poster tells it).
 LOBBY_CHANNEL = "kamisado_lobby"
+#: A player's row of ``presence`` (a websocket of theirs is open through a
+#: process) has ``game_id`` this prefix and the player's id: no game id
+#: starts with it.
+ONLINE_PREFIX = "@"
 #: Announces a change to the other processes (PostgreSQL ``NOTIFY``,
 #: delivered when the transaction commits).
 _NOTIFY = sa.text("SELECT pg_notify(:channel, :payload)")
@@ -286,10 +294,48 @@ class SharedCalls:
                 self.announce_lobby(tx, "changed")
             return rows[0] if rows else None
 
+    def tell_lobby(self, what: str) -> None:
+        """Announce ``what`` on :data:`LOBBY_CHANNEL` (direct challenges)."""
+        if not self.shared:
+            return
+        with self._db.write() as tx:
+            self.announce_lobby(tx, what)
+
     def started(self, challenge_id: str, game_id: str) -> None:
         """Tell the process holding a challenge's poster that it was accepted."""
         with self._db.write() as tx:
             self.announce_lobby(tx, f"started {challenge_id} {game_id}")
+
+    def set_online(self, player: str, online: bool, now_ms: int) -> None:
+        """Say whether this process holds a websocket of ``player``: a row of
+        ``presence`` with ``game_id`` ``"@" + player`` and side ``"p"``
+        (renewed with the seats' rows while the process lives, so a dead
+        process's players age out)."""
+        if not self.shared:
+            return
+        key = ONLINE_PREFIX + player
+        with self._db.write() as tx:
+            tx.run(presence.delete().where(presence.c.game_id == key, presence.c.origin == self.origin))
+            if online:
+                tx.run(presence.insert().values(game_id=key, side="p", origin=self.origin, seen=now_ms))
+
+    def online_elsewhere(self, player: str, since_ms: int) -> bool:
+        """Whether another process held a websocket of ``player`` since ``since_ms``."""
+        if not self.shared:
+            return False
+        with self._db.read() as tx:
+            rows = tx.run(
+                sa.select(presence.c.origin).where(
+                    presence.c.game_id == ONLINE_PREFIX + player, presence.c.origin != self.origin,
+                    presence.c.seen >= since_ms).limit(1)
+            ).rows
+        return bool(rows)
+
+    def challenge_row(self, challenge_id: str) -> dict[str, Any] | None:
+        """One challenge of the lobby, or ``None``."""
+        with self._db.read() as tx:
+            rows = tx.run(challenges.select().where(challenges.c.id == challenge_id)).mappings()
+        return rows[0] if rows else None
 
     def open_challenges(self, since_ms: int) -> list[dict[str, Any]]:
         """Every process's challenges whose process renewed them since

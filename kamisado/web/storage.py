@@ -57,7 +57,7 @@ from kamisado.web.database import (
     sqlite_pragmas,
 )
 from kamisado.web.migrations import upgrade
-from kamisado.web.ratings import Rating, rate_game
+from kamisado.web.ratings import PROVISIONAL_RD, Rating, rate_game
 from kamisado.web.schema import (
     GameRow,
     actions,
@@ -752,6 +752,40 @@ class Store(SharedCalls):
             for r in rows
         ]
         return out[::-1]
+
+    def results(self, player: str) -> dict[str, dict[str, int]]:
+        """A player's rated games won and lost per speed (a rated game's
+        winner gains rating, its loser loses some): ``{speed: {"won",
+        "lost"}}``, only the speeds it has played rated games at."""
+        won = sa.case((rating_history.c.change > 0, 1), else_=0)
+        lost = sa.case((rating_history.c.change > 0, 0), else_=1)
+        with self._db.read() as tx:
+            rows = tx.run(
+                sa.select(rating_history.c.speed, sa.func.sum(won), sa.func.sum(lost))
+                .where(rating_history.c.player == player)
+                .group_by(rating_history.c.speed)
+            ).rows
+        return {speed: {"won": int(w or 0), "lost": int(lo or 0)} for speed, w, lo in rows}
+
+    def leaderboard(self, speed: str, since: float, limit: int = 50) -> list[dict[str, Any]]:
+        """The best ``limit`` players at ``speed`` who played a rated game
+        there at or after ``since`` (seconds), highest rating first; a
+        provisional rating is left out (as lichess does)."""
+        active = (
+            sa.select(rating_history.c.player)
+            .where(rating_history.c.speed == speed, rating_history.c.at >= since)
+            .distinct()
+        )
+        with self._db.read() as tx:
+            rows = tx.run(
+                sa.select(ratings.c.player, players.c.name, ratings.c.rating, ratings.c.rd, ratings.c.games)
+                .select_from(ratings.join(players, players.c.id == ratings.c.player))
+                .where(ratings.c.speed == speed, ratings.c.rd <= PROVISIONAL_RD,
+                       ratings.c.player.in_(active))
+                .order_by(ratings.c.rating.desc(), ratings.c.player)
+                .limit(limit)
+            ).mappings()
+        return [dict(r) for r in rows]
 
     def rating_changes(self, game_id: str) -> dict[str, tuple[float, float]]:
         """How a rated game changed its players' ratings: player -> (rating

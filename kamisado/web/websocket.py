@@ -36,11 +36,13 @@ from kamisado.web.messages import (
     ClaimMsg,
     CreatedFrame,
     CreateMsg,
+    DeclineMsg,
     FillMsg,
     JoinMsg,
     LobbyMsg,
     Message,
     MoveMsg,
+    NoticesMsg,
     PingMsg,
     PongFrame,
     ProtocolError,
@@ -152,6 +154,14 @@ async def _accept(s: Session, msg: AcceptMsg) -> None:
     await s.lobby.accept(s.hub, s.conn, msg)
 
 
+async def _notices(s: Session, msg: NoticesMsg) -> None:
+    await s.lobby.notices(s.hub, s.conn)
+
+
+async def _decline(s: Session, msg: DeclineMsg) -> None:
+    await s.lobby.decline(s.hub, s.conn, msg)
+
+
 async def _ping(s: Session, msg: PingMsg) -> None:
     await s.ws.send_text(PongFrame().to_json())
 
@@ -177,6 +187,8 @@ HANDLERS: dict[type[Message], Handler] = {
     CancelMsg: _cancel,
     AcceptMsg: _accept,
     ChatMsg: _chat,
+    NoticesMsg: _notices,
+    DeclineMsg: _decline,
     PingMsg: _ping,
     CreateMsg: _create,
 }
@@ -239,6 +251,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
         sockets.add(key, ended)
     session = Session(ws, hub, ws.app.state.lobby, limiter, conn)
     hub.open_conns.add(conn)  # told when the server restarts (kamisado.web.ops.drain)
+    await session.lobby.arrive(hub, conn)  # its player is online
     caps = limiter.sockets
     try:
         while True:
@@ -273,5 +286,4 @@ async def ws_endpoint(ws: WebSocket) -> None:
             sockets.discard(key, ended)
         hub.open_conns.discard(conn)
         hub.leave(conn)
-        if conn.lobby:
-            await session.lobby.leave(conn)  # its challenges go with it
+        await session.lobby.gone(conn)  # its challenges go with it; its player may be offline

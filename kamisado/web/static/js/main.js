@@ -2,20 +2,23 @@
    what it is sent (positions, legal destinations) and sends chosen moves.
    This module starts the page and routes: #/ (the landing page),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>, #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/lobby, #/player/<id>, #/account;
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/lobby, #/player/<id>, #/leaderboard,
+   #/account;
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
 import { board } from "./views/play.js";
 import { gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
-import { loadMe, renderMeLink, showAccount, whenPlayerChanges } from "./views/account.js";
+import { loadMe, renderMeLink, showAccount, whenAccountChanges, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
+import { showLeaderboard } from "./views/leaderboard.js";
+import { followNotices } from "./notices.js";
 
 /** @param {string} name */
 function showView(name) {
@@ -56,6 +59,7 @@ function route() {
   else if (where === "account") { showView("account"); showAccount(); }
   else if (where === "lobby") { showView("lobby"); showLobby(); }
   else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
+  else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
   else if (where === "puzzles") { showView("puzzles"); showList("puzzles"); }
   else if ((where === "lesson" || where === "puzzle") && id) { showView("play"); openLesson(where, id); }
@@ -131,6 +135,9 @@ lang.addEventListener("change", async () => { await loadLang(lang.value); transl
   await loadLang(prefs.lang);
   await Promise.all([loadLevels(), loadMe()]);
   whenPlayerChanges(rejoin);
+  // the notices' connection opens again as the player (or account) now
+  whenAccountChanges(followNotices);
+  followNotices();
   route();
   document.body.dataset.ready = "1";
 })();

@@ -16,7 +16,7 @@ const PING_MS = 10_000;   // a ping this often while nothing else is heard
 const SILENCE_MS = 25_000; // nothing heard this long: the connection is dead
 const ACK_MS = 5_000;     // a move unanswered this long: the connection is dead
 /** The frames that answer an action (any of them: the connection lives). */
-const ANSWERS = ["state", "error", "lobby", "started", "created", "chat"];
+const ANSWERS = ["state", "error", "lobby", "started", "created", "chat", "notices", "challenging", "withdrawn"];
 /** The close code of a server that stops: 1012, "service restart". */
 const SERVICE_RESTART = 1012;
 
@@ -162,7 +162,14 @@ export class GameSocket {
     this.ws = null;
     this.status = "connecting";
     this.restarting = false;
-    if (sock) { sock.onclose = null; sock.close(); }
+    if (sock) {
+      sock.onclose = null;
+      sock.onmessage = null;
+      // one still connecting is closed once open (closing it now makes the
+      // browser warn "closed before the connection is established")
+      if (sock.readyState === WebSocket.CONNECTING) sock.onopen = () => sock.close();
+      else sock.close();
+    }
   }
 }
 
@@ -186,4 +193,19 @@ export class LobbySocket extends GameSocket {
     if (sock && sock.readyState === WebSocket.OPEN) sock.send(JSON.stringify({ type: "lobby", watch: false }));
     this.close();
   }
+}
+
+/** The notices' connection, open on every page: its player is online while
+ * it lives, and direct challenges to the player come through it. */
+export class NoticeSocket extends GameSocket {
+  /** @param {{onFrame: (msg: any) => void, onStatus: (s: Status) => void}} handlers */
+  constructor(handlers) {
+    super(handlers);
+    this.opensWith = "notices";
+  }
+
+  greeting() { return { type: "notices" }; }
+
+  /** Follow the player's notices (again, after the player changed). */
+  follow() { this.join("notices", null); }
 }

@@ -38,7 +38,8 @@
  * @typedef {{initial?: number, increment?: number, days?: number}} Control
  * An open challenge in the lobby.
  * @typedef {{id: string, by: {player: string, name: string, rating: number|null, provisional?: boolean}, target: number,
- *   series: boolean, name: string, clock: Control|null, rated: boolean, color: string, mine: boolean}} Challenge
+ *   series: boolean, name: string, clock: Control|null, rated: boolean, color: string, mine: boolean,
+ *   to?: string|null}} Challenge
  * The solver's word on a position (/api/games/{id}/review): who wins the round, in how many moves.
  * @typedef {{winner: string, distance: number}} Verdict
  * One move's mark in review: "??" where it threw away a proven win (`lost`: that win's moves).

@@ -26,6 +26,13 @@ export const currentMe = () => me;
 /** @param {() => void} fn what to redo once the browser is another player (rejoin a game) */
 export function whenPlayerChanges(fn) { onSwitch = fn; }
 
+/** Told after every change of this browser's player or its account (a
+    sign-up, a sign-in, a sign-out, a new name or password): the notices'
+    connection opens again as who the browser is now. @type {() => void} */
+let onAccount = () => {};
+/** @param {() => void} fn */
+export function whenAccountChanges(fn) { onAccount = fn; }
+
 /** A name's initials: the first letter of its first and last words (split
     at spaces, "_", "-", "." and lower-to-upper case), upper case: "alice_wonderland"
     is "AW", "alice" "A". @param {string} name */
@@ -114,6 +121,7 @@ function wire(form, url, switches) {
     if (form === "#name-form") $(`${form} .error`).textContent = t("account.saved");
     if (form === "#password-form") $(`${form} .error`).textContent = t("account.password_changed");
     if (switches && me && me.id !== before && onSwitch) onSwitch();
+    onAccount();
   });
 }
 wire("#name-form", "/api/me", false);
@@ -130,6 +138,7 @@ async function signOut(everywhere) {
   } catch (e) { return; }
   showAccount();
   if (onSwitch) onSwitch();
+  onAccount();
 }
 $("#signout").addEventListener("click", () => signOut(false));
 $("#signout-all").addEventListener("click", () => signOut(true));

@@ -1,20 +1,33 @@
-/* A player's page, #/player/<id>: the name, whether it is an account, the
-   rating for each speed (a provisional one marked "?") with its history as
-   the server's chart, and the player's games as the games list shows them. */
+/* A player's page, #/player/<id>: the name, whether it is an account,
+   whether it is online now, a Challenge button (a direct challenge the
+   player sees live wherever they are on the site: notices.js), the rating
+   for each speed (a provisional one marked "?") with its rated games won and
+   lost and its history as the server's chart, the recent games (the
+   opponent and their rating, the clock, the result), and the player's games
+   as the games list shows them. */
 import { $, chartQuery, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
-import { ratingText } from "../ratings.js";
+import { challengePlayer } from "../notices.js";
+import { ratingNode, ratingText } from "../ratings.js";
 import { currentMe } from "./account.js";
 import { card } from "./games.js";
+import { controlText } from "./lobby.js";
 
 /** @typedef {{rating: number, rd: number, games: number, provisional: boolean}} Rating */
+/** @typedef {{id: string, at: number, opponent: {player: string, name: string,
+ *   rating: {rating: number, provisional: boolean}|null}, you: string,
+ *   clock: import("../types.js").Control|null, speed: string|null, rated: boolean,
+ *   result: string}} Recent */
 /** @typedef {{id: string, name: string, registered: boolean, ratings: Record<string, Rating>,
- *   history: any[], games: any[]}} PlayerPage */
+ *   history: any[], games: any[], online?: boolean, results?: Record<string, {won: number, lost: number}>,
+ *   recent?: Recent[]}} PlayerPage */
 
 export const SPEEDS = ["realtime", "correspondence"];
 
 
 let showing = "";
+/** The page shown (for the Challenge button). @type {PlayerPage|null} */
+let shown = null;
 
 /** Fetch and draw a player's page. @param {string} id */
 export async function showPlayer(id) {
@@ -32,8 +45,20 @@ export async function showPlayer(id) {
     return;
   }
   if (showing !== id) return;
+  shown = p;
   const me = currentMe();
   const mine = Boolean(me && me.id === p.id);
+  const online = $("#player-online");
+  online.textContent = t(p.online ? "player.online" : "player.offline");
+  online.className = `player-presence ${p.online ? "on" : "off"}`;
+  const form = $("#player-challenge");
+  form.hidden = mine;
+  $("#pc-said").textContent = p.online ? "" : t("player.challenge_offline");
+  /** @type {HTMLButtonElement} */ ($("#pc-go")).disabled = !p.online;
+  const rated = /** @type {HTMLInputElement} */ ($("#pc-rated"));
+  rated.checked = false;
+  rated.disabled = !(me && me.account && p.registered);
+  $("#pc-rated-label").title = rated.disabled ? t("player.rated_accounts") : "";
   $("#player-name").textContent = p.name || t("player.anonymous");
   $("#player-kind").textContent = t(p.registered ? "player.registered" : "player.unregistered")
     + (mine ? ` ${t("player.you")}` : "");
@@ -48,6 +73,8 @@ export async function showPlayer(id) {
       rated && r ? h("strong", { class: "value" }, ratingText(r)) : h("strong", { class: "value none" }, t("player.not_rated")));
     if (rated && r) {
       li.append(h("span", { class: "games-count" }, t("player.games_n", { n: r.games })));
+      const res = (p.results || {})[speed];
+      if (res) li.append(h("span", { class: "results" }, t("player.won_lost", { won: res.won, lost: res.lost })));
       if (r.provisional) li.append(h("span", { class: "hint" }, t("player.provisional")));
     }
     return li;
@@ -63,7 +90,50 @@ export async function showPlayer(id) {
     const img = /** @type {HTMLImageElement} */ (fig.querySelector("img"));
     img.src = `/api/players/${encodeURIComponent(p.id)}/rating.svg?speed=${fig.dataset.speed}&${chartQuery(img)}`;
   }
+  const recent = p.recent || [];
+  $("#player-recent-empty").hidden = recent.length > 0;
+  $("#player-recent").replaceChildren(...recent.map(recentItem));
   const games = p.games || [];
   $("#player-games-empty").hidden = games.length > 0;
   $("#player-games").replaceChildren(...games.map((g) => card(g, mine)));
 }
+
+/** One recent game: the result, the opponent and their rating, the clock. @param {Recent} g */
+function recentItem(g) {
+  const name = g.opponent.name || t("player.anonymous");
+  const who = h("a", { href: `#/player/${encodeURIComponent(g.opponent.player)}` }, name);
+  const line = h("li", { class: `recent ${g.result}`, "data-game": g.id },
+    h("span", { class: "outcome" }, t(`player.result_${g.result}`)), " ",
+    t("player.versus"), " ", who);
+  if (g.opponent.rating) line.append(" ", ratingNode(g.opponent.rating));
+  line.append(" · ", h("span", { class: "clock-control" }, controlText(g.clock)),
+    " · ", t(g.rated ? "lobby.rated" : "lobby.casual"), " · ",
+    h("a", { href: `#/review/${encodeURIComponent(g.id)}` }, t("player.review")));
+  return line;
+}
+
+/** Send the player shown a direct challenge from the form. @param {SubmitEvent} ev */
+function challenge(ev) {
+  ev.preventDefault();
+  const p = shown;
+  if (!p) return;
+  const value = /** @type {HTMLSelectElement} */ ($("#pc-clock")).value;
+  const clock = value.startsWith("d") ? { days: Number(value.slice(1)) }
+    : { initial: Number(value.split("+")[0]), increment: Number(value.split("+")[1]) };
+  const rated = /** @type {HTMLInputElement} */ ($("#pc-rated")).checked;
+  const go = /** @type {HTMLButtonElement} */ ($("#pc-go"));
+  const said = $("#pc-said");
+  const sent = challengePlayer({ to: p.id, target: 1, clock, rated, color: "random" }, (msg) => {
+    if (msg.type === "challenging") said.textContent = t("player.challenge_sent", { name: p.name || t("player.anonymous") });
+    else if (msg.type === "declined") { said.textContent = t("player.challenge_declined"); go.disabled = false; }
+    else if (msg.type === "error") {
+      said.textContent = msg.code === "offline" ? t("player.challenge_offline")
+        : t("game.error", { message: msg.message });
+      go.disabled = false;
+    }
+  });
+  if (!sent) said.textContent = t("lobby.not_sent");
+  else go.disabled = true;
+}
+
+$("#player-challenge").addEventListener("submit", challenge);
