@@ -108,7 +108,11 @@ async def history(game: Game, conn: Conn) -> None:
         return
     room = room_of(conn)
     store = game.store
-    rows = await store.call(store.chat_of, game.row.id, room, 0, HISTORY)
+    try:
+        rows = await store.call(store.chat_of, game.row.id, room, 0, HISTORY)
+    except Exception as exc:  # the store is away: the game plays on, its chat shows later
+        game.served_by.repeats.failed("could not read a game's chat", game.row.id, exc)
+        return
     if not rows:
         return
     game.chat_seen.update(r["id"] for r in rows)
@@ -122,7 +126,11 @@ async def refresh(game: Game) -> None:
     every game: two processes' messages may commit out of order, so no id
     marks where to read from)."""
     store = game.store
-    rows = await store.call(store.chat_of, game.row.id, None, 0, HISTORY)
+    try:
+        rows = await store.call(store.chat_of, game.row.id, None, 0, HISTORY)
+    except Exception as exc:
+        game.served_by.repeats.failed("could not read a game's chat", game.row.id, exc)
+        return
     new = [r for r in rows if r["id"] not in game.chat_seen]
     if new:
         await _send(game, new)
