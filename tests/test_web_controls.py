@@ -502,6 +502,7 @@ def test_a_rated_game_updates_both_ratings_once(client: TestClient) -> None:
     root = ET.fromstring(small.text)
     assert root.get("width") == "350" and root.get("viewBox", "").split()[2] == "350"
     assert root.get("aria-label") == "Bob: Echtzeit" and "realtime" not in small.text
+    assert {"Wertung", "Datum (UTC)"} <= {t.text for t in root.iter() if t.tag.endswith("text")}
     sizes = {float(e.get("font-size") or 0) for e in root.iter() if e.get("font-size")}
     assert sizes and min(sizes) >= 11
     for bad_width in ("100", "5000", "wide"):

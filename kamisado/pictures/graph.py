@@ -67,6 +67,8 @@ WORDS: Mapping[str, str] = {
     "evaluation_title": "Evaluation of {n} positions (Black's view)",
     "rating_title": "Rating history",
     "no_rated_games": "No rated games yet",
+    "rating_axis": "rating",
+    "date_axis": "date (UTC)",
 }
 
 
@@ -520,7 +522,7 @@ def rating_svg(
         k += 1
     out.text("text", {"class": "axis-label",
                       "transform": f"translate(14,{_n(top + ph / 2)}) rotate(-90)",
-                      "text-anchor": "middle"}, "rating")
+                      "text-anchor": "middle"}, _say(words, "rating_axis"))
     out.end("g")
 
     out.tag("g", {"class": "x-axis", "font-size": 11, **_FONT}, close=False)
@@ -541,7 +543,7 @@ def rating_svg(
         out.text("text", {"class": "date", "x": x, "y": top + ph + 16,
                           "text-anchor": anchor}, _date(at))
     out.text("text", {"class": "axis-label", "x": left + pw / 2, "y": height - 8,
-                      "text-anchor": "middle"}, "date (UTC)")
+                      "text-anchor": "middle"}, _say(words, "date_axis"))
     out.end("g")
 
     if len(points) > 1:
