@@ -355,7 +355,7 @@ def parse_challenge(obj: dict[str, Any]) -> ChallengeMsg:
     """Read a lobby challenge (a JSON object).
 
     >>> parse_challenge({"target": 3, "clock": {"initial": 300, "increment": 3}, "color": "b"})
-    ChallengeMsg(target=3, series=False, clock=TimeControl(initial=300.0, increment=3.0, days=0), rated=False, color='b')
+    ChallengeMsg(target=3, series=False, clock=TimeControl(initial=300.0, increment=3.0, days=0), rated=False, color='b', to=None)
     >>> parse_challenge({"rated": True})
     Traceback (most recent call last):
     ...
