@@ -366,13 +366,7 @@ class Lobby:
             raise GameError("not_allowed", "accept: this is your own challenge")
         if listed is not None and listed["rated"] and not conn.registered:
             raise GameError("account_needed", "accept: a rated game needs an account; sign up or sign in")
-        try:
-            row = await hub.store.call(hub.store.take_challenge, msg.challenge)
-        except Exception:
-            log.exception("could not take a challenge")
-            raise GameError("storage", "accept: the lobby could not be read; try again") from None
-        if row is None:
-            raise GameError("no_challenge", f"accept: the challenge {msg.challenge!r} is gone")
+        row = await _take(hub, msg.challenge, "accept")
         elsewhere = row.get("to_player") not in (None, conn.player)
         if row["player"] == conn.player or elsewhere or (row["rated"] and not conn.registered):
             put_back = {k: v for k, v in row.items() if k != "origin"}
@@ -492,13 +486,7 @@ class Lobby:
         if to is None or conn.player is None or to != conn.player:
             raise GameError("no_challenge", f"decline: no challenge {msg.challenge!r} to you")
         if hub.store.shared:
-            try:
-                taken = await hub.store.call(hub.store.take_challenge, msg.challenge)
-            except Exception:
-                log.exception("could not take a challenge")
-                raise GameError("storage", "decline: the lobby could not be read; try again") from None
-            if taken is None:
-                raise GameError("no_challenge", f"decline: the challenge {msg.challenge!r} is gone")
+            await _take(hub, msg.challenge, "decline")
         self.challenges.pop(msg.challenge, None)
         if local is not None:
             await self._raw(local.conn, _frame({"type": "declined", "challenge": msg.challenge}))
@@ -549,3 +537,16 @@ class Lobby:
     async def _raw(conn: Conn, frame: str) -> None:
         with contextlib.suppress(Exception):
             await conn.send_text(frame)
+
+
+async def _take(hub: Hub, challenge_id: str, what: str) -> dict[str, Any]:
+    """Take a challenge out of the database (several processes: once,
+    whichever takes it), or say why not (``what``: the action, for the error)."""
+    try:
+        row = await hub.store.call(hub.store.take_challenge, challenge_id)
+    except Exception:
+        log.exception("could not take a challenge")
+        raise GameError("storage", f"{what}: the lobby could not be read; try again") from None
+    if row is None:
+        raise GameError("no_challenge", f"{what}: the challenge {challenge_id!r} is gone")
+    return row
