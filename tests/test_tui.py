@@ -449,11 +449,12 @@ def test_series_and_board_turned_for_gold() -> None:
 
 def test_computer_in_a_thread_keeps_the_screen_alive() -> None:
     async def body() -> None:
-        # the computer keeps "thinking" for at least 3 s (--delay), so the typed move
-        # always arrives while it does, however fast the machine
-        app = app_for("--level", "expert", "--colour", "gold", "--delay", "3")
+        # the computer's answer is held (its gate) until the typed move has arrived,
+        # however fast or loaded the machine
+        app = app_for("--level", "expert", "--colour", "gold")
+        gate = app.computer_gate = asyncio.Event()
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause(0.3)
+            await wait_for(pilot, lambda: app.thinking is not None)
             assert app.thinking == "move"
             assert "thinking" in str(app.query_one("#status").render())
             # the screen answers while the computer thinks
@@ -461,6 +462,8 @@ def test_computer_in_a_thread_keeps_the_screen_alive() -> None:
             await pilot.press("up")
             await type_move(pilot, "c1-c5")
             assert "Wait" in app.messages[-1]
+            assert app.match.position.move_stack == []
+            gate.set()
             await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1, 60)
             assert app.thinking is None and app.match.position.turn == 1
             assert multiprocessing.active_children() == []  # no process of its own
@@ -626,10 +629,9 @@ def test_a_failing_computer_is_reported_and_tried_again(
 
 def test_spinner_runs_only_while_the_computer_thinks() -> None:
     async def body() -> None:
-        # the computer (Black) thinks for at least 2 s (--delay)
-        app = app_for(
-            "--level", "beginner", "--colour", "gold", "--delay", "2", "--seed", "1"
-        )
+        # the computer (Black) thinks until its gate opens
+        app = app_for("--level", "beginner", "--colour", "gold", "--seed", "1")
+        gate = app.computer_gate = asyncio.Event()
         async with app.run_test(size=SIZE) as pilot:
             # it starts once the app has mounted (later on a loaded machine)
             await wait_for(pilot, lambda: app.thinking is not None)
@@ -641,10 +643,13 @@ def test_spinner_runs_only_while_the_computer_thinks() -> None:
             first = status()
             assert first.startswith(("|", "/", "-", "\\")) and "thinking" in first
             await wait_for(pilot, lambda: status() != first, 1.5)  # it turns
+            gate.set()
             await wait_for(pilot, lambda: len(app.match.position.move_stack) == 1)
             assert app.thinking is None and app._spinner is None
+            gate.clear()
             await type_move(pilot, str(next(iter(app.match.position.legal_moves))))
             assert app.thinking == "move" and app._spinner is not None
+            gate.set()
             await wait_for(
                 pilot,
                 lambda: len(app.match.position.move_stack) >= 3 and app.thinking is None,
@@ -822,7 +827,8 @@ def test_fast_typing_and_paste_keep_their_spaces() -> None:
                 key = "space" if ch == " " else ch
                 app.post_message(events.Key(key, ch))
             app.post_message(events.Key("enter", "\r"))
-            await pilot.pause(0.2)
+            await wait_for(pilot, lambda: len(app.match.position.move_stack) > 0)
+            await pilot.pause()
             assert [str(m) for m in app.match.position.move_stack] == ["h1-h3"]
             box = app.query_one("#moves-box", MoveList)
             assert "1. Orange Forward 2 Green" in words(region_lines(app, box))
@@ -996,7 +1002,9 @@ def test_notices_never_cover_a_window(tmp_path: Path) -> None:
             assert "an old notice" in words(screen_lines(app))
             await type_move(pilot, "f6-a1")
             await wait_for(pilot, lambda: isinstance(app.screen, FillScreen))
-            await pilot.pause(0.2)
+            await wait_for(
+                pilot, lambda: any("b/Esc: see the board" in ln for ln in screen_lines(app))
+            )
             lines = screen_lines(app)
             assert any(
                 "b/Esc: see the board first · ? help · q quit" in ln for ln in lines
@@ -1161,7 +1169,8 @@ def test_takeback_against_the_computer() -> None:
             assert app.match.position.turn == 0 and "Took back 2 moves" in app.messages[-1]
             assert app.match.key() == Match(1).key()
         # taken back while the computer still thinks: its answer is dropped
-        app = build_app(parse_args(["--level", "beginner", "--seed", "2", "--delay", "1"]))
+        app = build_app(parse_args(["--level", "beginner", "--seed", "2", "--delay", "0"]))
+        gate = app.computer_gate = asyncio.Event()
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()
             await type_move(pilot, "c1-c5")
@@ -1171,9 +1180,12 @@ def test_takeback_against_the_computer() -> None:
             await pilot.pause()
             assert app.match.position.move_stack == [] and not app.thinking
             await type_move(pilot, "d1-d5")
+            assert app.thinking == "move"
+            gate.set()  # the dropped answer and the new one go on together
             await wait_for(pilot, lambda: len(app.match.position.move_stack) == 2)
             await wait_for(pilot, lambda: not app.thinking)
-            await pilot.pause(1.2)  # the dropped answer's time has passed: nothing more
+            for _ in range(5):  # the dropped answer was let through: nothing more
+                await pilot.pause(0.05)
             assert str(app.match.position.move_stack[0]) == "d1-d5"
             assert len(app.match.position.move_stack) == 2
 

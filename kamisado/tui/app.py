@@ -38,6 +38,7 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.screen import Screen
 from textual.timer import Timer
@@ -173,6 +174,10 @@ class KamisadoApp(App[int]):
         self._game = 0
         """Bumped for every new match, so a late computer answer is dropped."""
         self._thinker = Thinker()
+        #: When set, the computer's answer waits for this event before it is
+        #: played (after ``delay``): the tests hold the computer with it, not
+        #: with the clock.  ``None`` (the default): nothing waits.
+        self.computer_gate: asyncio.Event | None = None
         self.messages: list[str] = []
         """Every announcement and error shown in the status line, oldest first."""
 
@@ -376,7 +381,10 @@ class KamisadoApp(App[int]):
         spinner = "|/-\\"[int(time.monotonic() * 5) % 4]
         took = time.monotonic() - self._think_started
         what = "thinking about its move" if self.thinking == "move" else "choosing the fill"
-        widget = self._main("#status", Static)
+        try:
+            widget = self._main("#status", Static)
+        except NoMatches:  # the app is closing: its widgets are gone before this timer
+            return
         widget.update(f"{spinner} {side_word(side)} ({level}) is {what}… {took:.1f} s")
         widget.set_classes("")
 
@@ -765,6 +773,8 @@ class KamisadoApp(App[int]):
         rest = self.delay - (time.monotonic() - started)
         if rest > 0:
             await asyncio.sleep(rest)
+        if self.computer_gate is not None:
+            await self.computer_gate.wait()
         if game != self._game or not self.screen_stack:
             return
         self.players[side] = after
