@@ -23,10 +23,10 @@ export const reviewHref = (game, ply) => `#/game/${game}/review?ply=${ply}`;
     while it is being made; nothing new when it already shows that game's.
     @param {HTMLElement} box @param {string} game */
 export function showReport(box, game) {
-  box.hidden = false;
   const was = shown.get(box);
-  if (was && was.game === game) return;
+  if (was && was.game === game) { box.hidden = false; return; }
   stopReport(box);
+  box.hidden = false;
   /** @type {Shown} */
   const entry = { game, timer: undefined, data: null, error: null };
   shown.set(box, entry);
@@ -105,14 +105,18 @@ function render(box, entry) {
 /** The table of both sides' figures, then each side's marked moves as links.
     @param {string} game @param {NonNullable<GameReport["report"]>} report */
 function figures(game, report) {
-  const head = h("tr", {}, ...["report.side", "report.accuracy", "report.blunders", "report.mistakes", "report.inaccuracies"]
-    .map((k) => h("th", { scope: "col" }, t(k))));
-  const rows = report.sides.map((s) => h("tr", { "data-side": s.side },
-    h("th", { scope: "row" }, sideName(s.side)),
-    h("td", { class: "accuracy" }, s.accuracy === null ? "–" : `${s.accuracy.toFixed(1)}%`),
-    h("td", { class: "blunders" }, String(s.blunders)),
-    h("td", { class: "mistakes" }, String(s.mistakes)),
-    h("td", { class: "inaccuracies" }, String(s.inaccuracies))));
+  // a row a figure, a column a side (narrow enough for a phone in every language)
+  const head = h("tr", {}, h("th", { scope: "col" }, t("report.side")),
+    ...report.sides.map((s) => h("th", { scope: "col" }, sideName(s.side))));
+  /** @type {[string, string, (s: import("../types.js").ReportSide) => string][]} */
+  const figs = [
+    ["accuracy", "report.accuracy", (s) => (s.accuracy === null ? "–" : `${s.accuracy.toFixed(1)}%`)],
+    ["blunders", "report.blunders", (s) => String(s.blunders)],
+    ["mistakes", "report.mistakes", (s) => String(s.mistakes)],
+    ["inaccuracies", "report.inaccuracies", (s) => String(s.inaccuracies)],
+  ];
+  const rows = figs.map(([cls, key, value]) => h("tr", { class: cls }, h("th", { scope: "row" }, t(key)),
+    ...report.sides.map((s) => h("td", { class: cls, "data-side": s.side }, value(s)))));
   const table = h("table", { class: "report-table" }, h("thead", {}, head), h("tbody", {}, ...rows));
   const marked = report.entries.filter((e) => e.kind);
   if (!marked.length) return [table, h("p", {}, t("report.clean"))];
