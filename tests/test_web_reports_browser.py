@@ -55,7 +55,7 @@ def test_a_game_report_on_a_known_game_with_known_blunders(browser: Browser, ser
     # pasted into a fresh tab
     tab = open_page(pg.context, f"{server}/{href}")
     expect(tab.locator("#rv-where")).to_contain_text("Round 1, move 1")
-    expect(tab.locator("#rv-where")).to_contain_text("g8-a2")
+    expect(tab.locator("#rv-where")).to_contain_text("Gold Green Right 6 Purple")
     expect(tab.locator('#rv-report td.blunders[data-side="g"]')).to_have_text("1")
     # the match's end shows the same report
     tab.goto(f"{server}/#/game/{game}")
