@@ -69,6 +69,7 @@ def stored(client: TestClient, game_id: str) -> list[dict[str, Any]]:
 def test_a_report_is_asked_made_stored_and_read(client: TestClient) -> None:
     game_id = upload(client, ["g8-a2", "h3-d7", "d7-d8"])
     assert client.get(f"/api/games/{game_id}/report").json()["state"] == "none"
+    assert client.get(f"/api/games/{game_id}/steps").json()["over"] is True
     r = client.post(f"/api/games/{game_id}/report")
     assert r.status_code == 202
     asked = r.json()
@@ -115,6 +116,7 @@ def test_an_unfinished_game_is_refused_clearly_and_nothing_is_stored(client: Tes
     assert r.json()["error"] == "the game is not over: a report is made of a finished game"
     assert stored(client, g["id"]) == []
     assert client.get(f"/api/games/{g['id']}/report").json()["state"] == "none"
+    assert client.get(f"/api/games/{g['id']}/steps").json()["over"] is False  # the review offers no report
     missing = client.post("/api/games/nosuchgame/report")
     assert missing.status_code == 404 and "nosuchgame" in missing.json()["error"]
 

@@ -4,7 +4,7 @@ import { $, chartQuery, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { entryNodes, matchName, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
-import { showReport } from "./report.js";
+import { showReport, stopReport } from "./report.js";
 
 /** @typedef {import("../types.js").Step} Step */
 /** @typedef {import("../types.js").ReviewMark} ReviewMark */
@@ -69,7 +69,8 @@ export async function openReview(id, ply = null) {
   $("#play-title").textContent = `${t("review.title")}: ${data.seats ? `${data.seats.b} – ${data.seats.g}` : data.name}`;
   const at = ply === null ? null : stepOfPly(ply);
   stepper.show(at === null ? stepper.last : at);
-  showReport($("#rv-report"), id);
+  // a finished game's report (one still playing has none yet)
+  if (data.over) showReport($("#rv-report"), id); else stopReport($("#rv-report"));
   loadGraph(id);
   loadMarks(id);
 }
