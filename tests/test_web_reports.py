@@ -16,8 +16,9 @@ from starlette.testclient import TestClient
 
 from kamisado.rules import record
 from kamisado.rules.match import Match
-from kamisado.web.schema import reports
+from kamisado.web.schema import GameRow, reports
 from kamisado.web.server import create_app
+from kamisado.web.storage import Store, new_id
 from tests.test_web_controls import a_move, browser, close_all, online_pair, sign_up, state
 
 #: Gold to move wins in 3; g8-a2 throws the win away and Black wins (tests/test_engine_report.py).
@@ -140,3 +141,57 @@ def test_a_finished_rated_game_gets_its_report_when_the_worker_is_free(client: T
     wb2.send_json({"type": "resign"})
     assert state(wb2)["state"] == "over"
     assert client.get(f"/api/games/{casual}/report").json()["state"] == "none"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    url = str(tmp_path / "games.sqlite3") if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    s = Store(url)
+    yield s
+    s.close()
+
+
+def taken(store: Store, owner: str, until: int, now: int) -> list[str]:
+    """Every report ``owner`` takes at ``now`` (one call a report, until none is left)."""
+    ids: list[str] = []
+    while (row := store.take_report(owner, until, now)) is not None:
+        ids.append(row["game_id"])
+    return ids
+
+
+def test_one_process_makes_a_report_and_another_takes_over_where_it_stopped(store: Store) -> None:
+    game = new_id()
+    store.create(GameRow(id=game))
+    assert store.ask_report(game, 4, True, -1.0) is True
+    assert store.ask_report(game, 4, False, 0.0) is False  # asked already: nothing more queued
+    row = store.take_report("procA", 1_000, 0)
+    assert row is not None and (row["game_id"], row["state"], row["owner"]) == (game, "running", "procA")
+    assert game not in taken(store, "procB", 2_000, 500)  # A's lease still runs
+    looks = "[[1, 3, null, null], [0, 2, null, null]]"
+    assert store.report_progress(game, "procA", 2, looks, 1_000) is True
+    assert store.report_progress(game, "procB", 2, looks, 2_000) is False  # not B's
+    # A falls silent: once its lease ran out, B takes the report with what A had done
+    assert game in taken(store, "procB", 9_000, 1_500)
+    row = store.report_of(game)
+    assert row is not None and (row["owner"], row["done"], row["looks"]) == ("procB", 2, looks)
+    assert store.finish_report(game, "procA", "{}", None, 2.0) is False  # A lost it
+    assert store.finish_report(game, "procB", '{"sides": []}', None, 2.0) is True
+    row = store.report_of(game)
+    assert row is not None and (row["state"], row["report"], row["looks"], row["owner"]) == (
+        "done", '{"sides": []}', None, None)
+    assert store.ask_report(game, 4, False, 3.0) is False  # done: kept as it is
+
+
+def test_a_failed_report_says_why_and_can_be_asked_again(store: Store) -> None:
+    game = new_id()
+    store.create(GameRow(id=game))
+    assert store.ask_report(game, 3, False, -1.0)
+    assert game in taken(store, "procA", 1_000, 0)
+    assert store.finish_report(game, "procA", None, "the engine is unavailable", 1.0)
+    row = store.report_of(game)
+    assert row is not None and (row["state"], row["error"]) == ("failed", "the engine is unavailable")
+    assert store.ask_report(game, 3, False, 2.0) is True
+    row = store.report_of(game)
+    assert row is not None and (row["state"], row["error"], row["done"]) == ("queued", None, 0)
+    assert game in taken(store, "procB", 1_000, 0)
+    assert store.finish_report(game, "procB", "{}", None, 3.0)
