@@ -85,6 +85,9 @@ def test_a_report_is_asked_made_stored_and_read(client: TestClient) -> None:
     first = rep["entries"][0]
     assert (first["ply"], first["step"], first["move"], first["side"], first["kind"], first["mark"], first["lost"]) == (
         1, 1, "g8-a2", "g", "blunder", "??", 3)
+    # a marked move is worded as the move list words it; the others carry no words
+    assert [(e["long"], e["kind"], e["move"]) for e in first["entries"]] == [("Green Right 6 Purple", "move", "g8-a2")]
+    assert all("entries" not in e for e in rep["entries"][1:])
     assert rep["nodes"] == {"solve": 20_000, "search": 2_000}
     # stored in the database, the looks let go once done
     (row,) = stored(client, game_id)

@@ -43,7 +43,8 @@ def test_a_game_report_on_a_known_game_with_known_blunders(browser: Browser, ser
     expect(box.locator('td.accuracy[data-side="b"]')).to_have_text("100.0%")
     link = box.locator('.report-moves[data-side="g"] li.blunder a')
     expect(link).to_have_count(1)
-    expect(link).to_have_text("Move 1: Gold g8-a2 ?? blunder")
+    expect(link).to_have_text("Move 1: Gold Green Right 6 Purple ?? blunder")
+    expect(link).to_have_attribute("title", "g8-a2: Blunder: threw away a win in 3 moves")
     href = f"#/game/{game}/review?ply=1"
     expect(link).to_have_attribute("href", href)
     # the review is at its end; the link opens it at the blunder

@@ -37,9 +37,11 @@ from kamisado.engine.report import (
     build_report,
     match_positions,
 )
+from kamisado.rules.board import Move
 from kamisado.rules.match import Match
 from kamisado.web import clocks, worker
 from kamisado.web.storage import new_id
+from kamisado.web.views import move_view
 
 if TYPE_CHECKING:
     from kamisado.web.game import Game
@@ -74,6 +76,17 @@ def report_view(game_id: str, row: dict[str, Any] | None) -> dict[str, Any]:
     report = json.loads(row["report"]) if row["report"] else None
     return {"game": game_id, "state": row["state"], "done": row["done"], "total": row["total"],
             "auto": bool(row["auto"]), "report": report, "error": row["error"]}
+
+
+def worded(data: dict[str, Any], match: Match) -> None:
+    """Give each marked entry of a report the move-list entries its move
+    writes (:func:`kamisado.web.views.move_view`), so the page words it as
+    the move list does."""
+    positions = match_positions(match)
+    for entry in data["entries"]:
+        if entry["kind"]:
+            before = positions[entry["step"] - 1]
+            entry["entries"] = move_view(before, Move.from_str(entry["move"]))["entries"]
 
 
 class Reporter:
@@ -183,6 +196,7 @@ class Reporter:
                     return True
             data = build_report(match, [Look.from_json(x) for x in looks]).to_json()
             data["nodes"] = {"solve": self.solve_nodes, "search": self.nodes}
+            worded(data, match)
             report: str | None = json.dumps(data)
             error: str | None = None
         except asyncio.CancelledError:

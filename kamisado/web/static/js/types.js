@@ -53,12 +53,13 @@
  * to the end of the round of a proven result (`kind` "win"/"loss"), for the side to move.
  * @typedef {{move: string, kind: string, value: number, pv: string[], entries: Entry[]}} AnalysisLine
  * One move of a game report (/api/games/{id}/report): `ply` its number in the whole match
- * (the review's `?ply=`), `step` its position in /steps, `kind` "blunder", "mistake",
+ * (the review's `?ply=`), `step` its position in /steps, `entries` (a marked move's) the
+ * move-list entries the move writes, `kind` "blunder", "mistake",
  * "inaccuracy" or "", `before`/`after` the mover's win percentage, `lost` the distance of
  * the proven win a blunder threw away.
  * @typedef {{step: number, ply: number, round: number, round_ply: number, move: string, side: string,
  *   kind: string, mark: string, lost: number|null, before: number, after: number, loss: number,
- *   accuracy: number}} ReportEntry
+ *   accuracy: number, entries?: Entry[]}} ReportEntry
  * One side's figures in a game report.
  * @typedef {{side: string, moves: number, blunders: number, mistakes: number, inaccuracies: number,
  *   accuracy: number|null}} ReportSide

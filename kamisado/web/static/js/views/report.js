@@ -4,7 +4,7 @@
    makes it (POST /api/games/<id>/report) and the page reads its progress
    (GET, every second while it is being made). */
 import { getJSON, h } from "../dom.js";
-import { sideName, t } from "../i18n.js";
+import { entryNodes, sideName, t } from "../i18n.js";
 
 /** @typedef {import("../types.js").GameReport} GameReport */
 /** @typedef {import("../types.js").ReportEntry} ReportEntry */
@@ -129,10 +129,14 @@ function figures(game, report) {
   return [table, .../** @type {HTMLElement[]} */ (lists)];
 }
 
-/** A marked move as a link to it: "Move 12: Gold g8-a2 ?? blunder".
+/** A marked move as a link to it, worded as the move list words it:
+    "Move 1: Gold Green Right 6 Purple ?? blunder"; its tooltip the square
+    form and the mover's chance before and after (a blunder: the win it threw away).
     @param {string} game @param {ReportEntry} e */
 function link(game, e) {
-  const words = `${t("report.move", { n: e.ply })}: ${sideName(e.side)} ${e.move} ${e.mark} ${t(`report.kind.${e.kind}`)}`;
-  const title = e.kind === "blunder" ? t("review.blunder", { n: e.lost ?? "?" }) : `${e.before.toFixed(0)}% → ${e.after.toFixed(0)}%`;
-  return h("a", { href: reviewHref(game, e.ply), title }, words);
+  const own = (e.entries || []).find((x) => x.kind === "move");
+  const why = e.kind === "blunder" ? t("review.blunder", { n: e.lost ?? "?" }) : `${e.before.toFixed(0)}% → ${e.after.toFixed(0)}%`;
+  return h("a", { href: reviewHref(game, e.ply), title: `${e.move}: ${why}` },
+    `${t("report.move", { n: e.ply })}: ${sideName(e.side)} `, own ? entryNodes(own) : e.move,
+    ` ${e.mark} ${t(`report.kind.${e.kind}`)}`);
 }
