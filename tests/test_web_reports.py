@@ -19,7 +19,15 @@ from kamisado.rules.match import Match
 from kamisado.web.schema import GameRow, reports
 from kamisado.web.server import create_app
 from kamisado.web.storage import Store, new_id
-from tests.test_web_controls import a_move, browser, close_all, online_pair, sign_up, state
+from tests.test_web_controls import (
+    a_move,
+    browser,
+    close_all,
+    online_pair,
+    open_ws,
+    sign_up,
+    state,
+)
 
 #: Gold to move wins in 3; g8-a2 throws the win away and Black wins (tests/test_engine_report.py).
 WON = "obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0"
@@ -198,3 +206,18 @@ def test_a_failed_report_says_why_and_can_be_asked_again(store: Store) -> None:
     assert row is not None and (row["state"], row["error"], row["done"]) == ("queued", None, 0)
     assert game in taken(store, "procB", 1_000, 0)
     assert store.finish_report(game, "procB", "{}", None, 3.0)
+
+
+def test_a_report_waits_while_the_computer_thinks_about_a_move(client: TestClient) -> None:
+    # Black is the computer, pausing 3 s before each move (as a game's delay does):
+    # it is thinking from the moment Gold joins until its move is stored
+    g = client.post("/api/games", json={"black": "beginner", "gold": "human", "delay": 3}).json()
+    ws = open_ws(client, g["id"], g["tokens"]["g"])
+    assert state(ws)["seq"] == 0
+    finished = upload(client, ["g8-a2", "h3-d7", "d7-d8"])
+    assert client.post(f"/api/games/{finished}/report").status_code == 202
+    got = until_made(client, finished)  # one slice: a fraction of a second on its own
+    assert got["state"] == "done"
+    # it was made only once the computer's move was stored, not during the 3 s
+    steps = client.get(f"/api/games/{g['id']}/steps").json()["steps"]
+    assert len(steps) >= 2 and steps[1]["move"] is not None
