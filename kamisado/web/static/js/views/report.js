@@ -136,7 +136,7 @@ function figures(game, report) {
 function link(game, e) {
   const own = (e.entries || []).find((x) => x.kind === "move");
   const why = e.kind === "blunder" ? t("review.blunder", { n: e.lost ?? "?" }) : `${e.before.toFixed(0)}% → ${e.after.toFixed(0)}%`;
-  return h("a", { href: reviewHref(game, e.ply), title: `${e.move}: ${why}` },
+  return h("a", { href: reviewHref(game, e.ply), title: `${e.move}: ${why}` }, h("span", {},
     `${t("report.move", { n: e.ply })}: ${sideName(e.side)} `, own ? entryNodes(own) : e.move,
-    ` ${e.mark} ${t(`report.kind.${e.kind}`)}`);
+    ` ${e.mark} ${t(`report.kind.${e.kind}`)}`));
 }
