@@ -1,4 +1,4 @@
-"""The engine's analysis over HTTP: positions, puzzle replies, a game's evaluations and review.
+"""The engine's analysis over HTTP: positions, puzzle replies, a game's evaluations, review and report.
 
 ``/api/analyse``, ``/api/reply``, ``/api/games/{id}/evaluations.svg`` and
 ``/api/games/{id}/review`` run the engine in the computer's pool (or on
@@ -18,6 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from kamisado.rules.board import Move
+from kamisado.rules.match import OVER
 from kamisado.web import worker
 from kamisado.web.images import picture_headers
 from kamisado.web.jobs import JobError
@@ -30,9 +31,19 @@ from kamisado.web.pages import (
     lang_arg,
     width_arg,
 )
+from kamisado.web.reports import report_view
 from kamisado.web.views import move_view
 
-__all__ = ["ANALYSIS_QUEUE", "AnalysisSlots", "analyse", "evaluations_svg", "game_review", "reply"]
+__all__ = [
+    "ANALYSIS_QUEUE",
+    "AnalysisSlots",
+    "analyse",
+    "ask_report",
+    "evaluations_svg",
+    "game_report",
+    "game_review",
+    "reply",
+]
 
 log = logging.getLogger("kamisado.web")
 #: Analysis jobs waiting for a slot, per slot, before /api/analyse and
@@ -138,6 +149,44 @@ async def game_review(request: Request) -> Response:
     if game is None:
         return result  # type: ignore[no-any-return]
     return JSONResponse({"game": game.row.id, **result})
+
+
+async def game_report(request: Request) -> Response:
+    """``GET /api/games/{id}/report``: the game's report, its progress, or
+    ``state: none`` when it was never asked for (:func:`kamisado.web.reports.report_view`)."""
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    store = hub_of(request).store
+    try:
+        row = await store.call(store.report_of, game.row.id)
+    except Exception as exc:
+        log.warning("could not read the report of game %s: %s", game.row.id, exc)
+        return bad("the games' database is unavailable; try again later", 503)
+    return JSONResponse(report_view(game.row.id, row))
+
+
+async def ask_report(request: Request) -> Response:
+    """``POST /api/games/{id}/report``: queue a finished game's report, at most
+    once (202 when queued now, 200 when it was queued, running or done
+    already); 409 for a game not over, 503 without an engine."""
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    hub = hub_of(request)
+    if game.state != OVER:
+        return bad("the game is not over: a report is made of a finished game", 409)
+    if not hub.computer.can_think:
+        return bad("no engine in this server", 503)
+    store = hub.store
+    try:
+        queued = await hub.reporter.ask(game, auto=False)
+        row = await store.call(store.report_of, game.row.id)
+    except Exception as exc:
+        log.warning("could not ask for the report of game %s: %s", game.row.id, exc)
+        return bad("the games' database is unavailable; try again later", 503)
+    return JSONResponse({**report_view(game.row.id, row), "queued": queued},
+                        status_code=202 if queued else 200)
 
 
 class AnalysisSlots:

@@ -500,6 +500,7 @@ class Game(GameState):
             except Exception as exc:  # the game is stored: it is rated when next loaded
                 self.served_by.repeats.failed("could not rate a game", self.row.id, exc)
             await load_ratings(self)
+            hub.reporter.auto(self)  # a rated game's report, when a worker is free
         self.served_by.computer.kick(self)
 
     async def _recover(self, seq: int, token: str) -> None:

@@ -48,6 +48,7 @@ from kamisado.web.metrics import Metrics
 from kamisado.web.news import News
 from kamisado.web.noise import Repeats
 from kamisado.web.presence import Presence
+from kamisado.web.reports import Reporter
 from kamisado.web.state import GameError
 from kamisado.web.storage import GameRow, Store, new_id
 
@@ -96,6 +97,8 @@ class Hub:
         #: failures that repeat (the store down: every game each second),
         #: logged once a minute with a count (:mod:`kamisado.web.noise`)
         self.repeats = Repeats(log)
+        #: the game reports this process makes (:mod:`kamisado.web.reports`)
+        self.reporter = Reporter(self)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task of the hub's (kept until done, cancelled by :meth:`close`)."""
@@ -115,6 +118,7 @@ class Hub:
             self.spawn(self.computer.run())  # the leases on computer moves: renewed, taken over
         if self.computer.can_think:
             self.spawn(self.computer.answer_waiting())
+            self.spawn(self.reporter.run())  # game reports, behind the computer's moves
 
     async def close(self) -> None:
         """Stop watching the clocks and the other processes, every computer

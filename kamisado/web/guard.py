@@ -148,6 +148,7 @@ GAME_ROUTE_LIMITS: dict[tuple[str, str], str] = {
     ("GET", "match.gif"): "gif",
     ("GET", "evaluations.svg"): "analysis",
     ("GET", "review"): "analysis",
+    ("POST", "report"): "analysis",
 }
 
 

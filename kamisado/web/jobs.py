@@ -9,7 +9,7 @@ pools (:func:`main`).  See ``docs/deploy.md``.
 
 Two queues, so that analysis never starves the computer opponents:
 ``kamisado:moves`` (computer moves) and ``kamisado:analysis`` (/api/analyse,
-/api/reply, the evaluation graph).  A worker serves both or one
+/api/reply, the evaluation graph, the slices of game reports).  A worker serves both or one
 (``--queues``); a site gives the moves their own workers.
 
 Only the functions of :mod:`kamisado.web.worker` are jobs
@@ -23,13 +23,13 @@ A move job only suggests the computer's action: the web process stores it
 under the game's sequence number, so a job run twice is played once.
 
 >>> sorted(JOBS)
-['analyse', 'computer_action', 'evaluation_svg', 'review', 'solver_reply']
+['analyse', 'computer_action', 'evaluation_svg', 'report_looks', 'review', 'solver_reply']
 >>> job_name(worker.analyse)
 'analyse'
 >>> job_name(print)
 Traceback (most recent call last):
 ...
-ValueError: print is not a job the workers run (they run analyse, computer_action, evaluation_svg, review, solver_reply)
+ValueError: print is not a job the workers run (they run analyse, computer_action, evaluation_svg, report_looks, review, solver_reply)
 >>> redis_settings("redis://cache.local:6380/2").port
 6380
 >>> redis_settings("http://x")
@@ -82,6 +82,7 @@ JOBS: dict[str, Callable[..., Any]] = {
     "solver_reply": worker.solver_reply,
     "evaluation_svg": worker.evaluation_svg,
     "review": worker.review,
+    "report_looks": worker.report_looks,
 }
 
 #: The hub's queue names and their Redis keys.

@@ -516,6 +516,7 @@ async def game_steps(request: Request) -> Response:
             "target": match.target,
             "series": match.series,
             "points": list(match.points),
+            "over": game.state == OVER,
             "seats": {"b": black, "g": gold},
             "rounds": rounds_view(match),
             "steps": steps,

@@ -26,6 +26,9 @@ Made and changed only by the Alembic migrations in
 ``chat``
     a game's chat messages, the players' room and the spectators' room
     (revision 0010; :mod:`kamisado.web.chat`).
+``reports``
+    a game's report (revision 0014; :mod:`kamisado.web.reports`): asked,
+    in progress or done.
 ``presence``, ``challenges``
     who is connected through which process, and the lobby's challenges
     (only when several processes share a PostgreSQL database).
@@ -56,6 +59,7 @@ __all__ = [
     "presence",
     "rating_history",
     "ratings",
+    "reports",
     "sessions",
     "settings",
     "sign_in_failures",
@@ -271,6 +275,30 @@ chat = sa.Table(
     sa.Column("text", sa.String(600), nullable=True),
     sa.Column("canned", sa.String(20), nullable=True),
     sa.Index("chat_game", "game_id", "id"),
+)
+
+
+#: A game's report (revision 0014, :mod:`kamisado.web.reports`): ``state``
+#: ``queued``/``running``/``done``/``failed``; ``auto`` when a rated game's
+#: end asked for it (a click's go first); ``done`` of ``total`` positions
+#: looked at, ``looks`` those looks (JSON); ``owner`` and ``lease`` (ms) the
+#: process working on it; ``report`` the report (JSON) once done.
+reports = sa.Table(
+    "reports",
+    metadata,
+    sa.Column("game_id", sa.String(40), sa.ForeignKey("games.id", ondelete="CASCADE"), primary_key=True),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("auto", sa.Boolean, nullable=False),
+    sa.Column("asked", sa.Float, nullable=False),
+    sa.Column("done", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=False),
+    sa.Column("owner", sa.String(20), nullable=True),
+    sa.Column("lease", sa.BigInteger, nullable=True),
+    sa.Column("looks", sa.Text, nullable=True),
+    sa.Column("report", sa.Text, nullable=True),
+    sa.Column("finished", sa.Float, nullable=True),
+    sa.Column("error", sa.String(200), nullable=True),
+    sa.Index("reports_state", "state", "auto", "asked"),
 )
 
 

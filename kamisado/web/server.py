@@ -37,7 +37,9 @@ from kamisado.web import worker
 from kamisado.web.analysis import (
     AnalysisSlots,
     analyse,
+    ask_report,
     evaluations_svg,
+    game_report,
     game_review,
     reply,
 )
@@ -156,6 +158,7 @@ def lifespan(
         app.state.lobby = Lobby(hub)  # over every process, when several share the database
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
+        hub.reporter.slots = app.state.analysis  # a report's slices take analysis slots too
         gc_before = gc.get_threshold()
         gc.set_threshold(*GC_THRESHOLDS)
         gc.collect()
@@ -209,6 +212,8 @@ ROUTES = [
     Route("/api/games/{game}/match.gif", match_gif),
     Route("/api/games/{game}/evaluations.svg", evaluations_svg),
     Route("/api/games/{game}/review", game_review),
+    Route("/api/games/{game}/report", game_report),
+    Route("/api/games/{game}/report", ask_report, methods=["POST"]),
     Route("/game/{game}", share_page),
     Route("/api/records", upload_record, methods=["POST"]),
     Route("/api/position", position),

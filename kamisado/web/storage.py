@@ -69,6 +69,7 @@ from kamisado.web.schema import (
     presence,
     rating_history,
     ratings,
+    reports,
     settings,
 )
 from kamisado.web.sharing import CHANNEL, LOBBY_CHANNEL, PG_KEPT, SharedCalls
@@ -890,6 +891,70 @@ class Store(SharedCalls):
         with self._db.read() as tx:
             rows = tx.run(query.order_by(chat.c.id.desc()).limit(limit)).mappings()
         return rows[::-1]
+
+    # -- game reports (kamisado.web.reports) -------------------------------------------
+
+    def report_of(self, game_id: str) -> dict[str, Any] | None:
+        """A game's report row (``None``: never asked for)."""
+        with self._db.read() as tx:
+            rows = tx.run(reports.select().where(reports.c.game_id == game_id)).mappings()
+        return dict(rows[0]) if rows else None
+
+    def ask_report(self, game_id: str, total: int, auto: bool, now: float) -> bool:
+        """Queue a game's report of ``total`` positions, at most once: a report
+        queued, running or done stays as it is (``False``); a failed one is
+        queued again.  Returns whether a report was queued."""
+        fresh = {"state": "queued", "auto": auto, "asked": now, "done": 0, "total": total,
+                 "owner": None, "lease": None, "looks": None, "report": None,
+                 "finished": None, "error": None}
+        try:
+            with self._db.write() as tx:
+                tx.run(reports.insert().values(game_id=game_id, **fresh))
+            return True
+        except IntegrityErrors:
+            pass
+        with self._db.write() as tx:
+            again = tx.run(reports.update().where(
+                reports.c.game_id == game_id, reports.c.state == "failed").values(**fresh)).rowcount
+        return again == 1
+
+    def take_report(self, owner: str, lease_until: int, now_ms: int) -> dict[str, Any] | None:
+        """Take the next report to work on for ``owner`` until ``lease_until``
+        (ms): a queued one (asked by a click before a rated game's), or one
+        whose owner's lease ran out (its process died); ``None`` when none."""
+        free = sa.or_(reports.c.state == "queued",
+                      sa.and_(reports.c.state == "running", reports.c.lease < now_ms))
+        with self._db.read() as tx:
+            ids = tx.run(sa.select(reports.c.game_id).where(free)
+                         .order_by(reports.c.auto, reports.c.asked).limit(5)).scalars()
+        for game_id in ids:
+            with self._db.write() as tx:
+                took = tx.run(reports.update().where(reports.c.game_id == game_id, free)
+                              .values(state="running", owner=owner, lease=lease_until)).rowcount
+            if took == 1:
+                return self.report_of(game_id)
+        return None
+
+    def report_progress(self, game_id: str, owner: str, done: int, looks: str, lease_until: int) -> bool:
+        """Store a report's progress (``done`` positions, their ``looks``) and
+        renew ``owner``'s lease; ``False`` when ``owner`` no longer holds it."""
+        with self._db.write() as tx:
+            return bool(tx.run(reports.update().where(
+                reports.c.game_id == game_id, reports.c.owner == owner, reports.c.state == "running",
+            ).values(done=done, looks=looks, lease=lease_until)).rowcount == 1)
+
+    def finish_report(self, game_id: str, owner: str, report: str | None, error: str | None,
+                      now: float) -> bool:
+        """Store a report (``done``), or why it failed (``failed``, ``error``)."""
+        values: dict[str, Any] = {"state": "done" if error is None else "failed", "report": report,
+                                  "error": None if error is None else error[:200], "finished": now,
+                                  "owner": None, "lease": None}
+        if error is None:
+            values["looks"] = None
+        with self._db.write() as tx:
+            return bool(tx.run(reports.update().where(
+                reports.c.game_id == game_id, reports.c.owner == owner, reports.c.state == "running",
+            ).values(**values)).rowcount == 1)
 
     def setting(self, name: str, make: Callable[[], str]) -> str:
         """A stored setting; made by ``make`` and stored when missing (when

@@ -30,6 +30,7 @@ __all__ = [
     "computer_action",
     "die_with_parent",
     "replay_match",
+    "report_looks",
     "review",
     "solver_reply",
     "start_worker",
@@ -307,3 +308,17 @@ def review(
         for e in round_ends(match)
     ]
     return {"nodes": nodes, "marks": marks, "rounds": rounds}
+
+
+def report_looks(kpns: list[str], nodes: int, solve_nodes: int) -> list[list[Any]]:
+    """A game report's look at each position (:func:`kamisado.engine.report.look_at`:
+    the solver within ``solve_nodes`` nodes, else a search of ``nodes``), as
+    plain data (:meth:`kamisado.engine.report.Look.to_json`): one slice of a
+    report, so that a computer move waits for at most one slice.
+
+    >>> report_looks(["obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0"], 1_000, 20_000)
+    [[1, 3, None, None]]
+    """
+    from kamisado.engine.report import look_at
+
+    return [look_at(Position(kpn), nodes, solve_nodes).to_json() for kpn in kpns]

@@ -1,7 +1,8 @@
 /* Kamisado in the browser.  The server applies every rule: the page draws
    what it is sent (positions, legal destinations) and sends chosen moves.
    This module starts the page and routes: #/ (the landing page),
-   #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>, #/lessons,
+   #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
+   #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
    #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/lobby, #/player/<id>, #/leaderboard,
    #/account;
    a share link /game/<id> becomes #/game/<id>. */
@@ -12,6 +13,7 @@ import { board } from "./views/play.js";
 import { gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
 import { loadMe, renderMeLink, showAccount, whenAccountChanges, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
+import { rerenderReports, stopReport } from "./views/report.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
@@ -43,18 +45,24 @@ function route() {
   const params = new URLSearchParams(query || "");
   const parts = path.split("/").filter(Boolean);
   const [where, id] = parts;
-  if (where !== "game") leaveGame();
-  if (where !== "review") leaveReview();
+  // #/game/<id>/review?ply=N: the review at the N-th move of the match (a game report's links)
+  const review = (where === "review" || (where === "game" && parts[2] === "review")) && Boolean(id);
+  if (where !== "game" || review) { leaveGame(); stopReport($("#result-report")); }
+  if (!review) { leaveReview(); stopReport($("#rv-report")); }
   if (where !== "lobby") leaveLobby();
   if (where !== "lesson" && where !== "puzzle") leaveLesson();
-  if (where === "game" && id) {
+  if (review) {
+    const ply = Number(params.get("ply"));
+    showView("play");
+    openReview(id, Number.isInteger(ply) && ply > 0 ? ply : null);
+  } else if (where === "game" && id) {
     // an invite link's token claims its seat once (for this browser's player);
     // it is not kept: from then on the seat is the player's
     const tok = params.get("t");
     if (tok) history.replaceState(null, "", `#/game/${id}`);
     showView("play");
     openGame(id, tok || tokenFor(id));
-  } else if (where === "review" && id) { showView("play"); openReview(id); }
+  }
   else if (where === "games") { showView("games"); showGames(); }
   else if (where === "account") { showView("account"); showAccount(); }
   else if (where === "lobby") { showView("lobby"); showLobby(); }
@@ -66,7 +74,7 @@ function route() {
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
   else showView("home");
   // a new view: the focus goes to its content (not on the first load)
-  if (routed && !(where === "game" || where === "review" || where === "lesson" || where === "puzzle")) $("#main").focus({ preventScroll: true });
+  if (routed && !(where === "game" || review || where === "lesson" || where === "puzzle")) $("#main").focus({ preventScroll: true });
   routed = true;
   window.scrollTo(0, 0);
 }
@@ -119,6 +127,7 @@ lang.value = prefs.lang;
 function redraw() {
   renderLevels();
   updateForm();
+  rerenderReports();
   if (inGame()) rerenderGame();
   else if (inReview()) rerenderReview();
   else if (inLesson()) rerenderLesson();

@@ -52,5 +52,19 @@
  * One of the best moves of /api/analyse?lines=N: `value` is the evaluation, or the moves
  * to the end of the round of a proven result (`kind` "win"/"loss"), for the side to move.
  * @typedef {{move: string, kind: string, value: number, pv: string[], entries: Entry[]}} AnalysisLine
+ * One move of a game report (/api/games/{id}/report): `ply` its number in the whole match
+ * (the review's `?ply=`), `step` its position in /steps, `entries` (a marked move's) the
+ * move-list entries the move writes, `kind` "blunder", "mistake",
+ * "inaccuracy" or "", `before`/`after` the mover's win percentage, `lost` the distance of
+ * the proven win a blunder threw away.
+ * @typedef {{step: number, ply: number, round: number, round_ply: number, move: string, side: string,
+ *   kind: string, mark: string, lost: number|null, before: number, after: number, loss: number,
+ *   accuracy: number, entries?: Entry[]}} ReportEntry
+ * One side's figures in a game report.
+ * @typedef {{side: string, moves: number, blunders: number, mistakes: number, inaccuracies: number,
+ *   accuracy: number|null}} ReportSide
+ * A game's report and its progress: `state` "none", "queued", "running", "done" or "failed".
+ * @typedef {{game: string, state: string, done: number, total: number, auto: boolean,
+ *   report: {sides: ReportSide[], entries: ReportEntry[]}|null, error: string|null}} GameReport
  */
 export {};

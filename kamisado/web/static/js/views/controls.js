@@ -8,6 +8,7 @@
    what is allowed: the page offers what the state frame says. */
 import { $ } from "../dom.js";
 import { otherSide, sideName, t } from "../i18n.js";
+import { showReport, stopReport } from "./report.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 
@@ -124,7 +125,8 @@ function renderResult(st, you, connected) {
   const box = $("#result");
   const over = st.state === "over";
   box.hidden = !over;
-  if (!over) return;
+  if (!over) { stopReport($("#result-report")); return; }
+  showReport($("#result-report"), st.game);
   const offer = st.offer && st.offer.kind === "rematch" ? st.offer : null;
   const no = !offer && st.declined && st.declined.kind === "rematch" ? st.declined : null;
   const mine = Boolean(offer && you.includes(offer.by));

@@ -4,6 +4,7 @@ import { $, chartQuery, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { entryNodes, matchName, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
+import { showReport, stopReport } from "./report.js";
 
 /** @typedef {import("../types.js").Step} Step */
 /** @typedef {import("../types.js").ReviewMark} ReviewMark */
@@ -40,8 +41,10 @@ const stepper = new Stepper((s, i) => {
   analyse(s, i);
 });
 
-/** Open a game's review. @param {string} id */
-export async function openReview(id) {
+/** Open a game's review, at the position after the match's `ply`-th move
+    when given (else at its end), with its report beside it.
+    @param {string} id @param {number|null} [ply] */
+export async function openReview(id, ply = null) {
   reviewId = id;
   panelParts("review");
   $("#download").setAttribute("href", `/api/games/${id}/record`);
@@ -64,9 +67,23 @@ export async function openReview(id) {
       ? `${name} (${sideName(side)})` : sideName(side)));
   }
   $("#play-title").textContent = `${t("review.title")}: ${data.seats ? `${data.seats.b} – ${data.seats.g}` : data.name}`;
-  stepper.show(stepper.last);
+  const at = ply === null ? null : stepOfPly(ply);
+  stepper.show(at === null ? stepper.last : at);
+  // a finished game's report (one still playing has none yet)
+  if (data.over) showReport($("#rv-report"), id); else stopReport($("#rv-report"));
   loadGraph(id);
   loadMarks(id);
+}
+
+/** The step of the position after the match's `ply`-th move (moves counted
+    across its rounds, from 1), or null when it has fewer. @param {number} ply */
+function stepOfPly(ply) {
+  let n = 0;
+  for (let i = 0; i < stepper.steps.length; i++) {
+    const s = stepper.steps[i];
+    if (s.move && s.ply > 0 && ++n === ply) return i;
+  }
+  return null;
 }
 
 /** The match's type and score, named as the game view names them
