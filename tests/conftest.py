@@ -63,7 +63,8 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
 #: The test modules of the engine core and what plays through it: their
 #: answers depend on which core runs (compiled or pure Python), so CI runs
 #: them on both (``-m core`` with ``KAMISADO_PURE_PYTHON=1``, see .ci/run);
-#: everything else does not depend on the core and runs once.
+#: everything else does not depend on the core and runs once, as does a
+#: test of these modules marked ``any_core`` (what it tests is not the core's).
 CORE_TESTS = {
     "test_analysis.py", "test_book.py", "test_ckamisado.py", "test_engine.py",
     "test_lessons.py", "test_levels.py", "test_kei.py", "test_tournament.py",
@@ -75,6 +76,8 @@ CORE_DOCTESTS = ("kamisado.engine",)
 
 
 def _is_core(item: pytest.Item) -> bool:
+    if item.get_closest_marker("any_core") is not None:
+        return False
     if isinstance(item, pytest.DoctestItem):  # named kamisado.engine, kamisado.engine.search...
         return any(item.name == m or item.name.startswith(m + ".") for m in CORE_DOCTESTS)
     return item.path.name in CORE_TESTS
