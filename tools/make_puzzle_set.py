@@ -1,6 +1,6 @@
 """Make the puzzle trainer's set: kamisado/data/puzzle_set.json (500 and more puzzles).
 
-    python tools/make_puzzle_set.py [--seed 2027] [--count 520] [--max-games 1200] --write
+    python tools/make_puzzle_set.py [--seed 2027] [--count 600] [--max-games 300] --write
     python tools/make_puzzle_set.py --out /tmp/set.json      # anywhere else
     python tools/make_puzzle_set.py --validate FILE [--sample 5]   # re-prove a few
 
@@ -80,10 +80,13 @@ SCREEN_NODES = 30_000
 MOVE_NODES = 300_000
 #: Proving a whole round (a fill's two starts, a defence's one move).
 ROUND_NODES = 600_000
+#: Proving a fill's next round from its start (a full board).
+FILL_NODES = 2_000_000
 MAX_PLIES = 600
-#: How many of each kind the set aims at (the 40 old puzzles count too).
-QUOTA = {"win_in": 200, "only_win": 90, "sumo_push": 70, "deadlock": 40,
-         "only_defence": 80, "fill": 60}
+#: The most of each kind the set takes (the 40 old puzzles count too): the
+#: common kinds are capped, the rare ones (pushes, deadlocks, fills) are not.
+QUOTA = {"win_in": 250, "only_win": 110, "sumo_push": 1000, "deadlock": 1000,
+         "only_defence": 110, "fill": 1000}
 
 
 def _solve(pos: Position, **limits: Any) -> Any:
@@ -259,7 +262,7 @@ def analyse_fill(match: Match) -> dict[str, Any] | None:
     for direction in ("left", "right"):
         start = match.next_round_start(direction)
         starts[direction] = start.kpn()
-        winners[direction] = proven_winner(start)
+        winners[direction] = proven_winner(start, FILL_NODES)
     good = [d for d in ("left", "right") if winners[d] == chooser]
     bad = [d for d in ("left", "right") if winners[d] == chooser ^ 1]
     if len(good) != 1 or len(bad) != 1:
@@ -368,7 +371,7 @@ def make(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, Any
     for p in puzzles:
         have[p["kind"]] += 1
     seen = {" ".join(p["kpn"].split()[:3]) for p in puzzles}
-    screened = games = 0
+    screened = 0
     last = ""
 
     def sources() -> Iterator[tuple[Source, Match, Position | None]]:
@@ -380,7 +383,6 @@ def make(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, Any
             break
         if game != last:
             last = game
-            games += 1
             if log:
                 print(f"[{time.monotonic() - started:6.0f}s] {len(puzzles)} puzzles"
                       f" {have} screened {screened}; {game}", file=sys.stderr, flush=True)
@@ -408,10 +410,7 @@ def make(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, Any
             continue
         kind = found["kind"]
         if have[kind] >= QUOTA[kind]:
-            # a full kind takes more only in the second half of the games, when the
-            # rare kinds (deadlocks, fills) have had their chance
-            if games <= max_games // 2:
-                continue
+            continue
         have[kind] += 1
         found["id"] = f"s{len(puzzles) + 1:04d}-{kind.replace('_', '')}"
         found["source"] = {"origin": origin, "game": game, "ply": ply}
@@ -465,8 +464,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="tools/make_puzzle_set.py",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=2027, help="seed of the games (default 2027)")
-    ap.add_argument("--count", type=int, default=560, help="puzzles to make (default 560)")
-    ap.add_argument("--max-games", type=int, default=1200, help="stop after this many games")
+    ap.add_argument("--count", type=int, default=600, help="puzzles to make at most (default 600)")
+    ap.add_argument("--max-games", type=int, default=300, help="stop after this many games")
     mode = generated.add_options(ap, "kamisado/data/puzzle_set.json")
     mode.add_argument("--out", type=Path, help="write the puzzles to this file instead")
     mode.add_argument("--validate", type=Path, help="re-prove a few puzzles of this file")
