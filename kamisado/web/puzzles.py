@@ -361,6 +361,17 @@ async def my_puzzles(request: Request) -> Response:
     return JSONResponse({**progress, "signed_in": player.account is not None})
 
 
+async def player_puzzles(request: Request) -> Response:
+    """``GET /api/players/{id}/puzzles``: a player's puzzles solved and puzzle rating
+    (what its player page lists)."""
+    player_id = request.path_params["player"][:40]
+    try:
+        progress = await _db(request, book_of(request).progress, player_id)
+    except Exception:
+        return _store_failed("player")
+    return JSONResponse({"player": player_id, **progress})
+
+
 async def _begin(request: Request, row: dict[str, Any], player: Player,
                  streak: str | None) -> dict[str, Any]:
     att = await _db(request, book_of(request).start, row["id"], player, streak)
@@ -530,4 +541,5 @@ ROUTES = [
     Route("/api/puzzles/{puzzle}", one_puzzle),
     Route("/api/puzzles/{puzzle}/attempts", start_attempt, methods=["POST"]),
     Route("/api/me/puzzles", my_puzzles),
+    Route("/api/players/{player}/puzzles", player_puzzles),
 ]

@@ -2,7 +2,7 @@
    what it is sent (positions, legal destinations) and sends chosen moves.
    This module starts the page and routes: #/ (the landing page),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>, #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/lobby, #/player/<id>, #/leaderboard,
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
    #/account;
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
@@ -13,6 +13,7 @@ import { gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, t
 import { loadMe, renderMeLink, showAccount, whenAccountChanges, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
+import { inPuzzle, leavePuzzle, openPuzzle, openStreak, puzzleMove, rerenderPuzzle, showPuzzleList } from "./views/puzzles.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby } from "./views/lobby.js";
@@ -46,7 +47,8 @@ function route() {
   if (where !== "game") leaveGame();
   if (where !== "review") leaveReview();
   if (where !== "lobby") leaveLobby();
-  if (where !== "lesson" && where !== "puzzle") leaveLesson();
+  if (where !== "lesson") leaveLesson();
+  if (where !== "puzzle" && !(where === "puzzles" && id === "streak")) leavePuzzle();
   if (where === "game" && id) {
     // an invite link's token claims its seat once (for this browser's player);
     // it is not kept: from then on the seat is the player's
@@ -61,12 +63,14 @@ function route() {
   else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
-  else if (where === "puzzles") { showView("puzzles"); showList("puzzles"); }
-  else if ((where === "lesson" || where === "puzzle") && id) { showView("play"); openLesson(where, id); }
+  else if (where === "puzzles" && id === "streak") { showView("play"); openStreak(); }
+  else if (where === "puzzles") { showView("puzzles"); showPuzzleList(); }
+  else if (where === "lesson" && id) { showView("play"); openLesson(where, id); }
+  else if (where === "puzzle" && id) { showView("play"); openPuzzle(decodeURIComponent(id)); }
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
   else showView("home");
   // a new view: the focus goes to its content (not on the first load)
-  if (routed && !(where === "game" || where === "review" || where === "lesson" || where === "puzzle")) $("#main").focus({ preventScroll: true });
+  if (routed && !(where === "game" || where === "review" || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });
   routed = true;
   window.scrollTo(0, 0);
 }
@@ -74,6 +78,7 @@ window.addEventListener("hashchange", route);
 
 board.onMove = ((live) => (/** @type {string} */ from, /** @type {string} */ to) => {
   if (inLesson()) lessonMove(`${from}-${to}`);
+  else if (inPuzzle()) puzzleMove(`${from}-${to}`);
   else if (live) live(from, to);
 })(board.onMove);
 
@@ -85,7 +90,7 @@ document.addEventListener("keydown", (ev) => {
   const onBoard = target.id === "board";
   if (inGame()) gameKey(ev, onBoard);
   else if (inReview()) reviewKey(ev);
-  else if (inLesson() && onBoard) board.key(ev);
+  else if ((inLesson() || inPuzzle()) && onBoard) board.key(ev);
 });
 for (const which of ["first", "prev", "next", "last"]) {
   $(`#rv-${which}`).addEventListener("click", () => (inReview() ? reviewStep(which) : gameStep(which)));
@@ -122,6 +127,7 @@ function redraw() {
   if (inGame()) rerenderGame();
   else if (inReview()) rerenderReview();
   else if (inLesson()) rerenderLesson();
+  else if (inPuzzle()) rerenderPuzzle();
   else route();
 }
 chars.addEventListener("change", () => { setPref("characters", chars.checked); redraw(); });
