@@ -89,6 +89,7 @@ class PuzzleBook:
     store's threads, :meth:`kamisado.web.storage.Store.call`)."""
 
     def __init__(self, store: Store) -> None:
+        self.store = store
         self.engine = store.engine
 
     def get(self, puzzle_id: str) -> dict[str, Any] | None:
@@ -265,8 +266,9 @@ class PuzzleBook:
 def book_of(request: Request) -> PuzzleBook:
     """The app's :class:`PuzzleBook` (made on first use)."""
     book: PuzzleBook | None = getattr(request.app.state, "puzzle_book", None)
-    if book is None:
-        book = request.app.state.puzzle_book = PuzzleBook(hub_of(request).store)
+    store = hub_of(request).store
+    if book is None or book.store is not store:
+        book = request.app.state.puzzle_book = PuzzleBook(store)
     return book
 
 
