@@ -1,6 +1,6 @@
 """Make the puzzle trainer's set: kamisado/data/puzzle_set.json (500 and more puzzles).
 
-    python tools/make_puzzle_set.py [--seed 2027] [--count 600] [--max-games 300] --write
+    python tools/make_puzzle_set.py [--seed 2027] [--count 540] [--max-games 300] --write
     python tools/make_puzzle_set.py --out /tmp/set.json      # anywhere else
     python tools/make_puzzle_set.py --validate FILE [--sample 5]   # re-prove a few
 
@@ -22,15 +22,18 @@ move by move with larger node limits.  The kinds:
     A win in N where one move wins and the solver proves that every other
     move loses.
 ``sumo_push``
-    A win in N whose solution pushes with a Sumo tower.
+    A win in N whose solution has a Sumo push in it.
 ``deadlock``
-    A win in N whose solution ends the round by a deadlock (M8).
+    A win in N whose solution blocks a tower (a pass, M6) or ends the round
+    by a deadlock (M8).
 ``only_defence``
     The only move that does not lose: every other move loses within 6
     moves, the one move is proven to win in the end.  One move to find.
 ``fill``
-    The round is over and its winner fills the home rows: one direction
-    gives the next round to the winner (proven), the other to the opponent.
+    The round is over and its winner fills the home rows: after one
+    direction the opponent (who moves first) wins the next round (proven),
+    or wins it within 7 moves where after the other direction it cannot
+    (proven both ways); the other direction is the answer.
 
 Each puzzle carries its kind, themes, an initial rating (the difficulty,
 from N, the moves that go wrong, Sumo towers, the kind), the accepted first
@@ -82,11 +85,13 @@ MOVE_NODES = 300_000
 ROUND_NODES = 600_000
 #: Proving a fill's next round from its start (a full board).
 FILL_NODES = 2_000_000
+#: A fill that lets the opponent win within this many moves is wrong.
+FILL_BOUND = 7
 MAX_PLIES = 600
 #: The most of each kind the set takes (the 40 old puzzles count too): the
 #: common kinds are capped, the rare ones (pushes, deadlocks, fills) are not.
-QUOTA = {"win_in": 250, "only_win": 110, "sumo_push": 1000, "deadlock": 1000,
-         "only_defence": 110, "fill": 1000}
+QUOTA = {"win_in": 290, "only_win": 130, "sumo_push": 1000, "deadlock": 1000,
+         "only_defence": 130, "fill": 1000}
 
 
 def _solve(pos: Position, **limits: Any) -> Any:
@@ -127,12 +132,12 @@ def solution_line(kpn: str) -> list[str]:
 
 
 def line_facts(kpn: str, line: list[str]) -> dict[str, bool]:
-    """What happens along a line: pushes by the side to move, passes, a deadlock."""
+    """What happens along a line: pushes (by either side), passes, a deadlock."""
     pos = Position(kpn)
     side = pos.turn
     push = blocked = False
     for mv in line:
-        if pos.turn == side and pos.is_push(pos.parse_move(mv)):
+        if pos.is_push(pos.parse_move(mv)):
             push = True
         pos.push_move(mv)
         if pos.passes():
@@ -204,7 +209,7 @@ def analyse_win(pos: Position, n: int) -> dict[str, Any] | None:
     if len(line) != n or line[0] not in accepted:
         return None
     facts = line_facts(kpn, line)
-    if facts["deadlock"]:
+    if facts["deadlock"] or facts["blocked"]:
         kind = "deadlock"
     elif facts["push"]:
         kind = "sumo_push"
@@ -266,7 +271,13 @@ def analyse_fill(match: Match) -> dict[str, Any] | None:
     good = [d for d in ("left", "right") if winners[d] == chooser]
     bad = [d for d in ("left", "right") if winners[d] == chooser ^ 1]
     if len(good) != 1 or len(bad) != 1:
-        return None
+        # short of a whole round proven: the opponent wins quickly after one fill only
+        quick = {d: win_within(Position(starts[d]), chooser ^ 1, FILL_BOUND, MOVE_NODES)
+                 for d in ("left", "right")}
+        good = [d for d in quick if quick[d] is False]
+        bad = [d for d in quick if quick[d] is True]
+        if len(good) != 1 or len(bad) != 1:
+            return None
     end = match.position
     return {"kind": "fill", "kpn": end.kpn(), "side": SIDE_LETTERS[chooser], "win_in": None,
             "accepted": good, "solution": good, "fill": starts,
@@ -443,9 +454,13 @@ def check_puzzle(p: dict[str, Any]) -> bool:
     pos = Position(p["kpn"])
     side = pos.turn
     if p["kind"] == "fill":
-        return all(proven_winner(Position(kpn)) == (
-            (0 if p["side"] == "b" else 1) if d in p["accepted"] else (1 if p["side"] == "b" else 0))
-            for d, kpn in p["fill"].items())
+        chooser = 0 if p["side"] == "b" else 1
+        (good,) = p["accepted"]
+        bad = "right" if good == "left" else "left"
+        if proven_winner(Position(p["fill"][bad]), FILL_NODES) == chooser ^ 1:
+            return proven_winner(Position(p["fill"][good]), FILL_NODES) == chooser or (
+                win_within(Position(p["fill"][good]), chooser ^ 1, FILL_BOUND) is False)
+        return False
     for move in list(pos.legal_moves):
         pos.push(move)
         try:
@@ -464,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="tools/make_puzzle_set.py",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=2027, help="seed of the games (default 2027)")
-    ap.add_argument("--count", type=int, default=600, help="puzzles to make at most (default 600)")
+    ap.add_argument("--count", type=int, default=540, help="puzzles to make at most (default 540)")
     ap.add_argument("--max-games", type=int, default=300, help="stop after this many games")
     mode = generated.add_options(ap, "kamisado/data/puzzle_set.json")
     mode.add_argument("--out", type=Path, help="write the puzzles to this file instead")
