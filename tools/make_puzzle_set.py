@@ -457,10 +457,12 @@ def check_puzzle(p: dict[str, Any]) -> bool:
         chooser = 0 if p["side"] == "b" else 1
         (good,) = p["accepted"]
         bad = "right" if good == "left" else "left"
-        if proven_winner(Position(p["fill"][bad]), FILL_NODES) == chooser ^ 1:
-            return proven_winner(Position(p["fill"][good]), FILL_NODES) == chooser or (
-                win_within(Position(p["fill"][good]), chooser ^ 1, FILL_BOUND) is False)
-        return False
+        good_pos, bad_pos = Position(p["fill"][good]), Position(p["fill"][bad])
+        if (proven_winner(good_pos, FILL_NODES) == chooser
+                and proven_winner(bad_pos, FILL_NODES) == chooser ^ 1):
+            return True  # the whole next round proven both ways
+        return (win_within(bad_pos, chooser ^ 1, FILL_BOUND, MOVE_NODES) is True
+                and win_within(good_pos, chooser ^ 1, FILL_BOUND, MOVE_NODES) is False)
     for move in list(pos.legal_moves):
         pos.push(move)
         try:
