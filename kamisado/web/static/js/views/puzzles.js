@@ -100,6 +100,8 @@ async function start(data) {
          solution: [], busy: false, count: data.count || 0, best: data.best || 0 };
   const title = p.kind === "win_in" || p.kind === "only_win" || p.kind === "sumo_push" || p.kind === "deadlock"
     ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in || 0 }) : kindName(p.kind);
+  $("#puzzle-box").dataset.puzzle = p.id;
+  $("#puzzle-box").dataset.state = "playing";
   $("#puzzle-title").textContent = title;
   $("#play-title").textContent = title;
   $("#puzzle-meta").textContent = `${kindName(p.kind)} · ${t("puzzles.puzzle_rating", { rating: p.rating })}`;
@@ -160,10 +162,9 @@ export async function puzzleMove(mv) {
   if (pz !== cur) return;
   cur.busy = false;
   if (r.result === "wrong") {
-    finish(r, false);
-    const right = (r.right || []).join(", ");
-    $("#puzzle-feedback").textContent = right ? t("puzzles.wrong_answer", { move: moveName(mv), right: right.split(", ").map(moveName).join(", ") })
-      : t("puzzles.wrong", { move: moveName(mv) });
+    const right = /** @type {string[]} */ (r.right || []);
+    finish(r, false, right.length ? t("puzzles.wrong_answer", { move: moveName(mv), right: right.map(moveName).join(", ") })
+      : t("puzzles.wrong", { move: moveName(mv) }));
     return;
   }
   if (r.reply) {
@@ -176,7 +177,7 @@ export async function puzzleMove(mv) {
   } else if (r.result !== "solved") {
     cur.pos = await position(r.kpn);
   }
-  if (r.result === "solved") { finish(r, true); return; }
+  if (r.result === "solved") { finish(r, true, t("puzzles.solved")); return; }
   $("#puzzle-feedback").textContent = t("puzzles.your_turn_left", { n: r.left });
   setStatus(t("lessons.your_turn"));
 }
@@ -184,13 +185,15 @@ export async function puzzleMove(mv) {
 /** "left"/"right" as the page says them; a move as it is. @param {string} mv */
 const moveName = (mv) => (mv === "left" ? t("lessons.left") : mv === "right" ? t("lessons.right_fill") : mv);
 
-/** The end of an attempt: the feedback, the ratings, the ways on. @param {any} r @param {boolean} solved */
-function finish(r, solved) {
+/** The end of an attempt: the feedback, the ratings, the ways on.
+ * @param {any} r @param {boolean} solved @param {string} said */
+function finish(r, solved, said) {
   if (!pz) return;
   pz.over = true;
   pz.solution = r.solution || [];
+  $("#puzzle-box").dataset.state = solved ? "solved" : "failed";
   setStatus(solved ? t("puzzles.solved") : t("lessons.try_again"));
-  $("#puzzle-feedback").textContent = solved ? t("puzzles.solved") : "";
+  $("#puzzle-feedback").textContent = said;
   const parts = [];
   const ratings = r.ratings || {};
   if (r.rated && ratings.player) {
