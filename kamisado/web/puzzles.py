@@ -496,8 +496,14 @@ async def attempt_move(request: Request) -> Response:
         except KamisadoError as exc:
             return bad(f"{move!r}: {exc}")
         bound = None if row["win_in"] is None else int(row["win_in"]) - len(played)
-        step = await _engine(request, worker.puzzle_step, pos.kpn(), move, side, bound,
-                                      accepted if not played else None)
+        first = accepted if not played else None
+        trial = pos.copy()
+        trial.push_move(move)
+        if first is not None and (move not in first or bound is None or trial.outcome is not None):
+            # judged by the list alone, nothing to reply: no engine needed
+            step = worker.puzzle_step(pos.kpn(), move, side, bound, first)
+        else:
+            step = await _engine(request, worker.puzzle_step, pos.kpn(), move, side, bound, first)
         if isinstance(step, Response):
             return step
         right = bool(step["right"])

@@ -106,7 +106,8 @@ async function start(data) {
   $("#play-title").textContent = title;
   $("#puzzle-meta").textContent = `${kindName(p.kind)} · ${t("puzzles.puzzle_rating", { rating: p.rating })}`;
   $("#puzzle-text").textContent = p.text;
-  $("#puzzle-source").textContent = t("puzzles.source", { game: p.source.game, ply: p.source.ply });
+  $("#puzzle-source").textContent = p.source.ply ? t("puzzles.source", { game: p.source.game, ply: p.source.ply })
+    : t("puzzles.source_game", { game: p.source.game });
   showStreak();
   const pos = await position(p.kpn);
   if (!pz || pz.attempt !== data.attempt) return;
