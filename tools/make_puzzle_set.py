@@ -134,7 +134,6 @@ def solution_line(kpn: str) -> list[str]:
 def line_facts(kpn: str, line: list[str]) -> dict[str, bool]:
     """What happens along a line: pushes (by either side), passes, a deadlock."""
     pos = Position(kpn)
-    side = pos.turn
     push = blocked = False
     for mv in line:
         if pos.is_push(pos.parse_move(mv)):

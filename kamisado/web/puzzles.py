@@ -98,7 +98,7 @@ class PuzzleBook:
             row = conn.execute(puzzles.select().where(puzzles.c.id == puzzle_id)).mappings().first()
         return dict(row) if row is not None else None
 
-    def list(self, kind: str | None = None, theme: str | None = None, limit: int = LIST_MAX,
+    def listing(self, kind: str | None = None, theme: str | None = None, limit: int = LIST_MAX,
              offset: int = 0) -> tuple[list[dict[str, Any]], int]:
         """Puzzles of a kind and theme (either may be ``None``), easiest first, and their total."""
         where = self._filters(kind, theme)
@@ -313,7 +313,7 @@ async def list_puzzles(request: Request) -> Response:
     if not offset.isdigit() or not limit.isdigit() or not 1 <= int(limit) <= LIST_MAX:
         return bad(f"expected offset a whole number and limit 1 to {LIST_MAX}")
     try:
-        rows, total = await _db(request, book_of(request).list, *kt, int(limit), int(offset))
+        rows, total = await _db(request, book_of(request).listing, *kt, int(limit), int(offset))
     except Exception:
         return _store_failed("list")
     return JSONResponse({"total": total, "kinds": list(KINDS), "themes": list(THEMES),
