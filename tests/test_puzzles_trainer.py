@@ -309,3 +309,24 @@ def test_a_few_generated_puzzles_are_proven_again() -> None:
         assert make_puzzle_set.check_puzzle(p), p["id"]
         checked += 1
     assert checked >= 3
+
+
+def test_the_trainer_on_postgresql(pg_url: str) -> None:
+    """The same calls on PostgreSQL: the set loaded, a theme filter, a rated
+    miss that moves both ratings (row locks and all)."""
+    import secrets
+
+    with TestClient(create_app(pg_url, workers=0)) as c:
+        c.get("/")
+        sign_up(c, "pg" + secrets.token_hex(4))
+        assert c.get("/api/puzzles?limit=1").json()["total"] == len(load_puzzle_set())
+        sumo = c.get("/api/puzzles?theme=sumo&limit=100").json()
+        assert sumo["total"] > 0 and all("sumo" in p["themes"] for p in sumo["puzzles"])
+        p = c.get("/api/puzzles/next?kind=win_in").json()["puzzle"]
+        full = next(q for q in load_puzzle_set() if q["id"] == p["id"])
+        att = attempt(c, p["id"])
+        assert att["rated"] is True
+        wrong = next(str(m) for m in Position(full["kpn"]).legal_moves if str(m) not in full["accepted"])
+        r = move(c, att["attempt"], wrong)
+        assert r["result"] == "wrong" and r["ratings"]["player"]["change"] < 0
+        assert c.get("/api/me/puzzles").json()["rating"]["rating"] == r["ratings"]["player"]["rating"]
