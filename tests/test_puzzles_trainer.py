@@ -319,7 +319,8 @@ def test_the_trainer_on_postgresql(pg_url: str) -> None:
     with TestClient(create_app(pg_url, workers=0)) as c:
         c.get("/")
         sign_up(c, "pg" + secrets.token_hex(4))
-        assert c.get("/api/puzzles?limit=1").json()["total"] == len(load_puzzle_set())
+        assert c.get("/api/puzzles?limit=1").json()["total"] >= 40
+        assert c.get(f"/api/puzzles/{P01}").json()["kind"] in KINDS
         sumo = c.get("/api/puzzles?theme=sumo&limit=100").json()
         assert sumo["total"] > 0 and all("sumo" in p["themes"] for p in sumo["puzzles"])
         p = c.get("/api/puzzles/next?kind=win_in").json()["puzzle"]
