@@ -1,6 +1,6 @@
 """Make the puzzle trainer's set: kamisado/data/puzzle_set.json (500 and more puzzles).
 
-    python tools/make_puzzle_set.py [--seed 2027] [--count 540] [--max-games 300] --write
+    python tools/make_puzzle_set.py [--seed 2027] [--count 510] [--max-games 300] --write
     python tools/make_puzzle_set.py --out /tmp/set.json      # anywhere else
     python tools/make_puzzle_set.py --validate FILE [--sample 5]   # re-prove a few
 
@@ -373,7 +373,8 @@ def old_puzzles() -> list[dict[str, Any]]:
     return out
 
 
-def make(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, Any]]:
+def make(seed: int, count: int, max_games: int, log: bool,
+         partial: Path | None = None) -> list[dict[str, Any]]:
     """The whole set: the old puzzles, then new ones until ``count`` or the games run out."""
     started = time.monotonic()
     puzzles = old_puzzles()
@@ -428,6 +429,8 @@ def make(seed: int, count: int, max_games: int, log: bool) -> list[dict[str, Any
         if log:
             print(f"  + {found['id']} {found['rating']} {found['themes']}", file=sys.stderr,
                   flush=True)
+        if partial is not None and len(puzzles) % 25 == 0:  # what came so far, should time run out
+            partial.write_text(json.dumps({"puzzles": puzzles}) + "\n", encoding="utf-8")
     for p in puzzles:
         p.pop("legal", None)
     return puzzles
@@ -480,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="tools/make_puzzle_set.py",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=2027, help="seed of the games (default 2027)")
-    ap.add_argument("--count", type=int, default=540, help="puzzles to make at most (default 540)")
+    ap.add_argument("--count", type=int, default=510, help="puzzles to make at most (default 510)")
     ap.add_argument("--max-games", type=int, default=300, help="stop after this many games")
     mode = generated.add_options(ap, "kamisado/data/puzzle_set.json")
     mode.add_argument("--out", type=Path, help="write the puzzles to this file instead")
@@ -491,7 +494,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.validate is not None:
         return validate(args.validate, args.sample)
     started = time.monotonic()
-    puzzles = make(args.seed, args.count, args.max_games, not args.quiet)
+    partial = None if args.out is None else args.out.with_suffix(".partial.json")
+    puzzles = make(args.seed, args.count, args.max_games, not args.quiet, partial)
     kinds: dict[str, int] = {}
     for p in puzzles:
         kinds[p["kind"]] = kinds.get(p["kind"], 0) + 1
