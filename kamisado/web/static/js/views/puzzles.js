@@ -214,7 +214,7 @@ function finish(r, solved, said) {
   const streakOver = Boolean(pz.streak && !solved);
   $("#pz-retry").hidden = solved || Boolean(pz.streak);
   $("#pz-solution").hidden = solved;
-  $("#pz-next").hidden = !solved;
+  $("#pz-next").hidden = streakOver;
   $("#pz-new-streak").hidden = !streakOver;
   if (!solved && pz.pos) board.marks({ turn: pz.pos.turn });
 }
