@@ -257,6 +257,9 @@ def test_the_next_puzzle_is_near_the_rating_and_not_tried(client: TestClient) ->
     assert abs(first["rating"] - 1500) <= nearest + 1
     attempt(client, first["id"])
     assert client.get("/api/puzzles/next").json()["puzzle"]["id"] != first["id"]
+    hard = client.get("/api/puzzles/next?rating=2400").json()["puzzle"]
+    assert abs(hard["rating"] - 2400) <= min(abs(p["rating"] - 2400) for p in load_puzzle_set()) + 1
+    assert client.get("/api/puzzles/next?rating=abc").status_code == 400
     fills = client.get("/api/puzzles/next?kind=only_defence").json()["puzzle"]
     assert fills is None or fills["kind"] == "only_defence"
 

@@ -119,11 +119,12 @@ class PuzzleBook:
             where.append(spaced.like(f"% {theme} %"))
         return where
 
-    def next_for(self, player: str, kind: str | None = None,
-                 theme: str | None = None) -> dict[str, Any] | None:
+    def next_for(self, player: str, kind: str | None = None, theme: str | None = None,
+                 near: float | None = None) -> dict[str, Any] | None:
         """The puzzle the player has not tried yet whose rating is nearest
-        its puzzle rating (1500 without one), or ``None`` when none is left."""
-        rating = self.rating_of(player) or Rating()
+        ``near`` (default: its puzzle rating, 1500 without one), or ``None``
+        when none is left."""
+        rating = Rating(near) if near is not None else (self.rating_of(player) or Rating())
         tried = sa.select(puzzle_attempts.c.puzzle).where(puzzle_attempts.c.player == player)
         with self.engine.connect() as conn:
             row = conn.execute(
@@ -339,14 +340,19 @@ async def one_puzzle(request: Request) -> Response:
 
 
 async def next_puzzle(request: Request) -> Response:
-    """``GET /api/puzzles/next?kind=&theme=``: a puzzle near the player's rating, not tried yet."""
+    """``GET /api/puzzles/next?kind=&theme=&rating=``: a puzzle near the
+    player's rating (or ``rating``), not tried yet."""
     kt = _kind_theme(request)
     if isinstance(kt, Response):
         return kt
+    raw = request.query_params.get("rating")
+    if raw is not None and (not raw.isdigit() or not 100 <= int(raw) <= 4000):
+        return bad(f"expected rating a whole number from 100 to 4000, found {raw[:20]!r}")
+    near = None if raw is None else float(raw)
     player = await player_in_thread(request, create=True)
     assert player is not None
     try:
-        row = await _db(request, book_of(request).next_for, player.id, *kt)
+        row = await _db(request, book_of(request).next_for, player.id, *kt, near)
     except Exception:
         return _store_failed("next")
     return JSONResponse({"puzzle": None if row is None else puzzle_view(row, lang_arg(request))})
