@@ -1,6 +1,6 @@
 """Make the puzzle trainer's set: kamisado/data/puzzle_set.json (500 and more puzzles).
 
-    python tools/make_puzzle_set.py [--seed 2027] [--count 510] [--max-games 300] --write
+    python tools/make_puzzle_set.py [--seed 2027] [--count 505] [--max-games 300] --write
     python tools/make_puzzle_set.py --out /tmp/set.json      # anywhere else
     python tools/make_puzzle_set.py --validate FILE [--sample 5]   # re-prove a few
 
@@ -90,7 +90,7 @@ FILL_BOUND = 7
 MAX_PLIES = 600
 #: The most of each kind the set takes (the 40 old puzzles count too): the
 #: common kinds are capped, the rare ones (pushes, deadlocks, fills) are not.
-QUOTA = {"win_in": 290, "only_win": 130, "sumo_push": 1000, "deadlock": 1000,
+QUOTA = {"win_in": 330, "only_win": 140, "sumo_push": 1000, "deadlock": 1000,
          "only_defence": 130, "fill": 1000}
 
 
@@ -483,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="tools/make_puzzle_set.py",
                                  description=__doc__.split("\n")[0])
     ap.add_argument("--seed", type=int, default=2027, help="seed of the games (default 2027)")
-    ap.add_argument("--count", type=int, default=510, help="puzzles to make at most (default 510)")
+    ap.add_argument("--count", type=int, default=505, help="puzzles to make at most (default 505)")
     ap.add_argument("--max-games", type=int, default=300, help="stop after this many games")
     mode = generated.add_options(ap, "kamisado/data/puzzle_set.json")
     mode.add_argument("--out", type=Path, help="write the puzzles to this file instead")
