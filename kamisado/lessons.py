@@ -169,7 +169,7 @@ _TEMPLATES = {
         "single": "Single Round.",
         "sumo": "Sumo towers are on the board: watch for pushes.",
         "only_defence": "{side} to move: find the only move that does not lose.",
-        "fill": "{side} won the round: choose the fill that wins the next round.",
+        "fill": "{side} won the round: choose the fill (the other one loses the next round).",
     },
     "de": {
         "head": "{side} am Zug gewinnt in {n}.",
@@ -179,8 +179,8 @@ _TEMPLATES = {
         "single": "Einzelrunde.",
         "sumo": "Sumos stehen auf dem Brett: Achte auf Sumo-Stöße.",
         "only_defence": "{side} am Zug: Finde den einzigen Zug, der nicht verliert.",
-        "fill": "{side} hat die Runde gewonnen: Wähle die Auffüllung, mit der du die nächste"
-                " Runde gewinnst.",
+        "fill": "{side} hat die Runde gewonnen: Wähle die Auffüllung (mit der anderen geht die"
+                " nächste Runde verloren).",
     },
     "hu": {
         "head": "{side} lép, és {n} lépésben nyer.",
@@ -190,8 +190,8 @@ _TEMPLATES = {
         "single": "Egyszerű játszma.",
         "sumo": "Szumó tornyok is vannak a táblán: figyelj a szumó lökésekre.",
         "only_defence": "{side} lép: találd meg az egyetlen lépést, amellyel nem veszít.",
-        "fill": "{side} megnyerte a kört: válaszd azt a feltöltést, amellyel a következő"
-                " kört is megnyeri.",
+        "fill": "{side} megnyerte a kört: válaszd ki a feltöltést (a másikkal elveszíti a"
+                " következő kört).",
     },
 }
 

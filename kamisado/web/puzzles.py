@@ -494,6 +494,8 @@ async def attempt_move(request: Request) -> Response:
             return bad(f"expected a fill, left or right, found {move!r}")
         right, over, solved = move in accepted, True, move in accepted
         answer["kpn"] = row["fill_left" if move == "left" else "fill_right"]
+        if not right:
+            answer["right"] = accepted
         line = [move]
     else:
         pos = _replay(row, played)

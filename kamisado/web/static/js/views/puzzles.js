@@ -116,6 +116,7 @@ async function start(data) {
   board.setTowers(pos.towers);
   const fill = p.kind === "fill" && p.fill;
   $("#puzzle-fill").hidden = !fill;
+  fillButtons(true);
   if (fill) {
     board.marks({});
     for (const d of /** @type {const} */ (["left", "right"])) {
@@ -193,6 +194,7 @@ function finish(r, solved, said) {
   pz.over = true;
   pz.solution = r.solution || [];
   $("#puzzle-box").dataset.state = solved ? "solved" : "failed";
+  fillButtons(false);
   setStatus(solved ? t("puzzles.solved") : t("lessons.try_again"));
   $("#puzzle-feedback").textContent = said;
   const parts = [];
@@ -219,6 +221,11 @@ function finish(r, solved, said) {
   if (!solved && pz.pos) board.marks({ turn: pz.pos.turn });
 }
 
+
+/** Whether the fill buttons take a choice (only while the attempt plays). @param {boolean} on */
+function fillButtons(on) {
+  for (const id of ["#pz-fill-left", "#pz-fill-right"]) /** @type {HTMLButtonElement} */ ($(id)).disabled = !on;
+}
 
 /** Play the solution on the board from the puzzle's start. */
 async function showSolution() {
