@@ -164,6 +164,22 @@ def test_a_later_move_that_does_not_win_within_the_bound_is_wrong(client: TestCl
     assert end["right"]  # the solver's winning move from there
 
 
+def test_a_fill_and_a_defence_are_one_choice(client: TestClient) -> None:
+    fill = a_puzzle(None, lambda p: p["kind"] == "fill")
+    (good,) = fill["accepted"]
+    bad = "right" if good == "left" else "left"
+    att = attempt(client, fill["id"])
+    assert set(att["puzzle"]["fill"]) == {"left", "right"}
+    assert client.post(f"/api/puzzles/attempts/{att['attempt']}", json={"move": "c1-c5"}).status_code == 400
+    r = move(client, att["attempt"], bad)
+    assert r["result"] == "wrong" and r["right"] == [good] and r["kpn"] == fill["fill"][bad]
+    r = move(client, attempt(client, fill["id"])["attempt"], good)
+    assert r["result"] == "solved"
+    defence = a_puzzle(None, lambda p: p["kind"] == "only_defence")
+    r = move(client, attempt(client, defence["id"])["attempt"], defence["accepted"][0])
+    assert r["result"] == "solved" and r["reply"] is None
+
+
 # -- ratings --------------------------------------------------------------------------------
 
 
