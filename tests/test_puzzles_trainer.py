@@ -213,6 +213,20 @@ def test_a_rated_attempt_moves_both_ratings_and_a_retry_does_not(client: TestCli
     assert page["solved"] == 1 and page["rating"]["rating"] == round(mine.rating)
 
 
+def test_a_rated_attempt_left_unfinished_counts_as_failed_on_a_retry(client: TestClient) -> None:
+    sign_up(client, "leaver")
+    p = a_puzzle(None, lambda p: p["win_in"] == 1 and p["id"] != P01)
+    first = attempt(client, p["id"])
+    assert first["rated"] is True
+    assert client.get("/api/me/puzzles").json()["rating"] is None
+    again = attempt(client, p["id"])  # the first never got a move
+    assert again["rated"] is False
+    me = client.get("/api/me/puzzles").json()
+    assert me["rating"]["rating"] < 1500 and me["attempts"] == 1
+    assert client.post(f"/api/puzzles/attempts/{first['attempt']}",
+                       json={"move": p["accepted"][0]}).status_code == 409
+
+
 def test_an_anonymous_players_attempt_is_stored_and_not_rated(client: TestClient,
                                                                app_db: tuple[Any, str]) -> None:
     p = a_puzzle(None, lambda p: p["win_in"] == 1 and p["id"] not in (P01,))

@@ -158,8 +158,16 @@ class PuzzleBook:
 
     def start(self, puzzle_id: str, player: Player, streak: str | None = None) -> dict[str, Any]:
         """A new attempt: rated when the player is signed in, has never
-        tried this puzzle, and it is not a streak's."""
+        tried this puzzle, and it is not a streak's.  A rated attempt of the
+        player at this puzzle still playing ends first, failed (a retry
+        never dodges the first try's rating)."""
         pa = puzzle_attempts
+        with self.engine.connect() as conn:
+            open_rated = conn.execute(sa.select(pa.c.id, pa.c.moves).where(
+                pa.c.player == player.id, pa.c.puzzle == puzzle_id, pa.c.rated.is_(True),
+                pa.c.state == PLAYING)).all()
+        for aid, moves in open_rated:
+            self.finish(aid, moves, moves, False)
         with self.engine.begin() as conn:
             before = conn.execute(sa.select(sa.func.count()).select_from(pa).where(
                 pa.c.player == player.id, pa.c.puzzle == puzzle_id)).scalar()
