@@ -169,6 +169,7 @@ _TEMPLATES = {
         "single": "Single Round.",
         "sumo": "Sumo towers are on the board: watch for pushes.",
         "only_defence": "{side} to move: find the only move that does not lose.",
+        "find_win": "{side} to move: find the move that wins (the others lose).",
         "fill": "{side} won the round: choose the fill (the other one loses the next round).",
     },
     "de": {
@@ -179,6 +180,7 @@ _TEMPLATES = {
         "single": "Einzelrunde.",
         "sumo": "Sumos stehen auf dem Brett: Achte auf Sumo-Stöße.",
         "only_defence": "{side} am Zug: Finde den einzigen Zug, der nicht verliert.",
+        "find_win": "{side} am Zug: Finde den Gewinnzug (die anderen verlieren).",
         "fill": "{side} hat die Runde gewonnen: Wähle die Auffüllung (mit der anderen geht die"
                 " nächste Runde verloren).",
     },
@@ -190,6 +192,7 @@ _TEMPLATES = {
         "single": "Egyszerű játszma.",
         "sumo": "Szumó tornyok is vannak a táblán: figyelj a szumó lökésekre.",
         "only_defence": "{side} lép: találd meg az egyetlen lépést, amellyel nem veszít.",
+        "find_win": "{side} lép: találd meg a nyerő lépést (a többi veszít).",
         "fill": "{side} megnyerte a kört: válaszd ki a feltöltést (a másikkal elveszíti a"
                 " következő kört).",
     },
@@ -209,6 +212,8 @@ def puzzle_text(puzzle: dict[str, Any], lang: str) -> str:
     kind = puzzle.get("kind", "win_in")
     if kind in ("only_defence", "fill"):
         parts = [t[kind].format(side=side)]
+    elif puzzle.get("win_in") is None:
+        parts = [t["find_win"].format(side=side)]
     else:
         n = int(puzzle["win_in"])
         parts = [t["head1"].format(side=side) if n == 1 else t["head"].format(side=side, n=n)]

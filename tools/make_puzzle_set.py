@@ -22,13 +22,18 @@ move by move with larger node limits.  The kinds:
     A win in N where one move wins and the solver proves that every other
     move loses.
 ``sumo_push``
-    A win in N whose solution has a Sumo push in it.
+    A win in N whose solution has a Sumo push in it (and see the second
+    pass below).
 ``deadlock``
     A win in N whose solution blocks a tower (a pass, M6) or ends the round
     by a deadlock (M8).
 ``only_defence``
     The only move that does not lose: every other move loses within 6
     moves, the one move is proven to win in the end.  One move to find.
+``sumo_push`` (second pass)
+    A position where a Sumo push is legal and one or two moves win, a push
+    among them, every other losing (each move proven over the whole round):
+    one move to find.
 ``fill``
     The round is over and its winner fills the home rows: after one
     direction the opponent (who moves first) wins the next round (proven),
@@ -87,6 +92,8 @@ ROUND_NODES = 600_000
 FILL_NODES = 2_000_000
 #: A fill that lets the opponent win within this many moves is wrong.
 FILL_BOUND = 7
+#: How many Sumo pushes the second pass adds at most.
+PUSH_COUNT = 40
 MAX_PLIES = 600
 #: The most of each kind the set takes (the 40 old puzzles count too): the
 #: common kinds are capped, the rare ones (pushes, deadlocks, fills) are not.
@@ -148,7 +155,7 @@ def line_facts(kpn: str, line: list[str]) -> dict[str, bool]:
 def rating(kind: str, n: int, legal: int, accepted: int, sumo: bool) -> int:
     """The initial rating (difficulty) of a puzzle."""
     base = {"win_in": 1000 + 150 * (n - 1), "only_win": 1100 + 150 * (n - 1),
-            "sumo_push": 1150 + 150 * (n - 1), "deadlock": 1250 + 150 * (n - 1),
+            "sumo_push": 1150 + 150 * (n - 1) if n else 1500, "deadlock": 1250 + 150 * (n - 1),
             "only_defence": 1450, "fill": 1600}[kind]
     wrong = max(0, legal - accepted)
     value = base + 12 * min(wrong, 20) - 60 * (accepted - 1) + (80 if sumo else 0)
@@ -284,6 +291,39 @@ def analyse_fill(match: Match) -> dict[str, Any] | None:
             "rating": rating("fill", 0, 2, 1, any(end.rings)), "legal": 2}
 
 
+def analyse_push(pos: Position) -> dict[str, Any] | None:
+    """A Sumo push that wins where most moves lose: a position where a push is
+    legal, one or two moves win (a push among them) and at least one loses,
+    every move proven either way (the whole round); or ``None``."""
+    side = pos.turn
+    moves = list(pos.legal_moves)
+    if len(moves) < 2 or not any(pos.is_push(m) for m in moves):
+        return None
+    wins: list[str] = []
+    losses = 0
+    for move in moves:
+        pos.push(move)
+        try:
+            winner = proven_winner(pos, MOVE_NODES)
+        finally:
+            pos.pop()
+        if winner is None:
+            return None
+        if winner == side:
+            wins.append(str(move))
+        else:
+            losses += 1
+    pushes = [m for m in wins if pos.is_push(pos.parse_move(m))]
+    if not pushes or len(wins) > 2 or losses < 1:
+        return None
+    kpn = pos.kpn()
+    facts = line_facts(kpn, pushes[:1])
+    return {"kind": "sumo_push", "kpn": kpn, "side": SIDE_LETTERS[side], "win_in": None,
+            "accepted": sorted(wins), "solution": pushes[:1],
+            "themes": themes_of("sumo_push", pos, 0, len(wins), facts),
+            "rating": rating("sumo_push", 0, len(moves), len(wins), True), "legal": len(moves)}
+
+
 Source = tuple[str, str, int]
 """(origin, game, ply): where a position comes from."""
 
@@ -332,13 +372,18 @@ def _kpns(value: Any) -> Iterator[str]:
             yield from _kpns(v)
 
 
-def seeded_games(seed: int, max_games: int) -> Iterator[tuple[Source, Match, Position | None]]:
-    """Every position (and every fill) of a seeded run of the built-in levels' games."""
+def seeded_games(seed: int, max_games: int,
+                 targets: tuple[int, ...] = TARGETS) -> Iterator[tuple[Source, Match, Position | None]]:
+    """Every position (and every fill) of a seeded run of the built-in levels'
+    games (only those of the match types ``targets``; the others are
+    skipped, the same games keeping the same numbers and seeds)."""
     rng = random.Random(seed)
     for game in range(1, max_games + 1):
         target = TARGETS[(game - 1) % len(TARGETS)]
         levels = (rng.choice(LEVELS), rng.choice(LEVELS))
         seeds = (rng.randrange(1 << 30), rng.randrange(1 << 30))
+        if target not in targets:
+            continue
         players = [player(levels[0], seeds[0]), player(levels[1], seeds[1])]
         match = Match(target)
         name = (f"seed {seed} game {game}: {MATCH_NAMES[target]}, {levels[0]} (Black, seed"
@@ -431,9 +476,43 @@ def make(seed: int, count: int, max_games: int, log: bool,
                   flush=True)
         if partial is not None and len(puzzles) % 25 == 0:  # what came so far, should time run out
             partial.write_text(json.dumps({"puzzles": puzzles}) + "\n", encoding="utf-8")
+    push_pass(puzzles, seed, max_games, log)
     for p in puzzles:
         p.pop("legal", None)
     return puzzles
+
+
+def push_pass(puzzles: list[dict[str, Any]], seed: int, max_games: int, log: bool) -> None:
+    """The second pass: Sumo pushes (rare: a push is legal in about one
+    position of a hundred), from the Long and Marathon matches of the same
+    seeded games, until :data:`PUSH_COUNT` more or the games run out.  Its
+    boards seen start from the puzzles' (so ``--resume`` repeats it exactly)."""
+    seen = {" ".join(p["kpn"].split()[:3]) for p in puzzles}
+    found_n = 0
+    last = ""
+    for (origin, game, ply), _match, pos in seeded_games(seed, max_games, (7, 15)):
+        if found_n >= PUSH_COUNT:
+            break
+        if log and game != last:
+            last = game
+            print(f"push pass: {found_n} pushes; {game}", file=sys.stderr, flush=True)
+        if pos is None or not any(pos.is_push(m) for m in pos.legal_moves):
+            continue
+        key = " ".join(pos.kpn().split()[:3])
+        if key in seen:
+            continue
+        seen.add(key)
+        found = analyse_push(pos)
+        if found is None:
+            continue
+        found_n += 1
+        found["id"] = f"s{len(puzzles) + 1:04d}-sumopush"
+        found["source"] = {"origin": origin, "game": game, "ply": ply}
+        found.pop("legal", None)
+        puzzles.append(found)
+        if log:
+            print(f"  + {found['id']} {found['rating']} {found['themes']}", file=sys.stderr,
+                  flush=True)
 
 
 def validate(path: Path, sample: int) -> int:
@@ -488,6 +567,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = generated.add_options(ap, "kamisado/data/puzzle_set.json")
     mode.add_argument("--out", type=Path, help="write the puzzles to this file instead")
     mode.add_argument("--validate", type=Path, help="re-prove a few puzzles of this file")
+    ap.add_argument("--resume", type=Path, help="a first pass's file (--out): only redo the"
+                    " push pass on it")
     ap.add_argument("--sample", type=int, default=5, help="puzzles of each kind --validate proves")
     ap.add_argument("--quiet", action="store_true", help="no progress on standard error")
     args = ap.parse_args(argv)
@@ -495,7 +576,12 @@ def main(argv: list[str] | None = None) -> int:
         return validate(args.validate, args.sample)
     started = time.monotonic()
     partial = None if args.out is None else args.out.with_suffix(".partial.json")
-    puzzles = make(args.seed, args.count, args.max_games, not args.quiet, partial)
+    if args.resume is not None:  # the first pass's puzzles as written: only the push pass
+        puzzles = json.loads(args.resume.read_text(encoding="utf-8"))["puzzles"]
+        puzzles = [p for p in puzzles if not p["id"].endswith("-sumopush")]
+        push_pass(puzzles, args.seed, args.max_games, not args.quiet)
+    else:
+        puzzles = make(args.seed, args.count, args.max_games, not args.quiet, partial)
     kinds: dict[str, int] = {}
     for p in puzzles:
         kinds[p["kind"]] = kinds.get(p["kind"], 0) + 1

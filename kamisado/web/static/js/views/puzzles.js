@@ -98,8 +98,8 @@ async function start(data) {
   const p = data.puzzle;
   pz = { puzzle: p, attempt: data.attempt, rated: data.rated, streak: data.streak, pos: null, over: false,
          solution: [], busy: false, count: data.count || 0, best: data.best || 0 };
-  const title = p.kind === "win_in" || p.kind === "only_win" || p.kind === "sumo_push" || p.kind === "deadlock"
-    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in || 0 }) : kindName(p.kind);
+  const title = p.win_in && p.kind !== "only_defence"
+    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
   $("#puzzle-box").dataset.puzzle = p.id;
   $("#puzzle-box").dataset.state = "playing";
   $("#puzzle-title").textContent = title;
