@@ -578,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
     partial = None if args.out is None else args.out.with_suffix(".partial.json")
     if args.resume is not None:  # the first pass's puzzles as written: only the push pass
         puzzles = json.loads(args.resume.read_text(encoding="utf-8"))["puzzles"]
-        puzzles = [p for p in puzzles if not p["id"].endswith("-sumopush")]
+        puzzles = [p for p in puzzles if not (p["kind"] == "sumo_push" and p["win_in"] is None)]
         push_pass(puzzles, args.seed, args.max_games, not args.quiet)
     else:
         puzzles = make(args.seed, args.count, args.max_games, not args.quiet, partial)
