@@ -49,13 +49,17 @@ from typing import Any
 from kamisado.rules.position import Position
 
 __all__ = [
+    "JUDGE_NODES",
     "LANGS",
     "load_lessons",
+    "load_puzzle_set",
     "load_puzzles",
     "lessons_json",
     "puzzle_reply",
+    "puzzle_step",
     "puzzle_text",
     "puzzles_json",
+    "wins_within",
 ]
 
 #: The languages every lesson and puzzle text is written in (English first).
@@ -96,6 +100,17 @@ def load_puzzles() -> list[dict[str, Any]]:
     """The puzzles as ``tools/make_puzzles.py`` wrote them (without texts)."""
     data: list[dict[str, Any]] = json.loads(
         (_DATA / "puzzles.json").read_text(encoding="utf-8")
+    )["puzzles"]
+    return data
+
+
+@cache
+def load_puzzle_set() -> list[dict[str, Any]]:
+    """The puzzle trainer's set as ``tools/make_puzzle_set.py`` wrote it
+    (``kamisado/data/puzzle_set.json``; the web server loads it into its
+    database).  Loaded once; callers must not change what they get."""
+    data: list[dict[str, Any]] = json.loads(
+        (_DATA / "puzzle_set.json").read_text(encoding="utf-8")
     )["puzzles"]
     return data
 
@@ -153,6 +168,9 @@ _TEMPLATES = {
         "match": "{match}: Black {b}, Gold {g}.",
         "single": "Single Round.",
         "sumo": "Sumo towers are on the board: watch for pushes.",
+        "only_defence": "{side} to move: find the only move that does not lose.",
+        "find_win": "{side} to move: find the move that wins (the others lose).",
+        "fill": "{side} won the round: choose the fill (the other one loses the next round).",
     },
     "de": {
         "head": "{side} am Zug gewinnt in {n}.",
@@ -161,6 +179,10 @@ _TEMPLATES = {
         "match": "{match}: Schwarz {b}, Gold {g}.",
         "single": "Einzelrunde.",
         "sumo": "Sumos stehen auf dem Brett: Achte auf Sumo-Stöße.",
+        "only_defence": "{side} am Zug: Finde den einzigen Zug, der nicht verliert.",
+        "find_win": "{side} am Zug: Finde den Gewinnzug (die anderen verlieren).",
+        "fill": "{side} hat die Runde gewonnen: Wähle die Auffüllung (mit der anderen geht die"
+                " nächste Runde verloren).",
     },
     "hu": {
         "head": "{side} lép, és {n} lépésben nyer.",
@@ -169,6 +191,10 @@ _TEMPLATES = {
         "match": "{match}: fekete {b}, arany {g}.",
         "single": "Egyszerű játszma.",
         "sumo": "Szumó tornyok is vannak a táblán: figyelj a szumó lökésekre.",
+        "only_defence": "{side} lép: találd meg az egyetlen lépést, amellyel nem veszít.",
+        "find_win": "{side} lép: találd meg a nyerő lépést (a többi veszít).",
+        "fill": "{side} megnyerte a kört: válaszd ki a feltöltést (a másikkal elveszíti a"
+                " következő kört).",
     },
 }
 
@@ -183,10 +209,16 @@ def puzzle_text(puzzle: dict[str, Any], lang: str) -> str:
     t = _TEMPLATES[_check_lang(lang)]
     pos = Position(puzzle["kpn"])
     side = _SIDES[lang][0 if puzzle["side"] == "b" else 1]
-    n = int(puzzle["win_in"])
-    parts = [t["head1"].format(side=side) if n == 1 else t["head"].format(side=side, n=n)]
-    if n > 1:
-        parts.append(t["count"].format(n=n))
+    kind = puzzle.get("kind", "win_in")
+    if kind in ("only_defence", "fill"):
+        parts = [t[kind].format(side=side)]
+    elif puzzle.get("win_in") is None:
+        parts = [t["find_win"].format(side=side)]
+    else:
+        n = int(puzzle["win_in"])
+        parts = [t["head1"].format(side=side) if n == 1 else t["head"].format(side=side, n=n)]
+        if n > 1:
+            parts.append(t["count"].format(n=n))
     if pos.target == 1:
         parts.append(t["single"])
     else:
@@ -245,3 +277,68 @@ def puzzle_reply(kpn: str, node_limit: int = 5_000_000) -> str:
     s = engine.search(pos, depth=6)
     assert s.best_move is not None
     return str(s.best_move)
+
+
+#: The solver's node limit for judging a puzzle move at play time (the
+#: remaining bound is short: a few moves of both sides).
+JUDGE_NODES = 2_000_000
+
+
+def wins_within(pos: Position, side: int, bound: int, node_limit: int = JUDGE_NODES) -> bool | None:
+    """Whether the solver proves that ``side`` wins ``pos`` within ``bound``
+    moves of both sides: ``True``, ``False``, or ``None`` when the node
+    limit stopped it first.
+
+    >>> pos = Position("1b1p1r2/1u1O2g1/2y3Bn/4P3/6U1/8/oN6/1GRY4 g n 1 0 0")
+    >>> wins_within(pos, 1, 1), wins_within(pos, 0, 3)
+    (True, False)
+    """
+    from kamisado import engine
+
+    if pos.outcome is not None:
+        return bool(pos.outcome.winner == side)
+    if bound <= 0:
+        return False
+    engine.clear_tables()
+    r = engine.solve(pos, node_limit=node_limit, max_depth=bound, pv=False)
+    if r.winner is None:
+        return None if r.nodes >= node_limit else False
+    return bool(r.winner == side and r.distance is not None and r.distance <= bound)
+
+
+def puzzle_step(kpn: str, move: str, side: int, bound: int | None,
+                accepted: list[str] | None = None, node_limit: int = JUDGE_NODES) -> dict[str, Any]:
+    """Judge the solver side's ``move`` in a puzzle at ``kpn``, and reply.
+
+    ``bound``: the moves of both sides left to win in (``None``: a puzzle of
+    one move, the first move being all); ``accepted``: the right first moves
+    (precomputed by ``tools/make_puzzle_set.py``), else the solver judges:
+    a move is right when it is proven to win within ``bound``.  A right move
+    of a puzzle that goes on is answered with the solver's longest
+    resistance (:func:`puzzle_reply`).  Returns ``{"right", "move", "after",
+    "reply", "kpn", "won"}``: ``after`` the position after the move,
+    ``kpn`` after the reply too, ``won`` whether the round is won by
+    ``side`` there.  An illegal move raises :class:`kamisado.IllegalMoveError`.
+
+    >>> r = puzzle_step("1b1p1r2/1u1O2g1/2y3Bn/4P3/6U1/8/oN6/1GRY4 g n 1 0 0", "h6-h5", 1, 1)
+    >>> r["right"], r["reply"]
+    (False, None)
+    >>> puzzle_step("1b1p1r2/1u1O2g1/2y3Bn/4P3/6U1/8/oN6/1GRY4 g n 1 0 0", "h6-h1", 1, 1)["won"]
+    True
+    """
+    pos = Position(kpn)
+    pos.push_move(move)
+    after = pos.kpn()
+    if accepted is not None:
+        right = move in accepted
+    elif bound is None:
+        right = pos.outcome is not None and pos.outcome.winner == side
+    else:
+        right = bool(wins_within(pos, side, bound - 1, node_limit))
+    reply: str | None = None
+    if right and pos.outcome is None and bound is not None:
+        reply = puzzle_reply(after)
+        pos.push_move(reply)
+    won = pos.outcome is not None and pos.outcome.winner == side
+    return {"right": right, "move": move, "after": after, "reply": reply, "kpn": pos.kpn(),
+            "won": won}

@@ -27,6 +27,7 @@ MAKERS = {
     "make_book.py": ["kamisado/data/book.txt"],
     "make_equity.py": ["kamisado/data/equity.json"],
     "make_puzzles.py": ["kamisado/data/puzzles.json"],
+    "make_puzzle_set.py": ["kamisado/data/puzzle_set.json"],
     "screenshots.py": [str(p.relative_to(ROOT)) for p in (ROOT / "docs/screenshots").glob("*.png")],
 }
 
@@ -52,7 +53,7 @@ def test_help_answers_and_writes_nothing(script: str) -> None:
 
 
 @pytest.mark.parametrize("script", ["make_book.py", "make_equity.py", "make_puzzles.py",
-                                    "screenshots.py"])
+                                    "make_puzzle_set.py", "screenshots.py"])
 def test_write_and_out_exclude_each_other(script: str, tmp_path: Path) -> None:
     result = tool(TOOLS / script, "--write", "--out", str(tmp_path / "x"))
     assert result.returncode == 2

@@ -227,7 +227,7 @@ def test_puzzle(ctx: BrowserContext, server: str) -> None:
     href = first.get_attribute("href") or ""
     assert href.startswith("#/puzzle/")
     first.click()
-    expect(pg.locator("#lesson-text")).to_have_attribute("data-kind", "puzzle")
+    expect(pg.locator("#puzzle-box")).to_have_attribute("data-state", "playing")
     check(pg, "puzzle")
     pg.close()
 

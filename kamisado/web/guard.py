@@ -157,8 +157,12 @@ def route_limit(method: str, path: str) -> str | None:
 
     >>> route_limit("GET", "/api/games/abc/match.gif"), route_limit("GET", "/api/games/abc/steps")
     ('gif', None)
+    >>> route_limit("POST", "/api/puzzles/attempts/12")
+    'analysis'
     """
     name = ROUTE_LIMITS.get((method, path))
+    if name is None and method == "POST" and path.startswith("/api/puzzles/attempts/"):
+        name = "analysis"  # a puzzle move: the solver may judge it and reply
     if name is None and path.startswith("/api/games/"):
         parts = path.split("/")
         if len(parts) == 5:

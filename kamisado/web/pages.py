@@ -638,6 +638,3 @@ def width_arg(request: Request, default: int) -> int | Response:
 async def lessons(request: Request) -> Response:
     return JSONResponse(_lessons("lessons", lang_arg(request)))
 
-
-async def puzzles(request: Request) -> Response:
-    return JSONResponse(_lessons("puzzles", lang_arg(request)))

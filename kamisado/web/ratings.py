@@ -49,6 +49,7 @@ __all__ = [
     "Rating",
     "computer_rating",
     "rate_game",
+    "rate_puzzle",
     "speed_of",
 ]
 
@@ -127,6 +128,26 @@ def rate_game(winner: Rating, loser: Rating) -> tuple[Rating, Rating]:
     (26, -26, 1, 1)
     """
     return _updated(winner, loser, 1.0), _updated(loser, winner, 0.0)
+
+
+def rate_puzzle(player: Rating, puzzle: Rating, solved: bool) -> tuple[Rating, Rating]:
+    """A player's and a puzzle's new ratings after one rated attempt.
+
+    As lichess rates puzzles: the attempt is a game between the player and
+    the puzzle, which the player wins by solving it and the puzzle wins
+    otherwise; each is one Glicko-2 rating period (:func:`rate_game`).
+
+    >>> p, z = rate_puzzle(Rating(), Rating(1500.0, 350.0), True)
+    >>> round(p.rating), round(z.rating), p.games, z.games
+    (1662, 1338, 1, 1)
+    >>> p, z = rate_puzzle(Rating(1500.0, 60.0), Rating(1200.0, 60.0), False)
+    >>> p.rating < 1500 < z.rating + 300
+    True
+    """
+    if solved:
+        return rate_game(player, puzzle)
+    new_puzzle, new_player = rate_game(puzzle, player)
+    return new_player, new_puzzle
 
 
 def computer_rating(level: str) -> int:

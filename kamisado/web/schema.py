@@ -26,6 +26,9 @@ Made and changed only by the Alembic migrations in
 ``chat``
     a game's chat messages, the players' room and the spectators' room
     (revision 0010; :mod:`kamisado.web.chat`).
+``puzzles``, ``puzzle_attempts``, ``puzzle_ratings``
+    the puzzle trainer's set, every attempt at a puzzle, and each
+    player's puzzle rating (revision 0013; :mod:`kamisado.web.puzzles`).
 ``reports``
     a game's report (revision 0014; :mod:`kamisado.web.reports`): asked,
     in progress or done.
@@ -57,6 +60,9 @@ __all__ = [
     "metadata",
     "players",
     "presence",
+    "puzzle_attempts",
+    "puzzle_ratings",
+    "puzzles",
     "rating_history",
     "ratings",
     "reports",
@@ -275,6 +281,71 @@ chat = sa.Table(
     sa.Column("text", sa.String(600), nullable=True),
     sa.Column("canned", sa.String(20), nullable=True),
     sa.Index("chat_game", "game_id", "id"),
+)
+
+
+#: The puzzle trainer's puzzles (revision 0013, loaded from
+#: ``kamisado/data/puzzle_set.json``): the position, the side to solve, the
+#: bound (``win_in``: moves of both sides; ``NULL``: one move to find), the
+#: accepted first moves and the solution line (JSON lists), a fill's two
+#: next-round starts, themes (space-separated), the source game and ply, and
+#: the puzzle's Glicko-2 rating (``initial``: the set's difficulty).
+puzzles = sa.Table(
+    "puzzles",
+    metadata,
+    sa.Column("id", sa.String(20), primary_key=True),
+    sa.Column("kind", sa.String(20), nullable=False),
+    sa.Column("kpn", sa.String(200), nullable=False),
+    sa.Column("side", sa.String(1), nullable=False),
+    sa.Column("win_in", sa.Integer, nullable=True),
+    sa.Column("accepted", sa.String(200), nullable=False),
+    sa.Column("solution", sa.String(400), nullable=False),
+    sa.Column("fill_left", sa.String(200), nullable=True),
+    sa.Column("fill_right", sa.String(200), nullable=True),
+    sa.Column("themes", sa.String(200), nullable=False),
+    sa.Column("origin", sa.String(20), nullable=False),
+    sa.Column("source_game", sa.String(300), nullable=False),
+    sa.Column("source_ply", sa.Integer, nullable=False),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("initial", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("attempts", sa.Integer, nullable=False),
+    sa.Column("solved", sa.Integer, nullable=False),
+    sa.Index("puzzles_rating", "rating"),
+)
+
+#: One row an attempt at a puzzle (revision 0013): who, when, how far
+#: (``state``: ``playing``, ``solved`` or ``failed``; ``moves``: the line
+#: played, both sides, space-separated), whether it counts for the ratings,
+#: the streak it belongs to, and the player's rating change it made.
+puzzle_attempts = sa.Table(
+    "puzzle_attempts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("puzzle", sa.String(20), sa.ForeignKey("puzzles.id", ondelete="CASCADE"), nullable=False),
+    sa.Column("player", sa.String(40), nullable=False),
+    sa.Column("started", sa.Float, nullable=False),
+    sa.Column("ended", sa.Float, nullable=True),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("moves", sa.String(400), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("streak", sa.String(40), nullable=True),
+    sa.Column("change", sa.Float, nullable=True),
+    sa.Index("puzzle_attempts_player", "player", "puzzle"),
+    sa.Index("puzzle_attempts_streak", "streak"),
+)
+
+#: A player's Glicko-2 puzzle rating (revision 0013; signed-in players only).
+puzzle_ratings = sa.Table(
+    "puzzle_ratings",
+    metadata,
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("rating", sa.Float, nullable=False),
+    sa.Column("rd", sa.Float, nullable=False),
+    sa.Column("vol", sa.Float, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("updated", sa.Float, nullable=False),
 )
 
 

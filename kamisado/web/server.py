@@ -73,13 +73,13 @@ from kamisado.web.pages import (
     player_page,
     player_rating_svg,
     position,
-    puzzles,
     share_page,
     upload_record,
 )
 from kamisado.web.players import ROUTES as PLAYER_ROUTES
 from kamisado.web.players import Players, PlayerSession, SessionKeys, session_secret
 from kamisado.web.public import PublicSite, forwarded_hosts
+from kamisado.web.puzzles import ROUTES as PUZZLE_ROUTES
 from kamisado.web.sessions import SESSION_IDLE_S, SessionSockets
 from kamisado.web.state import GameError
 from kamisado.web.storage import Store
@@ -220,7 +220,7 @@ ROUTES = [
     Route("/api/analyse", analyse),
     Route("/api/reply", reply),
     Route("/api/lessons", lessons),
-    Route("/api/puzzles", puzzles),
+    *PUZZLE_ROUTES,
     *PLAYER_ROUTES,
     *OPS_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),

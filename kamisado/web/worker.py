@@ -232,6 +232,15 @@ def solver_reply(kpn: str, time_limit: float = 2.0) -> str:
     return str(r.best_move)
 
 
+def puzzle_step(kpn: str, move: str, side: int, bound: int | None,
+                accepted: list[str] | None) -> dict[str, Any]:
+    """A puzzle move judged, and the defender's reply
+    (:func:`kamisado.lessons.puzzle_step`)."""
+    from kamisado.lessons import puzzle_step as step
+
+    return step(kpn, move, side, bound, accepted)
+
+
 def evaluation_svg(
     target: int, series: bool, start_kpn: str, tokens: list[str], nodes: int,
     width: int = 720, words: dict[str, str] | None = None,

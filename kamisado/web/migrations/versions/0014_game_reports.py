@@ -7,7 +7,7 @@ itself (JSON, :mod:`kamisado.engine.report`).  A game deleted takes its
 report with it.
 
 Revision ID: 0014
-Revises: 0011 (0012 and 0013 are made in parallel: the merge re-chains)
+Revises: 0013
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0011"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 

@@ -3,7 +3,7 @@
    This module starts the page and routes: #/ (the landing page),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/lobby, #/player/<id>, #/leaderboard,
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
    #/account;
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
@@ -15,6 +15,7 @@ import { loadMe, renderMeLink, showAccount, whenAccountChanges, whenPlayerChange
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { rerenderReports, stopReport } from "./views/report.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
+import { inPuzzle, leavePuzzle, openPuzzle, openStreak, puzzleMove, rerenderPuzzle, showPuzzleList } from "./views/puzzles.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby } from "./views/lobby.js";
@@ -50,7 +51,8 @@ function route() {
   if (where !== "game" || review) { leaveGame(); stopReport($("#result-report")); }
   if (!review) { leaveReview(); stopReport($("#rv-report")); }
   if (where !== "lobby") leaveLobby();
-  if (where !== "lesson" && where !== "puzzle") leaveLesson();
+  if (where !== "lesson") leaveLesson();
+  if (where !== "puzzle" && !(where === "puzzles" && id === "streak")) leavePuzzle();
   if (review) {
     const ply = Number(params.get("ply"));
     showView("play");
@@ -69,12 +71,14 @@ function route() {
   else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
-  else if (where === "puzzles") { showView("puzzles"); showList("puzzles"); }
-  else if ((where === "lesson" || where === "puzzle") && id) { showView("play"); openLesson(where, id); }
+  else if (where === "puzzles" && id === "streak") { showView("play"); openStreak(); }
+  else if (where === "puzzles") { showView("puzzles"); showPuzzleList(); }
+  else if (where === "lesson" && id) { showView("play"); openLesson(where, id); }
+  else if (where === "puzzle" && id) { showView("play"); openPuzzle(decodeURIComponent(id)); }
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
   else showView("home");
   // a new view: the focus goes to its content (not on the first load)
-  if (routed && !(where === "game" || review || where === "lesson" || where === "puzzle")) $("#main").focus({ preventScroll: true });
+  if (routed && !(where === "game" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });
   routed = true;
   window.scrollTo(0, 0);
 }
@@ -82,6 +86,7 @@ window.addEventListener("hashchange", route);
 
 board.onMove = ((live) => (/** @type {string} */ from, /** @type {string} */ to) => {
   if (inLesson()) lessonMove(`${from}-${to}`);
+  else if (inPuzzle()) puzzleMove(`${from}-${to}`);
   else if (live) live(from, to);
 })(board.onMove);
 
@@ -93,7 +98,7 @@ document.addEventListener("keydown", (ev) => {
   const onBoard = target.id === "board";
   if (inGame()) gameKey(ev, onBoard);
   else if (inReview()) reviewKey(ev);
-  else if (inLesson() && onBoard) board.key(ev);
+  else if ((inLesson() || inPuzzle()) && onBoard) board.key(ev);
 });
 for (const which of ["first", "prev", "next", "last"]) {
   $(`#rv-${which}`).addEventListener("click", () => (inReview() ? reviewStep(which) : gameStep(which)));
@@ -131,6 +136,7 @@ function redraw() {
   if (inGame()) rerenderGame();
   else if (inReview()) rerenderReview();
   else if (inLesson()) rerenderLesson();
+  else if (inPuzzle()) rerenderPuzzle();
   else route();
 }
 chars.addEventListener("change", () => { setPref("characters", chars.checked); redraw(); });

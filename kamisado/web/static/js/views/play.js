@@ -30,16 +30,18 @@ board.onSay = (/** @type {Cursor} */ c) => {
 };
 
 /**
- * Show one panel layout: "game", "review" or "lesson".
+ * Show one panel layout: "game", "review", "lesson" or "puzzle".
  * @param {string} which
  */
 export function panelParts(which) {
+  const trainer = which === "lesson" || which === "puzzle";
   $("#review-controls").hidden = which !== "review";
-  $("#steps-controls").hidden = which === "lesson";
+  $("#steps-controls").hidden = trainer;
   $("#lesson-box").hidden = which !== "lesson";
-  $(".moves-title").hidden = which === "lesson";
-  $("#moves").hidden = which === "lesson";
-  $("#download").hidden = which === "lesson";
+  $("#puzzle-box").hidden = which !== "puzzle";
+  $(".moves-title").hidden = trainer;
+  $("#moves").hidden = trainer;
+  $("#download").hidden = trainer;
   $("#history-bar").hidden = true;
   for (const id of ["#game-controls", "#offer-box", "#claim-box", "#result"]) $(id).hidden = true;
   $("#conn").hidden = true;

@@ -90,12 +90,25 @@ export async function showPlayer(id) {
     const img = /** @type {HTMLImageElement} */ (fig.querySelector("img"));
     img.src = `/api/players/${encodeURIComponent(p.id)}/rating.svg?speed=${fig.dataset.speed}&${chartQuery(img)}`;
   }
+  showPuzzles(p.id);
   const recent = p.recent || [];
   $("#player-recent-empty").hidden = recent.length > 0;
   $("#player-recent").replaceChildren(...recent.map(recentItem));
   const games = p.games || [];
   $("#player-games-empty").hidden = games.length > 0;
   $("#player-games").replaceChildren(...games.map((g) => card(g, mine)));
+}
+
+/** The player's puzzles: how many solved, the puzzle rating. @param {string} id */
+async function showPuzzles(id) {
+  const line = $("#player-puzzles");
+  line.textContent = "";
+  /** @type {{solved: number, rating: {rating: number, provisional: boolean}|null}} */
+  let pz;
+  try { pz = await getJSON(`/api/players/${encodeURIComponent(id)}/puzzles`); } catch (e) { return; }
+  if (showing !== id) return;
+  const rating = pz.rating ? `${pz.rating.rating}${pz.rating.provisional ? "?" : ""}` : t("puzzles.no_rating");
+  line.textContent = t("player.puzzles_line", { solved: pz.solved, rating });
 }
 
 /** One recent game: the result, the opponent and their rating, the clock. @param {Recent} g */

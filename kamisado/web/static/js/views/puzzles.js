@@ -1,0 +1,279 @@
+/* The puzzle trainer: the list, one puzzle judged move by move on the
+   server, ratings, "Retry", "Show the solution", "Next puzzle", and the
+   streak (#/puzzles/streak).  The board knows no rules: the server says
+   whether a move is right and answers with the defender's reply. */
+import { $, getJSON, h } from "../dom.js";
+import { sideName, t } from "../i18n.js";
+import { announce, board, panelParts, setStatus } from "./play.js";
+import { Board } from "../board.js";
+import { currentMe } from "./account.js";
+
+/**
+ * @typedef {{id: string, kind: string, side: string, win_in: number|null, themes: string[],
+ *   rating: number, attempts: number, solved: number, kpn: string, text: string,
+ *   source: {origin: string, game: string, ply: number}, fill?: {left: string, right: string}}} Puzzle
+ * @typedef {{attempt: number, rated: boolean, streak: string|null, puzzle: Puzzle,
+ *   count?: number, best?: number}} Started
+ * @typedef {import("../types.js").PositionView & {last?: any}} Pos
+ */
+
+/** @type {{puzzle: Puzzle, attempt: number, rated: boolean, streak: string|null,
+ *   count: number, best: number, pos: Pos|null, over: boolean, solution: string[], busy: boolean}|null} */
+let pz = null;
+let listOffset = 0;
+
+/** @param {string} sel */
+const mini = (sel) => new Board(/** @type {SVGSVGElement} */ (/** @type {unknown} */ ($(sel))), { mini: true });
+const fillBoards = { left: mini("#puzzle-left"), right: mini("#puzzle-right") };
+
+/** @param {string} url @param {object} [body] */
+const post = (url, body) => getJSON(url, {
+  method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}),
+});
+
+/** @param {string} kpn @param {string} [move] @returns {Promise<Pos>} */
+function position(kpn, move) {
+  return getJSON(`/api/position?kpn=${encodeURIComponent(kpn)}` + (move ? `&move=${encodeURIComponent(move)}` : ""));
+}
+
+/** A kind's name. @param {string} kind */
+const kindName = (kind) => t(`puzzles.kind_${kind}`);
+
+/** The puzzle list, with the player's progress. */
+export async function showPuzzleList(more = false) {
+  const kind = /** @type {HTMLSelectElement} */ ($("#puzzle-kind")).value;
+  if (!more) listOffset = 0;
+  const [list, me] = await Promise.all([
+    getJSON(`/api/puzzles?limit=100&offset=${listOffset}` + (kind ? `&kind=${kind}` : "")),
+    more ? Promise.resolve(null) : getJSON("/api/me/puzzles"),
+  ]);
+  if (me) {
+    $("#puzzle-progress").textContent = t("puzzles.progress", {
+      rating: me.rating ? String(me.rating.rating) : t("puzzles.no_rating"), solved: me.solved, best: me.best_streak });
+  }
+  const ul = $("#puzzle-list");
+  if (!more) ul.innerHTML = "";
+  $("#puzzles-empty").hidden = list.total > 0;
+  $("#puzzle-count").textContent = t("puzzles.count", { n: list.total });
+  for (const it of list.puzzles) {
+    const title = it.win_in && it.kind !== "only_defence"
+      ? t("puzzles.win_in", { side: sideName(it.side), n: it.win_in }) : kindName(it.kind);
+    ul.append(h("li", {}, h("a", { href: `#/puzzle/${it.id}` }, title),
+      h("span", { class: "hint" }, ` ${t("puzzles.item", { kind: kindName(it.kind), rating: it.rating })}`)));
+  }
+  listOffset += list.puzzles.length;
+  $("#puzzle-more").hidden = listOffset >= list.total;
+}
+$("#puzzle-kind").addEventListener("change", () => showPuzzleList());
+$("#puzzle-more").addEventListener("click", () => showPuzzleList(true));
+$("#puzzle-filter").addEventListener("submit", (ev) => ev.preventDefault());
+$("#puzzle-next-rated").addEventListener("click", () => nextPuzzle());
+
+/** Open a puzzle: a new attempt (rated only when it is the first). @param {string} id */
+export async function openPuzzle(id) {
+  prepare();
+  try { start(await post(`/api/puzzles/${encodeURIComponent(id)}/attempts`)); } catch (e) {
+    setStatus(t("game.not_found"));
+  }
+}
+
+/** Start a streak: its first, easiest puzzle. */
+export async function openStreak() {
+  prepare();
+  start(await post("/api/puzzles/streak"));
+}
+
+function prepare() {
+  panelParts("puzzle");
+  $(".seat-top").textContent = "";
+  $(".seat-bottom").textContent = "";
+  for (const id of ["#pz-retry", "#pz-solution", "#pz-next", "#pz-new-streak"]) $(id).hidden = true;
+  $("#puzzle-feedback").textContent = "";
+  $("#puzzle-ratings").textContent = "";
+}
+
+/** @param {Started} data */
+async function start(data) {
+  prepare();
+  const p = data.puzzle;
+  pz = { puzzle: p, attempt: data.attempt, rated: data.rated, streak: data.streak, pos: null, over: false,
+         solution: [], busy: false, count: data.count || 0, best: data.best || 0 };
+  const title = p.win_in && p.kind !== "only_defence"
+    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
+  $("#puzzle-box").dataset.puzzle = p.id;
+  $("#puzzle-box").dataset.state = "playing";
+  $("#puzzle-title").textContent = title;
+  $("#play-title").textContent = title;
+  $("#puzzle-meta").textContent = `${kindName(p.kind)} · ${t("puzzles.puzzle_rating", { rating: p.rating })}`;
+  $("#puzzle-text").textContent = p.text;
+  $("#puzzle-source").textContent = p.source.ply ? t("puzzles.source", { game: p.source.game, ply: p.source.ply })
+    : t("puzzles.source_game", { game: p.source.game });
+  showStreak();
+  const pos = await position(p.kpn);
+  if (!pz || pz.attempt !== data.attempt) return;
+  pz.pos = pos;
+  board.setFlip(p.side === "g");
+  board.setTowers(pos.towers);
+  const fill = p.kind === "fill" && p.fill;
+  $("#puzzle-fill").hidden = !fill;
+  fillButtons(true);
+  if (fill) {
+    board.marks({});
+    for (const d of /** @type {const} */ (["left", "right"])) {
+      const f = await position(fill[d]);
+      fillBoards[d].setTowers(f.towers);
+      fillBoards[d].marks({});
+    }
+    setStatus(t("game.fill_title"));
+  } else {
+    board.marks({ legal: pos.legal, must: pos.must, turn: pos.turn });
+    setStatus(t("lessons.your_turn"));
+  }
+  announce("");
+}
+
+function showStreak() {
+  const line = $("#puzzle-streak");
+  line.hidden = !pz || !pz.streak;
+  if (pz && pz.streak) line.textContent = t("puzzles.streak_count", { n: pz.count, best: Math.max(pz.best, pz.count) });
+}
+
+/** A move on the board (or a fill) during a puzzle: judged by the server. @param {string} mv */
+export async function puzzleMove(mv) {
+  if (!pz || pz.over || pz.busy || !pz.pos) return;
+  const cur = pz;
+  cur.busy = true;
+  const before = /** @type {Pos} */ (cur.pos);
+  if (cur.puzzle.kind !== "fill") {
+    const shown = await position(before.kpn, mv);
+    board.setTowers(shown.towers);
+    board.marks({ turn: shown.turn, last: { move: mv, pushed: shown.last ? shown.last.pushed : [] } });
+  }
+  setStatus(t("puzzles.defending"));
+  /** @type {any} */
+  let r;
+  try { r = await post(`/api/puzzles/attempts/${cur.attempt}`, { move: mv }); } catch (e) {
+    cur.busy = false;
+    setStatus(String(/** @type {Error} */ (e).message));
+    if (cur.puzzle.kind !== "fill") {
+      board.setTowers(before.towers);
+      board.marks({ legal: before.legal, must: before.must, turn: before.turn });
+    }
+    return;
+  }
+  if (pz !== cur) return;
+  cur.busy = false;
+  if (r.result === "wrong") {
+    const right = /** @type {string[]} */ (r.right || []);
+    finish(r, false, right.length ? t("puzzles.wrong_answer", { move: moveName(mv), right: right.map(moveName).join(", ") })
+      : t("puzzles.wrong", { move: moveName(mv) }));
+    return;
+  }
+  if (r.reply) {
+    const next = await position(r.after, r.reply);
+    if (pz !== cur) return;
+    cur.pos = next;
+    board.setTowers(next.towers);
+    if (r.result === "solved") board.marks({ last: { move: r.reply, pushed: next.last ? next.last.pushed : [] } });
+    else board.marks({ legal: next.legal, must: next.must, turn: next.turn, last: { move: r.reply, pushed: next.last ? next.last.pushed : [] } });
+  } else if (r.result !== "solved") {
+    cur.pos = await position(r.kpn);
+  }
+  if (r.result === "solved") { finish(r, true, t("puzzles.solved")); return; }
+  $("#puzzle-feedback").textContent = t("puzzles.your_turn_left", { n: r.left });
+  setStatus(t("lessons.your_turn"));
+}
+
+/** "left"/"right" as the page says them; a move as it is. @param {string} mv */
+const moveName = (mv) => (mv === "left" ? t("lessons.left") : mv === "right" ? t("lessons.right_fill") : mv);
+
+/** The end of an attempt: the feedback, the ratings, the ways on.
+ * @param {any} r @param {boolean} solved @param {string} said */
+function finish(r, solved, said) {
+  if (!pz) return;
+  pz.over = true;
+  pz.solution = r.solution || [];
+  $("#puzzle-box").dataset.state = solved ? "solved" : "failed";
+  fillButtons(false);
+  setStatus(solved ? t("puzzles.solved") : t("lessons.try_again"));
+  $("#puzzle-feedback").textContent = said;
+  const parts = [];
+  const ratings = r.ratings || {};
+  if (r.rated && ratings.player) {
+    const c = ratings.player.change;
+    parts.push(t("puzzles.rating_change", { rating: ratings.player.rating, change: c >= 0 ? `+${c}` : String(c) }));
+  } else if (pz.streak) parts.push(t("puzzles.unrated_streak"));
+  else if (!r.rated && !currentMe()?.account) parts.push(t("puzzles.unrated_anon"));
+  else if (!r.rated) parts.push(t("puzzles.unrated_retry"));
+  if (ratings.puzzle) parts.push(t("puzzles.puzzle_rating", { rating: ratings.puzzle.rating }));
+  $("#puzzle-ratings").textContent = parts.join(" · ");
+  if (r.streak && pz.streak) {
+    pz.count = r.streak.count;
+    pz.best = r.streak.best;
+    showStreak();
+    if (r.streak.over) $("#puzzle-feedback").append(" ", t("puzzles.streak_over", { n: r.streak.count }));
+  }
+  const streakOver = Boolean(pz.streak && !solved);
+  $("#pz-retry").hidden = solved || Boolean(pz.streak);
+  $("#pz-solution").hidden = solved;
+  $("#pz-next").hidden = streakOver;
+  $("#pz-new-streak").hidden = !streakOver;
+  if (!solved && pz.pos) board.marks({ turn: pz.pos.turn });
+}
+
+
+/** Whether the fill buttons take a choice (only while the attempt plays). @param {boolean} on */
+function fillButtons(on) {
+  for (const id of ["#pz-fill-left", "#pz-fill-right"]) /** @type {HTMLButtonElement} */ ($(id)).disabled = !on;
+}
+
+/** Play the solution on the board from the puzzle's start. */
+async function showSolution() {
+  if (!pz) return;
+  const cur = pz;
+  const line = cur.solution;
+  $("#puzzle-feedback").textContent = t("puzzles.solution_shown", { line: line.map(moveName).join(" ") });
+  if (cur.puzzle.kind === "fill") return;
+  let pos = await position(cur.puzzle.kpn);
+  board.setTowers(pos.towers);
+  board.marks({ turn: pos.turn });
+  for (const mv of line) {
+    await new Promise((res) => setTimeout(res, 600));
+    if (pz !== cur) return;
+    const next = await position(pos.kpn, mv);
+    board.setTowers(next.towers);
+    board.marks({ turn: next.turn, last: { move: mv, pushed: next.last ? next.last.pushed : [] } });
+    pos = next;
+  }
+  cur.pos = pos;
+}
+
+/** The next puzzle: in a streak the streak's next, else one near the player's rating. */
+async function nextPuzzle() {
+  if (pz && pz.streak) {
+    prepare();
+    start(await post(`/api/puzzles/streak/${encodeURIComponent(pz.streak)}/next`));
+    return;
+  }
+  const r = await getJSON("/api/puzzles/next");
+  if (!r.puzzle) { $("#puzzle-feedback").textContent = t("puzzles.all_done"); return; }
+  location.hash = `#/puzzle/${r.puzzle.id}`;
+}
+
+$("#pz-retry").addEventListener("click", () => { if (pz) openPuzzle(pz.puzzle.id); });
+$("#pz-solution").addEventListener("click", () => showSolution());
+$("#pz-next").addEventListener("click", () => nextPuzzle());
+$("#pz-new-streak").addEventListener("click", () => openStreak());
+$("#pz-fill-left").addEventListener("click", () => puzzleMove("left"));
+$("#pz-fill-right").addEventListener("click", () => puzzleMove("right"));
+
+/** Leave the puzzle. */
+export function leavePuzzle() { pz = null; }
+/** Whether a puzzle is showing. */
+export const inPuzzle = () => pz !== null;
+/** Redraw in a new language: the same attempt's words (the board stays). */
+export function rerenderPuzzle() {
+  if (!pz) return;
+  $("#puzzle-meta").textContent = `${kindName(pz.puzzle.kind)} · ${t("puzzles.puzzle_rating", { rating: pz.puzzle.rating })}`;
+  showStreak();
+}
