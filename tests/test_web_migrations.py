@@ -100,7 +100,7 @@ def test_a_database_at_revision_0002_gets_players_with_its_games_kept(tmp_path: 
     engine.dispose()
     store = Store(str(db))
     try:
-        assert migrations.current(store.engine) == migrations.head() == "0011"
+        assert migrations.current(store.engine) == migrations.head() == "0012"
         assert _schema_diff(store.engine) == []
         loaded = store.load("g0002")
         assert loaded is not None
