@@ -14,14 +14,21 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-import sqlalchemy as sa
 from starlette.testclient import TestClient
 from websockets.sync.client import connect as ws_connect
 
 from kamisado.web.schema import players, ratings, seeks
 from kamisado.web.seeks import RANGE_STEP_MS, SEEK_TTL_MS, pair_up, rating_range
 from kamisado.web.server import create_app
-from tests.test_web_controls import browser, close_all, connect, error, sign_up, state, until
+from tests.test_web_controls import (
+    browser,
+    close_all,
+    connect,
+    error,
+    sign_up,
+    state,
+    until,
+)
 from tests.test_web_processes import frame, servers, visit
 
 
