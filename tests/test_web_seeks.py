@@ -239,10 +239,10 @@ def test_the_lobby_counts_players_online_games_in_play_and_a_game_to_watch(clien
 # -- two processes on one PostgreSQL ------------------------------------------------
 
 
-@pytest.fixture
-def own_pg(pg_url: str) -> Iterator[str]:
-    """A database of this test's own on the test PostgreSQL (the counts are
-    of the whole database)."""
+@contextlib.contextmanager
+def database_of_its_own(pg_url: str) -> Iterator[str]:
+    """A database of its own on the test PostgreSQL (the counts are of the
+    whole database), dropped afterwards: its URL."""
     import psycopg
     from psycopg import sql
 
@@ -256,6 +256,12 @@ def own_pg(pg_url: str) -> Iterator[str]:
     finally:
         with psycopg.connect(admin, autocommit=True) as conn, contextlib.suppress(Exception):
             conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture
+def own_pg(pg_url: str) -> Iterator[str]:
+    with database_of_its_own(pg_url) as url:
+        yield url
 
 
 def _seek_ws(stack: contextlib.ExitStack, addr: str, cookie: str, speed: str) -> Any:
