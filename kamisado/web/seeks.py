@@ -41,6 +41,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -51,6 +52,7 @@ from kamisado.web.clocks import QUICK_SPEEDS, TimeControl
 from kamisado.web.game import Conn
 from kamisado.web.messages import CreateMsg, StartedFrame
 from kamisado.web.ratings import Rating, speed_of
+from kamisado.web.schema import GameRow
 from kamisado.web.state import GameError
 from kamisado.web.storage import new_id
 
@@ -161,16 +163,21 @@ class Seeks:
         #: this process's seeks, by id, and each connection's
         self.mine: dict[str, Seek] = {}
         self.of_conn: dict[Conn, Seek] = {}
-        self._running = False
-        self._again = False
+        #: seeks made and not stored yet: stored by the next pass, each with
+        #: the future its ``seek`` frame waits on
+        self._new: list[tuple[Seek, dict[str, Any], asyncio.Future[None]]] = []
+        self._lock: asyncio.Lock | None = None
+        self._looping = False
         self._ticking_on = False
-        #: the games made by pairing, over this process's life (the metrics, tests)
+        #: the seats' colours and the games' seeds (drawn in the store's thread)
+        self._rng = random.Random()
+        #: the games made by pairing, over this process's life
         self.paired = 0
 
     async def seek(self, hub: Hub, conn: Conn, speed: str, rated: bool) -> None:
         """Seek a game at ``speed`` for the connection's player (its seek
-        before, if any, is withdrawn first); answered ``seeking``, then
-        ``started`` once paired."""
+        before, if any, is withdrawn first); answered ``seeking`` once
+        stored, then ``started`` once paired."""
         if conn.player is None:
             raise GameError("no_player", "seek: open the page first (quick pairing needs a player)")
         if rated and not conn.registered:
@@ -191,19 +198,18 @@ class Seeks:
             rating = round(got.get(conn.player, Rating()).rating)
         mine = Seek(new_id(), conn, speed, rated)
         now = self.clock()
-        try:
-            await hub.store.call(hub.store.add_seek, {
-                "id": mine.id, "player": conn.player, "name": conn.name, "registered": conn.registered,
-                "rating": rating, "speed": speed, "rated": rated, "created": now, "seen": now,
-            })
-        except Exception:
-            log.exception("could not store a seek")
-            raise GameError("storage", "seek: it could not be saved; try again") from None
+        row = {"id": mine.id, "player": conn.player, "name": conn.name, "registered": conn.registered,
+               "rating": rating, "speed": speed, "rated": rated, "created": now, "seen": now}
+        stored: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.mine[mine.id] = mine
         self.of_conn[conn] = mine
-        await _send(conn, {"type": "seeking", "seek": mine.view()})
+        self._new.append((mine, row, stored))
+        self._kick()
+        try:
+            await stored
+        except Exception:
+            raise GameError("storage", "seek: it could not be saved; try again") from None
         self._tick()
-        await self.match()
 
     async def unseek(self, conn: Conn) -> None:
         """Cancel the connection's seek (answered ``seeking`` with ``null``;
@@ -214,20 +220,61 @@ class Seeks:
         await _send(conn, {"type": "seeking", "seek": None})
 
     async def gone(self, conn: Conn) -> None:
-        """The connection closed or left the lobby: its seek goes."""
+        """The connection closed or left the lobby: its seek goes (a task
+        of the hub's, so that it is withdrawn even when the connection's own
+        task is cancelled as it closes)."""
         mine = self.of_conn.get(conn)
-        if mine is not None:
-            await self._withdraw(mine)
+        if mine is None or self.hub is None:
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    async def _withdraw(self, mine: Seek) -> None:
+        async def withdraw(mine: Seek) -> None:
+            try:
+                await self._withdraw(mine)
+            finally:
+                if not done.done():
+                    done.set_result(None)
+
+        self.hub.spawn(withdraw(mine))
+        await asyncio.shield(done)
+
+    def _forget(self, mine: Seek) -> None:
         self.mine.pop(mine.id, None)
         if self.of_conn.get(mine.conn) is mine:
             del self.of_conn[mine.conn]
+
+    async def _withdraw(self, mine: Seek) -> None:
+        for entry in [e for e in self._new if e[0] is mine]:  # not stored yet: it never will be
+            self._new.remove(entry)
+            if not entry[2].done():
+                entry[2].set_result(None)
         assert self.hub is not None
+        async with self._passing():  # not while a pass may be pairing it
+            if self.mine.get(mine.id) is not mine:
+                return  # paired meanwhile: its "started" was sent
+            self._forget(mine)
+            try:
+                await self.hub.store.call(self.hub.store.remove_seeks, [mine.id])
+            except Exception as exc:  # it ages out: this process stops renewing it
+                self.hub.repeats.failed("could not withdraw a seek", None, exc)
+
+    def _passing(self) -> asyncio.Lock:
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def _kick(self) -> None:
+        """Run passes (a task of the hub's) until no seek waits to be stored."""
+        if not self._looping and self.hub is not None:
+            self._looping = True
+            self.hub.spawn(self._loop())
+
+    async def _loop(self) -> None:
         try:
-            await self.hub.store.call(self.hub.store.remove_seeks, [mine.id])
-        except Exception as exc:  # it ages out: this process stops renewing it
-            self.hub.repeats.failed("could not withdraw a seek", None, exc)
+            while self._new:
+                await self.match()
+        finally:
+            self._looping = False
 
     def _tick(self) -> None:
         """Run a pass every :data:`PASS_EVERY_S` while this process holds seeks."""
@@ -250,84 +297,79 @@ class Seeks:
             self._ticking_on = False
 
     async def match(self) -> int:
-        """A pairing pass (several asked for at once run as one more after
-        the running one); returns the number of games it made."""
-        if self._running:
-            self._again = True
-            return 0
-        self._running = True
-        made = 0
-        try:
-            while True:
-                self._again = False
-                made += await self._pass()
-                if not self._again:
-                    return made
-        finally:
-            self._running = False
+        """A pairing pass now (after the one running, if any): the seeks
+        made since the last are stored with it; returns the games it made."""
+        async with self._passing():
+            return await self._pass()
+
+    def _games_of(self, pairs: list[tuple[dict[str, Any], dict[str, Any]]]) -> list[GameRow]:
+        """Each pair's game: one round at the pair's speed, colours drawn,
+        both seats bound to their players (run inside the pass's transaction)."""
+        assert self.hub is not None
+        made = []
+        for a, b in pairs:
+            seat = self._rng.choice(SIDE_LETTERS)  # ``a``'s colour
+            names = [a["name"], b["name"]] if seat == "b" else [b["name"], a["name"]]
+            create = CreateMsg(
+                black="human", gold="human", target=TARGET, series=False, online=True,
+                black_name=names[0], gold_name=names[1], clock=SPEEDS[a["speed"]], seat=seat,
+                rated=bool(a["rated"]),
+            )
+            row, _ = self.hub.new_row(create, a["player"], bool(a["registered"]), rng=self._rng)
+            if seat == "b":
+                row.gold_player = b["player"]
+            else:
+                row.black_player = b["player"]
+            made.append(row)
+        return made
 
     async def _pass(self) -> int:
         hub = self.hub
         if hub is None:
             return 0
+        new, self._new = self._new, []
         now = self.clock()
         try:
-            pairs, dropped = await hub.store.call(hub.store.pair_seeks, now, now - SEEK_TTL_MS, pair_up)
+            pairs, dropped, made = await hub.store.call(
+                hub.store.pair_seeks, now, now - SEEK_TTL_MS, [row for _, row, _ in new], pair_up, self._games_of)
         except Exception as exc:
             hub.repeats.failed("a pairing pass failed", None, exc)
+            for mine, _, stored in new:
+                self._forget(mine)
+                if not stored.done():
+                    stored.set_exception(exc)
             return 0
+        for mine, _, stored in new:  # stored: said before any "started"
+            if not stored.done():
+                stored.set_result(None)
+            if self.mine.get(mine.id) is mine:
+                await _send(mine.conn, {"type": "seeking", "seek": mine.view()})
         notes: list[str] = []
         for row in dropped:  # another seek of the player was paired
-            local = self.mine.pop(row["id"], None)
+            local = self.mine.get(row["id"])
             if local is not None:
-                if self.of_conn.get(local.conn) is local:
-                    del self.of_conn[local.conn]
+                self._forget(local)
                 await _send(local.conn, {"type": "seeking", "seek": None})
             else:
                 notes.append(f"unseeked {row['id']}")
-        made = await asyncio.gather(*(self._start(hub, a, b, notes) for a, b in pairs))
+        sends = []
+        for (a, b), game in zip(pairs, made, strict=True):
+            frame = StartedFrame(game.id).to_json()
+            for row in (a, b):
+                local = self.mine.get(row["id"])
+                if local is not None:
+                    self._forget(local)
+                    sends.append(_raw(local.conn, frame))
+                else:
+                    notes.append(f"paired {row['id']} {game.id}")
+        await asyncio.gather(*sends)
+        self.paired += len(made)
         if notes:
             try:
                 await hub.store.call(hub.store.seek_news, notes)
             except Exception as exc:
                 hub.repeats.failed("could not announce paired seeks", None, exc)
-        return sum(made)
-
-    async def _start(self, hub: Hub, a: dict[str, Any], b: dict[str, Any], notes: list[str]) -> int:
-        """Make the game of a pair, then tell both seekers (``started``)."""
-        seat = hub.rng.choice(SIDE_LETTERS)  # ``a``'s colour
-        names = [a["name"], b["name"]] if seat == "b" else [b["name"], a["name"]]
-        create = CreateMsg(
-            black="human", gold="human", target=TARGET, series=False, online=True,
-            black_name=names[0], gold_name=names[1], clock=SPEEDS[a["speed"]], seat=seat,
-            rated=bool(a["rated"]),
-        )
-        try:
-            game, _ = await hub.create(create, a["player"], registered=bool(a["registered"]))
-            other = 1 - SIDE_LETTERS.index(seat)
-            await hub.store.call(hub.store.claim, game.row.id, other, b["player"], b["name"])
-        except Exception:
-            log.exception("could not make the game of a pair of seeks")
-            for row in (a, b):  # the seekers are told; they may seek again
-                local = self.mine.pop(row["id"], None)
-                if local is not None:
-                    self.of_conn.pop(local.conn, None)
-                    await _send(local.conn, {"type": "error", "code": "storage",
-                                             "message": "seek: the game could not be saved; seek again"})
-                    await _send(local.conn, {"type": "seeking", "seek": None})
-            return 0
-        self.paired += 1
-        frame = StartedFrame(game.row.id).to_json()
-        for row in (a, b):
-            local = self.mine.pop(row["id"], None)
-            if local is not None:
-                if self.of_conn.get(local.conn) is local:
-                    del self.of_conn[local.conn]
-                with contextlib.suppress(Exception):
-                    await local.conn.send_text(frame)
-            else:
-                notes.append(f"paired {row['id']} {game.row.id}")
-        return 1
+        return len(made)
 
     async def heard(self, kind: str, rest: str) -> bool:
         """Another process paired (``paired SEEK GAME``) or dropped
@@ -335,21 +377,23 @@ class Seeks:
         whether the note was quick pairing's."""
         if kind == "paired":
             seek_id, _, game_id = rest.partition(" ")
-            local = self.mine.pop(seek_id, None)
+            local = self.mine.get(seek_id)
             if local is not None:
-                if self.of_conn.get(local.conn) is local:
-                    del self.of_conn[local.conn]
-                with contextlib.suppress(Exception):
-                    await local.conn.send_text(StartedFrame(game_id).to_json())
+                self._forget(local)
+                await _raw(local.conn, StartedFrame(game_id).to_json())
             return True
         if kind == "unseeked":
-            local = self.mine.pop(rest, None)
+            local = self.mine.get(rest)
             if local is not None:
-                if self.of_conn.get(local.conn) is local:
-                    del self.of_conn[local.conn]
+                self._forget(local)
                 await _send(local.conn, {"type": "seeking", "seek": None})
             return True
         return False
+
+
+async def _raw(conn: Conn, frame: str) -> None:
+    with contextlib.suppress(Exception):
+        await conn.send_text(frame)
 
 
 async def _send(conn: Conn, frame: dict[str, Any]) -> None:

@@ -15,12 +15,13 @@ process needs.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 import sqlalchemy as sa
 
 from kamisado.web.database import Database, PostgreSQL, Tx
-from kamisado.web.schema import challenges, games, presence, ratings, seeks
+from kamisado.web.schema import GameRow, challenges, games, presence, ratings, seeks
 
 __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 
@@ -347,11 +348,6 @@ class SharedCalls:
 
     # -- quick pairing (kamisado.web.seeks; SQLite and PostgreSQL alike) ---------
 
-    def add_seek(self, row: dict[str, Any]) -> None:
-        """Store a seek this process holds the connection of."""
-        with self._db.write() as tx:
-            tx.run(seeks.insert().values(origin=self.origin, **row))
-
     def remove_seeks(self, ids: list[str]) -> list[str]:
         """Withdraw seeks (cancelled, or their connection closed); the ids of
         those that were still there (the others were paired already)."""
@@ -362,21 +358,26 @@ class SharedCalls:
         return [r[0] for r in rows]
 
     def pair_seeks(
-        self, now_ms: int, alive_since: int,
+        self, now_ms: int, alive_since: int, new: list[dict[str, Any]],
         pairer: Callable[[list[dict[str, Any]], int], list[tuple[dict[str, Any], dict[str, Any]]]],
-    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[dict[str, Any]]]:
-        """One pairing pass, in one transaction: this process's seeks are
-        renewed, those whose process stopped renewing them before
-        ``alive_since`` deleted, the others read and locked (PostgreSQL:
-        ``FOR UPDATE SKIP LOCKED``, under an advisory lock that makes the
-        passes of several processes one after the other; SQLite: ``BEGIN
-        IMMEDIATE``), ``pairer`` picks the pairs, and both seeks of each pair
-        (and every other seek of their players) are deleted before the
-        commit, so a seek is paired at most once whichever process looks.
-        Returns the pairs and the other seeks of the paired players."""
+        games_of: Callable[[list[tuple[dict[str, Any], dict[str, Any]]]], list[GameRow]],
+    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[dict[str, Any]], list[GameRow]]:
+        """One pairing pass, in one transaction: the ``new`` seeks of this
+        process are stored and its others renewed, those whose process
+        stopped renewing them before ``alive_since`` deleted, every seek
+        read and locked (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, under an
+        advisory lock that makes the passes of several processes one after
+        the other; SQLite: ``BEGIN IMMEDIATE``), ``pairer`` picks the pairs,
+        both seeks of each pair (and every other seek of their players) are
+        deleted and each pair's game (``games_of``) is stored, all in the
+        same commit: a seek is paired at most once whichever process looks,
+        and never without its game.  Returns the pairs, the other seeks of
+        the paired players, and the games."""
         with self._db.write() as tx:
             if self.shared:
                 tx.run(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SEEK_LOCK})
+            for row in new:
+                tx.run(seeks.insert().values(origin=self.origin, **row))
             tx.run(seeks.update().where(seeks.c.origin == self.origin).values(seen=now_ms))
             tx.run(seeks.delete().where(seeks.c.seen < alive_since))
             rows = tx.run(
@@ -384,13 +385,16 @@ class SharedCalls:
             ).mappings()
             pairs = pairer(rows, now_ms)
             if not pairs:
-                return [], []
+                return [], [], []
             paired = {r["id"] for pair in pairs for r in pair}
             players = {r["player"] for pair in pairs for r in pair}
             dropped = [r for r in rows if r["player"] in players and r["id"] not in paired]
             gone = sorted(paired | {r["id"] for r in dropped})
             tx.run(seeks.delete().where(seeks.c.id.in_(gone)))
-        return pairs, dropped
+            made = games_of(pairs)
+            for game in made:
+                tx.run(games.insert().values(**{**asdict(game), "actions": 0}))
+        return pairs, dropped, made
 
     def seek_news(self, notes: list[str]) -> None:
         """Announce what became of other processes' seeks (``paired SEEK
