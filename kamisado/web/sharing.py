@@ -374,10 +374,10 @@ class SharedCalls:
         and never without its game.  Returns the pairs, the other seeks of
         the paired players, and the games."""
         with self._db.write() as tx:
+            if new:  # (before the lock: a row not committed is no other pass's business)
+                tx.run(seeks.insert(), [{**row, "origin": self.origin} for row in new])
             if self.shared:
                 tx.run(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SEEK_LOCK})
-            for row in new:
-                tx.run(seeks.insert().values(origin=self.origin, **row))
             tx.run(seeks.update().where(seeks.c.origin == self.origin).values(seen=now_ms))
             tx.run(seeks.delete().where(seeks.c.seen < alive_since))
             rows = tx.run(
@@ -392,8 +392,7 @@ class SharedCalls:
             gone = sorted(paired | {r["id"] for r in dropped})
             tx.run(seeks.delete().where(seeks.c.id.in_(gone)))
             made = games_of(pairs)
-            for game in made:
-                tx.run(games.insert().values(**{**asdict(game), "actions": 0}))
+            tx.run(games.insert(), [{**asdict(game), "actions": 0} for game in made])
         return pairs, dropped, made
 
     def seek_news(self, notes: list[str]) -> None:
