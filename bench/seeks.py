@@ -77,7 +77,6 @@ async def run(urls: list[str], players: int, speeds: list[str]) -> int:
     for _ in range(players):
         await ready.get()
     await asyncio.sleep(0.5)  # the servers settle after the connections
-    print(f'GO at {time.time():.3f}', flush=True)
     go.set()
     await asyncio.gather(*tasks)
     per_game: dict[str, int] = {}
