@@ -244,13 +244,21 @@ def database_of_its_own(pg_url: str) -> Iterator[str]:
     """A database of its own on the test PostgreSQL (the counts are of the
     whole database), dropped afterwards: its URL."""
     import psycopg
-    from psycopg import sql
+    from psycopg import errors, sql
 
     parts = urlsplit(pg_url)
     name = f"kamisado_seeks_{uuid.uuid4().hex[:10]}"
     admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            break
+        except errors.ObjectInUse:  # another session copies template1 just now
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
     try:
         yield urlunsplit(parts._replace(path=f"/{name}"))
     finally:
