@@ -230,6 +230,7 @@ def test_the_lobby_counts_players_online_games_in_play_and_a_game_to_watch(clien
     counts = until(watcher, lambda m: m["type"] == "lobby_counts")
     assert (counts["online"], counts["playing"]) == (3, 1)
     assert counts["top"]["game"] == game and len(counts["top"]["names"]) == 2
+    assert client.get("/api/lobby").json() == {k: v for k, v in counts.items() if k != "type"}
     # a game against the computer is not "in play" between people
     client.post("/api/games", json={"black": "human", "gold": "club"})
     watcher.send_json({"type": "lobby", "watch": True})
