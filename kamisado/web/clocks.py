@@ -36,11 +36,14 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-__all__ = ["DAY_MS", "PRESETS", "ClockState", "TimeControl", "now_ms", "parse_control"]
+__all__ = ["DAY_MS", "PRESETS", "QUICK_SPEEDS", "ClockState", "TimeControl", "now_ms", "parse_control"]
 
 DAY_MS = 86_400_000
 #: Real-time controls offered in the page, as (initial minutes, increment seconds).
 PRESETS: tuple[tuple[int, int], ...] = ((1, 0), (3, 2), (5, 3), (10, 5), (15, 10))
+#: The speeds of the lobby's quick pairing (:mod:`kamisado.web.seeks`), as the
+#: ``seek`` frame names them: the real-time presets, then 1 and 3 days a move.
+QUICK_SPEEDS: tuple[str, ...] = (*(f"{m}+{s}" for m, s in PRESETS), "1d", "3d")
 SIDES = ("b", "g")
 #: The shortest initial time of a real-time control, in seconds.
 INITIAL_MIN_S = 15.0

@@ -135,7 +135,18 @@ class Hub:
     async def create(
         self, msg: CreateMsg, player: str | None = None, registered: bool = False, name: str = ""
     ) -> tuple[Game, dict[str, str]]:
-        """Create and store a new game; returns it and the seats' secret tokens.
+        """Create and store a new game; returns it and the seats' secret
+        tokens (the row as :meth:`new_row` makes it)."""
+        row, tokens = self.new_row(msg, player, registered, name)
+        await self._store_new(row)
+        return self._build(row, []), tokens  # kept in memory once someone joins it
+
+    def new_row(
+        self, msg: CreateMsg, player: str | None = None, registered: bool = False, name: str = "",
+        rng: random.Random | None = None,
+    ) -> tuple[GameRow, dict[str, str]]:
+        """A new game's row, not stored yet, and the seats' secret tokens
+        (``rng``: the seed's source, the hub's when not given).
 
         A game created by a player gives it the seats it takes: both of a
         hotseat game, its own against the computer, and in an online game
@@ -167,7 +178,7 @@ class Hub:
             black_token=seat_tokens[0],
             gold_token=seat_tokens[1],
             online=msg.online,
-            seed=self.rng.randrange(1 << 30),
+            seed=(rng or self.rng).randrange(1 << 30),
             delay=msg.delay,
             to_act="b",
             rated=msg.rated,
@@ -187,8 +198,7 @@ class Hub:
             row.clock_increment = None if msg.clock.days else msg.clock.increment
             row.clock_days = msg.clock.days or None
             row.set_clock(ClockState.start(msg.clock))
-        await self._store_new(row)
-        return self._build(row, []), tokens  # kept in memory once someone joins it
+        return row, tokens
 
     async def create_from_record(self, rec: Record, player: str | None = None) -> tuple[Game, dict[str, str]]:
         """Store an uploaded record as a local (hotseat) game that can go on

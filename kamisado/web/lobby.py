@@ -45,9 +45,11 @@ from kamisado.web.messages import (
     DeclineMsg,
     LobbyFrame,
     LobbyMsg,
+    SeekMsg,
     StartedFrame,
 )
 from kamisado.web.ratings import Rating, speed_of
+from kamisado.web.seeks import Seeks
 from kamisado.web.state import GameError
 from kamisado.web.storage import new_id
 
@@ -117,6 +119,11 @@ def _frame(frame: dict[str, Any]) -> str:
 #: A challenge whose process has not renewed it for this long (ms) is not
 #: listed (the process died); processes renew every ``PRESENCE_RENEW_S``.
 CHALLENGE_TTL_MS = 30_000
+#: How often the lobby's followers are sent the site's counts again (s).
+COUNTS_EVERY_S = 5.0
+#: A game between people counts as in play while its last move is this
+#: recent (s), or its correspondence clock runs.
+IN_PLAY_S = 3600.0
 
 
 class Lobby:
@@ -135,6 +142,9 @@ class Lobby:
         self.players: dict[str, set[Conn]] = {}
         #: the connections following their player's notices (direct challenges)
         self.noticed: set[Conn] = set()
+        #: quick pairing (:mod:`kamisado.web.seeks`)
+        self.seeks = Seeks()
+        self._counting_on = False
         if hub is not None:
             self.bind(hub)
 
@@ -152,6 +162,8 @@ class Lobby:
     async def _heard(self, origin: str, what: str) -> None:
         """Another process changed the lobby (or accepted a challenge of ours)."""
         kind, _, rest = what.partition(" ")
+        if await self.seeks.heard(kind, rest):
+            return
         if kind == "tick" and not self.watchers:
             return
         if kind == "started":
@@ -215,13 +227,58 @@ class Lobby:
             self.watchers.add(conn)
             await self._refresh_rows()
             await self._send(conn)
+            await self.send_counts([conn])
+            if not self._counting_on and self.hub is not None:
+                self._counting_on = True
+                self.hub.spawn(self._counting())
         else:
             await self.leave(conn)
+
+    async def seek(self, hub: Hub, conn: Conn, msg: SeekMsg) -> None:
+        """Quick pairing: seek a game (the connection then follows the lobby)."""
+        self.bind(hub)
+        if not conn.lobby:
+            conn.lobby = True
+            self.watchers.add(conn)
+        await self.seeks.seek(hub, conn, msg.speed, msg.rated)
+
+    async def counts(self) -> dict[str, Any]:
+        """The site's counts as the ``lobby_counts`` frame gives them:
+        players online and games in play over every process, and one of
+        the highest-rated games in play (``top``)."""
+        assert self.hub is not None
+        store = self.hub.store
+        now = now_ms()
+        got = await store.call(store.lobby_counts, now, now - CHALLENGE_TTL_MS, IN_PLAY_S)
+        if got["online"] is None:  # one process: its own websockets
+            got["online"] = len(self.players)
+        return {"type": "lobby_counts", **got}
+
+    async def send_counts(self, conns: list[Conn] | None = None) -> None:
+        """Send the counts to ``conns`` (every follower when not given)."""
+        if self.hub is None:
+            return
+        try:
+            frame = _frame(await self.counts())
+        except Exception as exc:
+            self.hub.repeats.failed("could not count the lobby", None, exc)
+            return
+        await asyncio.gather(*(self._raw(c, frame) for c in (conns if conns is not None else list(self.watchers))))
+
+    async def _counting(self) -> None:
+        """Send the followers the counts every ``COUNTS_EVERY_S`` while there are any."""
+        try:
+            while self.watchers:
+                await asyncio.sleep(COUNTS_EVERY_S)
+                await self.send_counts()
+        finally:
+            self._counting_on = False
 
     async def leave(self, conn: Conn) -> None:
         """A connection stops following the lobby, or closed: its challenges go."""
         conn.lobby = False
         self.watchers.discard(conn)
+        await self.seeks.gone(conn)
         gone = [cid for cid, c in self.challenges.items() if c.conn is conn]
         direct = [self.challenges[cid] for cid in gone if self.challenges[cid].msg.to is not None]
         for cid in gone:

@@ -36,7 +36,7 @@ from kamisado.rules.board import (
     TARGETS,
 )
 from kamisado.rules.match import FILLS
-from kamisado.web.clocks import TimeControl, parse_control
+from kamisado.web.clocks import QUICK_SPEEDS, TimeControl, parse_control
 from kamisado.web.text import UnstorableText, check_storable, unstorable_char
 from kamisado.web.views import (
     ClockView,
@@ -65,8 +65,10 @@ __all__ = [
     "LobbyMsg",
     "NoticesMsg",
     "RematchMsg",
+    "SeekMsg",
     "StartedFrame",
     "TakebackMsg",
+    "UnseekMsg",
     "parse_challenge",
     "CreateMsg",
     "CreatedFrame",
@@ -224,6 +226,20 @@ class ChallengeMsg:
 
 
 @dataclass(frozen=True)
+class SeekMsg:
+    """Quick pairing: seek a game at one of the lobby's speeds
+    (:data:`kamisado.web.clocks.QUICK_SPEEDS`), rated or casual."""
+
+    speed: str
+    rated: bool = False
+
+
+@dataclass(frozen=True)
+class UnseekMsg:
+    """Cancel the connection's seek."""
+
+
+@dataclass(frozen=True)
 class NoticesMsg:
     """Follow the notices of the connection's player: the direct challenges
     to it (answered with ``notices``, then ``challenged`` and ``withdrawn``
@@ -272,7 +288,7 @@ Message = (
     JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
     | TakebackMsg | RematchMsg | ClaimMsg | LobbyMsg | ChallengeMsg | CancelMsg | AcceptMsg
     | ChatMsg
-    | NoticesMsg | DeclineMsg
+    | NoticesMsg | DeclineMsg | SeekMsg | UnseekMsg
 )
 
 
@@ -487,6 +503,13 @@ def parse(frame: str | bytes) -> Message:
         return parse_challenge(obj)
     if kind == "notices":
         return NoticesMsg()
+    if kind == "seek":
+        speed = _get(obj, "speed", str, kind)
+        if speed not in QUICK_SPEEDS:
+            raise ProtocolError(f"seek: expected speed to be one of {', '.join(QUICK_SPEEDS)}, found {speed!r}")
+        return SeekMsg(speed, _get(obj, "rated", bool, kind, False))
+    if kind == "unseek":
+        return UnseekMsg()
     if kind in ("cancel", "accept", "decline"):
         challenge = _get(obj, "challenge", str, kind)
         if not _ID_RE.fullmatch(challenge):

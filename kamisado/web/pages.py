@@ -415,6 +415,18 @@ async def leaderboard(request: Request) -> Response:
         for i, r in enumerate(rows)]})
 
 
+async def lobby_counts(request: Request) -> Response:
+    """``GET /api/lobby``: the lobby's counts, as the ``lobby_counts`` frame
+    gives them (players online and games in play over every process, and
+    a top game in play to watch)."""
+    try:
+        counts = await request.app.state.lobby.counts()
+    except Exception:
+        log.exception("could not count the lobby")
+        return bad("the store cannot be read; try again", 503)
+    return JSONResponse({k: v for k, v in counts.items() if k != "type"})
+
+
 async def player_rating_svg(request: Request) -> Response:
     """``GET /api/players/{id}/rating.svg?speed=realtime``: the rating
     history as a chart (:func:`rating_chart`)."""

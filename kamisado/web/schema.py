@@ -35,6 +35,9 @@ Made and changed only by the Alembic migrations in
 ``presence``, ``challenges``
     who is connected through which process, and the lobby's challenges
     (only when several processes share a PostgreSQL database).
+``seeks``
+    the lobby's quick pairing: who seeks a game at which speed (revision
+    0012; :mod:`kamisado.web.seeks`).
 
 A row of ``games`` is read and written as a :class:`GameRow`.
 """
@@ -66,6 +69,7 @@ __all__ = [
     "rating_history",
     "ratings",
     "reports",
+    "seeks",
     "sessions",
     "settings",
     "sign_in_failures",
@@ -250,6 +254,28 @@ challenges = sa.Table(
     # revision 0011: a direct challenge's one player (``NULL``: open to all)
     sa.Column("to_player", sa.String(40), nullable=True),
     sa.Index("challenges_origin", "origin"),
+)
+
+#: Quick pairing (revision 0012): one row a seek, a player seeking a game
+#: at one speed (``1+0`` ... ``15+10``, ``1d``, ``3d``), rated or casual;
+#: ``created`` and ``seen`` in ms (``seen`` renewed while the seeking
+#: process lives).  Two compatible rows are taken in one transaction
+#: (:mod:`kamisado.web.seeks`), on SQLite and on PostgreSQL alike.
+seeks = sa.Table(
+    "seeks",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("origin", sa.String(20), nullable=False),
+    sa.Column("player", sa.String(40), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("registered", sa.Boolean, nullable=False),
+    sa.Column("rating", sa.Integer, nullable=True),
+    sa.Column("speed", sa.String(8), nullable=False),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("created", sa.BigInteger, nullable=False),
+    sa.Column("seen", sa.BigInteger, nullable=False),
+    sa.Index("seeks_origin", "origin"),
+    sa.Index("seeks_speed", "speed", "rated"),
 )
 
 actions = sa.Table(

@@ -14,12 +14,14 @@ process needs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 import sqlalchemy as sa
 
 from kamisado.web.database import Database, PostgreSQL, Tx
-from kamisado.web.schema import challenges, games, presence
+from kamisado.web.schema import GameRow, challenges, games, presence, ratings, seeks
 
 __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 
@@ -40,6 +42,13 @@ CHANNEL = "kamisado_games"
 #: PLAYER"`` (gone: they take it down) and ``"ORIGIN declined CHALLENGE"``
 #: (the process holding its poster tells it).
 LOBBY_CHANNEL = "kamisado_lobby"
+#: The lobby channel also carries quick pairing (:mod:`kamisado.web.seeks`):
+#: ``"ORIGIN paired SEEK GAME"`` (a seek was paired: the process holding its
+#: connection sends it ``started``) and ``"ORIGIN unseeked SEEK"`` (a seek
+#: went because its player was paired by another of their seeks).
+#: PostgreSQL: the advisory lock one pairing pass holds (its transaction),
+#: so that passes of several processes see each other's outcome.
+SEEK_LOCK = 270_012
 #: A player's row of ``presence`` (a websocket of theirs is open through a
 #: process) has ``game_id`` this prefix and the player's id: no game id
 #: starts with it.
@@ -336,6 +345,110 @@ class SharedCalls:
         with self._db.read() as tx:
             rows = tx.run(challenges.select().where(challenges.c.id == challenge_id)).mappings()
         return rows[0] if rows else None
+
+    # -- quick pairing (kamisado.web.seeks; SQLite and PostgreSQL alike) ---------
+
+    def remove_seeks(self, ids: list[str]) -> list[str]:
+        """Withdraw seeks (cancelled, or their connection closed); the ids of
+        those that were still there (the others were paired already)."""
+        if not ids:
+            return []
+        with self._db.write() as tx:
+            rows = tx.run(seeks.delete().where(seeks.c.id.in_(ids)).returning(seeks.c.id)).rows
+        return [r[0] for r in rows]
+
+    def pair_seeks(
+        self, now_ms: int, alive_since: int, new: list[dict[str, Any]],
+        pairer: Callable[[list[dict[str, Any]], int], list[tuple[dict[str, Any], dict[str, Any]]]],
+        games_of: Callable[[list[tuple[dict[str, Any], dict[str, Any]]]], list[GameRow]],
+    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[dict[str, Any]], list[GameRow]]:
+        """One pairing pass, in one transaction: the ``new`` seeks of this
+        process are stored and its others renewed, those whose process
+        stopped renewing them before ``alive_since`` deleted, every seek
+        read and locked (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, under an
+        advisory lock that makes the passes of several processes one after
+        the other; SQLite: ``BEGIN IMMEDIATE``), ``pairer`` picks the pairs,
+        both seeks of each pair (and every other seek of their players) are
+        deleted and each pair's game (``games_of``) is stored, all in the
+        same commit: a seek is paired at most once whichever process looks,
+        and never without its game.  Returns the pairs, the other seeks of
+        the paired players, and the games."""
+        with self._db.write() as tx:
+            if new:  # (before the lock: a row not committed is no other pass's business)
+                tx.run(seeks.insert(), [{**row, "origin": self.origin} for row in new])
+            if self.shared:
+                tx.run(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SEEK_LOCK})
+            tx.run(seeks.update().where(seeks.c.origin == self.origin).values(seen=now_ms))
+            tx.run(seeks.delete().where(seeks.c.seen < alive_since))
+            rows = tx.run(
+                seeks.select().order_by(seeks.c.created, seeks.c.id).with_for_update(skip_locked=True)
+            ).mappings()
+            pairs = pairer(rows, now_ms)
+            if not pairs:
+                return [], [], []
+            paired = {r["id"] for pair in pairs for r in pair}
+            players = {r["player"] for pair in pairs for r in pair}
+            dropped = [r for r in rows if r["player"] in players and r["id"] not in paired]
+            gone = sorted(paired | {r["id"] for r in dropped})
+            tx.run(seeks.delete().where(seeks.c.id.in_(gone)))
+            made = games_of(pairs)
+            tx.run(games.insert(), [{**asdict(game), "actions": 0} for game in made])
+        return pairs, dropped, made
+
+    def seek_news(self, notes: list[str]) -> None:
+        """Announce what became of other processes' seeks (``paired SEEK
+        GAME``, ``unseeked SEEK``) on :data:`LOBBY_CHANNEL`, in one transaction."""
+        if not self.shared or not notes:
+            return
+        with self._db.write() as tx:
+            for note in notes:
+                self.announce_lobby(tx, note)
+
+    def lobby_counts(self, now_ms: int, online_since: int, recent_s: float) -> dict[str, Any]:
+        """What the lobby shows of the whole site: ``online`` (players with a
+        websocket open through any process: ``presence``; ``None`` on a
+        database one process serves, which counts its own), ``playing``
+        (games in play: online, between two players, not over, and either a
+        move within ``recent_s`` or a correspondence clock still running)
+        and ``top``, one of those whose two players' ratings at the game's
+        speed add up to the most (``None`` when no game is in play)."""
+        online: int | None = None
+        with self._db.read() as tx:
+            if self.shared:
+                online = tx.run(
+                    sa.select(sa.func.count(sa.distinct(presence.c.game_id))).where(
+                        presence.c.game_id.like(ONLINE_PREFIX + "%"), presence.c.seen >= online_since)
+                ).scalar()
+            in_play = sa.and_(
+                games.c.online.is_(True), games.c.state != "over", games.c.ended.is_(None),
+                games.c.black == "human", games.c.gold == "human",
+                games.c.black_player.is_not(None), games.c.gold_player.is_not(None),
+                sa.or_(games.c.updated >= now_ms / 1000 - recent_s,
+                       sa.and_(games.c.clock_days.is_not(None), games.c.clock_deadline > now_ms)),
+            )
+            playing = tx.run(sa.select(sa.func.count()).select_from(games).where(in_play)).scalar()
+            rows = tx.run(
+                sa.select(games.c.id, games.c.black_name, games.c.gold_name, games.c.black_player,
+                          games.c.gold_player, games.c.clock_days, games.c.clock_initial, games.c.rated)
+                .where(in_play).order_by(games.c.updated.desc()).limit(200)
+            ).mappings()
+            players = list({p for r in rows for p in (r["black_player"], r["gold_player"])})
+            rated: dict[tuple[str, str], float] = {}
+            if players:
+                for r in tx.run(sa.select(ratings.c.player, ratings.c.speed, ratings.c.rating)
+                                .where(ratings.c.player.in_(players))).mappings():
+                    rated[(r["player"], r["speed"])] = r["rating"]
+        top: dict[str, Any] | None = None
+        best = -1.0
+        for r in rows:
+            speed = "correspondence" if r["clock_days"] else "realtime"
+            pair = [rated.get((r["black_player"], speed)), rated.get((r["gold_player"], speed))]
+            score = sum(x if x is not None else 1500.0 for x in pair) + (0.5 if r["rated"] else 0.0)
+            if score > best:
+                best = score
+                top = {"game": r["id"], "names": [r["black_name"], r["gold_name"]],
+                       "ratings": [None if x is None else round(x) for x in pair], "rated": bool(r["rated"])}
+        return {"online": online, "playing": int(playing or 0), "top": top}
 
     def open_challenges(self, since_ms: int) -> list[dict[str, Any]]:
         """Every process's challenges whose process renewed them since

@@ -48,7 +48,9 @@ from kamisado.web.messages import (
     ProtocolError,
     RematchMsg,
     ResignMsg,
+    SeekMsg,
     TakebackMsg,
+    UnseekMsg,
     parse,
 )
 from kamisado.web.pages import hub_of
@@ -154,6 +156,14 @@ async def _accept(s: Session, msg: AcceptMsg) -> None:
     await s.lobby.accept(s.hub, s.conn, msg)
 
 
+async def _seek(s: Session, msg: SeekMsg) -> None:
+    await s.lobby.seek(s.hub, s.conn, msg)
+
+
+async def _unseek(s: Session, msg: UnseekMsg) -> None:
+    await s.lobby.seeks.unseek(s.conn)
+
+
 async def _notices(s: Session, msg: NoticesMsg) -> None:
     await s.lobby.notices(s.hub, s.conn)
 
@@ -189,6 +199,8 @@ HANDLERS: dict[type[Message], Handler] = {
     ChatMsg: _chat,
     NoticesMsg: _notices,
     DeclineMsg: _decline,
+    SeekMsg: _seek,
+    UnseekMsg: _unseek,
     PingMsg: _ping,
     CreateMsg: _create,
 }

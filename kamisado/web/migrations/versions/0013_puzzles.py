@@ -11,7 +11,7 @@ difficulty to start with), which its rated attempts move.
 not), ``puzzle_ratings`` a player's Glicko-2 puzzle rating.
 
 Revision ID: 0013
-Revises: 0011 (0012 is added in parallel; the merge re-chains)
+Revises: 0012
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 

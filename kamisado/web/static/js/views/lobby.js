@@ -1,6 +1,8 @@
-/* The lobby, #/lobby: the open challenges, live over a websocket of its own
-   (followed while the view is open; leaving it withdraws this browser's
-   challenges), one click to accept another player's, a form to post one.
+/* The lobby, #/lobby: quick pairing (a grid of speeds: one click seeks, a
+   second cancels), the site's counts and a top game to watch, and the open
+   challenges, live over a websocket of its own (followed while the view is
+   open; leaving it withdraws this browser's seek and challenges), one click
+   to accept another player's, a form to post one.
    The server makes the game and says "started": the page opens it. */
 import { $, h } from "../dom.js";
 import { otherSide, sideName, t } from "../i18n.js";
@@ -15,12 +17,29 @@ import { openStarted } from "./game.js";
 /** @type {Challenge[]} */
 let challenges = [];
 
+/** The quick-pairing speeds, as the server names them (docs/web.md, "Quick pairing"). */
+const SPEEDS = ["1+0", "3+2", "5+3", "10+5", "15+10", "1d", "3d"];
+/** This connection's seek: `{id, speed, rated}`, or null.
+ * @type {{id: string, speed: string, rated: boolean}|null} */
+let seeking = null;
+/** The site's counts, as last sent (`lobby_counts`).
+ * @type {{online: number, playing: number, top: {game: string, names: string[], ratings: (number|null)[]}|null}|null} */
+let counts = null;
+
 const socket = new LobbySocket({
   onFrame(msg) {
     if (msg.type === "lobby") {
       challenges = msg.challenges || [];
       render();
+    } else if (msg.type === "seeking") {
+      seeking = msg.seek || null;
+      if (seeking) quickSay(t("quick.said_seeking", { speed: speedText(seeking.speed) }));
+      renderQuick();
+    } else if (msg.type === "lobby_counts") {
+      counts = msg;
+      renderCounts();
     } else if (msg.type === "started") {
+      seeking = null;
       openStarted(msg);
     } else if (msg.type === "error") {
       say("");
@@ -30,6 +49,7 @@ const socket = new LobbySocket({
     }
   },
   onStatus(s) {
+    if (s !== "open") seeking = null;  // a seek lives with its connection
     const conn = $("#lobby-conn");
     conn.hidden = s === "open";
     conn.textContent = s === "lost" ? t("lobby.lost") : s === "restarting" ? t("lobby.restarting") : t("game.connecting");
@@ -40,6 +60,66 @@ const socket = new LobbySocket({
 
 /** A line for what was just done. @param {string} text */
 function say(text) { $("#lobby-said").textContent = text; }
+
+/** A line for quick pairing (announced). @param {string} text */
+function quickSay(text) { $("#quick-said").textContent = text; }
+
+/** "3+2", "1 day", "3 days". @param {string} speed */
+const speedText = (speed) => speed.endsWith("d") ? t(`quick.d${speed.slice(0, -1)}`) : speed;
+
+/** Whether rated is chosen (and possible: an account). */
+function ratedChosen() {
+  const box = /** @type {HTMLInputElement} */ ($('#quick input[value="rated"]'));
+  return box.checked && !box.disabled;
+}
+
+/** The grid of speeds: each button seeks (pressed while seeking; pressed again, cancels). */
+function renderQuick() {
+  const connected = socket.status === "open";
+  const me = currentMe();
+  const account = Boolean(me && me.account);
+  const rated = /** @type {HTMLInputElement} */ ($('#quick input[value="rated"]'));
+  rated.disabled = !account;
+  if (!account && rated.checked) {
+    rated.checked = false;
+    /** @type {HTMLInputElement} */ ($('#quick input[value="casual"]')).checked = true;
+  }
+  $("#quick-rated-hint").textContent = account ? "" : t("new.rated_account");
+  const mode = ratedChosen();
+  $("#quick-grid").replaceChildren(...SPEEDS.map((speed) => {
+    const on = Boolean(seeking && seeking.speed === speed && seeking.rated === mode);
+    const label = on ? t("quick.cancel_label", { speed: speedText(speed) })
+      : t(mode ? "quick.seek_rated" : "quick.seek_casual", { speed: speedText(speed) });
+    const button = h("button", { type: "button", class: "seek", "data-speed": speed,
+      "aria-pressed": on ? "true" : "false", "aria-label": label },
+      h("span", { class: "speed" }, speedText(speed)),
+      h("span", { class: "kind" }, on ? t("quick.seeking")
+        : t(speed.endsWith("d") ? "quick.correspondence" : "quick.realtime")));
+    button.disabled = !connected;
+    button.addEventListener("click", () => {
+      $("#lobby-error").textContent = "";
+      const msg = on ? { type: "unseek" } : { type: "seek", speed, rated: ratedChosen() };
+      if (!socket.send(msg)) { $("#lobby-error").textContent = t("lobby.not_sent"); return; }
+      if (on) { seeking = null; quickSay(t("quick.said_cancelled")); renderQuick(); }
+    });
+    return button;
+  }));
+}
+
+/** Players online, games in play, and a top game to watch (a spectator's link). */
+function renderCounts() {
+  const line = $("#lobby-counts");
+  line.textContent = counts ? t("quick.counts", { online: counts.online, playing: counts.playing }) : "";
+  const top = counts && counts.top;
+  const box = $("#lobby-top");
+  box.hidden = !top;
+  if (!top) { box.replaceChildren(); return; }
+  const names = top.names.map((n, i) => (n || t("player.anonymous"))
+    + (top.ratings[i] != null ? ` (${top.ratings[i]})` : ""));
+  const link = h("a", { href: `#/game/${encodeURIComponent(top.game)}`, class: "watch-top" },
+    t("quick.watch_label", { black: names[0], gold: names[1] }));
+  box.replaceChildren(t("quick.watch"), " ", link);
+}
 
 /** "5+3", "2 days a move", "No clock". @param {Control|null} c */
 export function controlText(c) {
@@ -91,7 +171,11 @@ function render() {
   $("#challenges-empty").hidden = challenges.length > 0;
   /** @type {HTMLButtonElement} */ ($("#challenge-post")).disabled = !connected;
   updateForm();
+  renderQuick();
+  renderCounts();
 }
+
+$("#quick").addEventListener("change", () => renderQuick());
 
 /** The rated box: only with an account and a clock. */
 function updateForm() {
@@ -126,6 +210,8 @@ export function showLobby() {
   say("");
   if (socket.game) { render(); return; }
   challenges = [];
+  seeking = null;
+  quickSay("");
   render();
   $("#lobby-conn").hidden = true;
   socket.watch();
@@ -136,6 +222,7 @@ export function leaveLobby() {
   if (!socket.game) return;
   socket.leave();
   challenges = [];
+  seeking = null;
 }
 
 /** Redraw in a new language. */
