@@ -27,7 +27,8 @@ Playwright as a person would, and writes one PNG per view and size:
                   moves in, as the player to move sees it (both clocks in view)
     rated         the same round just won: the game's end inline (the result,
                   Rematch, New game, Review, Download; ratings and their
-                  changes beside the names), as the winner sees it
+                  changes beside the names, the game report made by itself),
+                  as the winner sees it
     player        the winner's player page (ratings, the rating chart, games)
     lobby         the lobby with another player's challenge and one's own
 
@@ -291,6 +292,8 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         move(pg, *QUICK_WIN[2])
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator(".seat .rating-change")).to_have_count(2)
+        # a rated game's report is made by itself once the game is over: shot when it is done
+        expect(pg.locator("#result-report .report-table")).to_be_visible(timeout=60_000)
         shoot(pg, out, "rated", written, ignored)
 
         pg.route("**/api/players/*", fixed_player_times)
