@@ -223,8 +223,8 @@ def test_the_twins_answer_alike(near_end: list[tuple[str, int]]) -> None:
     # stopped by a node limit: the same bounds after the same nodes
     a = C.Searcher().solve(C.Position(HARD), points=True, node_limit=3000)
     b = P.Searcher().solve(P.Position(HARD), points=True, node_limit=3000)
-    keys = ("result", "points", "points_lo", "points_hi", "nodes", "stopped")
-    assert [a[k] for k in keys] == [b[k] for k in keys]
+    stop_keys = ("result", "points", "points_lo", "points_hi", "nodes", "stopped")
+    assert [a[k] for k in stop_keys] == [b[k] for k in stop_keys]
     assert a["stopped"] and a["points"] == 0
     with pytest.raises(TypeError):
         C.solve(C.Position(WIN2), points="yes")  # type: ignore[arg-type]
