@@ -590,7 +590,8 @@ static inline int pt_end(const Pos *p, int side, int cut)
 static inline int pt_win_now(const Pos *p, int cut)
 {
     int base = p->turn * 8;
-    for (int c = p->must >= 0 ? p->must : 0; c < (p->must >= 0 ? p->must + 1 : 8); c++)
+    int first = p->must >= 0 ? p->must : 0, last = p->must >= 0 ? p->must : 7;
+    for (int c = first; c <= last; c++)
         if (2 * p->rings[base + c] + 1 > cut && tower_can_win(p, base + c, p->occ))
             return 1;
     return 0;
