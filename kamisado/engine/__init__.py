@@ -70,6 +70,7 @@ __all__ = [
     "Limit",
     "Line",
     "MoveValue",
+    "PointsResult",
     "Score",
     "SearchResult",
     "Searcher",
@@ -83,6 +84,7 @@ __all__ = [
     "search",
     "solve",
     "solve_moves",
+    "solve_points",
     "to_cposition",
 ]
 
@@ -264,6 +266,54 @@ class SolveResult:
 
 
 @dataclass(frozen=True)
+class PointsResult:
+    """The answer of :func:`solve_points`: what the round is worth to the side to move.
+
+    ``points`` is 1, 2, 4 or 8 when the side to move wins (the most it can
+    force: the rings of the tower that wins, plain 1, Sumo 2, Double 4,
+    Triple 8), -1, -2, -4 or -8 when it loses (the fewest it must concede),
+    ``None`` when a limit stopped the solver.  ``low`` and ``high`` bound
+    the value as far as the solver got (equal to ``points`` when proven;
+    from the towers' rings alone when nothing was proven).  ``winner`` is
+    who wins the round when that was proven (perhaps without the points).
+    ``best_move`` keeps the value: a move of the last threshold proof the
+    side to move won (``None`` when every move concedes as much, or when
+    not proven).
+    """
+
+    points: int | None
+    low: int
+    high: int
+    winner: int | None
+    best_move: Move | None
+    nodes: int
+    seconds: float
+    side_to_move: int
+    depth: int
+    """The horizon (in moves) of the last proof."""
+
+    @property
+    def proven(self) -> bool:
+        """Whether the round's value in points was proven."""
+        return self.points is not None
+
+    def __str__(self) -> str:
+        cost = f"{self.nodes} nodes, {self.seconds:.2f} s"
+        me, other = SIDE_NAMES[self.side_to_move], SIDE_NAMES[self.side_to_move ^ 1]
+        if self.points is None:
+            won = "" if self.winner is None else f"{SIDE_NAMES[self.winner]} wins; "
+            return f"{won}points unknown, {self.low} to {self.high} for {me} ({cost})"
+        how = f" with {self.best_move}" if self.best_move is not None else ""
+        if self.points > 0:
+            return f"{me} wins {_plural(self.points)}{how} ({cost})"
+        return f"{other} wins; {me} concedes {_plural(-self.points)}{how} ({cost})"
+
+
+def _plural(points: int) -> str:
+    return f"{points} point" + ("" if points == 1 else "s")
+
+
+@dataclass(frozen=True)
 class Line:
     """One line of a MultiPV search (:func:`search` with ``multipv``): its
     exact score (from the side to move) and its moves, the root move first.
@@ -386,6 +436,7 @@ class _Core(Protocol):
         pv: bool = True,
         tt_log2: int = 0,
         exact: bool = True,
+        points: bool = False,
     ) -> dict[str, Any]: ...
 
     def clear_tt(self) -> None: ...
@@ -595,6 +646,75 @@ def solve_moves(
 
     out.sort(key=order)
     return out
+
+
+def solve_points(
+    pos: PositionLike,
+    time_limit: float | None = None,
+    node_limit: int | None = None,
+    max_depth: int | None = None,
+    *,
+    limit: Limit | None = None,
+) -> PointsResult:
+    """Prove what the round from ``pos`` is worth to the side to move, in points.
+
+    Won: the most points it can force, 1, 2, 4 or 8 by the rings of the
+    tower that wins (:attr:`kamisado.rules.board.Outcome.points`); lost: the
+    fewest it must concede, as a negative number.  It proves who wins first
+    (:func:`solve` with ``exact=False``), then threshold games on the same
+    solver: "wins with a tower of at least k rings" for k = 1, 2, 3 until
+    one fails (lost: "does not lose to a tower of k rings or more" until one
+    holds), only as far as the towers' rings allow, so a round without Sumo
+    towers costs no more than who wins.  The proofs share the Searcher's
+    table (entries of each threshold under keys of their own).  Limits as
+    :func:`solve` (they bound the whole solve); a limit gives
+    ``points=None`` with the bounds proven so far.
+
+    >>> r = solve_points("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
+    >>> r.points, r.winner == r.side_to_move
+    (1, True)
+    >>> r = solve_points("2o++5/3u+1p2/3g4/7G+/1U1B2b+1/4N+++2Y++/O+y+R1r++1n1/5P+2 b g 15 13 9")
+    >>> r.points, str(r.best_move)
+    (2, 'h5-h8')
+    >>> print(solve_points("3rn1py/3bP+3/1G6/o+2B4/1u6/6g1/6R+1/O+1Y+1U+1N1 g p 15 5 1").points)
+    -2
+    >>> Searcher().solve_points(Position(), node_limit=1000).points is None
+    True
+    """
+    if limit is not None:
+        time_limit, node_limit, max_depth = _unpack(
+            limit, "time_limit, node_limit, max_depth", (time_limit, node_limit, max_depth)
+        )
+    seconds = _duration("time_limit", time_limit, "seconds")
+    nodes = _limit("node_limit", node_limit, NODE_LIMIT_MAX)
+    depth = _limit("max_depth", max_depth, SOLVE_MAX_DEPTH)
+    p = _position(pos)
+    if p.outcome is not None:
+        o = p.outcome
+        v = o.points if o.winner == p.turn else -o.points
+        return PointsResult(v, v, v, o.winner, None, 0, 0.0, p.turn, 0)
+    r = _core().solve(
+        _c.Position(p.kpn()),
+        node_limit=nodes or 0,
+        time_ms=0.0 if seconds is None else min(seconds * 1000.0, 1e300),
+        max_depth=depth or 0,
+        pv=False,
+        points=True,
+    )
+    result = int(r["result"])
+    value = int(r["points"])
+    best = int(r["best_move"])
+    return PointsResult(
+        points=value or None,
+        low=int(r["points_lo"]),
+        high=int(r["points_hi"]),
+        winner=None if not result else p.turn if result > 0 else p.turn ^ 1,
+        best_move=_move(best) if best and value else None,
+        nodes=int(r["nodes"]),
+        seconds=float(r["seconds"]),
+        side_to_move=p.turn,
+        depth=int(r["depth"]),
+    )
 
 
 def decode_score(
@@ -910,3 +1030,8 @@ class Searcher:
         """:func:`solve_moves` with this Searcher (the same arguments)."""
         with self.active():
             return solve_moves(pos, *args, **kwargs)
+
+    def solve_points(self, pos: PositionLike, *args: Any, **kwargs: Any) -> PointsResult:
+        """:func:`solve_points` with this Searcher (the same arguments)."""
+        with self.active():
+            return solve_points(pos, *args, **kwargs)

@@ -509,16 +509,17 @@ static InterruptHook signal_hook(void)
 static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"pos", "node_limit", "time_ms", "max_depth", "pv", "tt_log2",
-                             "exact", NULL};
+                             "exact", "points", NULL};
     PyObject *pobj, *nobj = NULL, *tobj = NULL, *dobj = NULL, *pvobj = NULL, *ttobj = NULL,
-             *exobj = NULL;
+             *exobj = NULL, *ptobj = NULL;
     u64 node_limit = 0, max_depth = 0;
     double time_ms = 0;
-    int want_pv = 1, tt_log2 = 0, exact = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOO", kwlist, &PositionType, &pobj,
-                                     &nobj, &tobj, &dobj, &pvobj, &ttobj, &exobj))
+    int want_pv = 1, tt_log2 = 0, exact = 1, points = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O!|OOOOOOO", kwlist, &PositionType, &pobj,
+                                     &nobj, &tobj, &dobj, &pvobj, &ttobj, &exobj, &ptobj))
         return NULL;
-    if (exobj && get_bool(exobj, "exact", &exact) < 0)
+    if ((exobj && get_bool(exobj, "exact", &exact) < 0) ||
+        (ptobj && get_bool(ptobj, "points", &points) < 0))
         return NULL;
     if ((nobj && get_int(nobj, "node_limit", 0, NODE_LIMIT_MAX, NODE_LIMIT_RANGE,
                          &node_limit) < 0) ||
@@ -540,7 +541,8 @@ static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *
     }
     if (engine_sv_table(&self->eng, tt_log2) < 0)
         return PyErr_NoMemory();
-    SolveParams prm = {node_limit, time_ms, (int)max_depth, want_pv, exact, signal_hook(), NULL};
+    SolveParams prm = {node_limit, time_ms, (int)max_depth, want_pv, exact, signal_hook(), NULL,
+                       points};
     Host host = {NULL, NULL};
     prm.interrupt_ctx = &host;
     SolveResult res;
@@ -560,11 +562,12 @@ static PyObject *Searcher_solve(SearcherObject *self, PyObject *args, PyObject *
     PyObject *pvl = moves_to_list(res.pv, res.npv);
     if (!pvl)
         return NULL;
-    return Py_BuildValue("{s:i,s:i,s:i,s:N,s:K,s:K,s:d,s:i,s:O}", "result", res.result,
-                         "distance", res.distance, "best_move", res.best_move, "pv", pvl,
-                         "nodes", (unsigned long long)res.nodes, "pv_nodes",
+    return Py_BuildValue("{s:i,s:i,s:i,s:N,s:K,s:K,s:d,s:i,s:O,s:i,s:i,s:i}", "result",
+                         res.result, "distance", res.distance, "best_move", res.best_move, "pv",
+                         pvl, "nodes", (unsigned long long)res.nodes, "pv_nodes",
                          (unsigned long long)res.pv_nodes, "seconds", res.seconds, "depth",
-                         res.depth, "stopped", res.stopped ? Py_True : Py_False);
+                         res.depth, "stopped", res.stopped ? Py_True : Py_False, "points",
+                         res.points, "points_lo", res.points_lo, "points_hi", res.points_hi);
 }
 
 /* Report a finished iteration to on_iteration(depth, score, nodes, seconds,
@@ -971,7 +974,8 @@ static PyMethodDef Searcher_methods[] = {
      "module's search(), with this\n"
      "Searcher's table, without the GIL"},
     {"solve", (PyCFunction)(void (*)(void))Searcher_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict: as the\n"
+     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0, exact=True,\n"
+     "points=False) -> dict: as the\n"
      "module's solve(), with this Searcher's table, without the GIL"},
     {"stop", (PyCFunction)Searcher_stop, METH_NOARGS,
      "stop(): from any thread, end the running search or solve as at a limit (a search\n"
@@ -1003,7 +1007,8 @@ static PyTypeObject SearcherType = {
 
 static PyMethodDef module_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))mod_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0) -> dict\n\n"
+     "solve(pos, node_limit=0, time_ms=0, max_depth=0, pv=True, tt_log2=0, exact=True,\n"
+     "points=False) -> dict\n\n"
      "node_limit in 0..NODE_LIMIT_MAX, time_ms finite >= 0, max_depth in\n"
      "0..SOLVE_MAX_DEPTH (0: no limit of that kind); tt_log2 0 (keep the table,\n"
      "2**22 entries at first) or TT_LOG2_MIN..TT_LOG2_MAX.  TypeError for a wrong\n"

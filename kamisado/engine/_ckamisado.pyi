@@ -121,6 +121,7 @@ class Searcher:
         pv: bool = True,
         tt_log2: int = 0,
         exact: bool = True,
+        points: bool = False,
     ) -> dict[str, Any]: ...
     def stop(self) -> None: ...
     def resume(self) -> None: ...
@@ -138,6 +139,7 @@ def solve(
     pv: bool = True,
     tt_log2: int = 0,
     exact: bool = True,
+    points: bool = False,
 ) -> dict[str, Any]: ...
 def search(
     pos: Position,

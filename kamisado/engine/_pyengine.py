@@ -486,6 +486,7 @@ class Searcher:
         pv: bool = True,
         tt_log2: int = 0,
         exact: bool = True,
+        points: bool = False,
     ) -> dict[str, Any]:
         """Prove who wins the round, as the compiled ``solve``: the same keys and values.
 
@@ -495,7 +496,10 @@ class Searcher:
         ``result`` (1 the side to move wins, -1 it loses, 0 stopped by a limit),
         ``distance``, ``best_move``, ``pv``, ``nodes``, ``pv_nodes``,
         ``seconds``, ``depth`` and ``stopped``.  The table of proven bounds is
-        kept between calls.
+        kept between calls.  ``points``: also what the round is worth to the
+        side to move, ``points`` (1, 2, 4, 8 won, -1 .. -8 lost, 0 unknown)
+        and its bounds ``points_lo``, ``points_hi`` (``exact`` and ``pv`` are
+        then ignored; ``result`` is who wins when that alone was proven).
 
         >>> r = Searcher().solve(Position(), node_limit=500)
         >>> r["result"], r["stopped"]
@@ -508,6 +512,7 @@ class Searcher:
         d = _int(max_depth, "max_depth", 0, SOLVE_MAX_DEPTH, span)
         want_pv = _bool(pv, "pv")
         want_exact = _bool(exact, "exact")
+        want_points = _bool(points, "points")
         log2 = _tt_log2(tt_log2, allow_zero=True)
         _in_progress(p)
         if self._sv_owner is not None:
@@ -516,7 +521,7 @@ class Searcher:
         try:
             return _pysolve.run(
                 p._p.copy(stack=False), p._hash, p._occ, nodes, ms, d, want_pv, log2, self._sv,
-                self, want_exact,
+                self, want_exact, want_points,
             )
         finally:
             self._sv_owner = None
@@ -586,6 +591,7 @@ def solve(
     pv: bool = True,
     tt_log2: int = 0,
     exact: bool = True,
+    points: bool = False,
 ) -> dict[str, Any]:
     """:meth:`Searcher.solve` with the default Searcher (the compiled ``solve``).
 
@@ -593,4 +599,6 @@ def solve(
     >>> r["result"], r["stopped"]
     (0, True)
     """
-    return _module_searcher(True).solve(pos, node_limit, time_ms, max_depth, pv, tt_log2, exact)
+    return _module_searcher(True).solve(
+        pos, node_limit, time_ms, max_depth, pv, tt_log2, exact, points
+    )

@@ -37,6 +37,7 @@ from kamisado.engine._pyboard import (
     StopFlag,
     make,
     safe_replies_fn,
+    splitmix,
 )
 from kamisado.rules import position as _core
 from kamisado.rules.board import GOAL_RANK, SQUARE_COLOUR
@@ -48,6 +49,22 @@ _WIN3 = (1 << 29) - 1
 #: at least 2**16 (a smaller one would be emptied too often to help) and at
 #: most 2**19 here (about 50 MB of Python objects).
 _DEFAULT_LOG2 = 22
+
+
+def _cut_keys() -> tuple[int, ...]:
+    """C's ``PT_CUT_KEY``: splitmix64 from 0x706F696E7473 ("points"), the middle one 0."""
+    keys = []
+    state = 0x706F696E7473
+    for _ in range(7):
+        state, z = splitmix(state)
+        keys.append(z)
+    keys[3] = 0
+    return tuple(keys)
+
+
+#: The key of a position in the game of cut ``c`` is its key XOR ``CUT_KEY[c // 2 + 3]``
+#: (0 for cut 0: who wins shares the who-wins proofs).
+CUT_KEY = _cut_keys()
 _MIN_LOG2 = 16
 _MAX_LOG2 = 19
 
@@ -155,6 +172,7 @@ class Solver:
         colour = SQUARE_COLOUR
         first_steps = FIRST_STEP
         reach = [REACH[t >> 3][rings[t]] for t in range(16)]
+        cut_key = CUT_KEY
 
         def can_win_now(occ: int) -> bool:
             must = cp.must_move
@@ -507,8 +525,121 @@ class Solver:
                 store(h, -cut, cut, bestmove)
             return 0
 
+        def pt_win_now(occ: int, cut: int) -> bool:
+            """A tower of the side to move with more than ``cut`` (as 2r+1) reaches its goal."""
+            must = cp.must_move
+            base = cp.turn * 8
+            for c in range(8) if must < 0 else (must,):
+                t = base + c
+                if 2 * rings[t] + 1 > cut:
+                    for m in paths[t][tsq[t]]:
+                        if not occ & m:
+                            return True
+            return False
+
+        def pt_end(side: int, cut: int) -> int:
+            """1 when the round's end wins the game of ``cut`` for ``side``, else -1."""
+            o = cp.outcome
+            assert o is not None
+            sc = 2 * o.rings + 1
+            return 1 if (sc if o.winner == side else -sc) > cut else -1
+
+        def pt(d: int, alpha: int, beta: int, h: int, occ: int, cut: int) -> int:
+            """C's ``pt_search``: :func:`wl` on the game of ``cut`` (see ``pt_root``)."""
+            lim.nodes += 1
+            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+                return 0
+            if pt_win_now(occ, cut):
+                return 1
+            side = cp.turn
+            if d <= 1:
+                r = -1
+                for m in gen():
+                    push(m)
+                    v = 0 if cp.outcome is None else pt_end(side, cut)
+                    pop()
+                    if v > 0:
+                        return 1
+                    if not v:
+                        r = 0
+                return r
+            key = h ^ cut_key[cut // 2 + 3]
+            e = tt.get(key)
+            ttmove = 0
+            if e is not None:
+                elo = (e & 0xFFFF) - MATE
+                ehi = (e >> 16 & 0xFFFF) - MATE
+                if elo > 0:
+                    return 1
+                if ehi < 0:
+                    return -1
+                tlo = 0 if elo > -(MATE - d) else -1
+                thi = 0 if ehi < MATE - d else 1
+                if tlo >= beta or thi <= alpha or tlo == thi:
+                    return 0
+                ttmove = e >> 32
+            alpha0 = alpha
+            mv, score = order(side, occ, ttmove)
+            n = len(mv)
+            best = -2
+            bestmove = 0
+            hb = h ^ smk[side * 9 + cp.must_move + 1]
+            for i in range(n):
+                if i + 1 < n:
+                    bi = max(range(i, n), key=score.__getitem__)
+                    if bi != i:
+                        mv[i], mv[bi] = mv[bi], mv[i]
+                        score[i], score[bi] = score[bi], score[i]
+                m = mv[i]
+                sc = score[i]
+                if sc <= _LOSE2 and cut >= 0:
+                    if best < -1:
+                        best = -1
+                    break
+                if sc == _WIN3 and cut <= 0:
+                    v = 1
+                else:
+                    h2, occ2 = child(m, hb, occ)
+                    if cp.outcome is not None:
+                        v = pt_end(side, cut)
+                    elif cp.turn == side:
+                        v = pt(d - 1, alpha, beta, h2, occ2, cut)
+                    else:
+                        v = -pt(d - 1, -beta, -alpha, h2, occ2, -cut)
+                    pop()
+                if lim.stop:
+                    return 0
+                if v > 0:
+                    hi = (board[m & 63] & 15) << 6 | m >> 6
+                    history[hi] += d * d
+                    if history[hi] > 1 << 30:
+                        for a in range(1024):
+                            history[a] >>= 1
+                    store(key, 1, MATE, m)
+                    return 1
+                if v > best:
+                    best = v
+                    bestmove = m
+                    if v > alpha:
+                        alpha = v
+                        if v >= beta:
+                            break
+            cutd = MATE - d - 1
+            if best < 0:
+                store(key, -MATE, -1, ttmove)
+                return -1
+            if best >= beta:
+                store(key, -cutd, MATE, bestmove)
+            elif best <= alpha0:
+                store(key, -MATE, cutd, ttmove)
+            else:
+                store(key, -cutd, cutd, bestmove)
+            return 0
+
         self.child = child
         self.wl = wl
+        self.pt = pt
+        self.pt_end = pt_end
         return sv
 
     def root(self, h: int, occ: int, start_depth: int, max_depth: int) -> tuple[int, int, int]:
@@ -563,9 +694,14 @@ class Solver:
             d += 1
         return 0, 0, depth_done
 
-    def winning_move(self, h: int, occ: int, d: int) -> int:
-        """C's ``wl_winning_move``: a winning move of a position proven won."""
-        e = self.table.tt.get(h)
+    def _cut(self, d: int, h: int, occ: int, cut: int) -> int:
+        """C's ``cut_search`` with the window (-2, 2): ``wl`` or ``pt`` by the cut."""
+        return self.pt(d, -2, 2, h, occ, cut) if cut else self.wl(d, -2, 2, h, occ)
+
+    def winning_move(self, h: int, occ: int, d: int, cut: int = 0) -> int:
+        """C's ``wl_winning_move`` (``pt_winning_move`` for a cut other than 0):
+        a winning move of a position proven won."""
+        e = self.table.tt.get(h ^ CUT_KEY[cut // 2 + 3])
         if e is not None and e >> 32:
             return e >> 32
         cp = self.cp
@@ -574,19 +710,20 @@ class Solver:
         for m in moves:  # a win at once first
             cp.push_code(m)
             o = cp.outcome
+            won = o is not None and (self.pt_end(side, cut) > 0 if cut else o.winner == side)
             cp.pop_code()
-            if o is not None and o.winner == side:
+            if won:
                 return m
         hb = h ^ SMK[side * 9 + cp.must_move + 1]
         for m in moves:
             h2, occ2 = self.child(m, hb, occ)
             o = cp.outcome
             if o is not None:
-                v = 1 if o.winner == side else -1
+                v = self.pt_end(side, cut) if cut else 1 if o.winner == side else -1
             elif cp.turn == side:
-                v = self.wl(d, -2, 2, h2, occ2)
+                v = self._cut(d, h2, occ2, cut)
             else:
-                v = -self.wl(d, -2, 2, h2, occ2)
+                v = -self._cut(d, h2, occ2, -cut)
             cp.pop_code()
             if v > 0:
                 return m
@@ -594,16 +731,16 @@ class Solver:
                 break
         return 0
 
-    def wl_root(self, h: int, occ: int, max_depth: int) -> tuple[int, int, int]:
+    def wl_root(self, h: int, occ: int, max_depth: int, cut: int = 0) -> tuple[int, int, int]:
         """C's ``wl_root``: who wins (1, -1; 0 when stopped), a winning move
-        and the horizon that decided it."""
+        and the horizon that decided it; the game of ``cut`` when not 0."""
         lim = self.lim
         spent = 0  # the nodes of the iterations (a probe's budget)
         depth_done = 0
         d = 1
         while not max_depth or d <= max_depth:
             n0 = lim.nodes
-            r = self.wl(d, -2, 2, h, occ)
+            r = self._cut(d, h, occ, cut)
             spent += lim.nodes - n0
             if lim.stop:
                 return 0, 0, depth_done
@@ -615,7 +752,7 @@ class Solver:
                 if not saved or cap < saved:
                     lim.node_limit = cap
                 lim.next_check = lim.nodes
-                r = self.wl(pd, -2, 2, h, occ)
+                r = self._cut(pd, h, occ, cut)
                 lim.node_limit = saved
                 if lim.stop and lim.only_nodes(saved):
                     lim.stop = False  # only the probe's budget ran out
@@ -627,13 +764,55 @@ class Solver:
             if r:
                 if r < 0:
                     return -1, 0, done
-                m = self.winning_move(h, occ, done)
+                m = self.winning_move(h, occ, done, cut)
                 return (1, m, done) if m else (0, 0, done)
             depth_done = d
             if d >= SOLVE_MAX_DEPTH:
                 break
             d += 1
         return 0, 0, depth_done
+
+    def pt_root(self, h: int, occ: int, max_depth: int) -> tuple[int, int, int, int, int]:
+        """C's ``pt_root``: the round's value in points (0 when stopped), a move
+        that keeps it, the horizon of the last proof and bounds ``lo``, ``hi``.
+
+        Who wins first, then the threshold games of more rings (cut 2k won,
+        -2k lost) as far as the towers' rings allow."""
+        cp = self.cp
+        side = cp.turn
+        maxr = [max(cp.rings[0:8]), max(cp.rings[8:16])]
+        lo = -(1 << maxr[side ^ 1])
+        hi = 1 << maxr[side]
+        r, bestmove, depth_done = self.wl_root(h, occ, max_depth)
+        if not r:
+            return 0, bestmove, depth_done, lo, hi
+        won = r > 0
+        if won:
+            lo = 1
+        else:
+            hi = -1
+        for k in range(1, maxr[side if won else side ^ 1] + 1):
+            rk, bm, dd = self.wl_root(h, occ, max_depth, 2 * k if won else -2 * k)
+            if not rk:
+                return 0, bestmove, depth_done, lo, hi
+            depth_done = dd
+            if won and rk > 0:
+                lo = 1 << k
+                bestmove = bm
+            elif won:
+                hi = 1 << (k - 1)
+                break
+            elif rk > 0:
+                lo = -(1 << (k - 1))
+                bestmove = bm
+                break
+            else:
+                hi = -(1 << k)
+        if won:
+            hi = lo
+        else:
+            lo = hi
+        return lo, bestmove, depth_done, lo, hi
 
     def pv(self, h: int, occ: int, value: int) -> list[int]:
         """The winner's shortest win against the loser's longest resistance."""
@@ -670,10 +849,12 @@ def run(
     table: Table,
     flag: StopFlag | None = None,
     exact: bool = True,
+    points: bool = False,
 ) -> dict[str, Any]:
     """Solve from ``cp`` (a copy the solver may use; key ``h``, occupancy
     ``occ``) with checked arguments, with ``table``, stopped by ``flag``:
-    ``Searcher_solve`` in C (``exact=False``: who wins only, ``distance`` -1)."""
+    ``Searcher_solve`` in C (``exact=False``: who wins only, ``distance`` -1;
+    ``points``: the round's value in points, ``pt_root``)."""
     if not table.log2 or (tt_log2 > 0 and tt_log2 != table.log2):
         table.clear()
         table.log2 = tt_log2 or _DEFAULT_LOG2
@@ -681,7 +862,11 @@ def run(
     t0 = time.monotonic()
     lim = Limits(int(node_limit), float(time_ms), flag)
     s = Solver(cp, lim, table)
-    if exact:
+    plo = phi = 0
+    if points:
+        value, bm, depth_done, plo, phi = s.pt_root(h, occ, max_depth)
+        exact = pv = False
+    elif exact:
         value, bm, depth_done = s.root(h, occ, 1, max_depth)
     else:
         value, bm, depth_done = s.wl_root(h, occ, max_depth)
@@ -697,6 +882,9 @@ def run(
         lim.flag = None
         line = s.pv(h, occ, value)
         pv_nodes = lim.nodes - before
+    pts = value if points else 0
+    if points:
+        value = 1 if plo > 0 else -1 if phi < 0 else 0  # who wins may be proven alone
     return {
         "result": 1 if value > 0 else -1 if value < 0 else 0,
         "distance": -1 if not exact else MATE - abs(value) if value else 0,
@@ -707,4 +895,7 @@ def run(
         "seconds": time.monotonic() - t0,
         "depth": depth_done,
         "stopped": stopped,
+        "points": pts,
+        "points_lo": plo,
+        "points_hi": phi,
     }

@@ -234,26 +234,54 @@ def _graph(args: argparse.Namespace) -> int:
 
 
 def main_solve(argv: Sequence[str]) -> int:
-    """``kamisado solve KPN [--time S] [--winner]``: one line, ``<b|g> wins in <N>``
+    """``kamisado solve KPN [--time S] [--winner | --points]``: one line, ``<b|g> wins in <N>``
     or ``unknown``; with ``--winner`` (who wins only, much faster),
-    ``<b|g> wins`` and a winning move when the side to move wins.
+    ``<b|g> wins`` and a winning move when the side to move wins; with
+    ``--points`` what the round is worth to the side to move
+    (:func:`kamisado.engine.solve_points`): ``<b|g> wins <P> points``, then
+    ``(+P for <b|g>)`` or ``(-P for <b|g>)`` from the side to move, and the
+    move that keeps it; ``unknown (<lo> to <hi> for <b|g>)`` when the time
+    runs out.
 
     >>> main_solve(["2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0", "--winner"])
     g wins with f6-a1
+    0
+    >>> main_solve(["3rn1py/3bP+3/1G6/o+2B4/1u6/6g1/6R+1/O+1Y+1U+1N1 g p 15 5 1", "--points"])
+    b wins 2 points (-2 for g)
     0
     """
     p = _parser("solve", "Prove who wins the round with best play.")
     p.add_argument("--time", type=positive_number("seconds"), default=60.0, metavar="S",
                    help="give up after this many seconds (default 60)")
-    p.add_argument("--winner", action="store_true",
-                   help="prove only who wins, not in how many moves (much faster):"
-                   " prints '<b|g> wins' and, when the side to move wins, a winning move")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--winner", action="store_true",
+                     help="prove only who wins, not in how many moves (much faster):"
+                     " prints '<b|g> wins' and, when the side to move wins, a winning move")
+    how.add_argument("--points", action="store_true",
+                     help="prove what the round is worth to the side to move: the most points"
+                     " (1, 2, 4, 8) it can force when it wins, the fewest it must concede"
+                     " when it loses: prints '<b|g> wins <P> points (+P for <b|g>)'")
     args = p.parse_args(argv)
     try:
         pos = _position(args.kpn)
-        r = engine.solve(pos, limit=Limit(time=args.time), pv=False, exact=not args.winner)
+        if args.points:
+            pr = engine.solve_points(pos, limit=Limit(time=args.time))
+        else:
+            r = engine.solve(pos, limit=Limit(time=args.time), pv=False, exact=not args.winner)
     except (KamisadoError, ValueError) as e:
         return die(str(e))
+    if args.points:
+        me = SIDE_LETTERS[pos.turn]
+        if pr.points is None:
+            won = "" if pr.winner is None else f"{SIDE_LETTERS[pr.winner]} wins, "
+            print(f"{won}points unknown ({pr.low:+d} to {pr.high:+d} for {me})")
+            return 0
+        winner = pos.turn if pr.points > 0 else pos.turn ^ 1
+        keep = f" with {pr.best_move}" if pr.best_move is not None else ""
+        n = abs(pr.points)
+        print(f"{SIDE_LETTERS[winner]} wins {n} point{'s' if n > 1 else ''}"
+              f" ({pr.points:+d} for {me}){keep}")
+        return 0
     if r.winner is None:
         print("unknown")
     elif r.distance is None:

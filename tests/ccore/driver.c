@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(argv[1], "solve") && argc >= 4) {
         Engine e;
         engine_init(&e);
-        SolveParams prm = {0, 0, 0, 1, atoi(argv[3]), NULL, NULL};
+        SolveParams prm = {0, 0, 0, 1, atoi(argv[3]), NULL, NULL, 0};
         SolveResult res;
         if (engine_sv_table(&e, 0) < 0 || solve_run(&e, &p, &prm, &res) != KS_OK) {
             rc = 1;

@@ -571,6 +571,7 @@ typedef struct {
     int exact;      /* 1: the exact value, 0: who wins only */
     InterruptHook interrupt;
     void *interrupt_ctx;
+    int points; /* 1: the round's value in points (who wins first; exact and pv ignored) */
 } SolveParams;
 
 typedef struct {
@@ -584,6 +585,9 @@ typedef struct {
     u64 nodes;    /* of the solve */
     u64 pv_nodes; /* of the line */
     double seconds;
+    int points;    /* with points: 1, 2, 4, 8 won, -1 .. -8 lost, 0 unknown */
+    int points_lo; /* with points: bounds on the value in points, */
+    int points_hi; /* narrowed as far as the solve got */
 } SolveResult;
 
 /* Solve a position in progress with the Engine's solver table (made first

@@ -547,6 +547,207 @@ static int wl_winning_move(Solver *s, int d)
     return 0;
 }
 
+/* -- a round's value in points ---------------------------------------------
+ *
+ * A round won with a tower of r rings is worth 2**r points (1, 2, 4, 8).
+ * From the side to move, score an end of the round 2r+1 when it wins, and
+ * -(2r+1) when it loses: the odd numbers -7..7, in the order of the points.
+ * The threshold game of an even ``cut`` (-6..6) is won by the side to move
+ * when the round ends with a score above cut, else by the other side; for
+ * the other side it is the game of -cut (no score equals a cut).  Cut 0 is
+ * who wins; cut 2k: "wins with a tower of at least k rings"; cut -2k: "does
+ * not lose to a tower of k rings or more".  pt_search is wl_search on the
+ * game of a cut: its table entries are keyed by the position's key XOR
+ * PT_CUT_KEY[cut / 2 + 3] (0 for cut 0, so cut 0 shares the who-wins
+ * proofs), the same bounds as wl_search stores.  The move-ordering proofs of
+ * wl_search hold where the cut allows: every reply letting us win at once
+ * wins a game of cut <= 0, a reply that wins at once for the opponent loses
+ * a game of cut >= 0.  Rings do not change within a round, so a cut is
+ * tried at the root only when a tower of the side that needs it has the
+ * rings (pt_root).
+ */
+
+/* splitmix64 from 0x706F696E7473 ("points"), the 4th set to 0 (as _pysolve) */
+static const u64 PT_CUT_KEY[7] = {
+    0x9c5cb4002ea3b053ULL, 0x7af84b5b255a4c68ULL, 0x7b37b773663f055cULL, 0,
+    0xe49b8132f7f2e7c1ULL, 0xd60173d2f1b4b8a7ULL, 0x11749709bdf21866ULL,
+};
+
+static inline u64 pt_key(u64 h, int cut)
+{
+    return h ^ PT_CUT_KEY[cut / 2 + 3];
+}
+
+/* 1 when the round's end (p->owinner >= 0) wins the game of cut for side. */
+static inline int pt_end(const Pos *p, int side, int cut)
+{
+    int sc = 2 * p->orings + 1;
+    return (p->owinner == side ? sc : -sc) > cut ? 1 : -1;
+}
+
+/* The side to move wins the game of cut at once (a tower with the rings
+ * reaches its goal row). */
+static inline int pt_win_now(const Pos *p, int cut)
+{
+    int base = p->turn * 8;
+    int first = p->must >= 0 ? p->must : 0, last = p->must >= 0 ? p->must : 7;
+    for (int c = first; c <= last; c++)
+        if (2 * p->rings[base + c] + 1 > cut && tower_can_win(p, base + c, p->occ))
+            return 1;
+    return 0;
+}
+
+static int pt_search(Solver *s, int d, int alpha, int beta, int cut)
+{
+    Pos *p = &s->p;
+    s->L.nodes++;
+    if (limits_hit(&s->L))
+        return 0;
+    if (pt_win_now(p, cut))
+        return 1;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    if (d <= 1) {
+        /* within 1: a move that ends the round for us, or all against us */
+        int r = -1;
+        for (int i = 0; i < n; i++) {
+            make_move(p, mv[i]);
+            int v = p->owinner >= 0 ? pt_end(p, side, cut) : 0;
+            unmake_move(p);
+            if (v > 0)
+                return 1;
+            if (!v)
+                r = 0;
+        }
+        return r;
+    }
+    u64 key = pt_key(p->hash, cut);
+    SvEntry *e = sv_probe(s, key);
+    int ttmove = 0;
+    if (e) {
+        if (e->lo > 0)
+            return 1;
+        if (e->hi < 0)
+            return -1;
+        int tlo = e->lo > -(MATE - d) ? 0 : -1;
+        int thi = e->hi < MATE - d ? 0 : 1;
+        if (tlo >= beta || thi <= alpha || tlo == thi)
+            return 0;
+        ttmove = e->move;
+    }
+    u64 nodes0 = s->L.nodes;
+    int score[MAXMOVES];
+    sv_order(s, mv, n, ttmove, score);
+    int alpha0 = alpha, best = -2, bestmove = 0;
+    for (int i = 0; i < n; i++) {
+        int bi = i;
+        for (int j = i + 1; j < n; j++)
+            if (score[j] > score[bi])
+                bi = j;
+        if (bi != i) {
+            int tm = mv[i];
+            mv[i] = mv[bi];
+            mv[bi] = (uint16_t)tm;
+            int ts = score[i];
+            score[i] = score[bi];
+            score[bi] = ts;
+        }
+        int m = mv[i];
+        if (score[i] <= LOSE2 && cut >= 0) {
+            if (best < -1)
+                best = -1;
+            break;
+        }
+        int v;
+        if (score[i] == WIN3 && cut <= 0) {
+            v = 1;
+        } else {
+            make_move(p, m);
+            if (p->owinner >= 0)
+                v = pt_end(p, side, cut);
+            else if (p->turn == side)
+                v = pt_search(s, d - 1, alpha, beta, cut);
+            else
+                v = -pt_search(s, d - 1, -beta, -alpha, -cut);
+            unmake_move(p);
+        }
+        if (s->L.stop)
+            return 0;
+        if (v > 0) {
+            uint32_t *h = &s->history[p->board[m & 63] & 15][m >> 6];
+            *h += (uint32_t)(d * d);
+            if (*h > (1u << 30))
+                for (int a = 0; a < 16; a++)
+                    for (int b = 0; b < 64; b++)
+                        s->history[a][b] >>= 1;
+            sv_store(s, key, 1, MATE, m, ilog2(s->L.nodes - nodes0 + 1));
+            return 1;
+        }
+        if (v > best) {
+            best = v;
+            bestmove = m;
+            if (v > alpha) {
+                alpha = v;
+                if (v >= beta)
+                    break;
+            }
+        }
+    }
+    int work = ilog2(s->L.nodes - nodes0 + 1);
+    int lim = MATE - d - 1;
+    if (best < 0)
+        sv_store(s, key, -MATE, -1, ttmove, work);
+    else if (best >= beta)
+        sv_store(s, key, -lim, MATE, bestmove, work);
+    else if (best <= alpha0)
+        sv_store(s, key, -MATE, lim, ttmove, work);
+    else
+        sv_store(s, key, -lim, lim, bestmove, work);
+    return best < 0 ? -1 : 0;
+}
+
+/* wl_search or pt_search, by the cut. */
+static inline int cut_search(Solver *s, int d, int alpha, int beta, int cut)
+{
+    return cut ? pt_search(s, d, alpha, beta, cut) : wl_search(s, d, alpha, beta);
+}
+
+/* pt_search's twin of wl_winning_move: a move that wins the game of cut. */
+static int pt_winning_move(Solver *s, int d, int cut)
+{
+    Pos *p = &s->p;
+    SvEntry *e = sv_probe(s, pt_key(p->hash, cut));
+    if (e && e->move)
+        return e->move;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    for (int i = 0; i < n; i++) { /* a win at once first */
+        make_move(p, mv[i]);
+        int won = p->owinner >= 0 && pt_end(p, side, cut) > 0;
+        unmake_move(p);
+        if (won)
+            return mv[i];
+    }
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int v;
+        if (p->owinner >= 0)
+            v = pt_end(p, side, cut);
+        else if (p->turn == side)
+            v = pt_search(s, d, -2, 2, cut);
+        else
+            v = -pt_search(s, d, -2, 2, -cut);
+        unmake_move(p);
+        if (v > 0)
+            return mv[i];
+        if (s->L.stop)
+            break;
+    }
+    return 0;
+}
+
 /* Who wins (1: the side to move, -1: the other, 0: a limit stopped it, or
  * nothing within max_depth when it is not 0): iterative deepening of
  * wl_search on the horizon d = 1, 2, 3, ...  After each horizon from 4 on, a
@@ -557,15 +758,16 @@ static int wl_winning_move(Solver *s, int d)
  * and bounds in the table.  ``*next`` and ``*spent`` (1 and 0 to begin)
  * would carry the deepening on from a call that a budget stopped.  Fills
  * *bestmove (a winning move, 0 for a loss) and *depth_done (the horizon
- * that decided it). */
-static int wl_root(Solver *s, int max_depth, int *next, u64 *spent, int *bestmove,
+ * that decided it).  A cut other than 0 proves the game of that cut
+ * (pt_search). */
+static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int *bestmove,
                    int *depth_done)
 {
     *bestmove = 0;
     *depth_done = 0;
     for (int d = *next; !max_depth || d <= max_depth; d++) {
         u64 n0 = s->L.nodes;
-        int r = wl_search(s, d, -2, 2);
+        int r = cut_search(s, d, -2, 2, cut);
         *spent += s->L.nodes - n0;
         if (s->L.stop)
             return 0;
@@ -578,7 +780,7 @@ static int wl_root(Solver *s, int max_depth, int *next, u64 *spent, int *bestmov
             if (pd > SOLVE_MAX_DEPTH)
                 pd = SOLVE_MAX_DEPTH;
             u64 saved = budget_begin(&s->L, *spent);
-            r = wl_search(s, pd, -2, 2);
+            r = cut_search(s, pd, -2, 2, cut);
             if (budget_end(&s->L, saved))
                 r = 0; /* only the probe's budget ran out */
             if (s->L.stop)
@@ -589,7 +791,7 @@ static int wl_root(Solver *s, int max_depth, int *next, u64 *spent, int *bestmov
         if (r) {
             *depth_done = done;
             if (r > 0) {
-                *bestmove = wl_winning_move(s, done);
+                *bestmove = cut ? pt_winning_move(s, done, cut) : wl_winning_move(s, done);
                 if (!*bestmove)
                     return 0;
             }
@@ -600,6 +802,64 @@ static int wl_root(Solver *s, int max_depth, int *next, u64 *spent, int *bestmov
             break;
     }
     return 0;
+}
+
+/* The round's value in points for the side to move: 1, 2, 4 or 8 when it
+ * wins (the most it can force), -1, -2, -4 or -8 when it loses (the fewest
+ * it must concede), 0 when a limit stopped it.  Who wins first (wl_root, cut
+ * 0), then the threshold games of more rings one by one, as far as the
+ * towers' rings allow: won, cut 2k ("a win with k rings or more") for
+ * k = 1, 2, 3 until one fails; lost, cut -2k ("no loss to k rings or more")
+ * until one holds.  *lo and *hi bound the value (in points) even when a
+ * limit stops it; *bestmove is a move of the last threshold game won (a
+ * move that keeps the value), 0 when every move concedes as much. */
+static int pt_root(Solver *s, int max_depth, int *bestmove, int *depth_done, int *lo, int *hi)
+{
+    Pos *p = &s->p;
+    int side = p->turn, maxr[2] = {0, 0};
+    for (int t = 0; t < 16; t++)
+        if (p->rings[t] > maxr[t >> 3])
+            maxr[t >> 3] = p->rings[t];
+    *lo = -(1 << maxr[side ^ 1]);
+    *hi = 1 << maxr[side];
+    int next = 1, bm = 0, dd = 0;
+    u64 spent = 0;
+    int r = wl_root(s, max_depth, 0, &next, &spent, &bm, &dd);
+    *bestmove = bm;
+    *depth_done = dd;
+    if (!r)
+        return 0;
+    int won = r > 0, top = maxr[won ? side : side ^ 1];
+    if (won)
+        *lo = 1;
+    else
+        *hi = -1;
+    for (int k = 1; k <= top; k++) {
+        next = 1;
+        spent = 0;
+        int rk = wl_root(s, max_depth, won ? 2 * k : -2 * k, &next, &spent, &bm, &dd);
+        if (!rk)
+            return 0;
+        *depth_done = dd;
+        if (won && rk > 0) {
+            *lo = 1 << k;
+            *bestmove = bm;
+        } else if (won) {
+            *hi = 1 << (k - 1);
+            break;
+        } else if (rk > 0) {
+            *lo = -(1 << (k - 1));
+            *bestmove = bm;
+            break;
+        } else {
+            *hi = -(1 << k);
+        }
+    }
+    if (won)
+        *hi = *lo;
+    else
+        *lo = *hi;
+    return *lo;
 }
 
 /* Solve the position: the exact value, or 0 when a limit stops it.  Fills
@@ -725,12 +985,17 @@ int solve_run(Engine *e, const Pos *src, const SolveParams *prm, SolveResult *ou
     int want_pv = prm->pv, exact = prm->exact;
     int npv = 0;
     u64 pv_nodes = 0;
-    if (exact) {
+    int plo = 0, phi = 0;
+    if (prm->points) {
+        value = pt_root(s, prm->max_depth, &bm, &dd, &plo, &phi);
+        exact = 0;
+        want_pv = 0;
+    } else if (exact) {
         value = sv_root(s, 1, prm->max_depth, &bm, &dd);
     } else {
         int next = 1;
         u64 spent = 0;
-        value = wl_root(s, prm->max_depth, &next, &spent, &bm, &dd);
+        value = wl_root(s, prm->max_depth, 0, &next, &spent, &bm, &dd);
         want_pv = 0;
     }
     int stopped = s->L.stop;
@@ -750,6 +1015,11 @@ int solve_run(Engine *e, const Pos *src, const SolveParams *prm, SolveResult *ou
     free(s);
     if (interrupted)
         return KS_HOST;
+    out->points = prm->points ? value : 0;
+    out->points_lo = plo;
+    out->points_hi = phi;
+    if (prm->points)
+        value = plo > 0 ? 1 : phi < 0 ? -1 : 0; /* who wins may be proven alone */
     out->result = value > 0 ? 1 : value < 0 ? -1 : 0;
     out->distance = !exact ? -1 : value ? MATE - (value > 0 ? value : -value) : 0;
     out->best_move = bm;
