@@ -5,9 +5,11 @@ fixtures (``server``, ``browser``) and helpers from here."""
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import (
@@ -30,6 +32,18 @@ __all__ = ["LiveServer"]  # re-exported: test files import it from here
 expect.set_options(timeout=20_000)
 
 SHOTS = Path("/tmp")
+#: Screenshots for people to look at (never compared: tools/screenshots.py
+#: compares the docs' pictures) are taken only when this is set in the
+#: environment (``KAMISADO_SHOTS=1``): they cost the suite CPU time otherwise.
+SHOTS_WANTED = bool(os.environ.get("KAMISADO_SHOTS"))
+
+
+def shot(page: Page, path: Path, **kw: Any) -> None:
+    """``page.screenshot(path=path, **kw)`` when screenshots are wanted
+    (:data:`SHOTS_WANTED`), its folder made; nothing otherwise."""
+    if SHOTS_WANTED:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(path), **kw)
 # a three-move single round: Black's brown tower reaches e8
 QUICK_WIN = [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]
 #: The viewports every view is checked at: two phones and a desktop.

@@ -18,6 +18,7 @@ from tests.browser_kit import (
     move,
     page,
     settings,
+    shot,
     start,
     tower_at,
 )
@@ -53,8 +54,8 @@ def test_online_round_with_a_spectator(browser: Browser, server: str) -> None:
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator("#result-text")).to_have_text("Black wins 1–0!")
     watcher.wait_for_timeout(400)
-    watcher.screenshot(path=str(SHOTS / "kamisado-e2e-online-watcher.png"))
-    gold.screenshot(path=str(SHOTS / "kamisado-e2e-online-gold.png"))
+    shot(watcher, SHOTS / "kamisado-e2e-online-watcher.png")
+    shot(gold, SHOTS / "kamisado-e2e-online-gold.png")
     for pg in (black, gold, watcher):
         assert not pg.errors  # type: ignore[attr-defined]
         pg.context.close()
@@ -71,7 +72,7 @@ def test_hotseat_standard_match_round_end_and_fill(browser: Browser, server: str
     expect(pg.locator('#fill-left-board [data-tower="b-brown"]')).to_have_attribute("data-at", "h1")
     expect(pg.locator('#fill-right-board [data-tower="b-brown"]')).to_have_attribute("data-at", "a1")
     expect(pg.locator('#fill-left-board [data-tower="g-yellow"]')).to_have_attribute("data-at", "a8")
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-fill.png"))
+    shot(pg, SHOTS / "kamisado-e2e-fill.png")
     pg.click("#fill-left")
     expect(pg.locator("#fill-panel")).to_be_hidden()
     expect(pg.locator("#match-info")).to_contain_text("Round 2")
@@ -111,7 +112,7 @@ def test_game_against_the_computer(browser: Browser, server: str) -> None:
     expect(pg.locator("#moves td.move")).to_have_count(2)
     expect(pg.locator('#board [data-tower="g-orange"]')).not_to_have_attribute("data-at", "a8")
     expect(pg.locator("#status")).to_contain_text("Your move")
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-computer.png"))
+    shot(pg, SHOTS / "kamisado-e2e-computer.png")
     assert not pg.errors  # type: ignore[attr-defined]
     pg.context.close()
 
@@ -187,7 +188,7 @@ def test_lesson_ends_with_its_puzzle_solved(browser: Browser, server: str) -> No
     click_square(pg, "b5")
     click_square(pg, "b8")
     expect(pg.locator("#status")).to_have_text("Solved!")
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-lesson.png"))
+    shot(pg, SHOTS / "kamisado-e2e-lesson.png")
     # the way on: the next lesson, or a first game against the computer
     expect(pg.locator("#lesson-feedback")).to_have_text("Lesson complete.")
     expect(pg.locator("#lesson-next-lesson")).to_have_attribute("href", re.compile(r"#/lesson/\w+"))
@@ -295,7 +296,7 @@ def test_keyboard_cursor_is_visible_on_every_square(browser: Browser, server: st
     for fill in fills:  # WCAG's 3:1 for graphics, against every square colour
         best = max(_contrast(s, fill) for s in strokes)
         assert best >= 3, f"cursor {strokes} lost on a {fill} square (contrast {best:.2f})"
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-cursor.png"))
+    shot(pg, SHOTS / "kamisado-e2e-cursor.png")
     assert not pg.errors  # type: ignore[attr-defined]
     pg.context.close()
 

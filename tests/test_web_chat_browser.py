@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import SHOTS, LiveServer, online_pair, page, settings, start
+from tests.browser_kit import SHOTS, LiveServer, online_pair, page, settings, shot, start
 
 browser = browser_kit.browser
 server = browser_kit.server
@@ -70,7 +70,7 @@ def test_chat_escaped_limited_and_muted(browser: Browser, server: str) -> None:
     gold.locator('#chat [data-canned="good_luck"]').click()
     expect(gold.locator("#chat-log .chat-text").last).to_have_text("Viel Glück!")
     expect(black.locator("#chat-log .chat-text").last).to_have_text("Good luck!")
-    black.screenshot(path=str(SHOTS / "kamisado-chat-black.png"), full_page=True)
+    shot(black, SHOTS / "kamisado-chat-black.png", full_page=True)
     # muted: Gold hides Black's messages in this browser, also after a reload
     gold.locator("#chat-mute").click()
     expect(gold.locator("#chat-mute")).to_have_attribute("aria-pressed", "true")
@@ -83,7 +83,7 @@ def test_chat_escaped_limited_and_muted(browser: Browser, server: str) -> None:
     gold.reload()
     open_chat(gold)
     expect(gold.locator("#chat-log .chat-text")).to_have_text(["Viel Glück!", "Danke!"])
-    gold.screenshot(path=str(SHOTS / "kamisado-chat-gold-muted.png"), full_page=True)
+    shot(gold, SHOTS / "kamisado-chat-gold-muted.png", full_page=True)
     gold.locator("#chat-mute").click()
     expect(gold.locator("#chat-mute")).to_have_attribute("aria-pressed", "false")
     expect(gold.locator("#chat-log .chat-text")).to_have_text(
@@ -96,7 +96,7 @@ def test_chat_escaped_limited_and_muted(browser: Browser, server: str) -> None:
     expect(watcher.locator("#chat-mute")).to_be_hidden()
     say(watcher, "go gold")
     expect(watcher.locator("#chat-log .chat-text")).to_have_text(["go gold"])
-    watcher.screenshot(path=str(SHOTS / "kamisado-chat-spectator.png"), full_page=True)
+    shot(watcher, SHOTS / "kamisado-chat-spectator.png", full_page=True)
     # rate limited: the refusal is said in the chat (the server's limit, per player and address)
     hello = black.locator('#chat [data-canned="hello"]')
     for _ in range(30):
@@ -140,6 +140,6 @@ def test_the_open_chat_fits_phones_and_desktops(browser: Browser, fresh_server: 
     assert look(black, "chat-open", menu=False) == []
     black.set_viewport_size({"width": 390, "height": 844})
     black.locator("#chat").scroll_into_view_if_needed()
-    black.screenshot(path=str(SHOTS / "kamisado-chat-phone-open.png"), full_page=True)
+    shot(black, SHOTS / "kamisado-chat-phone-open.png", full_page=True)
     for pg in (black, gold):
         pg.context.close()

@@ -32,6 +32,7 @@ from tests.browser_kit import (
     online_pair,
     page,
     seq,
+    shot,
     sign_up,
     start,
     tower_at,
@@ -130,7 +131,7 @@ def test_an_online_takeback_is_offered_withdrawn_and_accepted(browser: Browser, 
     expect(black.locator("#offer-accept")).to_be_hidden()
     expect(black.locator("#takeback")).to_be_disabled()
     expect(gold.locator("#offer-text")).to_have_text("Your opponent asks to take back their last move.")
-    gold.screenshot(path=str(SHOTS / "kamisado-controls-takeback-offer.png"))
+    shot(gold, SHOTS / "kamisado-controls-takeback-offer.png")
     # withdrawn by the asker: nothing is said declined
     black.locator("#offer-withdraw").click()
     for pg in (black, gold):
@@ -200,7 +201,7 @@ def test_a_rematch_is_offered_accepted_and_swaps_the_colours(browser: Browser, s
     expect(black.locator("#rematch-note")).to_have_text("Your opponent offers a rematch.")
     expect(black.locator("#rematch")).to_have_text("Accept rematch")
     expect(watcher.locator("#rematch-note")).to_have_text("Gold offers a rematch.")
-    black.screenshot(path=str(SHOTS / "kamisado-controls-rematch-offer.png"))
+    shot(black, SHOTS / "kamisado-controls-rematch-offer.png")
     black.locator("#rematch").click()
     # both open the new game, each with the other colour
     expect(black).not_to_have_url(re.compile(first))
@@ -244,7 +245,7 @@ def test_the_win_can_be_claimed_once_the_opponent_has_been_away(browser: Browser
     expect(box).to_be_visible()
     expect(black.locator("#claim-text")).to_have_text(re.compile(r"Opponent left — you can claim the win in \d s"))
     expect(black.locator("#claim")).to_be_hidden()
-    black.screenshot(path=str(SHOTS / "kamisado-controls-claim-wait.png"))
+    shot(black, SHOTS / "kamisado-controls-claim-wait.png")
     expect(black.locator("#claim")).to_be_visible(timeout=CLAIM_AFTER_S * 1000 + 3000)
     black.locator("#claim").click()
     expect(black.locator("#result-text")).to_have_text("Black wins: Gold left the game.")
@@ -281,7 +282,7 @@ def test_a_rated_game_shows_ratings_and_the_player_page(browser: Browser, server
     expect(black.locator("#result-text")).to_have_text("Black wins 1–0!")
     expect(black.locator(".seat-bottom .rating-change")).to_have_text(re.compile(r"^\+\d+$"))
     expect(black.locator(".seat-top .rating-change")).to_have_text(re.compile(r"^−\d+$"))
-    black.screenshot(path=str(SHOTS / "kamisado-controls-rated.png"))
+    shot(black, SHOTS / "kamisado-controls-rated.png")
     black.locator(".seat-top a.name").click()
     expect(black.locator("#view-player")).to_be_visible()
     expect(black.locator("#player-kind")).to_contain_text("registered player")

@@ -18,7 +18,16 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import QUICK_WIN, game_id, move, open_page, page, start, tower_at
+from tests.browser_kit import (
+    QUICK_WIN,
+    game_id,
+    move,
+    open_page,
+    page,
+    shot,
+    start,
+    tower_at,
+)
 
 browser = browser_kit.browser
 server = browser_kit.server
@@ -75,10 +84,9 @@ def close(*pages: Page) -> None:
         pg.context.close()
 
 
-def shot(pg: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def picture(pg: Page, name: str) -> None:
     pg.evaluate("window.scrollTo(0, 0)")
-    pg.screenshot(path=str(SHOTS / f"{name}.png"))
+    shot(pg, SHOTS / f"{name}.png")
 
 
 def final_position_shown(pg: Page, to: str) -> None:
@@ -107,8 +115,8 @@ def test_the_result_is_inline_and_a_rematch_is_accepted_while_it_shows(browser: 
     expect(black.locator("#result-new")).to_have_attribute("href", "#/new/online")
     expect(watcher.locator("#result-new")).to_have_attribute("href", "#/")
     expect(watcher.locator("#rematch")).to_be_hidden()  # a spectator offers nothing
-    shot(black, "end-1366x768")
-    shot(gold, "end-390x844")
+    picture(black, "end-1366x768")
+    picture(gold, "end-390x844")
     # Gold offers; Black's one Rematch button lights up as the answer, Decline beside it
     gold.locator("#rematch").click()
     expect(gold.locator("#rematch")).to_be_disabled()
@@ -126,7 +134,7 @@ def test_the_result_is_inline_and_a_rematch_is_accepted_while_it_shows(browser: 
         expect(pg.locator("#announce")).not_to_contain_text("rematch")
         expect(pg.locator("#offer-box")).to_be_hidden()
     expect(gold.locator("#offer-said")).not_to_contain_text("rematch")
-    shot(black, "end-rematch-offered-1366x768")
+    picture(black, "end-rematch-offered-1366x768")
     lit.click()
     # both open the new game, each with the other colour; the spectator is shown the way
     expect(black).not_to_have_url(re.compile(first))
@@ -141,7 +149,7 @@ def test_the_result_is_inline_and_a_rematch_is_accepted_while_it_shows(browser: 
     expect(link).to_have_text("Watch the rematch")
     expect(link).to_have_attribute("href", f"#/game/{second}")
     expect(watcher.locator("#rematch-note")).to_be_hidden()
-    shot(watcher, "end-spectator-390x844")
+    picture(watcher, "end-spectator-390x844")
     link.click()
     expect(watcher).to_have_url(re.compile(f"#/game/{second}"))
     expect(watcher.locator("#result")).to_be_hidden()
@@ -181,7 +189,7 @@ def test_the_result_inline_in_hotseat_and_against_the_computer(browser: Browser,
     final_position_shown(pg, answer.split("-")[1])
     expect(pg.locator("#rematch")).to_have_text("Rematch")
     expect(pg.locator("#result-new")).to_have_attribute("href", "#/new/computer?level=beginner")
-    shot(pg, "end-computer-390x844")
+    picture(pg, "end-computer-390x844")
     close(pg)
 
 
@@ -206,7 +214,7 @@ def test_a_declined_takeback_is_told_to_the_asker_and_not_asked_again(browser: B
     expect(gold.locator("#offer-box")).to_be_hidden()  # who said no knows it
     expect(takeback).to_be_disabled()
     expect(takeback).to_have_attribute("title", re.compile("ask again after the next move"))
-    shot(black, "takeback-declined-1366x768")
+    picture(black, "takeback-declined-1366x768")
     # the server keeps it: after a reload, and on a second tab
     black.reload()
     expect(black.locator("body")).to_have_attribute("data-ready", "1")
@@ -246,7 +254,7 @@ def test_a_declined_rematch_is_said_to_the_asker(browser: Browser, server: str) 
         expect(pg.locator("#rematch")).to_be_enabled()
         expect(pg.locator("#rematch")).not_to_have_class(re.compile(r"\blit\b"))
         expect(pg.locator("#rematch-decline")).to_be_hidden()
-    shot(black, "rematch-declined-1366x768")
+    picture(black, "rematch-declined-1366x768")
     black.reload()  # kept with the game
     expect(black.locator("body")).to_have_attribute("data-ready", "1")
     expect(black.locator("#rematch-note")).to_have_text(said)

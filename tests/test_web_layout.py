@@ -12,7 +12,7 @@ open:
   wholly on the first screen;
 * axe-core reports no serious or critical violation.
 
-Screenshots of each view go to /tmp/layout-shots/.
+Screenshots of each view go to /tmp/layout-shots/ when KAMISADO_SHOTS=1 is set.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import QUICK_WIN, VIEWPORTS, move, open_page, settings, start
+from tests.browser_kit import QUICK_WIN, VIEWPORTS, move, open_page, settings, shot, start
 
 # the fixtures: a live server for this module, and Chromium
 server = browser_kit.server
@@ -142,8 +142,7 @@ def look(pg: Page, view: str, axe: bool = True, menu: bool = True) -> list[str]:
         if axe and vp in AXE_AT:
             problems += [f"{where}: axe {v}" for v in serious(pg)]
         if vp in SHOT_AT:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            pg.screenshot(path=str(SHOTS / f"{view}-{vp}.png"), full_page=True)
+            shot(pg, SHOTS / f"{view}-{vp}.png", full_page=True)
         if menu:
             summary = pg.locator("details.prefs summary")
             summary.click()
@@ -155,7 +154,7 @@ def look(pg: Page, view: str, axe: bool = True, menu: bool = True) -> list[str]:
                 problems += [f"{where} (settings open): small target {s}"
                              for s in pg.evaluate(SMALL_TARGETS, MIN_TARGET)]
             if vp in SHOT_AT and view == "home":
-                pg.screenshot(path=str(SHOTS / f"settings-{vp}.png"))
+                shot(pg, SHOTS / f"settings-{vp}.png")
             if axe and vp == "phone-390" and view == "home":
                 problems += [f"{where} (settings open): axe {v}" for v in serious(pg)]
             summary.click()

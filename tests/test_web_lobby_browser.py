@@ -13,7 +13,7 @@ import re
 from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import SHOTS, game_id, move, open_page, page, tower_at, you
+from tests.browser_kit import SHOTS, game_id, move, open_page, page, shot, tower_at, you
 
 # the fixtures: a live server for this module, and Chromium
 server = browser_kit.server
@@ -59,7 +59,7 @@ def test_a_challenge_appears_live_is_accepted_in_one_click_and_goes_with_its_tab
     expect(theirs.locator(".facts")).to_contain_text("No clock")
     expect(theirs.locator(".facts")).to_contain_text("casual")
     b.wait_for_timeout(300)
-    b.screenshot(path=str(SHOTS / "kamisado-lobby-challenge.png"))
+    shot(b, SHOTS / "kamisado-lobby-challenge.png")
     # one click: both open the same game, one seat each
     theirs.locator("button.accept").click()
     gid = game_id(a)

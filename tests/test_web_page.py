@@ -24,6 +24,7 @@ from tests.browser_kit import (
     page,
     seq,
     settings,
+    shot,
     start,
     tower_at,
 )
@@ -84,7 +85,7 @@ def test_a_lost_connection_is_shown_and_no_move_is_taken_until_it_is_back(
     expect(pg.locator("#board")).to_have_attribute("data-conn", "restarting")
     click_square(pg, "b8")  # Gold's blue tower must move
     expect(pg.locator("#board .dest")).to_have_count(0)
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-connection-lost.png"))
+    shot(pg, SHOTS / "kamisado-e2e-connection-lost.png")
     # back on the same port and database: the page reconnects and resyncs
     own_server.start()
     expect(pg.locator("#conn")).to_be_hidden(timeout=15_000)
@@ -140,7 +141,7 @@ def test_a_push_is_marked_and_spelled_out(browser: Browser, server: str) -> None
     expect(pg.locator("#status")).to_contain_text(f"Black to move: the {again.group(1)}")
     # the move list: the push, then the pushed tower's Back 1 in Gold's column
     assert rows(pg)[0] == ["Green Forward 1 Orange", "Yellow Back 1 Green"]
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-push.png"))
+    shot(pg, SHOTS / "kamisado-e2e-push.png")
     assert not pg.errors  # type: ignore[attr-defined]
     pg.context.close()
 
@@ -327,7 +328,7 @@ def test_colour_blind_mode_names_colours_with_their_characters(browser: Browser,
     assert dest.evaluate("e => getComputedStyle(e).fill") == "none"
     radius = float(dest.evaluate("e => getComputedStyle(e).r").rstrip("px"))
     assert radius >= 40
-    pg.screenshot(path=str(SHOTS / "kamisado-e2e-characters.png"))
+    shot(pg, SHOTS / "kamisado-e2e-characters.png")
     settings(pg, characters=False)
     expect(pg.locator("#status .cname svg.glyph")).to_have_count(0)
     pg.context.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import SHOTS, game_id, page, sign_up, you
+from tests.browser_kit import SHOTS, game_id, page, shot, sign_up, you
 from tests.test_web_layout import look
 
 # the fixtures: a live server for this module, and Chromium
@@ -51,7 +51,7 @@ def test_a_direct_challenge_accepted_from_a_player_page(browser: Browser, server
     expect(notice).to_contain_text("annie")
     expect(notice).to_contain_text("5+3")
     expect(notice).to_contain_text("rated")
-    bob.screenshot(path=str(SHOTS / "kamisado-players-notice.png"))
+    shot(bob, SHOTS / "kamisado-players-notice.png")
     notice.get_by_role("button", name="Decline annie's challenge").click()
     expect(notice).to_have_count(0)
     expect(bob.locator("#notices")).to_be_hidden()
@@ -64,7 +64,7 @@ def test_a_direct_challenge_accepted_from_a_player_page(browser: Browser, server
     assert game_id(ann) == game
     assert sorted(you(ann) + you(bob)) == ["b", "g"]
     expect(bob.locator("#notices")).to_be_hidden()
-    ann.screenshot(path=str(SHOTS / "kamisado-players-started.png"))
+    shot(ann, SHOTS / "kamisado-players-started.png")
     assert ann.errors == [] and bob.errors == []  # type: ignore[attr-defined]
 
 

@@ -27,6 +27,7 @@ from tests.browser_kit import (
     page,
     seq,
     settings,
+    shot,
     start,
     tower_at,
 )
@@ -152,8 +153,7 @@ def test_the_board_and_both_clocks_are_on_the_first_screen(to_move: Page, width:
         assert font >= 28, font
         # the board takes the room the screen leaves: the height under the header
         assert board["width"] >= 0.9 * (height - 52 - 24), g
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(SHOTS / f"live-{width}x{height}.png"))
+    shot(pg, SHOTS / f"live-{width}x{height}.png")
 
 
 def test_a_tower_dragged_with_the_mouse_is_moved_on_the_server(browser: Browser, server: str) -> None:
@@ -276,8 +276,7 @@ def test_zen_mode_shows_only_the_board_and_the_clocks(browser: Browser, server: 
         expect(pg.locator("#zen")).to_have_text("Leave zen mode")
         if size[0] > PHONE_MAX:  # the header's room goes to the board
             assert width(pg, "#board") > before
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        pg.screenshot(path=str(SHOTS / f"zen-{size[0]}x{size[1]}.png"))
+        shot(pg, SHOTS / f"zen-{size[0]}x{size[1]}.png")
         pg.reload()  # remembered
         expect(pg.locator("body")).to_have_attribute("data-ready", "1")
         expect(pg.locator("#board")).to_have_attribute("data-seq", "1")

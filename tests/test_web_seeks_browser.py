@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import SHOTS, game_id, page, you
+from tests.browser_kit import SHOTS, game_id, page, shot, you
 from tests.test_web_processes import servers
 from tests.test_web_seeks import database_of_its_own
 
@@ -51,7 +51,7 @@ def test_quick_pairing_with_two_players_on_two_server_processes(
     expect(five).to_contain_text("Seeking")
     expect(ann.locator("#quick-said")).to_have_text(
         "Seeking a game (5+3): it starts as soon as an opponent is found.")
-    ann.screenshot(path=str(SHOTS / "kamisado-seeks-seeking.png"))
+    shot(ann, SHOTS / "kamisado-seeks-seeking.png")
     five.click()
     expect(five).to_have_attribute("aria-pressed", "false")
     expect(ann.locator("#quick-said")).to_have_text("Seek cancelled.")
@@ -69,7 +69,7 @@ def test_quick_pairing_with_two_players_on_two_server_processes(
     expect(cy.locator("#lobby-counts")).to_have_text("Players online: 3 · Games in play: 1")
     top = cy.locator("#lobby-top a")
     expect(top).to_be_visible()
-    cy.screenshot(path=str(SHOTS / "kamisado-seeks-lobby.png"), full_page=True)
+    shot(cy, SHOTS / "kamisado-seeks-lobby.png", full_page=True)
     top.click()
     assert game_id(cy) == game and you(cy) == ""
     for pg in (ann, bob, cy):

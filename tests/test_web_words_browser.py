@@ -28,6 +28,7 @@ from tests.browser_kit import (
     move,
     page,
     settings,
+    shot,
     sign_up,
     start,
 )
@@ -117,7 +118,7 @@ def test_both_fill_choices_fit_a_phone_under_one_heading(
     for words in ("Filled from the left", "Filled from the right"):  # each board's name, translated
         expect(region.get_by_role("img", name=words)).to_be_visible()
     expect(pg.locator("#status")).to_have_text("Black won the round and chooses how to fill the home rows.")
-    pg.screenshot(path=str(SHOTS / f"kamisado-words-fill-{width}x{height}.png"))
+    shot(pg, SHOTS / f"kamisado-words-fill-{width}x{height}.png")
     pg.click("#fill-right")
     expect(panel).to_be_hidden()
     expect(pg.locator("#match-info")).to_contain_text("Round 2")
@@ -137,7 +138,7 @@ def test_review_headline_says_a_proven_position(browser: Browser, server: str) -
     expect(pg.locator("#analysis")).not_to_contain_text("Evaluation")
     # and its best move is the best line's
     expect(pg.locator("#analysis")).to_contain_text(lines.first.locator(".line-move").inner_text())
-    pg.screenshot(path=str(SHOTS / "kamisado-words-review-proven.png"), full_page=True)
+    shot(pg, SHOTS / "kamisado-words-review-proven.png", full_page=True)
     close(pg)
 
 
@@ -194,7 +195,7 @@ def test_the_header_never_cuts_the_name_mid_word(browser: Browser, server: str, 
     expect(pg.locator("#me-initials")).to_have_text(initials)
     expect(pg.locator("#me-initials")).to_be_visible()
     assert box(shown)["width"] <= 1  # the whole name is for screen readers only
-    pg.screenshot(path=str(SHOTS / f"kamisado-words-header-{name}.png"), clip={"x": 0, "y": 0, "width": 360, "height": 60})
+    shot(pg, SHOTS / f"kamisado-words-header-{name}.png", clip={"x": 0, "y": 0, "width": 360, "height": 60})
     # on a desktop the whole name is drawn, not cut
     pg.set_viewport_size({"width": 1280, "height": 800})
     expect(pg.locator("#me-initials")).to_be_hidden()
