@@ -65,6 +65,12 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
             close_all()
 
 
+def me(c: TestClient) -> str:
+    """The id of the player ``c``'s cookie is."""
+    player_id: str = c.get("/api/me").json()["id"]
+    return player_id
+
+
 def browser(first: TestClient) -> TestClient:
     """Another browser on the same server."""
     other = TestClient(first.app)

@@ -21,6 +21,7 @@ from tests.test_web_controls import (
     close_all,
     connect,
     error,
+    me,
     online_pair,
     sign_up,
     state,
@@ -36,11 +37,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
             yield c
         finally:
             close_all()
-
-
-def me(c: TestClient) -> str:
-    player_id: str = c.get("/api/me").json()["id"]
-    return player_id
 
 
 def notices(c: TestClient) -> tuple[Any, list[dict[str, Any]]]:

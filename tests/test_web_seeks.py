@@ -25,6 +25,7 @@ from tests.test_web_controls import (
     close_all,
     connect,
     error,
+    me,
     sign_up,
     state,
     until,
@@ -40,11 +41,6 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
             yield c
         finally:
             close_all()
-
-
-def me(c: TestClient) -> str:
-    player_id: str = c.get("/api/me").json()["id"]
-    return player_id
 
 
 def seek(c: TestClient, speed: str, rated: bool = False) -> Any:
