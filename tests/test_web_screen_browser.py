@@ -210,6 +210,8 @@ def test_a_touch_move_waits_for_its_confirmation(browser: Browser, server: str) 
     def tap(square: str) -> None:
         pg.locator(f'#board .square[data-square="{square}"]').tap()
 
+    # the new game's state has come (a tap before it, on a loaded machine, selects nothing)
+    expect(pg.locator("#board")).to_have_attribute("data-seq", "0")
     tap("c1")
     expect(pg.locator('#board .dest[data-dest="c5"]')).to_have_count(1)
     tap("c5")
