@@ -71,7 +71,7 @@ def test_a_puzzle_missed_retried_solved_and_the_ratings_moved(browser: Browser, 
     # the player page: one puzzle solved, the rating the miss made
     me = api(pg, "/api/me")["id"]
     pg.goto(server + f"/#/player/{me}")
-    expect(pg.locator("#player-puzzles")).to_contain_text(f"1 solved · puzzle rating {round(mine.rating)}")
+    expect(pg.locator("#player-puzzles")).to_contain_text(f"1 solved · puzzle rating: {round(mine.rating)}")
     # "Next puzzle" from a puzzle opens another one
     pg.goto(server + "/#/puzzle/p01-w1")
     expect(pg.locator("#puzzle-box")).to_have_attribute("data-state", "playing")
