@@ -103,6 +103,10 @@ export function openGame(id, token) {
   looking = false;
   warned = {};
   clearConfirm();
+  // until the game's state comes, the board shown (another game's, or none)
+  // takes no move: no destinations, no pick, no action count
+  board.marks({});
+  delete $("#board").dataset.seq;
   panelParts("game");
   resetChat(id);
   liveLayout(true);
