@@ -44,6 +44,7 @@ from kamisado.web.analysis import (
     reply,
 )
 from kamisado.web.edge import BODY_TIMEOUT_S, Edge
+from kamisado.web.engine_data import ROUTES as ENGINE_DATA_ROUTES
 from kamisado.web.games import Hub
 from kamisado.web.guard import (
     SOCKET_LIMITS,
@@ -226,6 +227,7 @@ ROUTES = [
     *PLAYER_ROUTES,
     *OPS_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
+    *ENGINE_DATA_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
 
