@@ -226,3 +226,39 @@ def test_the_review_analyses_in_the_page_until_a_proven_result(browser: Browser,
     expect(box).not_to_have_attribute("data-solved", f"{'bg'[want.winner]}:{want.distance}")
     assert not pg.errors  # type: ignore[attr-defined]
     ctx.close()
+
+
+def test_every_level_chooses_a_legal_move(engine_page: Page) -> None:
+    from kamisado.engine import book
+    from kamisado.rules.board import Move
+
+    mid = _positions()["sumo"][3]
+    # a single round's late position that the side to move wins (the round decides the match)
+    late = next(k for k in _positions()["late"]
+                if Position(k).target == 1 and engine.solve(k, pv=False).winner == Position(k).turn)
+    out, bad = engine_page.evaluate(
+        """async ([start, mid, late]) => {
+          const out = {};
+          for (const level of eng.LEVELS) {
+            out[level] = await eng.best(level === 'strong' || level === 'expert' || level === 'perfect' ? late : mid, {level, seed: 7});
+          }
+          out.book = await eng.best(start, {level: 'perfect'});
+          let bad = null;
+          try { await eng.best(mid, {level: 'grandmaster'}); } catch (e) { bad = e.message; }
+          return [out, bad];
+        }""",
+        [START, mid, late],
+    )
+    levels = ["beginner", "novice", "casual", "club", "strong", "expert", "perfect"]
+    for level in levels:
+        pos = Position(late if level in ("strong", "expert", "perfect") else mid)
+        assert out[level] in {str(m) for m in pos.legal_moves}, level
+    assert out["book"] == str(book.lookup(Position(START)))
+    # the levels that prove keep a proven win: after their move the mover still wins
+    pos = Position(late)
+    for level in ("expert", "perfect"):
+        q = Position(late)
+        q.push(Move.from_str(out[level]))
+        after = q.outcome.winner if q.outcome is not None else engine.solve(q, pv=False).winner
+        assert after == pos.turn, level
+    assert bad is not None and "expected a level" in bad
