@@ -262,3 +262,29 @@ def test_every_level_chooses_a_legal_move(engine_page: Page) -> None:
         after = q.outcome.winner if q.outcome is not None else engine.solve(q, pv=False).winner
         assert after == pos.turn, level
     assert bad is not None and "expected a level" in bad
+
+
+def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
+    """A level and a seed choose the server's very move (Python's random
+    numbers, the same searches); ``expert`` where the round does not decide
+    the match (its node-limited solver is the worker's table, not this process's)."""
+    from kamisado.engine.levels import player
+
+    kinds = _positions()
+    cases = []
+    for i, kpn in enumerate(kinds["random"] + kinds["sumo"][:6]):
+        for level in ("beginner", "novice", "casual", "club", "strong"):
+            cases.append((kpn, level, 11 * i + len(level)))
+    for i, kpn in enumerate(kinds["sumo"][6:]):
+        cases.append((kpn, "expert", i))
+    got = engine_page.evaluate(
+        """async (cases) => {
+          const out = [];
+          for (const [kpn, level, seed] of cases) out.push(await eng.best(kpn, {level, seed}));
+          return out;
+        }""",
+        cases,
+    )
+    want = [str(player(level, seed).choose_move(Position(kpn))) for kpn, level, seed in cases]
+    assert len(cases) > 60 and got == want
+
