@@ -288,3 +288,27 @@ def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
     want = [str(player(level, seed).choose_move(Position(kpn))) for kpn, level, seed in cases]
     assert len(cases) > 60 and got == want
 
+
+
+def test_the_engine_data_and_the_wasm_are_served() -> None:
+    """The book and the equity model from the package's own files, nothing
+    else under /static/engine/data/; the module with the headers the page
+    needs to compile it."""
+    from importlib import resources
+
+    from starlette.testclient import TestClient
+
+    from kamisado.web.server import create_app
+
+    with TestClient(create_app(":memory:")) as c:
+        book = c.get("/static/engine/data/book.txt")
+        assert book.status_code == 200
+        assert book.text == resources.files("kamisado").joinpath("data/book.txt").read_text("utf-8")
+        equity = c.get("/static/engine/data/equity.json")
+        assert equity.status_code == 200 and "opener_win" in equity.json()
+        missing = c.get("/static/engine/data/lessons.json")
+        assert missing.status_code == 404 and "no engine data" in missing.json()["error"]
+        wasm = c.get("/static/engine/kamisado.wasm")
+        assert wasm.status_code == 200 and wasm.content[:4] == b"\0asm"
+        assert wasm.content == (ROOT / "kamisado/web/static/engine/kamisado.wasm").read_bytes()
+        assert "'wasm-unsafe-eval'" in wasm.headers["content-security-policy"]
