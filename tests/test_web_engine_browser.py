@@ -181,9 +181,9 @@ def test_stop_answers_the_last_depth_and_the_engine_goes_on(engine_page: Page) -
     assert res["after"] == engine.perft(START, 3)
 
 
-def _finished_game(server: str) -> tuple[str, int, Position]:
-    """A single round played by two seeded club players, uploaded as a record:
-    its id, its number of moves and the position three moves before its end."""
+def _finished_game(server: str) -> tuple[str, int, list[str]]:
+    """A single round played by two seeded casual players, uploaded as a record:
+    its id, the ply three moves before its end and the positions of the round."""
     import json
     import urllib.request
 
@@ -192,7 +192,7 @@ def _finished_game(server: str) -> tuple[str, int, Position]:
     from kamisado.rules.match import Match
 
     m = Match(1)
-    players = [player("club", seed=3), player("club", seed=4)]
+    players = [player("casual", seed=3), player("casual", seed=4)]
     kpns = []
     while m.position.outcome is None:
         pos = m.position
@@ -202,13 +202,12 @@ def _finished_game(server: str) -> tuple[str, int, Position]:
     req = urllib.request.Request(server + "/api/records", data=text.encode(), method="POST")
     with urllib.request.urlopen(req) as r:
         game = json.loads(r.read())["id"]
-    plies = len(kpns)
-    return game, plies - 3, Position(kpns[plies - 3])
+    return game, len(kpns) - 3, kpns
 
 
 def test_the_review_analyses_in_the_page_until_a_proven_result(browser: Browser, server: str) -> None:
-    game, ply, pos = _finished_game(server)
-    want = engine.solve(pos, pv=False)
+    game, ply, kpns = _finished_game(server)
+    want = engine.solve(kpns[ply], pv=False)
     assert want.winner is not None and want.distance is not None and want.distance > 1
     ctx = browser.new_context(viewport={"width": 1100, "height": 850})
     seen: list[str] = []
@@ -218,12 +217,15 @@ def test_the_review_analyses_in_the_page_until_a_proven_result(browser: Browser,
     side = "Black" if want.winner == 0 else "Gold"
     expect(box).to_have_attribute("data-solved", f"{'bg'[want.winner]}:{want.distance}", timeout=30_000)
     expect(box).to_contain_text(f"{side} wins in {want.distance} moves (proven)")
-    expect(box).to_contain_text(re.compile(r"depth \d+$"))
-    expect(pg.locator("#rv-lines li")).not_to_have_count(0)
+    expect(box).to_contain_text(re.compile(r"depth \d+$"))  # done: no "…"
+    expect(box).to_have_attribute("aria-busy", "false")
+    expect(pg.locator("#rv-lines li")).to_have_count(3)
     assert not any("/api/analyse" in u for u in seen)  # the page analysed it, not the server
-    # another position: the analysis starts again there
+    # a step back: the analysis starts again there and proves that position
     pg.locator("#rv-prev").click()
-    expect(box).not_to_have_attribute("data-solved", f"{'bg'[want.winner]}:{want.distance}")
+    before = engine.solve(kpns[ply - 1], pv=False)
+    assert before.winner is not None
+    expect(box).to_have_attribute("data-solved", f"{'bg'[before.winner]}:{before.distance}", timeout=30_000)
     assert not pg.errors  # type: ignore[attr-defined]
     ctx.close()
 
@@ -272,10 +274,10 @@ def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
 
     kinds = _positions()
     cases = []
-    for i, kpn in enumerate(kinds["random"] + kinds["sumo"][:6]):
+    for i, kpn in enumerate(kinds["random"][::2] + kinds["sumo"][:4]):
         for level in ("beginner", "novice", "casual", "club", "strong"):
             cases.append((kpn, level, 11 * i + len(level)))
-    for i, kpn in enumerate(kinds["sumo"][6:]):
+    for i, kpn in enumerate(kinds["sumo"][6:9]):
         cases.append((kpn, "expert", i))
     got = engine_page.evaluate(
         """async (cases) => {
@@ -286,7 +288,7 @@ def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
         cases,
     )
     want = [str(player(level, seed).choose_move(Position(kpn))) for kpn, level, seed in cases]
-    assert len(cases) > 60 and got == want
+    assert len(cases) > 40 and got == want
 
 
 
