@@ -1,11 +1,12 @@
 """The engine in the page (static/js/engine.js: the C core as WebAssembly in a
 Web Worker) gives the native engine's very answers, in Chromium: perft
 counts; at a fixed depth and seed the search's score, line and node count
-(and the lines of a MultiPV search); the solver's winner and distance, on
-the start, seeded random positions, Sumo round starts of matches
-(bench/proven_starts.txt) and mid-round positions of seeded games with Sumo
-towers.  And the review analyses a late position in the page until it shows
-a proven result.
+(and the lines of a MultiPV search); the solver's winner and distance (and
+the round's value in points), on the start, seeded random positions, Sumo
+round starts of matches (bench/proven_starts.txt) and mid-round positions of
+seeded games with Sumo towers; the levels choose the server's moves.  And
+the review analyses a late position in the page until it shows a proven
+result (the server does where WebAssembly is missing).
 
 One server and one page for the module; the positions go to the page in one
 ``page.evaluate`` per kind.
@@ -31,6 +32,11 @@ browser = browser_kit.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
+#: Long-match positions whose round is worth 2 points to the winner (solve_points' doctests)
+SUMO_POINTS = [
+    "2o++5/3u+1p2/3g4/7G+/1U1B2b+1/4N+++2Y++/O+y+R1r++1n1/5P+2 b g 15 13 9",
+    "3rn1py/3bP+3/1G6/o+2B4/1u6/6g1/6R+1/O+1Y+1U+1N1 g p 15 5 1",
+]
 
 
 def _playout(kpn: str, plies: int, rng: random.Random) -> list[str]:
@@ -114,14 +120,16 @@ def test_search_equals_native(engine_page: Page) -> None:
 
 def test_solver_equals_native(engine_page: Page) -> None:
     # those the solver proves in 300k nodes (most; one of them takes 3.5M)
-    late = [k for k in _positions()["late"] if engine.solve(k, node_limit=300_000, pv=False).winner is not None]
+    late = [k for k in _positions()["late"] + SUMO_POINTS
+            if engine.solve(k, node_limit=300_000, pv=False).winner is not None]
     got = engine_page.evaluate(
         """async (cases) => {
           const out = [];
           for (const kpn of cases) {
             const exact = await eng.solve(kpn);
             const who = await eng.solve(kpn, {exact: false});
-            out.push([exact.winner, exact.distance, who.winner]);
+            const pts = await eng.solve(kpn, {points: true});
+            out.push([exact.winner, exact.distance, who.winner, pts.points]);
           }
           return out;
         }""",
@@ -131,9 +139,11 @@ def test_solver_equals_native(engine_page: Page) -> None:
     for kpn in late:
         r = engine.solve(kpn, pv=False)
         w = engine.solve(kpn, exact=False)
+        p = engine.solve_points(kpn)
         want.append(["bg"[r.winner] if r.winner is not None else None, r.distance,
-                     "bg"[w.winner] if w.winner is not None else None])
+                     "bg"[w.winner] if w.winner is not None else None, p.points])
     assert len(late) >= 10 and all(x[0] is not None for x in want)
+    assert {x[3] for x in want} >= {2, -2}  # rounds worth more than a point (a Sumo wins)
     assert got == want
 
 
@@ -205,8 +215,15 @@ def _finished_game(server: str) -> tuple[str, int, list[str]]:
     return game, len(kpns) - 3, kpns
 
 
-def test_the_review_analyses_in_the_page_until_a_proven_result(browser: Browser, server: str) -> None:
-    game, ply, kpns = _finished_game(server)
+@pytest.fixture(scope="module")
+def finished(server: str) -> tuple[str, int, list[str]]:
+    return _finished_game(server)
+
+
+def test_the_review_analyses_in_the_page_until_a_proven_result(
+    browser: Browser, server: str, finished: tuple[str, int, list[str]]
+) -> None:
+    game, ply, kpns = finished
     want = engine.solve(kpns[ply], pv=False)
     assert want.winner is not None and want.distance is not None and want.distance > 1
     ctx = browser.new_context(viewport={"width": 1100, "height": 850})
@@ -314,3 +331,22 @@ def test_the_engine_data_and_the_wasm_are_served() -> None:
         assert wasm.status_code == 200 and wasm.content[:4] == b"\0asm"
         assert wasm.content == (ROOT / "kamisado/web/static/engine/kamisado.wasm").read_bytes()
         assert "'wasm-unsafe-eval'" in wasm.headers["content-security-policy"]
+
+
+def test_without_webassembly_the_review_asks_the_server(
+    browser: Browser, server: str, finished: tuple[str, int, list[str]]
+) -> None:
+    game, ply, kpns = finished
+    want = engine.solve(kpns[ply], pv=False)
+    ctx = browser.new_context(viewport={"width": 1100, "height": 850})
+    ctx.add_init_script("delete globalThis.WebAssembly;")
+    seen: list[str] = []
+    ctx.on("request", lambda r: seen.append(r.url))
+    pg = open_page(ctx, f"{server}/#/game/{game}/review?ply={ply}")
+    side = "Black" if want.winner == 0 else "Gold"
+    expect(pg.locator("#analysis")).to_contain_text(f"{side} wins in {want.distance} moves (proven)")
+    expect(pg.locator("#rv-lines li")).not_to_have_count(0)
+    assert any("/api/analyse" in u for u in seen) and not any(u.endswith(".wasm") for u in seen)
+    assert not pg.errors  # type: ignore[attr-defined]
+    ctx.close()
+
