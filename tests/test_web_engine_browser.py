@@ -319,7 +319,7 @@ def test_the_engine_data_and_the_wasm_are_served() -> None:
 
     from kamisado.web.server import create_app
 
-    with TestClient(create_app(":memory:")) as c:
+    with TestClient(create_app("sqlite://", workers=0)) as c:
         book = c.get("/static/engine/data/book.txt")
         assert book.status_code == 200
         assert book.text == resources.files("kamisado").joinpath("data/book.txt").read_text("utf-8")
