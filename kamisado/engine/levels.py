@@ -60,7 +60,7 @@ from kamisado.rules.match import FILLS, Match
 from kamisado.rules.position import Position
 
 if TYPE_CHECKING:
-    from kamisado.engine import SolveResult
+    from kamisado.engine import PointsResult, SolveResult
 
 __all__ = [
     "LEVELS",
@@ -185,6 +185,12 @@ PERFECT_MATCH_SOLVE_NODES = 4_000_000
 PERFECT_MATCH_CHOICE_NODES = 500_000
 #: Solver budget for each fill's next round when ``perfect`` chooses its fill.
 PERFECT_FILL_SOLVE_NODES = 4_000_000
+#: Budget of the points solver (who wins, then the thresholds of a Sumo,
+#: Double and Triple win) in a round whose points matter to the match.
+PERFECT_POINTS_NODES = 8_000_000
+#: Budget (all moves together) to weigh each move of a proven lost round by
+#: the points it concedes, then by how long it lasts.
+PERFECT_CONCEDE_NODES = 2_000_000
 
 
 def _round_decides_match(pos: Position) -> bool:
@@ -202,29 +208,111 @@ def _perfect(pl: Player, pos: Position) -> Move:
     hit = book.lookup(pos)
     if hit is not None:
         return hit
+    me = pos.turn
     if _round_decides_match(pos):
         # some round win ends the match: the round is to be won at any price
         r = _prove(pos, PERFECT_SOLVE_NODES)
-        if r.winner == pos.turn and r.best_move is not None:
-            if pos.points[pos.turn] + 1 >= pos.target:
+        if r.winner == me and r.best_move is not None:
+            if pos.points[me] + 1 >= pos.target:
                 return r.best_move  # any win wins the match: the surest is best
-            # behind, where only the opponent's win ends the match: the win is
-            # proven, and a bigger one may win the match rather than level
-            # it, so the match-aware choice picks among the wins
-            return _play_for_match(pl, pos, moves, r.best_move)
+            # behind, where only the opponent's win ends the match: a bigger
+            # win may win the match rather than level it: the points decide
+            return _play_points(pl, pos, moves, r.best_move)
         if r.winner is not None:
-            values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
-            return _longest_resistance(pl, pos, values)
+            if pos.points[me ^ 1] + 1 >= pos.target:
+                # any win of theirs ends the match: only the length counts
+                values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
+                return _longest_resistance(pl, pos, values)
+            return _play_points(pl, pos, moves, None)
         res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
         assert res.best_move is not None
         return res.best_move
-    return _play_for_match(pl, pos, moves, None)
+    return _play_points(pl, pos, moves, None)
 
 
-def _play_for_match(pl: Player, pos: Position, moves: list[Move], won: Move | None) -> Move:
+def _play_points(pl: Player, pos: Position, moves: list[Move], won: Move | None) -> Move:
+    """``perfect`` in a round whose points matter to the match: the round's
+    value in points (:func:`kamisado.engine.solve_points`) decides where it
+    is proven; the match equity (:func:`_play_for_match`) elsewhere.
+    ``won``: a move already proven to win the round, or ``None``."""
+    from kamisado import engine
+
+    me = pos.turn
+    # a win on the spot that wins the match needs no proof
+    for move in moves:
+        if _wins_now(pos, move) and (_end_equity(pos, [move]) or 0.0) >= 1.0:
+            return move
+    pr = engine.solve_points(pos, limit=Limit(nodes=PERFECT_POINTS_NODES))
+    if pr.winner == me:
+        if pr.best_move is not None and pr.low >= 2:
+            # won with at least a Sumo tower's points (all of them when
+            # proven): a move that keeps them; the next move proves again
+            return pr.best_move
+        # won, but only the plain win proven: the search plays on for
+        # more points while the solver proves that its move keeps the win
+        return _play_for_match(pl, pos, moves, pr.best_move or won)
+    if pr.winner is not None:
+        conceded = -pr.points if pr.points is not None else None
+        return _fewest_conceded(pl, pos, moves, conceded, pr.best_move)
+    return _play_for_match(pl, pos, moves, won, proven_open=True)
+
+
+def _fewest_conceded(
+    pl: Player, pos: Position, moves: list[Move], conceded: int | None, keeps: Move | None,
+) -> Move:
+    """``perfect`` in a round proven lost where the points it concedes matter:
+    of the moves that concede no more than the round's value (``conceded``
+    points, when proven), the one that lasts longest; ``keeps`` (the points
+    solver's move, which keeps the concession proven so far) when no move's
+    concession could be proven."""
+    from kamisado import engine
+
+    me = pos.turn
+    fewest: list[Move] = []
+    per_move = Limit(nodes=max(10_000, PERFECT_CONCEDE_NODES // max(1, len(moves))))
+    for move in moves:
+        q = pos.copy(stack=False)
+        q.push(move)
+        value: int | None
+        if q.outcome is not None:
+            value = q.outcome.points if q.outcome.winner != me else -q.outcome.points
+        else:
+            r = engine.solve_points(q, limit=per_move)
+            # a Sumo push moves again: the value is then ours, not theirs
+            value = None if r.points is None else r.points if q.turn != me else -r.points
+        if conceded is not None and value == conceded:
+            fewest.append(move)
+    if not fewest:
+        if keeps is not None:
+            return keeps
+        values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
+        return _longest_resistance(pl, pos, values)
+    if len(fewest) == 1:
+        return fewest[0]
+    # among them the longest resistance: the winner's shortest win after each
+    lasts = []
+    for move in fewest:
+        q = pos.copy(stack=False)
+        q.push(move)
+        if q.outcome is not None:
+            lasts.append((0, str(move), move))
+            continue
+        d = engine.solve(q, limit=per_move, pv=False)
+        # a distance not proven in the budget counts as the longest
+        far = d.distance if d.winner is not None and d.distance is not None else 10**6
+        lasts.append((far, str(move), move))
+    lasts.sort(key=lambda t: (-t[0], t[1]))
+    return lasts[0][2]
+
+
+def _play_for_match(
+    pl: Player, pos: Position, moves: list[Move], won: Move | None, proven_open: bool = False,
+) -> Move:
     """``perfect`` in a round whose win is worth what its points bring to the
     match: the best round win for the match, else the search's move, a proven
-    win kept.  ``won``: a move already proven to win the round, or ``None``."""
+    win kept.  ``won``: a move already proven to win the round, or ``None``;
+    ``proven_open``: the solver already tried (and found no winner) within
+    its budget, so it is not asked again."""
     from kamisado import engine
 
     # among the rounds won on the spot, the win worth most to the match (the
@@ -248,7 +336,7 @@ def _play_for_match(pl: Player, pos: Position, moves: list[Move], won: Move | No
                 return res.best_move  # a surely bigger win a few moves away
         return wins[0][1]
     if res.proven_win_in is None:
-        if won is None:  # not proven yet: the solver looks further
+        if won is None and not proven_open:  # not proven yet: the solver looks further
             r = _prove(pos, PERFECT_MATCH_SOLVE_NODES)
             if r.winner == pos.turn:
                 won = r.best_move
@@ -426,38 +514,26 @@ def choose_fill_by_search(match: Match, depth: int, rng: random.Random) -> str:
 
 
 def _perfect_fill(pl: Player, match: Match) -> str:
-    """``perfect``'s fill: each fill's next round (the opponent opens) is
-    tried with the solver; a fill whose round is proven won for us is taken
-    (the one worth most to the match by the end of its proven line when both
-    are), a fill proven lost is avoided, and otherwise the search decides as
-    in :func:`choose_fill_by_search`.  The fill changes neither the points,
-    the rings nor the opener, so the match equity of the two unproven fills
-    is the same and the search tells them apart."""
+    """``perfect``'s fill, by the next round's value: each fill's next round
+    (the opponent opens it) is given to the points solver
+    (:func:`kamisado.engine.solve_points`, ``PERFECT_FILL_SOLVE_NODES``
+    each); a round it proves is worth the match equity after its proven
+    result (who wins it and with how many points), a round it cannot prove
+    the match equity at its start, and the fill worth more to us is taken.
+    Where the two are worth the same (neither proven: the fill changes
+    neither the points, the rings nor the opener), the search decides as in
+    :func:`choose_fill_by_search`."""
     from kamisado import engine
 
     me = match.current_winner()
     starts = {fill: match.next_round_start(fill) for fill in FILLS}
-    # who wins each start (cheap); the exact line only for the starts we win
-    results = {
-        fill: engine.solve(start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES), exact=False)
+    worth = {
+        fill: _fill_equity(start, engine.solve_points(
+            start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES)), me)
         for fill, start in starts.items()
     }
-    for fill in FILLS:
-        if results[fill].winner == me:
-            exact = engine.solve(starts[fill], limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES))
-            if exact.winner == me:
-                results[fill] = exact
-    won = [f for f in FILLS if results[f].winner == me]
-    if won:
-        # the opener's equity at the end of the proven line: lowest is best for us
-        def theirs(fill: str) -> float:
-            value = _end_equity(starts[fill], results[fill].pv)
-            return 1.0 if value is None else value
-
-        return min(won, key=lambda f: (theirs(f), results[f].distance or 0, FILLS.index(f)))
-    open_fills = [f for f in FILLS if results[f].winner is None]
-    if len(open_fills) == 1:
-        return open_fills[0]
+    if abs(worth["left"] - worth["right"]) > 1e-9:
+        return max(FILLS, key=lambda f: worth[f])
     depth = LEVELS[pl.level].fill_depth
     scores = {}
     for fill in FILLS:
@@ -465,6 +541,25 @@ def _perfect_fill(pl: Player, match: Match) -> str:
         scores[fill] = r.score
     best = min(scores.values())
     return pl.rng.choice([f for f in FILLS if scores[f] == best])
+
+
+def _fill_equity(start: Position, value: PointsResult, me: int) -> float:
+    """``me``'s match equity for a next round from ``start`` whose value to
+    its opener the points solver gave: after the proven result when the
+    winner is proven (the fewest points proven for the winner when the
+    exact points are not), else at the round's start."""
+    from kamisado.engine.equity import match_equity
+
+    opener = start.turn
+    rings = _rings_after(start)
+    if value.winner is None:
+        black = match_equity((start.points[0], start.points[1]), start.target, rings, opener)
+        return black if me == BLACK else 1.0 - black
+    # the points the winner is sure of: low when the opener wins, -high when it loses
+    sure = value.low if value.winner == opener else -value.high
+    k = RING_POINTS.index(sure) if sure in RING_POINTS else 0
+    theirs = _win_equity(start, value.winner, k, rings)  # for the opener
+    return theirs if me == opener else 1.0 - theirs
 
 
 @dataclass(frozen=True)
