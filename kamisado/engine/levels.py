@@ -30,21 +30,26 @@ Levels, weakest first (their measured strength: docs/engine.md):
     decides the match, the solver (1 million nodes) has the last word.
 ``perfect``
     The opening book and the solver: wins every won single round and plays
-    the longest resistance when lost; in a round that decides the match it
-    proves who wins (10 million nodes: half for the winner-only solver,
-    ``solve(exact=False)``, half for the exact one) and plays the shortest
-    win where the exact solver finds it, else a proven winning move; in other rounds it searches 4 million nodes
-    and, unless that finds a forced win, proves one in 4 million nodes.
-    It plays for the match, not the round (:mod:`kamisado.engine.equity`): of the
-    round wins it can take or has proven, it plays the one worth most to
-    the match (the points, the rings: which tower wins); where only the
-    solver proves the round won, it plays the search's move while the solver
-    proves that it keeps the win (the search plays on for the bigger win;
-    also when behind at the opponent's match point, where a plain win only
-    levels the match); and it fills after
-    a round win by trying both next rounds with the solver (4 million nodes
-    each): a fill whose round is proven lost for the opener is taken, one
-    proven won for the opener avoided, and otherwise the search decides.
+    the longest resistance when lost.  Where the round decides the match
+    and any win of the side to move ends it, it proves who wins (10 million
+    nodes: half for the winner-only solver, ``solve(exact=False)``, half for
+    the exact one) and plays the shortest win where the exact solver finds
+    it, else a proven winning move.  Everywhere else the round's points
+    matter, and it plays them (:func:`kamisado.engine.solve_points`, 8
+    million nodes): in a round proven won it plays a move that keeps the
+    most points proven (a Sumo, Double or Triple win is never traded for a
+    smaller one); in a round proven lost, the move that concedes the fewest
+    points, and of those the one that lasts longest; where only the plain
+    win is proven, the search's move (4 million nodes, weighing a win's
+    points) while the solver proves that it keeps the win; where nothing is
+    proven, the search's move.  Across rounds it plays by match equity
+    (:mod:`kamisado.engine.equity`: the score, the target, the rings): of
+    the round wins on the spot it takes the one worth most to the match,
+    and it fills after a round win by the next round's value: both next
+    rounds go to the points solver (4 million nodes each), a proven round is
+    worth the match equity after its proven result (who wins, and how many
+    points), an unproven one the match equity at its start, and the fill
+    worth more is taken (the search decides between two unproven ones).
 """
 
 from __future__ import annotations
@@ -586,7 +591,8 @@ LEVELS: dict[str, Level] = {
     "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (at most about 0.05 s)", 1209),
     "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
                     "600k nodes of search (up to about 0.5 s) and the solver", 1300),
-    "perfect": Level(_perfect, 10, "opening book and solver, playing for the match", 1319),
+    "perfect": Level(_perfect, 10,
+                     "opening book and solver, playing the points for the match", 1319),
 }
 
 
