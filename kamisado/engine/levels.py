@@ -219,20 +219,28 @@ def _perfect(pl: Player, pos: Position) -> Move:
         r = _prove(pos, PERFECT_SOLVE_NODES)
         if r.winner == me and r.best_move is not None:
             if pos.points[me] + 1 >= pos.target:
-                return r.best_move  # any win wins the match: the surest is best
+                # any win wins the match: the surest is best, but a proven
+                # bigger win is kept all the same (the points stay proven)
+                if _has_rings(pos):
+                    pr = engine.solve_points(pos, limit=Limit(nodes=PERFECT_POINTS_NODES))
+                    if pr.winner == me and pr.best_move is not None and pr.low >= 2:
+                        return pr.best_move
+                return r.best_move
             # behind, where only the opponent's win ends the match: a bigger
             # win may win the match rather than level it: the points decide
             return _play_points(pl, pos, moves, r.best_move)
         if r.winner is not None:
-            if pos.points[me ^ 1] + 1 >= pos.target:
-                # any win of theirs ends the match: only the length counts
-                values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
-                return _longest_resistance(pl, pos, values)
+            # lost: the fewest points conceded, then the longest resistance
             return _play_points(pl, pos, moves, None)
         res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
         assert res.best_move is not None
         return res.best_move
     return _play_points(pl, pos, moves, None)
+
+
+def _has_rings(pos: Position) -> bool:
+    """Whether some tower on the board has a ring (else every win is worth 1)."""
+    return any(pos.rings)
 
 
 def _play_points(pl: Player, pos: Position, moves: list[Move], won: Move | None) -> Move:
@@ -243,10 +251,6 @@ def _play_points(pl: Player, pos: Position, moves: list[Move], won: Move | None)
     from kamisado import engine
 
     me = pos.turn
-    # a win on the spot that wins the match needs no proof
-    for move in moves:
-        if _wins_now(pos, move) and (_end_equity(pos, [move]) or 0.0) >= 1.0:
-            return move
     pr = engine.solve_points(pos, limit=Limit(nodes=PERFECT_POINTS_NODES))
     if pr.winner == me:
         if pr.best_move is not None and pr.low >= 2:
@@ -306,8 +310,12 @@ def _fewest_conceded(
         # a distance not proven in the budget counts as the longest
         far = d.distance if d.winner is not None and d.distance is not None else 10**6
         lasts.append((far, str(move), move))
-    lasts.sort(key=lambda t: (-t[0], t[1]))
-    return lasts[0][2]
+    longest = max(t[0] for t in lasts)
+    best = sorted((t for t in lasts if t[0] == longest), key=lambda t: t[1])
+    if len(best) > 1:
+        # fewer winning replies for the opponent is a harder problem for them
+        best.sort(key=lambda t: winning_replies(pos, t[2], node_limit=20000))
+    return best[0][2]
 
 
 def _play_for_match(
