@@ -286,7 +286,9 @@ def test_every_level_chooses_a_legal_move(engine_page: Page) -> None:
 def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
     """A level and a seed choose the server's very move (Python's random
     numbers, the same searches); ``expert`` where the round does not decide
-    the match (its node-limited solver is the worker's table, not this process's)."""
+    the match, ``perfect`` where its proofs end within their budgets (a proof
+    cut short by its budget may end otherwise: its table is the worker's, not
+    this process's)."""
     from kamisado.engine.levels import player
 
     kinds = _positions()
@@ -296,6 +298,9 @@ def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
             cases.append((kpn, level, 11 * i + len(level)))
     for i, kpn in enumerate(kinds["sumo"][6:9]):
         cases.append((kpn, "expert", i))
+    # perfect where its proofs end within their budgets (won, lost, points rounds)
+    for kpn in kinds["late"][:4] + SUMO_POINTS:
+        cases.append((kpn, "perfect", 5))
     got = engine_page.evaluate(
         """async (cases) => {
           const out = [];
