@@ -355,3 +355,35 @@ def test_without_webassembly_the_review_asks_the_server(
     assert not pg.errors  # type: ignore[attr-defined]
     ctx.close()
 
+
+
+def test_the_levels_choose_the_servers_fills(engine_page: Page) -> None:
+    """After a won round the computer fills as the server's player of its
+    level and seed, from the two next rounds' starts the rules make."""
+    from kamisado.engine.levels import player
+    from kamisado.rules.match import FILLS, Match
+
+    matches = []
+    for target in (3, 7):
+        m = Match(target)
+        for frm, to in [("a1", "a4"), ("e8", "e5"), ("a4", "e8")]:  # Black wins with the brown tower
+            m.apply(f"{frm}-{to}")
+        assert m.position.outcome is not None
+        matches.append(m)
+    cases = [(m, level, seed) for m in matches
+             for level in ("beginner", "novice", "casual", "club", "strong", "expert")
+             for seed in ((1, 2, 3) if level in ("beginner", "novice", "casual") else (1,))]
+    got = engine_page.evaluate(
+        """async (cases) => {
+          const out = [];
+          for (const [starts, level, seed] of cases) out.push(await eng.bestFill(starts, {level, seed}));
+          let bad = null;
+          try { await eng.bestFill({left: 'x'}, {level: 'club'}); } catch (e) { bad = e.message; }
+          out.push(bad);
+          return out;
+        }""",
+        [({f: m.next_round_start(f).kpn() for f in FILLS}, level, seed) for m, level, seed in cases],
+    )
+    want = [player(level, seed).choose_fill(m) for m, level, seed in cases]
+    assert got[:-1] == want and set(want) == {"left", "right"}
+    assert "next round's starts" in got[-1]

@@ -7,8 +7,9 @@
    move as the server's), so the same level and seed choose the server's
    very move.  What differs (docs/web.md, "The engine in the page"): the
    solver's table is the worker's, not the server process's, so a proof cut
-   short by a node budget (expert's and perfect's) may end otherwise; and
-   the fill choice after a round win is not ported. */
+   short by a node budget (expert's and perfect's) may end otherwise.  The
+   fill after a round win (bestFill) is chosen from the two next rounds'
+   starts, which the caller gives (the rules make them, not the engine). */
 
 import {
   codes, defaultWeights, kpnNow, loadKpn, moveCode, moveText, outcome, playCode, search, solve, turn, unplay,
@@ -25,6 +26,10 @@ const PERFECT_MATCH_SOLVE_NODES = 4_000_000;
 const PERFECT_MATCH_CHOICE_NODES = 500_000;
 const PERFECT_KEEP_NODES = 1_000_000;
 const PERFECT_POINTS_NODES = 8_000_000;
+const PERFECT_FILL_SOLVE_NODES = 4_000_000;
+/** How deep each level searches its fill (Level.fill_depth). */
+const FILL_DEPTH = { beginner: 0, novice: 2, casual: 3, club: 4, strong: 6, expert: 8, perfect: 10 };
+const FILLS = /** @type {const} */ (["left", "right"]);
 const PERFECT_CONCEDE_NODES = 2_000_000;
 
 /** The match fields and rings of a KPN: target, points, each side's total rings.
@@ -480,4 +485,66 @@ export async function bestMove(kpn, opts) {
   if (level === "perfect") await Promise.all([loadBook(), loadModel()]);
   // kamisado.engine.levels.Player: random.Random(f"{level}:{seed}"), a new one each move
   return moveText(policy(kpn, new Rng(`${level}:${seed}`)));
+}
+
+/** The fill whose next round looks worse for the opponent (levels.choose_fill_by_search).
+    @param {Record<string, string>} starts @param {number} depth @param {Rng} rng @returns {string} */
+function fillBySearch(starts, depth, rng) {
+  if (depth <= 0) return rng.choice([...FILLS]);
+  /** @type {Record<string, number>} */
+  const scores = {};
+  for (const f of FILLS) scores[f] = search(starts[f], { depth, seed: rng.below(2 ** 30) }).score;
+  const best = Math.min(scores.left, scores.right);
+  return rng.choice(FILLS.filter((f) => scores[f] === best));
+}
+
+/** The winner's match equity for a next round (levels._fill_equity).
+    @param {string} start @param {ReturnType<typeof solve>} value @param {number} me */
+function fillEquity(start, value, me) {
+  loadKpn(start);
+  const opener = turn();
+  const { target, points, rings } = matchOf(start);
+  if (value.winner === null) {
+    const black = matchEquity(points, target, rings, opener);
+    return me === 0 ? black : 1 - black;
+  }
+  const winner = SIDES.indexOf(value.winner);
+  const sure = winner === opener ? value.low : -value.high;
+  const k = Math.max(0, RING_POINTS.indexOf(sure));
+  const theirs = winEquity(start, opener, winner, k);
+  return me === opener ? theirs : 1 - theirs;
+}
+
+/** The computer's fill after it won a round: "left" or "right"
+    (Player.choose_fill).  ``starts``: the KPN of the next round's start
+    after each fill (the loser to move), as Match.next_round_start makes them.
+    @param {{left: string, right: string}} starts @param {{level: string, seed?: number}} opts */
+export async function bestFill(starts, opts) {
+  const level = opts?.level;
+  if (!(level in FILL_DEPTH)) throw new Error(`expected a level (${Object.keys(FILL_DEPTH).join(", ")}), found ${String(level)}`);
+  const seed = opts.seed ?? 0;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`seed must be an integer >= 0, got ${seed}`);
+  if (!starts || typeof starts.left !== "string" || typeof starts.right !== "string") {
+    throw new Error("expected the next round's starts: {left: KPN, right: KPN}");
+  }
+  /** @type {Record<string, string>} */
+  const kpns = { left: starts.left, right: starts.right };
+  for (const f of FILLS) {
+    loadKpn(kpns[f]);
+    if (outcome()) throw new Error(`the ${f} start is not a round's start`);
+  }
+  const rng = new Rng(`${level}:${seed}`);
+  const depth = FILL_DEPTH[/** @type {keyof typeof FILL_DEPTH} */ (level)];
+  if (level !== "perfect") return fillBySearch(kpns, depth, rng);
+  await loadModel();
+  // perfect: by the next round's value (levels._perfect_fill)
+  loadKpn(kpns.left);
+  const me = turn() ^ 1;  // the loser opens the next round
+  /** @type {Record<string, number>} */
+  const worth = {};
+  for (const f of FILLS) {
+    worth[f] = fillEquity(kpns[f], solve(kpns[f], { points: true, nodes: PERFECT_FILL_SOLVE_NODES }), me);
+  }
+  if (Math.abs(worth.left - worth.right) > 1e-9) return worth.left >= worth.right ? "left" : "right";
+  return fillBySearch(kpns, depth, rng);
 }
