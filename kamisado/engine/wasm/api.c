@@ -1,7 +1,8 @@
 /*
- * wasm_api.c: the exports of the WebAssembly build of the core (the page's
- * engine, kamisado/web/static/js/engine-worker.js).  Built only by
- * tools/build_wasm.py, never into the Python extension.
+ * api.c: the exports of the WebAssembly build of the core (the page's
+ * engine: kamisado/web/static/js/engine-core.js calls them, in the Web
+ * Worker of engine.js).  Built only by tools/build_wasm.py, never into the
+ * Python extension (it lies outside core/ for that).
  *
  * One position and one Engine live in the module.  Text goes both ways
  * through one buffer (ks_buf): the host writes a KPN there and calls
