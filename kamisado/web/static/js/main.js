@@ -22,6 +22,7 @@ import { leaveLobby, showLobby } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showLeaderboard } from "./views/leaderboard.js";
 import { followNotices } from "./notices.js";
+import { startOffline } from "./offline.js";
 
 /** @param {string} name */
 function showView(name) {
@@ -148,6 +149,7 @@ lang.addEventListener("change", async () => { await loadLang(lang.value); transl
   setPref("boardSize", prefs.boardSize);
   setPref("zen", prefs.zen);
   await loadLang(prefs.lang);
+  startOffline();
   await Promise.all([loadLevels(), loadMe()]);
   whenPlayerChanges(rejoin);
   // the notices' connection opens again as the player (or account) now

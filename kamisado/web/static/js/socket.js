@@ -66,6 +66,8 @@ export class GameSocket {
 
   open() {
     if (!this.game) return;
+    // offline: no attempt (it could only fail); the "online" event opens it
+    if (navigator.onLine === false) { this.setStatus("lost"); return; }
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const sock = new WebSocket(`${proto}://${location.host}/ws`);
     this.ws = sock;

@@ -1,0 +1,146 @@
+"""The page as an installable app that works offline: its manifest and its service worker.
+
+``GET /manifest.webmanifest`` is the web app manifest (name, start URL,
+``standalone``, the page's colours, the icons of ``static/icons/`` made by
+``tools/make_icons.py``).  ``GET /sw.js`` is the service worker, served
+from the site's root so that its scope is every route: the file
+``static/sw.js`` with two things written into it by the server, the list of
+the URLs it precaches (the app shell: the page, every file under
+``static/``; the lessons in every language, with the positions they show;
+the levels) and the cache's version, a SHA-256 of the contents of all of
+them.  A deploy that changes any of those files changes the version, so the
+browser installs the new worker, which fills a new cache and drops the old
+one; nobody ever writes a version by hand.
+
+>>> from starlette.testclient import TestClient
+>>> from kamisado.web.server import create_app
+>>> with TestClient(create_app("sqlite://", workers=0)) as client:
+...     sw = client.get("/sw.js")
+...     manifest = client.get("/manifest.webmanifest")
+>>> sw.headers["content-type"], manifest.headers["content-type"]
+('text/javascript; charset=utf-8', 'application/manifest+json')
+>>> cache_version() in sw.text and manifest.json()["display"]
+'standalone'
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+__all__ = ["LANGUAGES", "MANIFEST", "ROUTES", "cache_version", "precached", "service_worker"]
+
+LANGUAGES = ("en", "de", "hu")
+#: The page's colours (style.css: ``--dark`` the top bar, ``--bg`` the page).
+THEME = "#1d1b19"
+BACKGROUND = "#f4efe6"
+
+MANIFEST: dict[str, Any] = {
+    "name": "Kamisado",
+    "short_name": "Kamisado",
+    "description": "Play Kamisado, the game of coloured towers: against the computer, a friend here or online.",
+    "id": "/",
+    "start_url": "/",
+    "scope": "/",
+    "display": "standalone",
+    "orientation": "any",
+    "theme_color": THEME,
+    "background_color": BACKGROUND,
+    "icons": [
+        {"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png", "purpose": "any"},
+        {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png", "purpose": "any"},
+        {"src": "/static/icons/maskable-512.png", "sizes": "512x512", "type": "image/png", "purpose": "maskable"},
+    ],
+}
+
+#: Files under ``static/`` the worker does not precache: the link preview's
+#: picture (for other sites' crawlers), the worker's own template and the
+#: page's template (the page is precached as ``/``, as the server fills it in).
+NOT_PRECACHED = frozenset({"og.png", "sw.js", "index.html"})
+
+
+def _lesson_urls() -> list[str]:
+    """The lessons in every language and every position they show
+    (``/api/position`` as lessons.js asks for it: a step's position, its move
+    played, a fill's two starts), so that a lesson goes through offline."""
+    from kamisado.lessons import lessons_json
+
+    urls = [f"/api/lessons?lang={lang}" for lang in LANGUAGES]
+    seen: dict[str, None] = {}
+    for lesson in lessons_json("en"):
+        for step in lesson["steps"]:
+            kpn = step["kpn"]
+            seen[f"/api/position?kpn={quote(kpn, safe='')}"] = None
+            if step.get("move"):
+                seen[f"/api/position?kpn={quote(kpn, safe='')}&move={quote(step['move'], safe='')}"] = None
+            for start in (step.get("fill") or {}).values():
+                seen[f"/api/position?kpn={quote(start, safe='')}"] = None
+    return urls + list(seen)
+
+
+@functools.cache
+def precached() -> tuple[str, ...]:
+    """Every URL the worker precaches: the page, its files, the levels and the lessons."""
+    from kamisado.web.pages import STATIC
+
+    files = sorted(p.relative_to(STATIC).as_posix() for p in STATIC.rglob("*") if p.is_file())
+    shell = [f"/static/{f}" for f in files if f not in NOT_PRECACHED and not f.endswith((".map", ".ts"))]
+    return ("/", "/manifest.webmanifest", *shell, "/api/levels", "/api/board", *_lesson_urls())
+
+
+@functools.cache
+def cache_version() -> str:
+    """The cache's version: the first 16 hex digits of a SHA-256 of what the
+    worker precaches (the files' contents, the lessons, the worker itself).
+    Computed once per process, from the installed files."""
+    from kamisado.lessons import lessons_json
+    from kamisado.web.pages import STATIC
+
+    digest = hashlib.sha256()
+    for url in precached():
+        digest.update(url.encode() + b"\0")
+        if url.startswith("/static/"):
+            digest.update((STATIC / url.removeprefix("/static/")).read_bytes())
+    digest.update((STATIC / "sw.js").read_bytes())
+    digest.update(json.dumps(MANIFEST, sort_keys=True).encode())
+    for lang in LANGUAGES:
+        digest.update(json.dumps(lessons_json(lang), sort_keys=True).encode())
+    return digest.hexdigest()[:16]
+
+
+@functools.cache
+def service_worker() -> str:
+    """``static/sw.js`` with the version and the precached URLs written in."""
+    from kamisado.web.pages import STATIC
+
+    text = (STATIC / "sw.js").read_text("utf-8")
+    return text.replace('"__VERSION__"', json.dumps(cache_version())).replace(
+        "[/*__PRECACHE__*/]", json.dumps(list(precached()), indent=0))
+
+
+async def sw_js(request: Request) -> Response:
+    """``GET /sw.js``: the service worker (never cached by HTTP: the browser checks it on each visit)."""
+    return Response(service_worker(), media_type="text/javascript; charset=utf-8",
+                    headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"})
+
+
+async def manifest(request: Request) -> Response:
+    """``GET /manifest.webmanifest``: the web app manifest."""
+    return Response(json.dumps(MANIFEST), media_type="application/manifest+json",
+                    headers={"Cache-Control": "no-cache"})
+
+
+def routes() -> list[Any]:
+    """The two routes, for :mod:`kamisado.web.server`."""
+    from starlette.routing import Route
+
+    return [Route("/sw.js", sw_js), Route("/manifest.webmanifest", manifest)]
+
+
+ROUTES = routes()

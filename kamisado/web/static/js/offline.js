@@ -1,0 +1,33 @@
+/* Offline: the service worker (/sw.js: the page and its files, the lessons
+   kept for use without a network) and the banner that says when the page
+   is offline and what needs the network.  `navigator.onLine` and the
+   `online`/`offline` events tell; the banner is a polite live region. */
+import { $ } from "./dom.js";
+
+/** @type {Set<(online: boolean) => void>} */
+const listeners = new Set();
+
+/** Whether the browser believes it has a network. */
+export const isOnline = () => navigator.onLine;
+
+/** Call `fn(online)` whenever the network comes or goes. @param {(online: boolean) => void} fn */
+export function whenNetworkChanges(fn) { listeners.add(fn); }
+
+/** Show or hide the banner for the network as it is now. */
+function showBanner() {
+  const on = navigator.onLine;
+  $("#offline-text").hidden = on;
+  document.body.classList.toggle("is-offline", !on);
+  for (const fn of listeners) fn(on);
+}
+
+/** Start: the banner follows the network, and the service worker is registered
+ * (where the browser has them; a refusal, as in a private window, leaves the page online-only). */
+export function startOffline() {
+  window.addEventListener("online", showBanner);
+  window.addEventListener("offline", showBanner);
+  showBanner();
+  if ("serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
+  }
+}
