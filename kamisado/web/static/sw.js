@@ -4,7 +4,8 @@
    changes a file changes it) and the URLs to precache.
    - the app shell (the page, /static/...): cache first;
    - the API (/api/...): network first, the cache when the network fails
-     (the lessons and the positions they show are precached; other answers
+     (the lessons and the positions they show are precached, the
+     positions from one answer, /api/offline/positions; other answers
      are kept as they come: the levels, the player);
    - a page other than / (a share link /game/<id>): network first, else the
      cached page, which opens the game from its path.
@@ -16,6 +17,8 @@ const SHELL = `kamisado-shell-${VERSION}`;
 const API = `kamisado-api-${VERSION}`;
 /** The API answers kept for offline use as they come (the others: the network only). */
 const KEPT = ["/api/lessons", "/api/position", "/api/levels", "/api/board", "/api/me"];
+/** The positions the lessons show, by their /api/position URLs (kamisado/web/offline.py). */
+const POSITIONS = "/api/offline/positions";
 /** @type {string[]} */
 const PRECACHE = [/*__PRECACHE__*/];
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
@@ -28,6 +31,13 @@ sw.addEventListener("install", (ev) => {
       const res = await fetch(url, { cache: "no-store", credentials: "same-origin" });
       if (res.ok) await cache.put(url, res);
     }));
+    // the positions the lessons show, in one answer: each kept under its own /api/position URL
+    const res = await fetch(POSITIONS, { cache: "no-store" });
+    if (res.ok) {
+      const all = /** @type {Record<string, unknown>} */ (await res.json());
+      await Promise.all(Object.entries(all).map(([url, body]) => cache.put(url,
+        new Response(JSON.stringify(body), { headers: { "Content-Type": "application/json" } }))));
+    }
     await sw.skipWaiting();
   })());
 });
