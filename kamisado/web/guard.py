@@ -564,13 +564,15 @@ def same_origin(origin: str, host: str, scheme: str = "http", allow: Iterable[st
     return bool(o_host) and (o_host, o_port) == (h_host, h_port)
 
 
-#: On every HTTP response.  The page's only inline script is a JSON data
+#: On every HTTP response.  ``'wasm-unsafe-eval'`` lets the page's engine
+#: compile its WebAssembly (static/js/engine.js; no other eval is allowed).
+#: The page's only inline script is a JSON data
 #: block (not run, so not blocked); it sets element styles from its modules
 #: (allowed: CSP's style-src covers style attributes and elements only).
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (
         b"content-security-policy",
-        b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; "
         b"connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; "
         b"form-action 'self'; frame-ancestors 'none'",
     ),

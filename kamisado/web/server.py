@@ -44,6 +44,7 @@ from kamisado.web.analysis import (
     reply,
 )
 from kamisado.web.edge import BODY_TIMEOUT_S, Edge
+from kamisado.web.engine_data import ROUTES as ENGINE_DATA_ROUTES
 from kamisado.web.games import Hub
 from kamisado.web.guard import (
     SOCKET_LIMITS,
@@ -228,6 +229,7 @@ ROUTES = [
     *OPS_ROUTES,
     *OFFLINE_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
+    *ENGINE_DATA_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
 ]
 
