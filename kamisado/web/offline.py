@@ -6,7 +6,8 @@
 from the site's root so that its scope is every route: the file
 ``static/sw.js`` with two things written into it by the server, the list of
 the URLs it precaches (the app shell: the page, every file under
-``static/``; the lessons in every language; the levels; the positions the
+``static/``; the engine's WebAssembly, its worker and its data (the book, the match
+equity); the lessons in every language; the levels; the positions the
 lessons show come in one answer, ``GET /api/offline/positions``) and the cache's version, a SHA-256 of the contents of all of
 them.  A deploy that changes any of those files changes the version, so the
 browser installs the new worker, which fills a new cache and drops the old
@@ -29,6 +30,7 @@ import functools
 import hashlib
 import json
 from collections.abc import Iterable
+from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -125,7 +127,14 @@ def precached() -> tuple[str, ...]:
     files = sorted(p.relative_to(STATIC).as_posix() for p in STATIC.rglob("*") if p.is_file())
     shell = [f"/static/{f}" for f in files if f not in NOT_PRECACHED and not f.endswith((".map", ".ts"))]
     lessons = [f"/api/lessons?lang={lang}" for lang in LANGUAGES]
-    return ("/", "/manifest.webmanifest", *shell, "/api/levels", "/api/board", *lessons)
+    return ("/", "/manifest.webmanifest", *shell, *_engine_data_urls(), "/api/levels", "/api/board", *lessons)
+
+
+def _engine_data_urls() -> list[str]:
+    """The page engine's data (the book, the match equity), served from the package's data."""
+    from kamisado.web.engine_data import ENGINE_DATA
+
+    return [f"/static/engine/data/{name}" for name in sorted(ENGINE_DATA)]
 
 
 def version_of(static: Path, urls: Iterable[str]) -> str:
@@ -138,7 +147,9 @@ def version_of(static: Path, urls: Iterable[str]) -> str:
     digest = hashlib.sha256()
     for url in urls:
         digest.update(url.encode() + b"\0")
-        if url.startswith("/static/"):
+        if url.startswith("/static/engine/data/"):
+            digest.update(resources.files("kamisado").joinpath(f"data/{url.rsplit('/', 1)[1]}").read_bytes())
+        elif url.startswith("/static/"):
             digest.update((static / url.removeprefix("/static/")).read_bytes())
     digest.update((static / "sw.js").read_bytes())
     digest.update(json.dumps(MANIFEST, sort_keys=True).encode())
