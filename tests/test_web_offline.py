@@ -261,3 +261,39 @@ def test_the_server_thinks_when_the_page_sends_nothing(client: TestClient, monke
     state(w)
     w.send_json({"type": "move", "move": "a1-a4", "seq": 0})
     assert until(w, lambda m: m["type"] == "state" and m["seq"] == 2)["turn"] == "b"
+
+
+# -- a game played offline, sent as its actions ------------------------------------------
+
+
+def test_a_game_played_offline_is_sent_as_a_record_of_its_actions(client: TestClient) -> None:
+    data = json.loads((Path(__file__).parent / "data" / "offline_matches.json").read_text())["matches"]
+    game = next(g for g in data if g["target"] == 7)  # a Long match: fills, a Sumo tower
+    r = client.post("/api/records", json={"target": 7, "series": False, "actions": game["actions"],
+                                          "black": "Ann", "gold": "Bob"})
+    assert r.status_code == 200, r.text
+    sent = r.json()
+    assert sent["you"] == ["b", "g"]  # a hotseat game of the sender's
+    assert stored(client, sent["id"]) == game["actions"]
+    record = client.get(f"/api/games/{sent['id']}/record").text
+    assert "Match: Long" in record and "Black: Ann" in record and "Gold: Bob" in record
+    assert f"Result: Black {game['points'][0]}, Gold {game['points'][1]} (goal)" in record
+    # an unfinished game goes on on the server
+    r = client.post("/api/records", json={"target": 3, "actions": ["a1-a4"], "black": "", "gold": ""})
+    assert r.status_code == 200 and stored(client, r.json()["id"]) == ["a1-a4"]
+
+
+@pytest.mark.parametrize(("body", "says"), [
+    ({"target": 3, "actions": ["a1-a4", "e8-e1"]}, "record: action 2, e8-e1"),
+    ({"target": 3, "actions": ["left"]}, "record: action 1, left"),
+    ({"target": 5, "actions": []}, "expected a target of 1, 3, 7 or 15"),
+    ({"target": "3", "actions": []}, "expected target to be an integer"),
+    ({"target": 3, "actions": "a1-a4"}, "expected actions to be a list"),
+    ({"target": 3, "actions": [], "black": "A\nB"}, "names of one line"),
+    ([1, 2], "expected a JSON object"),
+])
+def test_a_bad_offline_game_is_refused_and_nothing_is_stored(client: TestClient, body: Any, says: str) -> None:
+    before = client.get("/api/games").json()
+    r = client.post("/api/records", json=body)
+    assert r.status_code == 400 and says in r.json()["error"]
+    assert client.get("/api/games").json() == before
