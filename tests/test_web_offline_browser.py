@@ -1,17 +1,30 @@
 """The page offline, in Chromium: the manifest, the service worker, the
-offline banner, and a game played with the network cut.
+offline banner, and a game against the computer played with the network
+cut, kept on the device, then sent with the button once back online.
 
-One server for the module; service workers allowed in these contexts only
-(``tests/browser_kit.py`` blocks them elsewhere)."""
+One server for the module, with no process pool: the server never thinks,
+so every computer move here is the page's engine's.  Service workers are
+allowed in these contexts only (``tests/browser_kit.py`` blocks them
+elsewhere)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect
 
-from tests.browser_kit import browser, open_page, server  # noqa: F401 (fixtures)
+from kamisado.web.live import LiveServer
+from tests.browser_kit import browser, move, open_page, start  # noqa: F401 (fixtures)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The site with no computer of its own (no process pool)."""
+    live = LiveServer(tmp_path_factory.mktemp("web") / "games.sqlite3", workers=0)
+    yield live.start()
+    live.stop()
 
 
 @pytest.fixture
@@ -70,3 +83,66 @@ def test_the_service_worker_controls_the_page_and_the_banner_says_offline(
     expect(pg.locator("#board .tower")).to_have_count(16)
     ctx.set_offline(False)
     expect(banner).to_be_hidden()
+
+
+def test_a_game_against_the_computer_offline_is_kept_then_sent(ctx: BrowserContext, server: str) -> None:  # noqa: F811
+    pg = open_page(ctx, server)
+    pg.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    ctx.set_offline(True)  # the network is cut after the first load
+    pg.reload()
+    expect(pg.locator("body")).to_have_attribute("data-ready", "1")
+    expect(pg.locator("#offline-text")).to_be_visible()
+    pg.goto(server + "/#/new/computer")
+    pg.locator('input[name="level"][value="beginner"]').check()
+    pg.select_option('select[name="target"]', "1")
+    pg.click("#start")
+    expect(pg).to_have_url(re.compile(r"#/local/local-"))
+    board = pg.locator("#board")
+    expect(board).to_have_attribute("data-kpn", re.compile(" b "))  # Black (this browser) opens
+    for _ in range(60):  # a single round against the beginner: Black plays its first legal move each time
+        if board.get_attribute("data-state") == "over":
+            break
+        expect(board).to_have_attribute("data-kpn", re.compile(r" b [-a-z] "))
+        if board.get_attribute("data-state") == "over":
+            break
+        kpn = board.get_attribute("data-kpn")
+        first = pg.evaluate("""(kpn) => import("/static/js/engine.js").then((e) => e.legalMoves(kpn))
+                               .then((a) => a.moves[0])""", kpn)
+        frm, to = first.split("-")
+        move(pg, frm, to)
+        expect(board).not_to_have_attribute("data-kpn", kpn or "")
+        pg.wait_for_function("""() => { const b = document.querySelector('#board');
+            return b.dataset.state === 'over' || b.dataset.kpn.split(' ')[1] === 'b'; }""")
+    expect(board).to_have_attribute("data-state", "over")
+    actions = int(board.get_attribute("data-seq") or 0)
+    assert actions >= 3 and not pg.errors  # type: ignore[attr-defined]
+    # kept on the device: My games lists it, and it cannot be sent while offline
+    pg.goto(server + "/#/games")
+    card = pg.locator("#device-list .game-card")
+    expect(card).to_have_count(1)
+    send = card.locator("button.send")
+    expect(send).to_be_disabled()
+    ctx.set_offline(False)
+    expect(pg.locator("#offline-text")).to_be_hidden()
+    expect(send).to_be_enabled()
+    send.click()
+    expect(pg.locator("#send-said")).to_have_text(re.compile("sent to the server"))
+    link = card.get_by_role("link")
+    expect(link).to_have_attribute("href", re.compile(r"#/game/[\w-]+$"))
+    game = (link.get_attribute("href") or "").rsplit("/", 1)[1]
+    # the server holds it: every action, the same end
+    steps = pg.request.get(f"{server}/api/games/{game}/steps").json()
+    assert steps["over"] and len(steps["steps"]) == actions + 1
+
+
+def test_the_page_plays_the_computers_moves_of_a_saved_game(browser: Browser, server: str) -> None:  # noqa: F811
+    # a game on the server (online), with no computer on the server: the page's engine answers
+    pg = open_page(browser.new_context(), server)
+    start(pg, "computer", level="club")
+    move(pg, "a1", "a4")
+    board = pg.locator("#board")
+    expect(board).to_have_attribute("data-seq", "2")  # the computer's answer, stored by the server
+    game = pg.url.rsplit("/", 1)[1]
+    steps = pg.request.get(f"{server}/api/games/{game}/steps").json()["steps"]
+    assert [s["move"] for s in steps[1:]][0] == "a1-a4" and steps[2]["mover"]["side"] == "g"
+    pg.context.close()

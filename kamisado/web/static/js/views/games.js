@@ -107,6 +107,11 @@ whenNetworkChanges(() => { if ($("#view-games").classList.contains("active")) sh
 /** Fetch and list the player's games, and the games to watch. */
 export async function showGames() {
   await showDevice();
+  if (!navigator.onLine) {  // the server's lists need the network (the banner says so)
+    $("#games-list").replaceChildren();
+    $("#live-list").replaceChildren();
+    return;
+  }
   /** @type {any[]} */
   let rows = [];
   try { rows = await getJSON("/api/games"); } catch (e) { rows = []; }
