@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                 pg = b.new_page()
                 pg.goto(url + "/")
                 pg.evaluate("async () => { window.eng = await import('/static/js/engine.js'); }")
-                pg.evaluate("() => eng.perft('%s', 1)" % START)  # the worker started
+                pg.evaluate("(k) => eng.perft(k, 1)", START)  # the worker started
                 print(f"{'task':28} {'nodes':>10} {'wasm M/s':>9} {'native M/s':>10} {'ratio':>6}"
                       f"   (best of {args.reps}; medians {'wasm':>5} / native)")
                 for name, kpn, depth in SEARCHES + PERFTS:

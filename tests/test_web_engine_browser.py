@@ -14,11 +14,12 @@ One server and one page for the module; the positions go to the page in one
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from kamisado import engine
 from kamisado.rules.position import Position
@@ -27,8 +28,6 @@ from tests.browser_kit import open_page
 
 server = browser_kit.server
 browser = browser_kit.browser
-
-pytestmark = pytest.mark.xdist_group("engine_browser")
 
 ROOT = Path(__file__).resolve().parent.parent
 START = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
@@ -114,7 +113,8 @@ def test_search_equals_native(engine_page: Page) -> None:
 
 
 def test_solver_equals_native(engine_page: Page) -> None:
-    late = _positions()["late"]
+    # those the solver proves in 300k nodes (most; one of them takes 3.5M)
+    late = [k for k in _positions()["late"] if engine.solve(k, node_limit=300_000, pv=False).winner is not None]
     got = engine_page.evaluate(
         """async (cases) => {
           const out = [];
@@ -157,3 +157,134 @@ def test_moves_play_and_bad_input(engine_page: Page) -> None:
     assert res["played"] == {"kpn": pos.kpn(), "outcome": None, "turn": "g", "must": res["played"]["must"]}
     assert res["played"]["must"] is not None
     assert res["bad"].startswith("bad KPN") and "illegal move a1-b8" in res["illegal"]
+
+
+def test_stop_answers_the_last_depth_and_the_engine_goes_on(engine_page: Page) -> None:
+    res = engine_page.evaluate(
+        """async (start) => {
+          let depths = 0;
+          let first;
+          const seen = new Promise((ok) => { first = ok; });
+          const running = eng.search(start, {depth: 60, onDepth: (d) => { depths++; if (d.depth >= 3) first(); }});
+          const solving = eng.solve(start);
+          await seen;
+          await eng.stop();
+          const r = await running;
+          const s = await solving;
+          return {stopped: r.stopped, depth: r.depth, depths, pv: r.pv.length > 0, solve: s,
+                  after: await eng.perft(start, 3)};
+        }""",
+        START,
+    )
+    assert res["stopped"] is True and res["depth"] >= 3 and res["depths"] >= res["depth"] and res["pv"]
+    assert res["solve"]["stopped"] is True and res["solve"]["winner"] is None
+    assert res["after"] == engine.perft(START, 3)
+
+
+def _finished_game(server: str) -> tuple[str, int, Position]:
+    """A single round played by two seeded club players, uploaded as a record:
+    its id, its number of moves and the position three moves before its end."""
+    import json
+    import urllib.request
+
+    from kamisado.engine.levels import player
+    from kamisado.rules import record
+    from kamisado.rules.match import Match
+
+    m = Match(1)
+    players = [player("club", seed=3), player("club", seed=4)]
+    kpns = []
+    while m.position.outcome is None:
+        pos = m.position
+        kpns.append(pos.kpn())
+        m.apply(str(players[pos.turn].choose_move(pos)))
+    text = record.write(record.Record.new(m, black="Ann", gold="Bo"))
+    req = urllib.request.Request(server + "/api/records", data=text.encode(), method="POST")
+    with urllib.request.urlopen(req) as r:
+        game = json.loads(r.read())["id"]
+    plies = len(kpns)
+    return game, plies - 3, Position(kpns[plies - 3])
+
+
+def test_the_review_analyses_in_the_page_until_a_proven_result(browser: Browser, server: str) -> None:
+    game, ply, pos = _finished_game(server)
+    want = engine.solve(pos, pv=False)
+    assert want.winner is not None and want.distance is not None and want.distance > 1
+    ctx = browser.new_context(viewport={"width": 1100, "height": 850})
+    seen: list[str] = []
+    ctx.on("request", lambda r: seen.append(r.url))
+    pg = open_page(ctx, f"{server}/#/game/{game}/review?ply={ply}")
+    box = pg.locator("#analysis")
+    side = "Black" if want.winner == 0 else "Gold"
+    expect(box).to_have_attribute("data-solved", f"{'bg'[want.winner]}:{want.distance}", timeout=30_000)
+    expect(box).to_contain_text(f"{side} wins in {want.distance} moves (proven)")
+    expect(box).to_contain_text(re.compile(r"depth \d+$"))
+    expect(pg.locator("#rv-lines li")).not_to_have_count(0)
+    assert not any("/api/analyse" in u for u in seen)  # the page analysed it, not the server
+    # another position: the analysis starts again there
+    pg.locator("#rv-prev").click()
+    expect(box).not_to_have_attribute("data-solved", f"{'bg'[want.winner]}:{want.distance}")
+    assert not pg.errors  # type: ignore[attr-defined]
+    ctx.close()
+
+
+def test_every_level_chooses_a_legal_move(engine_page: Page) -> None:
+    from kamisado.engine import book
+    from kamisado.rules.board import Move
+
+    mid = _positions()["sumo"][3]
+    # a single round's late position that the side to move wins (the round decides the match)
+    late = next(k for k in _positions()["late"]
+                if Position(k).target == 1 and engine.solve(k, pv=False).winner == Position(k).turn)
+    out, bad = engine_page.evaluate(
+        """async ([start, mid, late]) => {
+          const out = {};
+          for (const level of eng.LEVELS) {
+            out[level] = await eng.best(level === 'strong' || level === 'expert' || level === 'perfect' ? late : mid, {level, seed: 7});
+          }
+          out.book = await eng.best(start, {level: 'perfect'});
+          let bad = null;
+          try { await eng.best(mid, {level: 'grandmaster'}); } catch (e) { bad = e.message; }
+          return [out, bad];
+        }""",
+        [START, mid, late],
+    )
+    levels = ["beginner", "novice", "casual", "club", "strong", "expert", "perfect"]
+    for level in levels:
+        pos = Position(late if level in ("strong", "expert", "perfect") else mid)
+        assert out[level] in {str(m) for m in pos.legal_moves}, level
+    assert out["book"] == str(book.lookup(Position(START)))
+    # the levels that prove keep a proven win: after their move the mover still wins
+    pos = Position(late)
+    for level in ("expert", "perfect"):
+        q = Position(late)
+        q.push(Move.from_str(out[level]))
+        after = q.outcome.winner if q.outcome is not None else engine.solve(q, pv=False).winner
+        assert after == pos.turn, level
+    assert bad is not None and "expected a level" in bad
+
+
+def test_the_levels_choose_the_servers_moves(engine_page: Page) -> None:
+    """A level and a seed choose the server's very move (Python's random
+    numbers, the same searches); ``expert`` where the round does not decide
+    the match (its node-limited solver is the worker's table, not this process's)."""
+    from kamisado.engine.levels import player
+
+    kinds = _positions()
+    cases = []
+    for i, kpn in enumerate(kinds["random"] + kinds["sumo"][:6]):
+        for level in ("beginner", "novice", "casual", "club", "strong"):
+            cases.append((kpn, level, 11 * i + len(level)))
+    for i, kpn in enumerate(kinds["sumo"][6:]):
+        cases.append((kpn, "expert", i))
+    got = engine_page.evaluate(
+        """async (cases) => {
+          const out = [];
+          for (const [kpn, level, seed] of cases) out.push(await eng.best(kpn, {level, seed}));
+          return out;
+        }""",
+        cases,
+    )
+    want = [str(player(level, seed).choose_move(Position(kpn))) for kpn, level, seed in cases]
+    assert len(cases) > 60 and got == want
+

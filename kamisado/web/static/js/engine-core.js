@@ -4,6 +4,8 @@
    kamisado.engine (moves as text, "c1-c4").  Only engine-worker.js and
    engine-levels.js use this module (in the worker); the page uses engine.js. */
 
+import { readScore } from "./engine.js";
+
 /** @typedef {{ks_init: () => number, ks_buf: () => number, ks_buf_size: () => number,
  *   ks_moves_ptr: () => number, ks_weights: () => number, ks_nweights: () => number,
  *   ks_default_weights: () => number,
@@ -231,17 +233,6 @@ export function checkedLine(line, complete) {
   }
   for (let i = 0; i < out.length; i++) unplay();
   return out;
-}
-
-/** A search score read as kamisado.engine.limits.Score.from_raw.
-    @param {number} raw @returns {{kind: string, value: number, tier: number|null}} */
-export function readScore(raw) {
-  const WIN_BASE = 20000;
-  const a = Math.abs(raw);
-  if (a <= WIN_BASE) return { kind: "cp", value: raw, tier: null };
-  const over = a - WIN_BASE;
-  const tier = Math.floor((over + 255) / 256);
-  return { kind: raw > 0 ? "win" : "loss", value: 256 * tier - over, tier };
 }
 
 /**

@@ -2,15 +2,18 @@
    of kamisado/engine/levels.py on the WebAssembly core, with the same
    budgets (depths, nodes, noise, solver nodes), the same opening book and
    the same match-equity model (both fetched from the server's package data,
-   /static/engine/data/).  What differs (docs/web.md, "The engine in the
-   page"): the random numbers (a seeded generator of its own, not Python's
-   Mersenne Twister), so a level and seed do not make the server's very
-   choices where a level draws at random (beginner's moves, noise seeds,
-   ties); and the fill choice after a round win is not ported. */
+   /static/engine/data/), and Python's random numbers (engine-random.js: a
+   player of a level and seed is random.Random("level:seed"), new for each
+   move as the server's), so the same level and seed choose the server's
+   very move.  What differs (docs/web.md, "The engine in the page"): the
+   solver's table is the worker's, not the server process's, so a proof cut
+   short by a node budget (expert's and perfect's) may end otherwise; and
+   the fill choice after a round win is not ported. */
 
 import {
   codes, defaultWeights, kpnNow, loadKpn, moveCode, moveText, outcome, playCode, search, solve, turn, unplay,
 } from "./engine-core.js";
+import { PyRandom as Rng } from "./engine-random.js";
 
 const SIDES = ["b", "g"];
 const RING_POINTS = [1, 2, 4, 8];
@@ -21,49 +24,6 @@ const PERFECT_SEARCH_NODES = 4_000_000;
 const PERFECT_MATCH_SOLVE_NODES = 4_000_000;
 const PERFECT_MATCH_CHOICE_NODES = 500_000;
 const PERFECT_KEEP_NODES = 1_000_000;
-
-/** A seeded random generator (splitmix32 over an FNV-1a hash of "level:seed"). */
-class Rng {
-  /** @param {string} text */
-  constructor(text) {
-    let h = 0x811c9dc5;
-    for (const ch of text) {
-      h ^= ch.charCodeAt(0);
-      h = Math.imul(h, 0x01000193) >>> 0;
-    }
-    this.s = h;
-  }
-
-  /** A number in [0, 1). */
-  random() {
-    this.s = (this.s + 0x9e3779b9) >>> 0;
-    let z = this.s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  }
-
-  /** An integer in 0..n-1. @param {number} n */
-  below(n) {
-    return Math.floor(this.random() * n);
-  }
-
-  /** @template T @param {T[]} items @returns {T} */
-  choice(items) {
-    return items[this.below(items.length)];
-  }
-
-  /** @template T @param {T[]} items @param {number[]} weights @returns {T} */
-  weighted(items, weights) {
-    const total = weights.reduce((a, b) => a + b, 0);
-    let x = this.random() * total;
-    for (let i = 0; i < items.length; i++) {
-      x -= weights[i];
-      if (x < 0) return items[i];
-    }
-    return items[items.length - 1];
-  }
-}
 
 /** The match fields and rings of a KPN: target, points, each side's total rings.
     @param {string} kpn */
@@ -431,10 +391,6 @@ const POLICIES = {
   perfect,
 };
 
-/** The players by level and seed: a player keeps its random stream from move to move. */
-/** @type {Map<string, Rng>} */
-const players = new Map();
-
 /** The move of the computer at ``level`` in ``kpn`` (its text).
     @param {string} kpn @param {{level: string, seed?: number}} opts */
 export async function bestMove(kpn, opts) {
@@ -446,8 +402,6 @@ export async function bestMove(kpn, opts) {
   loadKpn(kpn);
   if (outcome()) throw new Error("the round is over: there is no move to choose");
   if (level === "perfect") await Promise.all([loadBook(), loadModel()]);
-  const name = `${level}:${seed}`;
-  let rng = players.get(name);
-  if (!rng) players.set(name, (rng = new Rng(name)));
-  return moveText(policy(kpn, rng));
+  // kamisado.engine.levels.Player: random.Random(f"{level}:{seed}"), a new one each move
+  return moveText(policy(kpn, new Rng(`${level}:${seed}`)));
 }

@@ -36,6 +36,19 @@
  *   maxDepth?: number}} SolveOptions
  */
 
+/** A search score read (kamisado.engine.limits.Score.from_raw): `kind` "cp", "win" or
+    "loss", `value` the evaluation or the moves to the round's end, `tier` 15 when the
+    round wins the match, else the points it carries (null for "cp").
+    @param {number} raw @returns {{kind: string, value: number, tier: number|null}} */
+export function readScore(raw) {
+  const WIN_BASE = 20000;
+  const a = Math.abs(raw);
+  if (a <= WIN_BASE) return { kind: "cp", value: raw, tier: null };
+  const over = a - WIN_BASE;
+  const tier = Math.floor((over + 255) / 256);
+  return { kind: raw > 0 ? "win" : "loss", value: 256 * tier - over, tier };
+}
+
 /** The levels of the computer, weakest first (kamisado.engine.levels.LEVELS). */
 export const LEVELS = ["beginner", "novice", "casual", "club", "strong", "expert", "perfect"];
 
@@ -133,7 +146,7 @@ function call(op, args, onDepth) {
 /** Stop the running call and every queued one: the worker is ended (see
     above); a search answers its last finished depth. */
 export async function stop() {
-  if (!worker) return;
+  if (!worker || pending.size === 0) return;  // idle: its tables are kept
   worker.terminate();
   worker = null;
   for (const p of pending.values()) {

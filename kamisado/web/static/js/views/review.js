@@ -1,7 +1,8 @@
 /* Review: a finished or saved game, position by position, with the
    engine's view of each. */
 import { $, chartQuery, getJSON, h } from "../dom.js";
-import { SIDE_FILL } from "../board.js";
+import { BOARD_ROWS, SIDE_FILL, sqIndex } from "../board.js";
+import * as engine from "../engine.js";
 import { entryNodes, matchName, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 import { showReport, stopReport } from "./report.js";
@@ -187,8 +188,12 @@ function markGraph(i) {
   }
 }
 
-/** Leave review. */
-export function leaveReview() { reviewId = null; }
+/** Leave review (its analysis in the page stops). */
+export function leaveReview() {
+  if (reviewId !== null) engine.stop();
+  reviewId = null;
+  analysisRun++;
+}
 /** Whether review is showing. */
 export const inReview = () => reviewId !== null;
 
@@ -198,36 +203,129 @@ const winsIn = (args) => t(args.n === 1 ? "review.wins_in_one" : "review.wins_in
 
 /** @type {number|undefined} */
 let analyseTimer;
-/** @param {Step} s @param {number} i */
+/** The analysis in the page: the search's time, then the solver's (ms). */
+const LOCAL_SEARCH_MS = 3000;
+const LOCAL_SOLVE_MS = 10000;
+/** Whether the page's engine failed once (then the server analyses). */
+let localFailed = false;
+/** The analysis running, counted: an answer for an earlier one is dropped. */
+let analysisRun = 0;
+
+/** Analyse the position of step `i`: in the page's engine (engine.js) where
+    it runs, else on the server (/api/analyse).  @param {Step} s @param {number} i */
 function analyse(s, i) {
   window.clearTimeout(analyseTimer);
+  const run = ++analysisRun;
+  engine.stop();
   const box = $("#analysis");
   box.textContent = t("review.analysing");
+  box.removeAttribute("data-solved");
   const list = document.getElementById("rv-lines");
   if (list) list.hidden = true;
-  analyseTimer = window.setTimeout(async () => {
-    let a;
-    try { a = await getJSON(`/api/analyse?kpn=${encodeURIComponent(s.kpn)}&ms=400&lines=${LINES}`); }
-    catch (e) { if (stepper.i === i) box.textContent = t("review.unavailable"); return; }
-    if (!reviewId || stepper.i !== i) return;
-    if (a.over) { box.textContent = t("review.over"); return; }
+  analyseTimer = window.setTimeout(() => {
+    if (s.outcome) { box.textContent = t("review.over"); return; }
+    if (engine.supported() && !localFailed) analyseHere(s, i, run);
+    else analyseOnServer(s, i);
+  }, 200);
+}
+
+/** The move-list entry of a move of step `s` ("Red Forward 4 Blue"), from
+    its towers and the board's colours. @param {Step} s @param {string} move
+    @returns {import("../types.js").Entry} */
+function entryOf(s, move) {
+  const [from, to] = move.split("-");
+  const tower = s.towers.find((tw) => tw[0] === from);
+  const cap = (/** @type {string} */ c) => c.charAt(0).toUpperCase() + c.slice(1);
+  const a = sqIndex(from), b = sqIndex(to);
+  const side = tower ? tower[1] : s.turn;
+  const df = (b & 7) - (a & 7);
+  const dir = df === 0 ? "Forward" : (df > 0) === (side === "g") ? "Left" : "Right";
+  const colour = tower ? tower[2] : "brown";
+  const finish = BOARD_ROWS[b >> 3][b & 7];
+  const dist = Math.abs((b >> 3) - (a >> 3));
+  return { side, long: `${cap(colour)} ${dir} ${dist} ${cap(finish)}`,
+    short: `${colour[0]}${dir[0]}${dist}`, kind: "move", move };
+}
+
+/** A score of the page's engine as the server's analysis words it.
+    @param {{kind: string, value: number}} v */
+const kindOf = (v) => ({ kind: v.kind === "cp" ? "eval" : v.kind, value: v.value });
+
+/** The analysis in the page: a MultiPV search that shows each finished
+    depth, then the solver; both end when the position changes (analyse
+    stops the engine).  @param {Step} s @param {number} i @param {number} run */
+async function analyseHere(s, i, run) {
+  const box = $("#analysis");
+  box.title = t("review.in_browser");
+  const current = () => run === analysisRun && reviewId !== null && stepper.i === i;
+  /** @type {import("../engine.js").SearchAnswer|null} */
+  let shown = null;
+  /** @type {{winner: string, distance: number}|null} */
+  let solved = null;
+  const paint = (/** @type {boolean} */ done) => {
+    if (!current() || !shown) return;
     const out = document.createDocumentFragment();
-    const best = (a.best_entries || [])[0];
-    if (best) {
-      const words = entryNodes(best);
-      const span = document.createElement("span");
-      span.title = a.best;
-      span.append(words);
+    if (shown.best) {
+      const span = h("span", { title: shown.best });
+      span.append(entryNodes(entryOf(s, shown.best)));
       out.append(tn("review.best", { move: span }));
     }
-    if (a.solved) out.append(" · ", winsIn({ side: sideName(a.solved.winner), n: a.solved.distance }));
-    else if (a.kind !== "eval") out.append(" · ", winsIn({ side: sideName(a.kind === "win" ? a.side : otherSide(a.side)), n: a.moves }));
-    else out.append(" · ", t("review.eval", { side: sideName(a.side), score: a.score }));
+    const v = kindOf(shown.value);
+    if (solved) out.append(" · ", winsIn({ side: sideName(solved.winner), n: solved.distance }));
+    else if (v.kind !== "eval") out.append(" · ", winsIn({ side: sideName(v.kind === "win" ? s.turn : otherSide(s.turn)), n: v.value }));
+    else out.append(" · ", t("review.eval", { side: sideName(s.turn), score: v.value }));
+    out.append(" · ", t("review.depth", { n: shown.depth }) + (done ? "" : "…"));
     box.replaceChildren(out);
-    showLines(a.lines || [], a.side);
-    board.marks({ must: s.outcome ? null : s.must, turn: s.turn, last: s.move ? { move: s.move, pushed: s.pushed || [] } : null,
-      highlight: a.best ? a.best.split("-") : [] });
-  }, 200);
+    showLines(shown.lines.map((line) => ({ move: line.pv[0], pv: line.pv, entries: [entryOf(s, line.pv[0])],
+      ...kindOf(engine.readScore(line.score)) })), s.turn);
+    board.marks({ must: s.must, turn: s.turn, last: s.move ? { move: s.move, pushed: s.pushed || [] } : null,
+      highlight: shown.best ? shown.best.split("-") : [] });
+  };
+  try {
+    shown = await engine.search(s.kpn, { time: LOCAL_SEARCH_MS, multipv: LINES,
+      onDepth: (d) => { shown = d; paint(false); } });
+    if (!current()) return;
+    paint(false);
+    const r = await engine.solve(s.kpn, { time: LOCAL_SOLVE_MS, pv: false });
+    if (!current()) return;
+    if (r.winner !== null && r.distance !== null) {
+      solved = { winner: r.winner, distance: r.distance };
+      box.dataset.solved = `${r.winner}:${r.distance}`;
+    }
+    paint(true);
+  } catch (e) {
+    if (e instanceof Error && "stopped" in e) return;
+    if (!current()) return;
+    localFailed = true;  // no WebAssembly here after all: the server analyses
+    analyseOnServer(s, i);
+  }
+}
+
+/** The server's analysis of step `i` (pages without the page's engine).
+    @param {Step} s @param {number} i */
+async function analyseOnServer(s, i) {
+  const box = $("#analysis");
+  let a;
+  try { a = await getJSON(`/api/analyse?kpn=${encodeURIComponent(s.kpn)}&ms=400&lines=${LINES}`); }
+  catch (e) { if (stepper.i === i) box.textContent = t("review.unavailable"); return; }
+  if (!reviewId || stepper.i !== i) return;
+  if (a.over) { box.textContent = t("review.over"); return; }
+  const out = document.createDocumentFragment();
+  const best = (a.best_entries || [])[0];
+  if (best) {
+    const words = entryNodes(best);
+    const span = document.createElement("span");
+    span.title = a.best;
+    span.append(words);
+    out.append(tn("review.best", { move: span }));
+  }
+  if (a.solved) out.append(" · ", winsIn({ side: sideName(a.solved.winner), n: a.solved.distance }));
+  else if (a.kind !== "eval") out.append(" · ", winsIn({ side: sideName(a.kind === "win" ? a.side : otherSide(a.side)), n: a.moves }));
+  else out.append(" · ", t("review.eval", { side: sideName(a.side), score: a.score }));
+  box.replaceChildren(out);
+  showLines(a.lines || [], a.side);
+  board.marks({ must: s.outcome ? null : s.must, turn: s.turn, last: s.move ? { move: s.move, pushed: s.pushed || [] } : null,
+    highlight: a.best ? a.best.split("-") : [] });
 }
 
 /** The best moves of the position shown (MultiPV), each with its score and
