@@ -110,6 +110,8 @@ export async function showGames() {
   if (!navigator.onLine) {  // the server's lists need the network (the banner says so)
     $("#games-list").replaceChildren();
     $("#live-list").replaceChildren();
+    $("#games-empty").hidden = true;
+    $("#live-empty").hidden = true;
     return;
   }
   /** @type {any[]} */
