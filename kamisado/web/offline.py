@@ -127,6 +127,7 @@ def precached() -> tuple[str, ...]:
     files = sorted(p.relative_to(STATIC).as_posix() for p in STATIC.rglob("*") if p.is_file())
     shell = [f"/static/{f}" for f in files if f not in NOT_PRECACHED and not f.endswith((".map", ".ts"))]
     lessons = [f"/api/lessons?lang={lang}" for lang in LANGUAGES]
+    lessons += [f"/api/offline/puzzles?lang={lang}" for lang in LANGUAGES]
     return ("/", "/manifest.webmanifest", *shell, *_engine_data_urls(), "/api/levels", "/api/board", "/api/me", *lessons)
 
 

@@ -16,7 +16,7 @@ const VERSION = "__VERSION__";
 const SHELL = `kamisado-shell-${VERSION}`;
 const API = `kamisado-api-${VERSION}`;
 /** The API answers kept for offline use as they come (the others: the network only). */
-const KEPT = ["/api/lessons", "/api/position", "/api/levels", "/api/board", "/api/me"];
+const KEPT = ["/api/lessons", "/api/position", "/api/levels", "/api/board", "/api/me", "/api/offline/"];
 /** The positions the lessons show, by their /api/position URLs (kamisado/web/offline.py). */
 const POSITIONS = "/api/offline/positions";
 /** @type {string[]} */

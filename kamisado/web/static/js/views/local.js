@@ -36,6 +36,28 @@ export function towerRows(kpn) {
   return square.map((sq, id) => /** @type {TowerRow} */ ([sqName(sq), id < 8 ? "b" : "g", COLOUR_NAMES[id & 7], rings[id]]));
 }
 
+/**
+ * A position as /api/position answers it, worked out in the page by the
+ * engine (offline: the puzzles, a lesson's move the cache does not hold):
+ * its towers, legal destinations, the colour that must move, the side to
+ * move, the outcome; with a move, the position after it (`last`: the move).
+ * @param {string} kpn @param {string} [move]
+ * @returns {Promise<import("../types.js").PositionView & {push: boolean, last?: any}>}
+ */
+export async function localPosition(kpn, move) {
+  let at = kpn;
+  /** @type {any} */
+  let outcome = null;
+  if (move) {
+    const r = await play(kpn, move);
+    at = r.kpn;
+    outcome = r.outcome;
+  }
+  const legal = outcome ? {} : (await legalMoves(at)).legal;
+  return { kpn: at, towers: towerRows(at), turn: at.split(" ")[1], must: outcome ? null : mustOf(at), legal,
+    outcome, passes: [], push: false, ...(move ? { last: { move, pushed: [] } } : {}) };
+}
+
 /** The colour that must move in a KPN (null: any tower). @param {string} kpn */
 function mustOf(kpn) {
   const letter = kpn.split(" ")[2];
