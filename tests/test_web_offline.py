@@ -297,3 +297,19 @@ def test_a_bad_offline_game_is_refused_and_nothing_is_stored(client: TestClient,
     r = client.post("/api/records", json=body)
     assert r.status_code == 400 and says in r.json()["error"]
     assert client.get("/api/games").json() == before
+
+
+def test_the_offline_puzzle_set_holds_every_puzzle_with_its_answers(client: TestClient) -> None:
+    listed = client.get("/api/puzzles?limit=1").json()["total"]
+    found = client.get("/api/offline/puzzles?lang=de").json()["puzzles"]
+    assert len(found) == listed > 100
+    ratings = [p["rating"] for p in found]
+    assert ratings == sorted(ratings)  # easiest first, as the list
+    one = found[0]
+    # as the page gets a puzzle to solve, with what it needs to judge it offline
+    shown = client.get(f"/api/puzzles/{one['id']}?lang=de").json()
+    assert {k: one[k] for k in shown} == shown
+    assert one["accepted"] and one["solution"] and one["solution"][0] in one["accepted"]
+    fills = [p for p in found if p["kind"] == "fill"]
+    assert fills and all(set(p["accepted"]) <= {"left", "right"} and p["fill"] for p in fills)
+    assert "/api/offline/puzzles?lang=hu" in offline.precached()

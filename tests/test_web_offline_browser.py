@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from kamisado.web.live import LiveServer
 from tests.browser_kit import browser, move, open_page, start  # noqa: F401 (fixtures)
@@ -81,8 +81,32 @@ def test_the_service_worker_controls_the_page_and_the_banner_says_offline(
     pg.goto(server + "/#/lesson/" + pg.evaluate(
         "fetch('/api/lessons?lang=en').then((r) => r.json()).then((l) => l[0].id)"))
     expect(pg.locator("#board .tower")).to_have_count(16)
+    # a puzzle from the cached set, judged in the page: a win in 3 (the first move against the
+    # accepted ones, the defender's reply and the next move by the page's solver)
+    puzzles = pg.evaluate("fetch('/api/offline/puzzles?lang=en').then((r) => r.json()).then((d) => d.puzzles)")
+    pz = next(p for p in puzzles if p["kind"] == "win_in" and p["win_in"] == 3)
+    pg.goto(f"{server}/#/puzzle/{pz['id']}")
+    box = pg.locator("#puzzle-box")
+    expect(box).to_have_attribute("data-kpn", pz["kpn"])
+    play_on_board(pg, pz["accepted"][0])
+    expect(box).not_to_have_attribute("data-kpn", pz["kpn"])  # right, and the defender replied
+    expect(box).to_have_attribute("data-state", "playing")
+    kpn = box.get_attribute("data-kpn")
+    win = pg.evaluate("(k) => import('/static/js/engine.js').then((e) => e.solve(k, {exact: true})).then((r) => r.best)",
+                      kpn)
+    play_on_board(pg, win)
+    expect(box).to_have_attribute("data-state", "solved")
+    expect(pg.locator("#puzzle-ratings")).to_have_text(re.compile("offline"))
     ctx.set_offline(False)
     expect(banner).to_be_hidden()
+
+
+def play_on_board(pg: Page, mv: str) -> None:
+    """Click a move's two squares."""
+    frm, to = mv.split("-")
+    pg.locator(f'#board .square[data-square="{frm}"]').click()
+    expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
+    pg.locator(f'#board .square[data-square="{to}"]').click()
 
 
 def test_a_game_against_the_computer_offline_is_kept_then_sent(ctx: BrowserContext, server: str) -> None:  # noqa: F811

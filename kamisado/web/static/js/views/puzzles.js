@@ -151,6 +151,7 @@ async function start(data, local) {
   const pos = await position(p.kpn);
   if (!pz || pz.attempt !== data.attempt) return;
   pz.pos = pos;
+  $("#puzzle-box").dataset.kpn = pos.kpn;
   board.setFlip(p.side === "g");
   board.setTowers(pos.towers);
   const fill = p.kind === "fill" && p.fill;
@@ -222,6 +223,7 @@ export async function puzzleMove(mv) {
     cur.pos = await position(r.kpn);
   }
   if (r.result === "solved") { finish(r, true, t("puzzles.solved")); return; }
+  if (cur.pos) $("#puzzle-box").dataset.kpn = cur.pos.kpn;  // the position to move in (tests read it)
   $("#puzzle-feedback").textContent = t("puzzles.your_turn_left", { n: r.left });
   setStatus(t("lessons.your_turn"));
 }
