@@ -99,6 +99,7 @@ def test_the_service_worker_controls_the_page_and_the_banner_says_offline(
     expect(pg.locator("#puzzle-ratings")).to_have_text(re.compile("offline"))
     ctx.set_offline(False)
     expect(banner).to_be_hidden()
+    expect(pg.locator("#offline-back")).to_have_text("The network is back.")  # said in the live region
 
 
 def play_on_board(pg: Page, mv: str) -> None:

@@ -3,6 +3,7 @@
    is offline and what needs the network.  `navigator.onLine` and the
    `online`/`offline` events tell; the banner is a polite live region. */
 import { $ } from "./dom.js";
+import { t } from "./i18n.js";
 
 /** @type {Set<(online: boolean) => void>} */
 const listeners = new Set();
@@ -13,10 +14,14 @@ export const isOnline = () => navigator.onLine;
 /** Call `fn(online)` whenever the network comes or goes. @param {(online: boolean) => void} fn */
 export function whenNetworkChanges(fn) { listeners.add(fn); }
 
-/** Show or hide the banner for the network as it is now. */
+let wasOffline = false;
+
+/** Show or hide the banner for the network as it is now (its return is said to a screen reader). */
 function showBanner() {
   const on = navigator.onLine;
   $("#offline-text").hidden = on;
+  $("#offline-back").textContent = on && wasOffline ? t("offline.back") : "";
+  wasOffline = !on;
   document.body.classList.toggle("is-offline", !on);
   for (const fn of listeners) fn(on);
 }
