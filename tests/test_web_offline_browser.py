@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from kamisado.web.live import LiveServer
 from tests.browser_kit import browser, move, open_page, start  # noqa: F401 (fixtures)
+from tests.test_web_layout import check
 
 
 @pytest.fixture(scope="module")
@@ -141,12 +142,15 @@ def test_a_game_against_the_computer_offline_is_kept_then_sent(ctx: BrowserConte
     expect(board).to_have_attribute("data-state", "over")
     actions = int(board.get_attribute("data-seq") or 0)
     assert actions >= 3 and not pg.errors  # type: ignore[attr-defined]
+    # the view as every view: no sideways scroll, 44 px targets on phones, axe-core clean
+    check(pg, "local-game", menu=False)
     # kept on the device: My games lists it, and it cannot be sent while offline
     pg.goto(server + "/#/games")
     card = pg.locator("#device-list .game-card")
     expect(card).to_have_count(1)
     send = card.locator("button.send")
     expect(send).to_be_disabled()
+    check(pg, "device-games", menu=False)
     ctx.set_offline(False)
     expect(pg.locator("#offline-text")).to_be_hidden()
     expect(send).to_be_enabled()

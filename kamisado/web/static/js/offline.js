@@ -22,8 +22,15 @@ function showBanner() {
   $("#offline-text").hidden = on;
   $("#offline-back").textContent = on && wasOffline ? t("offline.back") : "";
   wasOffline = !on;
+  measure();
   document.body.classList.toggle("is-offline", !on);
   for (const fn of listeners) fn(on);
+}
+
+/** The banner's height, taken from the board's room (style.css's --banner). */
+function measure() {
+  const height = navigator.onLine ? 0 : $("#offline-banner").offsetHeight;
+  document.documentElement.style.setProperty("--banner", `${height}px`);
 }
 
 /** Start: the banner follows the network, and the service worker is registered
@@ -31,6 +38,7 @@ function showBanner() {
 export function startOffline() {
   window.addEventListener("online", showBanner);
   window.addEventListener("offline", showBanner);
+  window.addEventListener("resize", measure);  // its lines change with the width
   showBanner();
   if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});
