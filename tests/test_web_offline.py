@@ -313,3 +313,13 @@ def test_the_offline_puzzle_set_holds_every_puzzle_with_its_answers(client: Test
     fills = [p for p in found if p["kind"] == "fill"]
     assert fills and all(set(p["accepted"]) <= {"left", "right"} and p["fill"] for p in fills)
     assert "/api/offline/puzzles?lang=hu" in offline.precached()
+
+
+def test_the_state_frame_gives_the_servers_seed_while_the_computer_is_to_act(client: TestClient) -> None:
+    game = create(client, black="human", gold="club")
+    ws = join(client, game)
+    assert state(ws)["seed"] is None  # the person's turn
+    ws.send_json({"type": "move", "move": "a1-a4", "seq": 0})
+    st = state(ws)
+    row_seed = client.app.state.hub.games[game].row.seed  # type: ignore[attr-defined]
+    assert st["seed"] == row_seed + 1  # as worker.computer_action is given it

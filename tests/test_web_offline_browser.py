@@ -9,8 +9,11 @@ elsewhere)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -174,4 +177,30 @@ def test_the_page_plays_the_computers_moves_of_a_saved_game(browser: Browser, se
     game = pg.url.rsplit("/", 1)[1]
     steps = pg.request.get(f"{server}/api/games/{game}/steps").json()["steps"]
     assert [s["move"] for s in steps[1:]][0] == "a1-a4" and steps[2]["mover"]["side"] == "g"
+    # with the server's seed the page chooses the server's very fill (Python's random numbers)
+    for level, seed, (fills, want) in zip(["beginner", "novice", "casual", "club"], [3, 17, 40, 8], fill_cases(),
+                                            strict=True):
+        got = pg.evaluate("""([starts, level, seed]) => import("/static/js/computer.js")
+                             .then((c) => c.computerFill(starts, level, seed))""", [fills, level, seed])
+        assert got == want(level, seed), (level, seed, fills)
     pg.context.close()
+
+
+def fill_cases() -> list[tuple[dict[str, str], Any]]:
+    """Rounds' ends of the recorded matches (tests/data/offline_matches.json): the two next
+    starts, and the server's player's fill there at a level and seed."""
+    from kamisado.engine.levels import player
+    from kamisado.rules.match import FILL, Match
+
+    data = json.loads((Path(__file__).parent / "data" / "offline_matches.json").read_text())["matches"]
+    cases = []
+    for game in data[:4]:
+        m = Match(game["target"], series=game["series"])
+        for action in game["actions"]:
+            m.apply(action)
+            if m.state == FILL:
+                frozen = m.copy()
+                starts = {f: frozen.next_round_start(f).kpn() for f in ("left", "right")}
+                cases.append((starts, lambda level, seed, mm=frozen: player(level, seed).choose_fill(mm)))
+                break
+    return cases

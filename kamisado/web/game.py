@@ -244,6 +244,7 @@ class Game(GameState):
             rematch=self.row.rematch,
             claim_after_ms=claim_after_ms if self.claimable() else None,
             takeback={SIDE_LETTERS[side]: self.takeback_count(side) for side in (0, 1)},
+            seed=None if act is None or self.kinds()[act] == "human" else self.row.seed + self.seq,
         )
 
     def frame(self) -> StateFrame:

@@ -657,6 +657,10 @@ class StateFrame:
     #: per side letter, the moves a takeback by that side would take back
     #: now (0: none; :meth:`kamisado.web.state.GameState.takeback_count`)
     takeback: dict[str, int] = field(default_factory=dict)
+    #: while the game waits for a computer's action, the seed the server's
+    #: player of that level is given for it (the game's seed plus ``seq``):
+    #: a page that thinks for it (``computer_move``) finds the server's very move
+    seed: int | None = None
 
     def fields(self) -> dict[str, Any]:
         """The frame as a JSON object, without ``you``."""
@@ -686,6 +690,7 @@ class StateFrame:
             "rematch": self.rematch,
             "claim_after_ms": self.claim_after_ms,
             "takeback": self.takeback,
+            "seed": self.seed,
             **self.position,
         }
 

@@ -9,6 +9,7 @@
    tries to prove each next round with the solver). */
 import { getJSON } from "./dom.js";
 import { best, search, supported } from "./engine.js";
+import { PyRandom } from "./engine-random.js";
 
 /** Whether this browser can run the engine (WebAssembly and workers). */
 export const pageThinks = () => supported();
@@ -24,11 +25,6 @@ function fillDepths() {
   return depths;
 }
 
-/** A small seeded generator (for the ties and the level's own choices). @param {number} seed */
-function rng(seed) {
-  let s = (seed >>> 0) || 1;
-  return () => { s ^= s << 13; s >>>= 0; s ^= s >> 17; s ^= s << 5; s >>>= 0; return s / 2 ** 32; };
-}
 
 /** The computer's move at `level` in `kpn`. @param {string} kpn @param {string} level @param {number} seed */
 export function computerMove(kpn, level, seed) {
@@ -42,16 +38,17 @@ export function computerMove(kpn, level, seed) {
  * @returns {Promise<string>}
  */
 export async function computerFill(starts, level, seed) {
-  const random = rng(seed);
+  // the server's player's random numbers: Python's random.Random("level:seed")
+  const rng = new PyRandom(`${level}:${seed}`);
   const depth = (await fillDepths())[level] || 0;
-  if (depth <= 0) return random() < 0.5 ? "left" : "right";
+  const fills = ["left", "right"];
+  if (depth <= 0) return /** @type {string} */ (rng.choice(fills));
   /** @type {Record<string, number>} */
   const scores = {};
-  for (const fill of ["left", "right"]) {
-    const r = await search(starts[/** @type {"left"|"right"} */ (fill)], { depth, seed: Math.floor(random() * 2 ** 30) });
+  for (const fill of fills) {
+    const r = await search(starts[/** @type {"left"|"right"} */ (fill)], { depth, seed: rng.below(2 ** 30) });
     scores[fill] = r.score;
   }
   const low = Math.min(scores.left, scores.right);
-  const ties = ["left", "right"].filter((f) => scores[f] === low);
-  return ties[Math.floor(random() * ties.length)];
+  return /** @type {string} */ (rng.choice(fills.filter((f) => scores[f] === low)));
 }

@@ -153,7 +153,8 @@ async function think(st) {
   if (thoughtAbout === key) return;
   thoughtAbout = key;
   const level = st.seats[st.to_act].kind;
-  const seed = Math.floor(Math.random() * 2 ** 30);
+  // the server's seed for this action: the page finds the server's very move
+  const seed = typeof st.seed === "number" ? st.seed : Math.floor(Math.random() * 2 ** 30);
   try {
     const frame = st.state === "fill" && st.fill
       ? { type: "computer_move", direction: await computerFill({ left: st.fill.left.kpn, right: st.fill.right.kpn }, level, seed), seq: st.seq }
