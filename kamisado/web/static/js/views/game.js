@@ -61,6 +61,8 @@ const socket = new GameSocket({
         chatRefused(msg.code, msg.message);
         return;
       }
+      // the page's computer move came too late (another tab's, or the server's own, was stored first)
+      if (msg.code === "stale" && typeof msg.message === "string" && msg.message.startsWith("computer_move")) return;
       if (msg.code === "no_game") setStatus(t("game.not_found"));
       else if (msg.code === "time") announce(t("game.error_time"));
       else if (msg.code === "seat_taken" || msg.code === "seat_kept" || msg.code === "bad_token") {
