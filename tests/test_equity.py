@@ -172,13 +172,18 @@ def test_perfect_prefers_the_round_win_worth_more_to_the_match(
 def test_perfect_lets_the_search_play_on_while_its_move_keeps_the_proven_win(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Where only the solver proves the round won, ``perfect`` plays the
-    search's move (which weighs a win's points) if that move keeps the round
-    proven won, and the solver's winning move if it does not."""
+    """Where the solver proves the round won but not its points (only the
+    plain win), ``perfect`` plays the search's move (which weighs a win's
+    points) if that move keeps the round proven won, and the solver's
+    winning move if it does not."""
     pos = Position(TWO_WINS)
     proof = levels._prove(pos, 1_000_000)
     assert proof.winner == BLACK and proof.best_move is not None
     solver_move = proof.best_move
+    # the points solver proves the plain win only (here it would prove the
+    # Sumo win: b2-b5; the case is where its budget runs out first)
+    open_points = engine.PointsResult(None, 1, 2, BLACK, solver_move, 1, 0.0, BLACK, 5)
+    monkeypatch.setattr(engine, "solve_points", lambda *a, **k: open_points)
     other_win = next(m for m in pos.legal_moves
                      if m != solver_move and levels._keeps_win(pos, m))
     loser = next(m for m in pos.legal_moves if not levels._keeps_win(pos, m))
@@ -199,15 +204,15 @@ def test_perfect_behind_plays_for_the_match_in_a_round_it_must_win(
     more rings here, Black still wins the round by force), Gold's win ends
     it, so Black must win the round, but a plain win does not end the match,
     so the match-aware choice (the biggest win within reach, a proven win
-    kept) picks among the wins."""
+    kept) picks among the wins: by the round's value in points."""
     chosen: list[Move | None] = []
 
-    def play_for_match(pl: object, pos: Position, moves: object, won: Move | None) -> Move:
+    def play_points(pl: object, pos: Position, moves: object, won: Move | None) -> Move:
         chosen.append(won)
         assert won is not None
         return won
 
-    monkeypatch.setattr(levels, "_play_for_match", play_for_match)
+    monkeypatch.setattr(levels, "_play_points", play_points)
     ahead = Position(TWO_WINS.replace(" 7 2 0", " 3 2 0"))
     behind = Position("7r+/u5NG/YPob4/4g2R+/7y+/8/1O+3n++p+1/3BU3 b o 7 2 6")
     assert levels._round_decides_match(ahead) and levels._round_decides_match(behind)
@@ -230,8 +235,8 @@ FIRST_ROUND = [
 ]
 
 
-def _round_end() -> Match:
-    m = Match(3, start="oun+ybrpg/8/8/8/8/8/8/B+RYPOUNG g - 3 1 1")
+def _round_end(target: int = 3) -> Match:
+    m = Match(target, start=f"oun+ybrpg/8/8/8/8/8/8/B+RYPOUNG g - {target} 1 1")
     for move in FIRST_ROUND:
         m.push_move(move)
     assert m.state == "fill" and m.current_winner() == GOLD
@@ -254,23 +259,51 @@ def test_perfect_takes_a_fill_whose_next_round_is_proven_won(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     # A start lost for its opener is rare (none in 15,000 random starts and
-    # the self-play matches tried), so the solver's answers are given here:
-    # the fill whose round is proven won for the filler is taken at once.
+    # the self-play matches tried), so the points solver's answers are given
+    # here: the fill whose round is proven won for the filler is taken at once.
     m = _round_end()
     starts = {f: m.next_round_start(f).kpn() for f in FILLS}
-    real_solve = engine.solve
+    unknown = engine.PointsResult(None, -8, 8, None, None, 1, 0.0, BLACK, 0)
+    won_by_gold = engine.PointsResult(-1, -1, -1, GOLD, None, 1, 0.0, BLACK, 3)
 
-    def solve(pos: Position, *args: object, **kwargs: object) -> engine.SolveResult:
-        r = real_solve(pos, node_limit=1)
-        if isinstance(pos, Position) and pos.kpn() == starts["left"]:
-            return engine.SolveResult(GOLD, 3, None, (), 1, 0.0, BLACK, 3)
-        return r
+    def solve_points(pos: Position, *args: object, **kwargs: object) -> engine.PointsResult:
+        assert isinstance(pos, Position)
+        return won_by_gold if pos.kpn() == starts["left"] else unknown
 
     searched = []
-    monkeypatch.setattr(engine, "solve", solve)
+    monkeypatch.setattr(engine, "solve_points", solve_points)
     monkeypatch.setattr(engine, "search", lambda *a, **k: searched.append(1))
     assert player("perfect", 1).choose_fill(m) == "left"
     assert not searched  # no search needed
+
+
+def test_perfect_fills_by_the_points_of_the_next_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both next rounds proven: the fill worth more to the filler's match
+    equity is taken; the points decide, not only who wins (in a Long match:
+    at 1-2 to 3 any round Gold wins ends the match)."""
+    m = _round_end(7)
+    starts = {f: m.next_round_start(f).kpn() for f in FILLS}
+    cases = [
+        # (left's value for the opener, right's): Gold fills, Black opens
+        ((-1, GOLD), (-2, GOLD), "right"),  # Gold wins both: 2 points beat 1
+        ((2, BLACK), (1, BLACK), "right"),  # Black wins both: concede 1, not 2
+        ((1, BLACK), (-1, GOLD), "right"),  # a won round beats a lost one
+    ]
+    for left, right, want in cases:
+        values = {
+            starts[f]: engine.PointsResult(v, v, v, w, None, 1, 0.0, BLACK, 3)
+            for f, (v, w) in zip(FILLS, (left, right), strict=True)
+        }
+        monkeypatch.setattr(engine, "solve_points", lambda pos, *a, values=values, **k:
+                            values[pos.kpn()])
+        monkeypatch.setattr(engine, "search", lambda *a, **k: pytest.fail("searched"))
+        assert player("perfect", 1).choose_fill(m) == want, (left, right)
+        # and the other way round
+        swapped = {starts["left"]: values[starts["right"]],
+                   starts["right"]: values[starts["left"]]}
+        monkeypatch.setattr(engine, "solve_points", lambda pos, *a, values=swapped, **k:
+                            values[pos.kpn()])
+        assert player("perfect", 1).choose_fill(m) != want, (left, right)
 
 
 @slow_on_pure_python

@@ -30,21 +30,26 @@ Levels, weakest first (their measured strength: docs/engine.md):
     decides the match, the solver (1 million nodes) has the last word.
 ``perfect``
     The opening book and the solver: wins every won single round and plays
-    the longest resistance when lost; in a round that decides the match it
-    proves who wins (10 million nodes: half for the winner-only solver,
-    ``solve(exact=False)``, half for the exact one) and plays the shortest
-    win where the exact solver finds it, else a proven winning move; in other rounds it searches 4 million nodes
-    and, unless that finds a forced win, proves one in 4 million nodes.
-    It plays for the match, not the round (:mod:`kamisado.engine.equity`): of the
-    round wins it can take or has proven, it plays the one worth most to
-    the match (the points, the rings: which tower wins); where only the
-    solver proves the round won, it plays the search's move while the solver
-    proves that it keeps the win (the search plays on for the bigger win;
-    also when behind at the opponent's match point, where a plain win only
-    levels the match); and it fills after
-    a round win by trying both next rounds with the solver (4 million nodes
-    each): a fill whose round is proven lost for the opener is taken, one
-    proven won for the opener avoided, and otherwise the search decides.
+    the longest resistance when lost.  Where the round decides the match
+    and any win of the side to move ends it, it proves who wins (10 million
+    nodes: half for the winner-only solver, ``solve(exact=False)``, half for
+    the exact one) and plays the shortest win where the exact solver finds
+    it, else a proven winning move.  Everywhere else the round's points
+    matter, and it plays them (:func:`kamisado.engine.solve_points`, 8
+    million nodes): in a round proven won it plays a move that keeps the
+    most points proven (a Sumo, Double or Triple win is never traded for a
+    smaller one); in a round proven lost, the move that concedes the fewest
+    points, and of those the one that lasts longest; where only the plain
+    win is proven, the search's move (4 million nodes, weighing a win's
+    points) while the solver proves that it keeps the win; where nothing is
+    proven, the search's move.  Across rounds it plays by match equity
+    (:mod:`kamisado.engine.equity`: the score, the target, the rings): of
+    the round wins on the spot it takes the one worth most to the match,
+    and it fills after a round win by the next round's value: both next
+    rounds go to the points solver (4 million nodes each), a proven round is
+    worth the match equity after its proven result (who wins, and how many
+    points), an unproven one the match equity at its start, and the fill
+    worth more is taken (the search decides between two unproven ones).
 """
 
 from __future__ import annotations
@@ -60,7 +65,7 @@ from kamisado.rules.match import FILLS, Match
 from kamisado.rules.position import Position
 
 if TYPE_CHECKING:
-    from kamisado.engine import SolveResult
+    from kamisado.engine import PointsResult, SolveResult
 
 __all__ = [
     "LEVELS",
@@ -185,6 +190,12 @@ PERFECT_MATCH_SOLVE_NODES = 4_000_000
 PERFECT_MATCH_CHOICE_NODES = 500_000
 #: Solver budget for each fill's next round when ``perfect`` chooses its fill.
 PERFECT_FILL_SOLVE_NODES = 4_000_000
+#: Budget of the points solver (who wins, then the thresholds of a Sumo,
+#: Double and Triple win) in a round whose points matter to the match.
+PERFECT_POINTS_NODES = 8_000_000
+#: Budget (all moves together) to weigh each move of a proven lost round by
+#: the points it concedes, then by how long it lasts.
+PERFECT_CONCEDE_NODES = 2_000_000
 
 
 def _round_decides_match(pos: Position) -> bool:
@@ -202,29 +213,119 @@ def _perfect(pl: Player, pos: Position) -> Move:
     hit = book.lookup(pos)
     if hit is not None:
         return hit
+    me = pos.turn
     if _round_decides_match(pos):
         # some round win ends the match: the round is to be won at any price
         r = _prove(pos, PERFECT_SOLVE_NODES)
-        if r.winner == pos.turn and r.best_move is not None:
-            if pos.points[pos.turn] + 1 >= pos.target:
-                return r.best_move  # any win wins the match: the surest is best
-            # behind, where only the opponent's win ends the match: the win is
-            # proven, and a bigger one may win the match rather than level
-            # it, so the match-aware choice picks among the wins
-            return _play_for_match(pl, pos, moves, r.best_move)
+        if r.winner == me and r.best_move is not None:
+            if pos.points[me] + 1 >= pos.target:
+                # any win wins the match: the surest is best, but a proven
+                # bigger win is kept all the same (the points stay proven)
+                if _has_rings(pos):
+                    pr = engine.solve_points(pos, limit=Limit(nodes=PERFECT_POINTS_NODES))
+                    if pr.winner == me and pr.best_move is not None and pr.low >= 2:
+                        return pr.best_move
+                return r.best_move
+            # behind, where only the opponent's win ends the match: a bigger
+            # win may win the match rather than level it: the points decide
+            return _play_points(pl, pos, moves, r.best_move)
         if r.winner is not None:
-            values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
-            return _longest_resistance(pl, pos, values)
+            # lost: the fewest points conceded, then the longest resistance
+            return _play_points(pl, pos, moves, None)
         res = engine.search(pos, limit=Limit(nodes=PERFECT_SEARCH_NODES), seed=pl._search_seed())
         assert res.best_move is not None
         return res.best_move
-    return _play_for_match(pl, pos, moves, None)
+    return _play_points(pl, pos, moves, None)
 
 
-def _play_for_match(pl: Player, pos: Position, moves: list[Move], won: Move | None) -> Move:
+def _has_rings(pos: Position) -> bool:
+    """Whether some tower on the board has a ring (else every win is worth 1)."""
+    return any(pos.rings)
+
+
+def _play_points(pl: Player, pos: Position, moves: list[Move], won: Move | None) -> Move:
+    """``perfect`` in a round whose points matter to the match: the round's
+    value in points (:func:`kamisado.engine.solve_points`) decides where it
+    is proven; the match equity (:func:`_play_for_match`) elsewhere.
+    ``won``: a move already proven to win the round, or ``None``."""
+    from kamisado import engine
+
+    me = pos.turn
+    pr = engine.solve_points(pos, limit=Limit(nodes=PERFECT_POINTS_NODES))
+    if pr.winner == me:
+        if pr.best_move is not None and pr.low >= 2:
+            # won with at least a Sumo tower's points (all of them when
+            # proven): a move that keeps them; the next move proves again
+            return pr.best_move
+        # won, but only the plain win proven: the search plays on for
+        # more points while the solver proves that its move keeps the win
+        return _play_for_match(pl, pos, moves, pr.best_move or won)
+    if pr.winner is not None:
+        conceded = -pr.points if pr.points is not None else None
+        return _fewest_conceded(pl, pos, moves, conceded, pr.best_move)
+    return _play_for_match(pl, pos, moves, won, proven_open=True)
+
+
+def _fewest_conceded(
+    pl: Player, pos: Position, moves: list[Move], conceded: int | None, keeps: Move | None,
+) -> Move:
+    """``perfect`` in a round proven lost where the points it concedes matter:
+    of the moves that concede no more than the round's value (``conceded``
+    points, when proven), the one that lasts longest; ``keeps`` (the points
+    solver's move, which keeps the concession proven so far) when no move's
+    concession could be proven."""
+    from kamisado import engine
+
+    me = pos.turn
+    fewest: list[Move] = []
+    per_move = Limit(nodes=max(10_000, PERFECT_CONCEDE_NODES // max(1, len(moves))))
+    for move in moves:
+        q = pos.copy(stack=False)
+        q.push(move)
+        value: int | None
+        if q.outcome is not None:
+            value = q.outcome.points if q.outcome.winner != me else -q.outcome.points
+        else:
+            r = engine.solve_points(q, limit=per_move)
+            # a Sumo push moves again: the value is then ours, not theirs
+            value = None if r.points is None else r.points if q.turn != me else -r.points
+        if conceded is not None and value == conceded:
+            fewest.append(move)
+    if not fewest:
+        if keeps is not None:
+            return keeps
+        values = engine.solve_moves(pos, limit=Limit(nodes=PERFECT_SOLVE_NODES // 4))
+        return _longest_resistance(pl, pos, values)
+    if len(fewest) == 1:
+        return fewest[0]
+    # among them the longest resistance: the winner's shortest win after each
+    lasts = []
+    for move in fewest:
+        q = pos.copy(stack=False)
+        q.push(move)
+        if q.outcome is not None:
+            lasts.append((0, str(move), move))
+            continue
+        d = engine.solve(q, limit=per_move, pv=False)
+        # a distance not proven in the budget counts as the longest
+        far = d.distance if d.winner is not None and d.distance is not None else 10**6
+        lasts.append((far, str(move), move))
+    longest = max(t[0] for t in lasts)
+    best = sorted((t for t in lasts if t[0] == longest), key=lambda t: t[1])
+    if len(best) > 1:
+        # fewer winning replies for the opponent is a harder problem for them
+        best.sort(key=lambda t: winning_replies(pos, t[2], node_limit=20000))
+    return best[0][2]
+
+
+def _play_for_match(
+    pl: Player, pos: Position, moves: list[Move], won: Move | None, proven_open: bool = False,
+) -> Move:
     """``perfect`` in a round whose win is worth what its points bring to the
     match: the best round win for the match, else the search's move, a proven
-    win kept.  ``won``: a move already proven to win the round, or ``None``."""
+    win kept.  ``won``: a move already proven to win the round, or ``None``;
+    ``proven_open``: the solver already tried (and found no winner) within
+    its budget, so it is not asked again."""
     from kamisado import engine
 
     # among the rounds won on the spot, the win worth most to the match (the
@@ -248,7 +349,7 @@ def _play_for_match(pl: Player, pos: Position, moves: list[Move], won: Move | No
                 return res.best_move  # a surely bigger win a few moves away
         return wins[0][1]
     if res.proven_win_in is None:
-        if won is None:  # not proven yet: the solver looks further
+        if won is None and not proven_open:  # not proven yet: the solver looks further
             r = _prove(pos, PERFECT_MATCH_SOLVE_NODES)
             if r.winner == pos.turn:
                 won = r.best_move
@@ -426,38 +527,26 @@ def choose_fill_by_search(match: Match, depth: int, rng: random.Random) -> str:
 
 
 def _perfect_fill(pl: Player, match: Match) -> str:
-    """``perfect``'s fill: each fill's next round (the opponent opens) is
-    tried with the solver; a fill whose round is proven won for us is taken
-    (the one worth most to the match by the end of its proven line when both
-    are), a fill proven lost is avoided, and otherwise the search decides as
-    in :func:`choose_fill_by_search`.  The fill changes neither the points,
-    the rings nor the opener, so the match equity of the two unproven fills
-    is the same and the search tells them apart."""
+    """``perfect``'s fill, by the next round's value: each fill's next round
+    (the opponent opens it) is given to the points solver
+    (:func:`kamisado.engine.solve_points`, ``PERFECT_FILL_SOLVE_NODES``
+    each); a round it proves is worth the match equity after its proven
+    result (who wins it and with how many points), a round it cannot prove
+    the match equity at its start, and the fill worth more to us is taken.
+    Where the two are worth the same (neither proven: the fill changes
+    neither the points, the rings nor the opener), the search decides as in
+    :func:`choose_fill_by_search`."""
     from kamisado import engine
 
     me = match.current_winner()
     starts = {fill: match.next_round_start(fill) for fill in FILLS}
-    # who wins each start (cheap); the exact line only for the starts we win
-    results = {
-        fill: engine.solve(start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES), exact=False)
+    worth = {
+        fill: _fill_equity(start, engine.solve_points(
+            start, limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES)), me)
         for fill, start in starts.items()
     }
-    for fill in FILLS:
-        if results[fill].winner == me:
-            exact = engine.solve(starts[fill], limit=Limit(nodes=PERFECT_FILL_SOLVE_NODES))
-            if exact.winner == me:
-                results[fill] = exact
-    won = [f for f in FILLS if results[f].winner == me]
-    if won:
-        # the opener's equity at the end of the proven line: lowest is best for us
-        def theirs(fill: str) -> float:
-            value = _end_equity(starts[fill], results[fill].pv)
-            return 1.0 if value is None else value
-
-        return min(won, key=lambda f: (theirs(f), results[f].distance or 0, FILLS.index(f)))
-    open_fills = [f for f in FILLS if results[f].winner is None]
-    if len(open_fills) == 1:
-        return open_fills[0]
+    if abs(worth["left"] - worth["right"]) > 1e-9:
+        return max(FILLS, key=lambda f: worth[f])
     depth = LEVELS[pl.level].fill_depth
     scores = {}
     for fill in FILLS:
@@ -465,6 +554,25 @@ def _perfect_fill(pl: Player, match: Match) -> str:
         scores[fill] = r.score
     best = min(scores.values())
     return pl.rng.choice([f for f in FILLS if scores[f] == best])
+
+
+def _fill_equity(start: Position, value: PointsResult, me: int) -> float:
+    """``me``'s match equity for a next round from ``start`` whose value to
+    its opener the points solver gave: after the proven result when the
+    winner is proven (the fewest points proven for the winner when the
+    exact points are not), else at the round's start."""
+    from kamisado.engine.equity import match_equity
+
+    opener = start.turn
+    rings = _rings_after(start)
+    if value.winner is None:
+        black = match_equity((start.points[0], start.points[1]), start.target, rings, opener)
+        return black if me == BLACK else 1.0 - black
+    # the points the winner is sure of: low when the opener wins, -high when it loses
+    sure = value.low if value.winner == opener else -value.high
+    k = RING_POINTS.index(sure) if sure in RING_POINTS else 0
+    theirs = _win_equity(start, value.winner, k, rings)  # for the opener
+    return theirs if me == opener else 1.0 - theirs
 
 
 @dataclass(frozen=True)
@@ -491,7 +599,8 @@ LEVELS: dict[str, Level] = {
     "strong": Level(_searcher(nodes=50_000), 6, "50k nodes of search (at most about 0.05 s)", 1209),
     "expert": Level(_searcher(nodes=600_000, solve_nodes=1_000_000), 8,
                     "600k nodes of search (up to about 0.5 s) and the solver", 1300),
-    "perfect": Level(_perfect, 10, "opening book and solver, playing for the match", 1319),
+    "perfect": Level(_perfect, 10,
+                     "opening book and solver, playing the points for the match", 1319),
 }
 
 

@@ -300,9 +300,14 @@ export function shape(kpn, raw) {
 /** Solve the position of ``kpn`` (kamisado.engine.solve, or solve_points with ``points``).
     @param {string} kpn @param {SolveOptions} opts */
 export function solve(kpn, opts = {}) {
-  const exact = opts.exact ?? true;
-  const points = opts.points ?? false;
-  const wantPv = opts.pv ?? true;
+  const flag = (/** @type {string} */ name, /** @type {unknown} */ v, /** @type {boolean} */ dflt) => {
+    if (v === undefined) return dflt;
+    if (typeof v !== "boolean") throw new Error(`${name} must be true or false, got ${String(v)}`);
+    return v;
+  };
+  const exact = flag("exact", opts.exact, true);
+  const points = flag("points", opts.points, false);
+  const wantPv = flag("pv", opts.pv, true);
   const time = limit("time", opts.time);
   const nodes = limit("nodes", opts.nodes);
   const maxDepth = opts.maxDepth === undefined ? 0 : int("maxDepth", opts.maxDepth, 0, 4000);

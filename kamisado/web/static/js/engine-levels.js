@@ -7,8 +7,9 @@
    move as the server's), so the same level and seed choose the server's
    very move.  What differs (docs/web.md, "The engine in the page"): the
    solver's table is the worker's, not the server process's, so a proof cut
-   short by a node budget (expert's and perfect's) may end otherwise; and
-   the fill choice after a round win is not ported. */
+   short by a node budget (expert's and perfect's) may end otherwise.  The
+   fill after a round win (bestFill) is chosen from the two next rounds'
+   starts, which the caller gives (the rules make them, not the engine). */
 
 import {
   codes, defaultWeights, kpnNow, loadKpn, moveCode, moveText, outcome, playCode, search, solve, turn, unplay,
@@ -24,6 +25,12 @@ const PERFECT_SEARCH_NODES = 4_000_000;
 const PERFECT_MATCH_SOLVE_NODES = 4_000_000;
 const PERFECT_MATCH_CHOICE_NODES = 500_000;
 const PERFECT_KEEP_NODES = 1_000_000;
+const PERFECT_POINTS_NODES = 8_000_000;
+const PERFECT_FILL_SOLVE_NODES = 4_000_000;
+/** How deep each level searches its fill (Level.fill_depth). */
+const FILL_DEPTH = { beginner: 0, novice: 2, casual: 3, club: 4, strong: 6, expert: 8, perfect: 10 };
+const FILLS = /** @type {const} */ (["left", "right"]);
+const PERFECT_CONCEDE_NODES = 2_000_000;
 
 /** The match fields and rings of a KPN: target, points, each side's total rings.
     @param {string} kpn */
@@ -47,11 +54,12 @@ function decidesMatch(kpn) {
   return target === 1 || Math.max(...points) + 1 >= target;
 }
 
-/** The position after a move (its KPN) and its outcome. @param {string} kpn @param {number} code */
+/** The position after a move (its KPN), its outcome and who is to move.
+    @param {string} kpn @param {number} code */
 function after(kpn, code) {
   loadKpn(kpn);
   playCode(code);
-  return { kpn: kpnNow(), outcome: outcome() };
+  return { kpn: kpnNow(), outcome: outcome(), turn: turn() };
 }
 
 /** @param {string} kpn @param {number} code */
@@ -251,8 +259,9 @@ function bestProvenWin(kpn, found) {
 }
 
 /** ``perfect`` in a round whose win is worth what it brings to the match
-    (levels._play_for_match). @param {string} kpn @param {Rng} rng @param {number|null} won */
-function playForMatch(kpn, rng, won) {
+    (levels._play_for_match); ``provenOpen``: the solver found no winner already.
+    @param {string} kpn @param {Rng} rng @param {number|null} won @param {boolean} [provenOpen] */
+function playForMatch(kpn, rng, won, provenOpen = false) {
   loadKpn(kpn);
   const me = turn();
   const moves = codes();
@@ -274,7 +283,7 @@ function playForMatch(kpn, rng, won) {
     return wins[0].m;
   }
   if (!provenWin) {
-    if (won === null) {
+    if (won === null && !provenOpen) {
       const r = prove(kpn, PERFECT_MATCH_SOLVE_NODES);
       if (r.winner === SIDES[me] && r.best) won = moveCode(r.best);
     }
@@ -332,7 +341,7 @@ function longestResistance(kpn, rng) {
   const unknown = vals.filter((v) => v.winner === null);
   if (unknown.length) return rng.choice(unknown).move;
   const order = (/** @type {{winner: number|null, distance: number|null}} */ v) =>
-    v.winner === side ? [0, v.distance ?? 0] : [2, -(v.distance ?? 0)];
+    v.winner === null ? [1, 0] : v.winner === side ? [0, v.distance ?? 0] : [2, -(v.distance ?? 0)];
   vals.sort((a, b) => order(a)[0] - order(b)[0] || order(a)[1] - order(b)[1]);
   const longest = Math.max(...vals.map((v) => v.distance ?? 0));
   const best = vals.filter((v) => (v.distance ?? 0) === longest).map((v) => v.move);
@@ -360,6 +369,70 @@ async function loadBook() {
   return book;
 }
 
+/** Whether some tower has a ring (else every win is worth 1). @param {string} kpn */
+function hasRings(kpn) {
+  const { rings } = matchOf(kpn);
+  return rings[0] + rings[1] > 0;
+}
+
+/** ``perfect`` where the round's points matter (levels._play_points).
+    @param {string} kpn @param {Rng} rng @param {number|null} won */
+function playPoints(kpn, rng, won) {
+  loadKpn(kpn);
+  const me = SIDES[turn()];
+  const pr = solve(kpn, { points: true, nodes: PERFECT_POINTS_NODES });
+  if (pr.winner === me) {
+    if (pr.best && pr.low >= 2) return moveCode(pr.best);
+    return playForMatch(kpn, rng, pr.best ? moveCode(pr.best) : won);
+  }
+  if (pr.winner !== null) {
+    const conceded = pr.points !== null ? -pr.points : null;
+    return fewestConceded(kpn, rng, conceded, pr.best ? moveCode(pr.best) : null);
+  }
+  return playForMatch(kpn, rng, won, true);
+}
+
+/** ``perfect`` in a round proven lost: of the moves that concede no more than
+    ``conceded`` points, the one that lasts longest (levels._fewest_conceded).
+    @param {string} kpn @param {Rng} rng @param {number|null} conceded @param {number|null} keeps */
+function fewestConceded(kpn, rng, conceded, keeps) {
+  loadKpn(kpn);
+  const me = turn();
+  const moves = codes();
+  const perMove = Math.max(10_000, Math.floor(PERFECT_CONCEDE_NODES / Math.max(1, moves.length)));
+  /** @type {number[]} */
+  const fewest = [];
+  for (const move of moves) {
+    const q = after(kpn, move);
+    /** @type {number|null} */
+    let value;
+    if (q.outcome) value = q.outcome.winner !== me ? q.outcome.points : -q.outcome.points;
+    else {
+      const r = solve(q.kpn, { points: true, nodes: perMove });
+      // a Sumo push moves again: the value is then ours, not theirs
+      value = r.points === null ? null : q.turn !== me ? r.points : -r.points;
+    }
+    if (conceded !== null && value === conceded) fewest.push(move);
+  }
+  if (!fewest.length) return keeps !== null ? keeps : longestResistance(kpn, rng);
+  if (fewest.length === 1) return fewest[0];
+  const lasts = fewest.map((move) => {
+    const q = after(kpn, move);
+    if (q.outcome) return { far: 0, text: moveText(move), move };
+    const d = solve(q.kpn, { nodes: perMove, pv: false });
+    // a distance not proven in the budget counts as the longest
+    const far = d.winner !== null && d.distance !== null ? d.distance : 10 ** 6;
+    return { far, text: moveText(move), move };
+  });
+  const longest = Math.max(...lasts.map((x) => x.far));
+  const best = lasts.filter((x) => x.far === longest).sort((x, y) => (x.text < y.text ? -1 : x.text > y.text ? 1 : 0));
+  if (best.length > 1) {
+    const replies = new Map(best.map((x) => [x.move, winningReplies(kpn, x.move, 20000)]));
+    best.sort((x, y) => /** @type {number} */ (replies.get(x.move)) - /** @type {number} */ (replies.get(y.move)));
+  }
+  return best[0].move;
+}
+
 /** ``perfect`` (levels._perfect). @param {string} kpn @param {Rng} rng */
 function perfect(kpn, rng) {
   loadKpn(kpn);
@@ -367,15 +440,23 @@ function perfect(kpn, rng) {
   if (moves.length === 1) return moves[0];
   const hit = book?.get(kpnNow());
   if (hit !== undefined && moves.includes(moveCode(hit))) return moveCode(hit);
-  if (!decidesMatch(kpn)) return playForMatch(kpn, rng, null);
   const me = turn();
+  if (!decidesMatch(kpn)) return playPoints(kpn, rng, null);
+  // some round win ends the match: the round is to be won at any price
   const r = prove(kpn, PERFECT_SOLVE_NODES);
   if (r.winner === SIDES[me] && r.best) {
     const { target, points } = matchOf(kpn);
-    if (points[me] + 1 >= target) return moveCode(r.best);
-    return playForMatch(kpn, rng, moveCode(r.best));
+    if (points[me] + 1 >= target) {
+      // any win wins the match: the surest is best, but a proven bigger win is kept
+      if (hasRings(kpn)) {
+        const pr = solve(kpn, { points: true, nodes: PERFECT_POINTS_NODES });
+        if (pr.winner === SIDES[me] && pr.best && pr.low >= 2) return moveCode(pr.best);
+      }
+      return moveCode(r.best);
+    }
+    return playPoints(kpn, rng, moveCode(r.best));
   }
-  if (r.winner !== null) return longestResistance(kpn, rng);
+  if (r.winner !== null) return playPoints(kpn, rng, null);  // lost: the fewest points, then the longest
   const res = search(kpn, { nodes: PERFECT_SEARCH_NODES, seed: rng.below(2 ** 30) });
   return moveCode(/** @type {string} */ (res.best));
 }
@@ -404,4 +485,66 @@ export async function bestMove(kpn, opts) {
   if (level === "perfect") await Promise.all([loadBook(), loadModel()]);
   // kamisado.engine.levels.Player: random.Random(f"{level}:{seed}"), a new one each move
   return moveText(policy(kpn, new Rng(`${level}:${seed}`)));
+}
+
+/** The fill whose next round looks worse for the opponent (levels.choose_fill_by_search).
+    @param {Record<string, string>} starts @param {number} depth @param {Rng} rng @returns {string} */
+function fillBySearch(starts, depth, rng) {
+  if (depth <= 0) return rng.choice([...FILLS]);
+  /** @type {Record<string, number>} */
+  const scores = {};
+  for (const f of FILLS) scores[f] = search(starts[f], { depth, seed: rng.below(2 ** 30) }).score;
+  const best = Math.min(scores.left, scores.right);
+  return rng.choice(FILLS.filter((f) => scores[f] === best));
+}
+
+/** The winner's match equity for a next round (levels._fill_equity).
+    @param {string} start @param {ReturnType<typeof solve>} value @param {number} me */
+function fillEquity(start, value, me) {
+  loadKpn(start);
+  const opener = turn();
+  const { target, points, rings } = matchOf(start);
+  if (value.winner === null) {
+    const black = matchEquity(points, target, rings, opener);
+    return me === 0 ? black : 1 - black;
+  }
+  const winner = SIDES.indexOf(value.winner);
+  const sure = winner === opener ? value.low : -value.high;
+  const k = Math.max(0, RING_POINTS.indexOf(sure));
+  const theirs = winEquity(start, opener, winner, k);
+  return me === opener ? theirs : 1 - theirs;
+}
+
+/** The computer's fill after it won a round: "left" or "right"
+    (Player.choose_fill).  ``starts``: the KPN of the next round's start
+    after each fill (the loser to move), as Match.next_round_start makes them.
+    @param {{left: string, right: string}} starts @param {{level: string, seed?: number}} opts */
+export async function bestFill(starts, opts) {
+  const level = opts?.level;
+  if (!(level in FILL_DEPTH)) throw new Error(`expected a level (${Object.keys(FILL_DEPTH).join(", ")}), found ${String(level)}`);
+  const seed = opts.seed ?? 0;
+  if (!Number.isSafeInteger(seed) || seed < 0) throw new Error(`seed must be an integer >= 0, got ${seed}`);
+  if (!starts || typeof starts.left !== "string" || typeof starts.right !== "string") {
+    throw new Error("expected the next round's starts: {left: KPN, right: KPN}");
+  }
+  /** @type {Record<string, string>} */
+  const kpns = { left: starts.left, right: starts.right };
+  for (const f of FILLS) {
+    loadKpn(kpns[f]);
+    if (outcome()) throw new Error(`the ${f} start is not a round's start`);
+  }
+  const rng = new Rng(`${level}:${seed}`);
+  const depth = FILL_DEPTH[/** @type {keyof typeof FILL_DEPTH} */ (level)];
+  if (level !== "perfect") return fillBySearch(kpns, depth, rng);
+  await loadModel();
+  // perfect: by the next round's value (levels._perfect_fill)
+  loadKpn(kpns.left);
+  const me = turn() ^ 1;  // the loser opens the next round
+  /** @type {Record<string, number>} */
+  const worth = {};
+  for (const f of FILLS) {
+    worth[f] = fillEquity(kpns[f], solve(kpns[f], { points: true, nodes: PERFECT_FILL_SOLVE_NODES }), me);
+  }
+  if (Math.abs(worth.left - worth.right) > 1e-9) return worth.left >= worth.right ? "left" : "right";
+  return fillBySearch(kpns, depth, rng);
 }

@@ -6,7 +6,7 @@
    engine in the page"). */
 
 import { legalMoves, load, perft, play, reportTo, search, solve, clearTables } from "./engine-core.js";
-import { bestMove } from "./engine-levels.js";
+import { bestFill, bestMove } from "./engine-levels.js";
 
 /** The id of the call being answered (its progress reports carry it). */
 let current = 0;
@@ -20,6 +20,7 @@ const OPS = {
   search: (/** @type {string} */ kpn, /** @type {import("./engine-core.js").SearchOptions} */ opts) => search(kpn, opts),
   solve,
   best: bestMove,
+  bestFill,
   clear: clearTables,
 };
 

@@ -206,3 +206,13 @@ export function solve(kpn, opts = {}) {
 export function best(kpn, opts) {
   return call("best", [kpn, opts]);
 }
+
+/** The computer's fill after it won a round (Player.choose_fill): "left" or
+    "right", at a level and seed as the server's.  `starts`: the KPN of the
+    next round's start after each fill (the loser to move), as
+    Match.next_round_start makes them (the rules, not the engine, regroup).
+    @param {{left: string, right: string}} starts @param {{level: string, seed?: number}} opts
+    @returns {Promise<string>} */
+export function bestFill(starts, opts) {
+  return call("bestFill", [starts, opts]);
+}

@@ -220,6 +220,7 @@ function analyse(s, i) {
   const box = $("#analysis");
   box.textContent = t("review.analysing");
   box.removeAttribute("data-solved");
+  box.setAttribute("aria-busy", "false");
   const list = document.getElementById("rv-lines");
   if (list) list.hidden = true;
   analyseTimer = window.setTimeout(() => {
@@ -257,6 +258,8 @@ const kindOf = (v) => ({ kind: v.kind === "cp" ? "eval" : v.kind, value: v.value
 async function analyseHere(s, i, run) {
   const box = $("#analysis");
   box.title = t("review.in_browser");
+  // a live region: screen readers hear the finished analysis, not every depth
+  box.setAttribute("aria-busy", "true");
   const current = () => run === analysisRun && reviewId !== null && stepper.i === i;
   /** @type {import("../engine.js").SearchAnswer|null} */
   let shown = null;
@@ -293,9 +296,11 @@ async function analyseHere(s, i, run) {
       box.dataset.solved = `${r.winner}:${r.distance}`;
     }
     paint(true);
+    box.setAttribute("aria-busy", "false");
   } catch (e) {
     if (e instanceof Error && "stopped" in e) return;
     if (!current()) return;
+    box.setAttribute("aria-busy", "false");
     localFailed = true;  // no WebAssembly here after all: the server analyses
     analyseOnServer(s, i);
   }
