@@ -200,12 +200,11 @@ async def levels(request: Request) -> Response:
     from kamisado.engine.levels import LEVELS
 
     # elo: the measured strength, beginner = 0 (the README's levels table);
-    # rating: the level's fixed rating beside its name (elo + 800); fill_depth:
-    # how deep it searches each fill after a won round (the page's engine chooses as it does)
+    # rating: the level's fixed rating beside its name (elo + 800)
     return JSONResponse(
         [
             {"name": n, "description": LEVELS[n].description, "elo": LEVELS[n].elo,
-             "rating": computer_rating(n), "fill_depth": LEVELS[n].fill_depth}
+             "rating": computer_rating(n)}
             for n in LEVEL_NAMES
         ]
     )
