@@ -128,9 +128,14 @@ def test_a_game_against_the_computer_offline_is_kept_then_sent(ctx: BrowserConte
     expect(pg).to_have_url(re.compile(r"#/local/local-"))
     board = pg.locator("#board")
     expect(board).to_have_attribute("data-kpn", re.compile(" b "))  # Black (this browser) opens
-    for _ in range(60):  # a single round against the beginner: Black plays its first legal move each time
+    for i in range(60):  # a single round against the beginner: Black plays its first legal move each time
         if board.get_attribute("data-state") == "over":
             break
+        if i == 1:  # kept: the page reloaded (offline) resumes the game where it stood
+            kept = board.get_attribute("data-kpn")
+            pg.reload()
+            expect(pg.locator("body")).to_have_attribute("data-ready", "1")
+            expect(board).to_have_attribute("data-kpn", kept or "")
         expect(board).to_have_attribute("data-kpn", re.compile(r" b [-a-z] "))
         if board.get_attribute("data-state") == "over":
             break
