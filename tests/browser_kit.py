@@ -61,8 +61,27 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def browser(chromium_path: str) -> Iterator[Browser]:
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        block_service_workers(b)
         yield b
         b.close()
+
+
+#: What Chromium logs for the page's service worker where the context blocks them.
+SW_BLOCKED = "Service Worker registration blocked by Playwright"
+
+
+def block_service_workers(b: Browser) -> None:
+    """Make ``b``'s new contexts block service workers unless a test asks
+    for them (``service_workers="allow"``): the page's worker precaches
+    the whole site on every first visit, which the tests of other things
+    need not pay for (tests/test_web_offline_browser.py tests it)."""
+    make = b.new_context
+
+    def new_context(**kw: Any) -> BrowserContext:
+        kw.setdefault("service_workers", "block")
+        return make(**kw)
+
+    setattr(b, "new_context", new_context)  # noqa: B010 (an instance's method replaced)
 
 
 def page(browser: Browser, url: str, size: tuple[int, int] = (1100, 850)) -> Page:
@@ -94,7 +113,8 @@ def open_page(ctx: BrowserContext, url: str) -> Page:
     errors: list[str] = []
     console: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("console", lambda m: console.append(_console_line(m)) if m.type in ("error", "warning") else None)
+    pg.on("console", lambda m: console.append(_console_line(m))
+          if m.type in ("error", "warning") and m.text != SW_BLOCKED else None)
     pg.errors = errors  # type: ignore[attr-defined]
     pg.console = console  # type: ignore[attr-defined]
     OPENED.append(pg)

@@ -24,6 +24,7 @@ MAKERS = {
     "export_glyphs.py": ["kamisado/data/glyphs.json"],
     "make_pictures.py": ["docs/pictures/board.svg", "docs/pictures/match.gif"],
     "make_charts.py": ["docs/pictures/evaluation.svg", "docs/pictures/elo.svg"],
+    "make_icons.py": [f"kamisado/web/static/icons/{n}" for n in ("icon-192.png", "icon-512.png", "maskable-512.png")],
     "make_book.py": ["kamisado/data/book.txt"],
     "make_equity.py": ["kamisado/data/equity.json"],
     "make_puzzles.py": ["kamisado/data/puzzles.json"],
@@ -69,7 +70,7 @@ def test_tune_weights_answers_help_and_writes_no_tracked_file() -> None:
     assert result.returncode == 0 and "--out" in result.stdout
 
 
-@pytest.mark.parametrize("script", ["export_glyphs.py", "make_pictures.py", "make_charts.py"])
+@pytest.mark.parametrize("script", ["export_glyphs.py", "make_pictures.py", "make_charts.py", "make_icons.py"])
 def test_the_generated_files_are_current(script: str) -> None:
     # what .ci/run checks: the tracked files are what the script makes now
     before = stamps(MAKERS[script])

@@ -30,7 +30,7 @@ FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 STATE_KEYS = [
     "type", "game", "seq", "name", "target", "series", "online_game", "points", "state",
     "winner", "round", "to_act", "seats", "thinking", "last", "rounds", "fill", "clock", "ended",
-    "rated", "offer", "declined", "rematch", "claim_after_ms", "takeback",
+    "rated", "offer", "declined", "rematch", "claim_after_ms", "takeback", "seed",
     "kpn", "towers", "turn", "must", "legal", "outcome", "passes", "you",
 ]
 

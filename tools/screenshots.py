@@ -219,6 +219,9 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         context = browser.new_context(
             viewport={"width": SIZES["phone"][0], "height": SIZES["phone"][1]},
             locale="en-GB", timezone_id="UTC", device_scale_factor=1,
+            # the page's service worker would answer from its cache, past the routes
+            # that fix the dates (Playwright's routes do not see what a worker answers)
+            service_workers="block",
         )
         pg = context.new_page()
         pg.set_default_timeout(15_000)
@@ -264,7 +267,8 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         shoot(pg, out, "games", written, ignored)
 
         # a rated game between two accounts: the winner's view, then its player page
-        other = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-GB", timezone_id="UTC")
+        other = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-GB", timezone_id="UTC",
+                                    service_workers="block")
         opp = other.new_page()
         opp.set_default_timeout(15_000)
         opp.on("pageerror", lambda e: errors.append(str(e)))

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from kamisado.web.game import Game
     from kamisado.web.games import Hub
 
-__all__ = ["RETRY_MAX_S", "RETRY_S", "THINK_LEASE_MS", "THINK_RENEW_S", "Computer", "JobRunner"]
+__all__ = ["PAGE_THINK_S", "RETRY_MAX_S", "RETRY_S", "THINK_LEASE_MS", "THINK_RENEW_S", "Computer", "JobRunner"]
 
 log = logging.getLogger("kamisado.web")
 
@@ -50,6 +50,10 @@ RETRY_MAX_S = 30.0
 #: ``THINK_LEASE_MS`` + ``THINK_RENEW_S`` (4 s) after its thinker died.
 THINK_LEASE_MS = 3_000
 THINK_RENEW_S = 1.0
+#: How long the server waits for the computer's move from a page that runs
+#: the engine itself (its join said ``thinks``) before it thinks itself: a
+#: page whose engine failed, or that went, is not waited for longer.
+PAGE_THINK_S = 20.0
 
 
 class JobRunner(Protocol):
@@ -87,6 +91,8 @@ class Computer:
         self.jobs = jobs
         #: the pool's jobs handed over and not answered yet, by queue (``moves``, ``analysis``)
         self.in_pool = {"moves": 0, "analysis": 0}
+        #: seconds a page that thinks is given for the computer's move (:data:`PAGE_THINK_S`)
+        self.page_think_s = PAGE_THINK_S
 
     async def depths(self) -> dict[str, float]:
         """The engine's jobs waiting or running, by queue: on the job queue,
@@ -144,14 +150,26 @@ class Computer:
 
     # -- the computer's moves -----------------------------------------------------
 
-    def kick(self, game: Game) -> None:
+    def kick(self, game: Game, *, page: bool = True) -> None:
         """Start the computer's move if the game waits for one.  A
         computer-against-computer game thinks only while someone watches: it
         pauses after the move it is thinking about and goes on when someone
         joins (a join kicks).  A computer facing a person answers even when
-        the person has left (its clock may be running)."""
+        the person has left (its clock may be running).
+
+        When the person's page runs the engine (:meth:`Game.page_thinker`),
+        the page finds the move and sends it (``computer_move``): the server
+        waits for it ``page_think_s``, then thinks itself (``page=False``)."""
         side = game.to_act()
-        if side is None or game.kinds()[side] == "human" or game.thinking or not self.can_think:
+        if side is None or game.kinds()[side] == "human" or game.thinking:
+            return
+        if page and game.page_thinker() is not None:
+            game.thinking = True
+            if not self.hub.store.shared:
+                game.leased_seq = game.seq
+            game.task = asyncio.get_running_loop().create_task(self._wait_for_page(game, game.seq))
+            return
+        if not self.can_think:
             return
         if not game.conns and "human" not in game.kinds():
             game.spawn_locked(lambda: flags.pause_clock(game))
@@ -160,6 +178,19 @@ class Computer:
         if not self.hub.store.shared:  # nobody else thinks about it: shown thinking at once
             game.leased_seq = game.seq
         game.task = asyncio.get_running_loop().create_task(self._think(game, side))
+
+    async def _wait_for_page(self, game: Game, seq: int) -> None:
+        """Give the page ``page_think_s`` for the computer's move at action
+        ``seq``; when none came (:meth:`Game.computer_act` cancels this), the
+        server thinks."""
+        await asyncio.sleep(self.page_think_s)
+        if game.seq != seq or game.task is not asyncio.current_task():
+            return
+        log.info("game %s: no computer move from the page for action %d; the server thinks", game.row.id, seq)
+        game.thinking = False
+        game.task = None
+        self.kick(game, page=False)
+        self.hub.evict(game)  # kept while it waited; let go of when nobody is on it and nobody thinks
 
     async def _take_turn(self, game: Game) -> bool:
         """Whether this process is to think about the game's computer move:

@@ -37,6 +37,7 @@ from kamisado.web import clocks, flags, offers
 from kamisado.web.messages import (
     AbortMsg,
     ClaimMsg,
+    ComputerMoveMsg,
     ErrorFrame,
     FillMsg,
     MoveMsg,
@@ -84,6 +85,10 @@ class Conn:
     registered: bool = False
     #: whether the connection follows the lobby (:mod:`kamisado.web.lobby`)
     lobby: bool = False
+    #: whether the page runs the engine: it sends the computer's moves of
+    #: the game against the computer it holds the person's seat of
+    #: (:meth:`Game.computer_act`; its join said ``thinks``)
+    thinks: bool = False
 
 
 async def send(conn: Conn, frame: str) -> None:
@@ -239,6 +244,7 @@ class Game(GameState):
             rematch=self.row.rematch,
             claim_after_ms=claim_after_ms if self.claimable() else None,
             takeback={SIDE_LETTERS[side]: self.takeback_count(side) for side in (0, 1)},
+            seed=None if act is None or self.kinds()[act] == "human" else self.row.seed + self.seq,
         )
 
     def frame(self) -> StateFrame:
@@ -367,6 +373,49 @@ class Game(GameState):
         if isinstance(msg, FillMsg) and self.match.state != FILL:
             raise GameError("illegal", f"{what}: a fill is chosen only after a round ends")
         await self.play(what)
+        await self.broadcast()
+
+    def person_seat(self) -> int | None:
+        """The person's seat of a game between a person and the computer (else ``None``)."""
+        people = [side for side, kind in enumerate(self.kinds()) if kind == "human"]
+        return people[0] if len(people) == 1 else None
+
+    def page_thinker(self) -> Conn | None:
+        """A connection here that thinks for the computer: its page runs the
+        engine and holds the person's seat of this game against the computer."""
+        person = self.person_seat()
+        if person is None:
+            return None
+        return next((c for c in self.conns if c.thinks and c.seats == (person,)), None)
+
+    async def computer_act(self, conn: Conn, msg: ComputerMoveMsg) -> None:
+        """The computer's action found by the page's engine: checked as any
+        action (the seat, ``seq``, the rules), stored, then broadcast (the
+        state frame is its acknowledgement)."""
+        await self._locked(conn, self._computer_act, msg)
+
+    async def _computer_act(self, conn: Conn, msg: ComputerMoveMsg) -> None:
+        what = f"computer_move {msg.action}"
+        person = self.person_seat()
+        if person is None:
+            raise GameError("not_allowed", f"{what}: only in a game between a person and the computer")
+        if conn.seats != (person,):
+            raise GameError("not_allowed", f"{what}: only the page holding the person's seat plays"
+                            " the computer's moves")
+        if msg.seq != self.seq:
+            raise GameError("stale", f"{what}: the game is at action {self.seq}, not {msg.seq}")
+        side = self.to_act()
+        if side is None:
+            raise GameError("over", f"{what}: the match is over")
+        if side == person:
+            raise GameError("not_your_turn", f"{what}: it is the person's turn, not the computer's")
+        fill = msg.action in ("left", "right")
+        if not fill and self.match.state != PLAYING:
+            raise GameError("illegal", f"{what}: the round is over; the computer chooses to fill left or right")
+        if fill and self.match.state != FILL:
+            raise GameError("illegal", f"{what}: a fill is chosen only after a round ends")
+        self.stop_thinking()  # the server's own thought (its fallback) is not needed
+        await self.play(msg.action)
         await self.broadcast()
 
     async def end(self, conn: Conn, msg: ResignMsg | AbortMsg) -> None:

@@ -327,6 +327,7 @@ class Hub:
             return
         if game is None:
             raise GameError("no_game", f"join: no game {msg.game!r}")
+        conn.thinks = msg.thinks  # its page plays the computer's moves (Game.computer_act)
         try:
             note = await game.join(conn, msg.token)
         finally:

@@ -111,10 +111,15 @@ class ProtocolError(ValueError):
 
 @dataclass(frozen=True)
 class JoinMsg:
-    """Watch a game, or play it when ``token`` is a seat's secret token."""
+    """Watch a game, or play it when ``token`` is a seat's secret token.
+    ``thinks``: the page runs the engine itself (WebAssembly) and sends the
+    computer's moves of a game against the computer whose person's seat it
+    holds (:class:`ComputerMoveMsg`); the server thinks only when no such
+    move comes in time."""
 
     game: str
     token: str | None = None
+    thinks: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,17 @@ class MoveMsg:
 
     move: str
     seq: int | None = None
+
+
+@dataclass(frozen=True)
+class ComputerMoveMsg:
+    """The computer's action found by the page's engine, for the computer's
+    seat of a game against the computer whose person's seat the sender holds:
+    a move in square form or a fill (``left``/``right``), at action ``seq``
+    (required: the page thought about that position)."""
+
+    action: str
+    seq: int
 
 
 @dataclass(frozen=True)
@@ -285,7 +301,7 @@ class ChatMsg:
 
 
 Message = (
-    JoinMsg | MoveMsg | FillMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
+    JoinMsg | MoveMsg | FillMsg | ComputerMoveMsg | PingMsg | CreateMsg | ResignMsg | AbortMsg
     | TakebackMsg | RematchMsg | ClaimMsg | LobbyMsg | ChallengeMsg | CancelMsg | AcceptMsg
     | ChatMsg
     | NoticesMsg | DeclineMsg | SeekMsg | UnseekMsg
@@ -435,11 +451,33 @@ def parse_chat(obj: dict[str, Any]) -> ChatMsg:
     return ChatMsg(text=text)
 
 
+def parse_computer_move(obj: dict[str, Any]) -> ComputerMoveMsg:
+    """Read a ``computer_move`` frame: exactly one of ``move`` (square form)
+    and ``direction`` (a fill), and ``seq``."""
+    what = "computer_move"
+    if ("move" in obj) == ("direction" in obj):
+        raise ProtocolError(f"{what}: expected one of the fields 'move' (a move) and 'direction' (a fill)")
+    if "move" in obj:
+        action = _get(obj, "move", str, what)
+        if not _MOVE_RE.fullmatch(action):
+            raise ProtocolError(f"{what}: expected a move in square form like 'c1-c5', found {action!r}")
+    else:
+        action = _get(obj, "direction", str, what)
+        if action not in FILLS:
+            raise ProtocolError(f"{what}: expected direction 'left' or 'right', found {action!r}")
+    seq = _seq(obj, what)
+    if seq is None:
+        raise ProtocolError(f"{what}: missing field 'seq' (the action the page thought about)")
+    return ComputerMoveMsg(action, seq)
+
+
 def parse(frame: str | bytes) -> Message:
     """Read one frame into a typed message, or raise :class:`ProtocolError`.
 
     >>> parse('{"type": "join", "game": "abc123"}')
-    JoinMsg(game='abc123', token=None)
+    JoinMsg(game='abc123', token=None, thinks=False)
+    >>> parse('{"type": "computer_move", "move": "a1-a4", "seq": 0}')
+    ComputerMoveMsg(action='a1-a4', seq=0)
     >>> parse('{"type": "dance"}')
     Traceback (most recent call last):
     ...
@@ -471,7 +509,7 @@ def parse(frame: str | bytes) -> Message:
         if not _ID_RE.fullmatch(game):
             raise ProtocolError(f"join: expected a game id, found {game!r}")
         token = _get(obj, "token", str, kind, None) if obj.get("token") is not None else None
-        return JoinMsg(game, token or None)
+        return JoinMsg(game, token or None, _get(obj, "thinks", bool, kind, False))
     if kind == "move":
         move = _get(obj, "move", str, kind)
         if not _MOVE_RE.fullmatch(move):
@@ -482,6 +520,8 @@ def parse(frame: str | bytes) -> Message:
         if direction not in FILLS:
             raise ProtocolError(f"fill: expected direction 'left' or 'right', found {direction!r}")
         return FillMsg(direction, _seq(obj, kind))
+    if kind == "computer_move":
+        return parse_computer_move(obj)
     if kind == "ping":
         return PingMsg()
     if kind == "resign":
@@ -617,6 +657,10 @@ class StateFrame:
     #: per side letter, the moves a takeback by that side would take back
     #: now (0: none; :meth:`kamisado.web.state.GameState.takeback_count`)
     takeback: dict[str, int] = field(default_factory=dict)
+    #: while the game waits for a computer's action, the seed the server's
+    #: player of that level is given for it (the game's seed plus ``seq``):
+    #: a page that thinks for it (``computer_move``) finds the server's very move
+    seed: int | None = None
 
     def fields(self) -> dict[str, Any]:
         """The frame as a JSON object, without ``you``."""
@@ -646,6 +690,7 @@ class StateFrame:
             "rematch": self.rematch,
             "claim_after_ms": self.claim_after_ms,
             "takeback": self.takeback,
+            "seed": self.seed,
             **self.position,
         }
 

@@ -549,10 +549,65 @@ def comment_view(comment: records.Comment | None) -> dict[str, str] | None:
     return {"text": comment.text(), "words": comment.describe()}
 
 
+#: At most this many actions in a match sent as JSON (a Marathon runs to a few hundred).
+MAX_RECORD_ACTIONS = 5_000
+
+
+def record_of_actions(body: Any) -> records.Record:
+    """A record from a match sent as its actions (a game played offline in
+    the page): ``{"target": 3, "series": false, "actions": ["a1-a4", ...,
+    "left", ...], "black": "Ann", "gold": "Bob"}``, every action replayed
+    by the rules.  :class:`ProtocolError` or :class:`KamisadoError` (with
+    the action's number) for bad input.
+
+    >>> rec = record_of_actions({"target": 1, "actions": ["a1-a4", "e8-e5", "a4-e8"], "black": "Ann"})
+    >>> rec.match.state, rec.headers["Black"]
+    ('over', 'Ann')
+    >>> record_of_actions({"target": 1, "actions": ["a1-a4", "e8-e1"]})
+    Traceback (most recent call last):
+    ...
+    kamisado.IllegalMoveError: record: action 2, e8-e1: ...
+    """
+    from kamisado.rules.match import Match
+
+    if not isinstance(body, dict):
+        raise ProtocolError("record: expected a JSON object")
+    target, series, actions = body.get("target"), body.get("series", False), body.get("actions")
+    if not isinstance(target, int) or isinstance(target, bool) or not isinstance(series, bool):
+        raise ProtocolError("record: expected target to be an integer and series true or false")
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise ProtocolError("record: expected actions to be a list of moves and fills")
+    if len(actions) > MAX_RECORD_ACTIONS:
+        raise ProtocolError(f"record: at most {MAX_RECORD_ACTIONS} actions, found {len(actions)}")
+    names = [body.get(side, "") for side in ("black", "gold")]
+    if not all(isinstance(n, str) and len(n) <= 40 and "\n" not in n for n in names):
+        raise ProtocolError("record: expected black and gold to be names of one line (40 characters at most)")
+    match = Match(target, series=series)
+    for i, action in enumerate(actions, 1):
+        try:
+            match.apply(action)
+        except KamisadoError as exc:
+            raise type(exc)(f"record: action {i}, {action}: {exc}") from None
+    return records.Record.new(match, names[0].strip(), names[1].strip())
+
+
 async def upload_record(request: Request) -> Response:
     raw = await read_body(request, MAX_RECORD_BODY)
     if isinstance(raw, Response):
         return raw
+    if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
+        # a game played offline in the page: its actions, made a record here by the rules
+        try:
+            body = json.loads(raw)
+        except (ValueError, RecursionError):
+            return bad("record: expected a JSON object")
+        try:
+            check_storable(body, "record")
+            rec = record_of_actions(body)
+        except (ProtocolError, UnstorableText, KamisadoError) as exc:
+            return bad(str(exc))
+        return await _created(
+            request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
     try:
         text = raw.decode("utf-8")  # strict: no lone surrogate comes through
         nul = text.find("\x00")

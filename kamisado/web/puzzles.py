@@ -329,6 +329,26 @@ async def list_puzzles(request: Request) -> Response:
                          "puzzles": [_summary(r) for r in rows]})
 
 
+#: The most puzzles the offline set holds (the whole trainer's set: some hundreds).
+OFFLINE_MAX = 5_000
+
+
+async def offline_puzzles(request: Request) -> Response:
+    """``GET /api/offline/puzzles?lang=en``: every puzzle, easiest first, as
+    :func:`puzzle_view` gives it **with** its accepted first moves and its
+    solution: the service worker keeps it, and the page judges a puzzle
+    offline as the server does (the first move against ``accepted``, later
+    ones by the page's solver), unrated and not stored."""
+    lang = lang_arg(request)
+    try:
+        rows, _ = await _db(request, book_of(request).listing, None, None, OFFLINE_MAX, 0)
+    except Exception:
+        return _store_failed("list")
+    return JSONResponse({"puzzles": [
+        {**puzzle_view(r, lang), "accepted": json.loads(r["accepted"]), "solution": json.loads(r["solution"])}
+        for r in rows]}, headers={"Cache-Control": "no-cache"})
+
+
 async def _puzzle_or_404(request: Request, puzzle_id: str) -> dict[str, Any] | Response:
     try:
         row = await _db(request, book_of(request).get, puzzle_id[:40])
@@ -558,6 +578,7 @@ async def attempt_move(request: Request) -> Response:
 
 ROUTES = [
     Route("/api/puzzles", list_puzzles),
+    Route("/api/offline/puzzles", offline_puzzles),
     Route("/api/puzzles/next", next_puzzle),
     Route("/api/puzzles/streak", start_streak, methods=["POST"]),
     Route("/api/puzzles/streak/{streak}/next", streak_next, methods=["POST"]),

@@ -56,6 +56,7 @@ from kamisado.web.guard import (
 )
 from kamisado.web.images import board_png, board_svg, match_gif
 from kamisado.web.lobby import Lobby
+from kamisado.web.offline import ROUTES as OFFLINE_ROUTES
 from kamisado.web.ops import LOCALHOST, Network
 from kamisado.web.ops import ROUTES as OPS_ROUTES
 from kamisado.web.pages import (
@@ -226,6 +227,7 @@ ROUTES = [
     *PUZZLE_ROUTES,
     *PLAYER_ROUTES,
     *OPS_ROUTES,
+    *OFFLINE_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     *ENGINE_DATA_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC), name="static"),

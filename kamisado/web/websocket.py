@@ -34,6 +34,7 @@ from kamisado.web.messages import (
     ChallengeMsg,
     ChatMsg,
     ClaimMsg,
+    ComputerMoveMsg,
     CreatedFrame,
     CreateMsg,
     DeclineMsg,
@@ -123,6 +124,10 @@ async def _act(s: Session, msg: MoveMsg | FillMsg) -> None:
         s.hub.metrics.moved(time.perf_counter() - s.received)
 
 
+async def _computer_act(s: Session, msg: ComputerMoveMsg) -> None:
+    await s.hub.game_of(s.conn).computer_act(s.conn, msg)
+
+
 async def _end(s: Session, msg: ResignMsg | AbortMsg) -> None:
     await s.hub.game_of(s.conn).end(s.conn, msg)
 
@@ -187,6 +192,7 @@ HANDLERS: dict[type[Message], Handler] = {
     JoinMsg: _join,
     MoveMsg: _act,
     FillMsg: _act,
+    ComputerMoveMsg: _computer_act,
     ResignMsg: _end,
     AbortMsg: _end,
     TakebackMsg: _takeback,

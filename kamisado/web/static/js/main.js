@@ -4,7 +4,7 @@
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
    #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
-   #/account;
+   #/account, #/local/<id> (a game played offline, kept on this device);
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
@@ -22,6 +22,8 @@ import { leaveLobby, showLobby } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showLeaderboard } from "./views/leaderboard.js";
 import { followNotices } from "./notices.js";
+import { startOffline } from "./offline.js";
+import { inLocal, leaveLocal, localMove, openLocal, rerenderLocal } from "./views/local.js";
 
 /** @param {string} name */
 function showView(name) {
@@ -51,6 +53,7 @@ function route() {
   if (where !== "game" || review) { leaveGame(); stopReport($("#result-report")); }
   if (!review) { leaveReview(); stopReport($("#rv-report")); }
   if (where !== "lobby") leaveLobby();
+  if (where !== "local") leaveLocal();
   if (where !== "lesson") leaveLesson();
   if (where !== "puzzle" && !(where === "puzzles" && id === "streak")) leavePuzzle();
   if (review) {
@@ -65,6 +68,7 @@ function route() {
     showView("play");
     openGame(id, tok || tokenFor(id));
   }
+  else if (where === "local" && id) { showView("play"); openLocal(id); }
   else if (where === "games") { showView("games"); showGames(); }
   else if (where === "account") { showView("account"); showAccount(); }
   else if (where === "lobby") { showView("lobby"); showLobby(); }
@@ -78,7 +82,7 @@ function route() {
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
   else showView("home");
   // a new view: the focus goes to its content (not on the first load)
-  if (routed && !(where === "game" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });
+  if (routed && !(where === "game" || where === "local" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });
   routed = true;
   window.scrollTo(0, 0);
 }
@@ -87,6 +91,7 @@ window.addEventListener("hashchange", route);
 board.onMove = ((live) => (/** @type {string} */ from, /** @type {string} */ to) => {
   if (inLesson()) lessonMove(`${from}-${to}`);
   else if (inPuzzle()) puzzleMove(`${from}-${to}`);
+  else if (inLocal()) localMove(from, to);
   else if (live) live(from, to);
 })(board.onMove);
 
@@ -98,7 +103,7 @@ document.addEventListener("keydown", (ev) => {
   const onBoard = target.id === "board";
   if (inGame()) gameKey(ev, onBoard);
   else if (inReview()) reviewKey(ev);
-  else if ((inLesson() || inPuzzle()) && onBoard) board.key(ev);
+  else if ((inLesson() || inPuzzle() || inLocal()) && onBoard) board.key(ev);
 });
 for (const which of ["first", "prev", "next", "last"]) {
   $(`#rv-${which}`).addEventListener("click", () => (inReview() ? reviewStep(which) : gameStep(which)));
@@ -137,6 +142,7 @@ function redraw() {
   else if (inReview()) rerenderReview();
   else if (inLesson()) rerenderLesson();
   else if (inPuzzle()) rerenderPuzzle();
+  else if (inLocal()) rerenderLocal();
   else route();
 }
 chars.addEventListener("change", () => { setPref("characters", chars.checked); redraw(); });
@@ -148,6 +154,7 @@ lang.addEventListener("change", async () => { await loadLang(lang.value); transl
   setPref("boardSize", prefs.boardSize);
   setPref("zen", prefs.zen);
   await loadLang(prefs.lang);
+  startOffline();
   await Promise.all([loadLevels(), loadMe()]);
   whenPlayerChanges(rejoin);
   // the notices' connection opens again as the player (or account) now

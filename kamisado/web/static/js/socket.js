@@ -44,6 +44,9 @@ export class GameSocket {
     this.ackTimer = undefined;
     /** the frame that says the connection is up (it answers the greeting) */
     this.opensWith = "state";
+    /** the page runs the engine: its join says so, and it sends the computer's moves of its
+     * own games against the computer (views/game.js) */
+    this.thinks = false;
     this.onOffline = () => this.lost();
     this.onOnline = () => { if (this.status === "lost" || this.status === "restarting") this.open(); };
   }
@@ -61,11 +64,13 @@ export class GameSocket {
 
   /** The first frame on every (re)connection: join the game. @returns {object} */
   greeting() {
-    return { type: "join", game: this.game, token: this.token || undefined };
+    return { type: "join", game: this.game, token: this.token || undefined, thinks: this.thinks || undefined };
   }
 
   open() {
     if (!this.game) return;
+    // offline: no attempt (it could only fail); the "online" event opens it
+    if (navigator.onLine === false) { this.setStatus("lost"); return; }
     const proto = location.protocol === "https:" ? "wss" : "ws";
     const sock = new WebSocket(`${proto}://${location.host}/ws`);
     this.ws = sock;

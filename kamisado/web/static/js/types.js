@@ -25,7 +25,7 @@
  *   last: Last|null, rounds: Round[], fill: {chooser: string, left: PositionView, right: PositionView}|null,
  *   clock: Clock|null, ended: {reason: string, winner: string|null}|null, you: string[],
  *   rated?: boolean, offer?: Offer|null, declined?: Offer|null, rematch?: string|null, claim_after_ms?: number|null,
- *   takeback?: Record<string, number>}} StateFrame
+ *   takeback?: Record<string, number>, seed?: number|null}} StateFrame
  * @typedef {{b: number, g: number, running: string|null, control: {initial?: number, increment?: number, days?: number}}} Clock
  * The server stops (SIGTERM): it stores nothing more and closes; the page reconnects.
  * @typedef {{type: "restarting"}} RestartingFrame

@@ -11,6 +11,7 @@ import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 import { hideExtras, renderExtras, wireControls } from "./controls.js";
 import { chatFrame, chatRefused, renderChat, resetChat, wireChat } from "./chat.js";
+import { computerFill, computerMove, pageThinks } from "../computer.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
@@ -49,6 +50,7 @@ const socket = new GameSocket({
       // never go back to an older position (a reconnect may race an old socket)
       if (game && game.game === msg.game && msg.seq < game.seq) return;
       render(msg);
+      think(msg);
     } else if (msg.type === "chat") {
       chatFrame(msg);
       if (game) renderChat(game);
@@ -59,6 +61,8 @@ const socket = new GameSocket({
         chatRefused(msg.code, msg.message);
         return;
       }
+      // the page's computer move came too late (another tab's, or the server's own, was stored first)
+      if (msg.code === "stale" && typeof msg.message === "string" && msg.message.startsWith("computer_move")) return;
       if (msg.code === "no_game") setStatus(t("game.not_found"));
       else if (msg.code === "time") announce(t("game.error_time"));
       else if (msg.code === "seat_taken" || msg.code === "seat_kept" || msg.code === "bad_token") {
@@ -129,6 +133,38 @@ export function leaveGame() {
   yourMove(null);
   looking = false;
   socket.close();
+}
+
+// -- the computer's moves of this page's own game against the computer ------------------
+
+// the page runs the engine where it can: its join says so, and the server waits for the
+// computer's moves from it (and thinks itself only when none comes in time)
+socket.thinks = pageThinks();
+/** The game and action the page is thinking about (each only once). */
+let thoughtAbout = "";
+
+/** When the game waits for the computer's action in the page's own game against the
+ * computer (the page holds the person's seat), find it with the page's engine and send it.
+ * @param {StateFrame} st */
+async function think(st) {
+  if (!socket.thinks || !st.to_act) return;
+  const people = ["b", "g"].filter((s) => st.seats[s].kind === "human");
+  const you = st.you || [];
+  if (people.length !== 1 || you.length !== 1 || you[0] !== people[0] || st.to_act === people[0]) return;
+  const key = `${st.game}:${st.seq}`;
+  if (thoughtAbout === key) return;
+  thoughtAbout = key;
+  const level = st.seats[st.to_act].kind;
+  // the server's seed for this action: the page finds the server's very move
+  const seed = typeof st.seed === "number" ? st.seed : Math.floor(Math.random() * 2 ** 30);
+  try {
+    const frame = st.state === "fill" && st.fill
+      ? { type: "computer_move", direction: await computerFill({ left: st.fill.left.kpn, right: st.fill.right.kpn }, level, seed), seq: st.seq }
+      : { type: "computer_move", move: await computerMove(st.kpn, level, seed), seq: st.seq };
+    if (game && game.game === st.game && game.seq === st.seq) socket.send(frame);
+  } catch (e) {
+    // the engine failed: the server thinks once its wait is over
+  }
 }
 
 /** Send a control's frame; say so when the connection is down. @param {object} msg */

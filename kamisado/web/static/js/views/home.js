@@ -1,6 +1,7 @@
 /* The landing page (three ways in, the computer levels) and the new-game
    form, one mode at a time: #/new/computer, #/new/hotseat, #/new/online,
    #/new/watch. */
+import { createLocal } from "./local.js";
 import { $, $$, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { currentMe } from "./account.js";
@@ -107,6 +108,16 @@ $("#new-form").addEventListener("submit", async (ev) => {
     body.seat = me;  // the creator's seat, bound to this browser's player
     body[me === "b" ? "black_name" : "gold_name"] = f.get("name") || "";
     if (f.get("rated")) body.rated = true;
+  }
+  if (!navigator.onLine) {
+    // offline: a game here or against the computer is played in the page and kept on this device
+    if (m !== "hotseat" && m !== "computer") { $("#new-error").textContent = t("local.needs_network"); return; }
+    try {
+      location.hash = `#/local/${await createLocal({ target: body.target, series: body.series, black: body.black, gold: body.gold })}`;
+    } catch (e) {
+      $("#new-error").textContent = String(/** @type {Error} */ (e).message);
+    }
+    return;
   }
   const clock = String(f.get("clock") || "");  // "180+2" (seconds + seconds) or "d3" (days a move)
   if (clock.startsWith("d")) body.clock = { days: Number(clock.slice(1)) };

@@ -3,6 +3,7 @@ import { $, getJSON, h } from "../dom.js";
 import { colourNode, pushNodes, sideName, t, tn } from "../i18n.js";
 import { prefs } from "../prefs.js";
 import { announce, board, lessonBoards, panelParts, setStatus } from "./play.js";
+import { localPosition } from "./local.js";
 
 /**
  * @typedef {{kind: string, kpn: string, text?: string, move?: string, hint?: string,
@@ -51,9 +52,16 @@ export async function openLesson(kind, id) {
   await lessonStep(0);
 }
 
-/** @param {string} kpn @param {string} [move] @returns {Promise<Pos>} */
-function position(kpn, move) {
-  return getJSON(`/api/position?kpn=${encodeURIComponent(kpn)}` + (move ? `&move=${encodeURIComponent(move)}` : ""));
+/** A position (after a move): the server's answer, kept by the service worker for the
+ * lessons' own positions; offline, one it does not hold (a wrong move tried) is the page's engine's.
+ * @param {string} kpn @param {string} [move] @returns {Promise<Pos>} */
+async function position(kpn, move) {
+  try {
+    return await getJSON(`/api/position?kpn=${encodeURIComponent(kpn)}` + (move ? `&move=${encodeURIComponent(move)}` : ""));
+  } catch (e) {
+    if (navigator.onLine) throw e;
+    return localPosition(kpn, move);
+  }
 }
 
 /** @param {number} i */

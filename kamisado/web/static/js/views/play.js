@@ -46,6 +46,7 @@ export function panelParts(which) {
   for (const id of ["#game-controls", "#offer-box", "#claim-box", "#result"]) $(id).hidden = true;
   $("#conn").hidden = true;
   if (which !== "game") { $("#links").hidden = true; $("#fill-panel").hidden = true; }
+  $("#local-box").hidden = true;
   $("#announce").textContent = "";
   $("#match-info").textContent = "";
   $("#offer-said").textContent = "";

@@ -4,9 +4,12 @@
    whether a move is right and answers with the defender's reply. */
 import { $, getJSON, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
+import { prefs } from "../prefs.js";
 import { announce, board, panelParts, setStatus } from "./play.js";
 import { Board } from "../board.js";
 import { currentMe } from "./account.js";
+import { legalMoves, play, search, solve, stop } from "../engine.js";
+import { localPosition } from "./local.js";
 
 /**
  * @typedef {{id: string, kind: string, side: string, win_in: number|null, themes: string[],
@@ -17,9 +20,27 @@ import { currentMe } from "./account.js";
  * @typedef {import("../types.js").PositionView & {last?: any}} Pos
  */
 
+/**
+ * A puzzle played offline: judged in the page as the server judges it (the
+ * first move against the accepted ones shipped in the cached set, later
+ * moves by the page's solver), unrated and not stored.
+ * @typedef {{accepted: string[], solution: string[], played: string[]}} Local
+ * @typedef {Puzzle & {accepted: string[], solution: string[]}} OfflinePuzzle
+ */
+
 /** @type {{puzzle: Puzzle, attempt: number, rated: boolean, streak: string|null,
- *   count: number, best: number, pos: Pos|null, over: boolean, solution: string[], busy: boolean}|null} */
+ *   count: number, best: number, pos: Pos|null, over: boolean, solution: string[], busy: boolean,
+ *   local?: Local}|null} */
 let pz = null;
+
+/** Whether the puzzles come from the cached set (the browser is offline). */
+const offline = () => !navigator.onLine;
+
+/** The cached puzzle set (every puzzle, with its accepted first moves), easiest first.
+ * @returns {Promise<OfflinePuzzle[]>} */
+async function offlineSet() {
+  return (await getJSON(`/api/offline/puzzles?lang=${prefs.lang}`)).puzzles;
+}
 let listOffset = 0;
 
 /** @param {string} sel */
@@ -33,6 +54,7 @@ const post = (url, body) => getJSON(url, {
 
 /** @param {string} kpn @param {string} [move] @returns {Promise<Pos>} */
 function position(kpn, move) {
+  if (offline()) return localPosition(kpn, move);  // the page's engine: no server to ask
   return getJSON(`/api/position?kpn=${encodeURIComponent(kpn)}` + (move ? `&move=${encodeURIComponent(move)}` : ""));
 }
 
@@ -43,10 +65,13 @@ const kindName = (kind) => t(`puzzles.kind_${kind}`);
 export async function showPuzzleList(more = false) {
   const kind = /** @type {HTMLSelectElement} */ ($("#puzzle-kind")).value;
   if (!more) listOffset = 0;
-  const [list, me] = await Promise.all([
-    getJSON(`/api/puzzles?limit=100&offset=${listOffset}` + (kind ? `&kind=${kind}` : "")),
-    more ? Promise.resolve(null) : getJSON("/api/me/puzzles"),
-  ]);
+  const [list, me] = offline()
+    ? [await offlineList(kind, listOffset), null]
+    : await Promise.all([
+      getJSON(`/api/puzzles?limit=100&offset=${listOffset}` + (kind ? `&kind=${kind}` : "")),
+      more ? Promise.resolve(null) : getJSON("/api/me/puzzles"),
+    ]);
+  if (offline()) $("#puzzle-progress").textContent = t("puzzles.offline");
   if (me) {
     $("#puzzle-progress").textContent = t("puzzles.progress", {
       rating: me.rating ? String(me.rating.rating) : t("puzzles.no_rating"), solved: me.solved, best: me.best_streak });
@@ -69,9 +94,22 @@ $("#puzzle-more").addEventListener("click", () => showPuzzleList(true));
 $("#puzzle-filter").addEventListener("submit", (ev) => ev.preventDefault());
 $("#puzzle-next-rated").addEventListener("click", () => nextPuzzle());
 
+/** A page of the cached set, as /api/puzzles answers it. @param {string} kind @param {number} offset */
+async function offlineList(kind, offset) {
+  const all = (await offlineSet()).filter((p) => !kind || p.kind === kind);
+  return { total: all.length, puzzles: all.slice(offset, offset + 100) };
+}
+
 /** Open a puzzle: a new attempt (rated only when it is the first). @param {string} id */
 export async function openPuzzle(id) {
   prepare();
+  if (offline()) {  // from the cached set, judged here
+    const p = (await offlineSet()).find((x) => x.id === id);
+    if (!p) { setStatus(t("game.not_found")); return; }
+    start({ attempt: -Date.now(), rated: false, streak: null, puzzle: p },
+      { accepted: p.accepted, solution: p.solution, played: [] });
+    return;
+  }
   try { start(await post(`/api/puzzles/${encodeURIComponent(id)}/attempts`)); } catch (e) {
     setStatus(t("game.not_found"));
   }
@@ -80,6 +118,7 @@ export async function openPuzzle(id) {
 /** Start a streak: its first, easiest puzzle. */
 export async function openStreak() {
   prepare();
+  if (offline()) { setStatus(t("puzzles.streak_offline")); return; }
   start(await post("/api/puzzles/streak"));
 }
 
@@ -92,12 +131,12 @@ function prepare() {
   $("#puzzle-ratings").textContent = "";
 }
 
-/** @param {Started} data */
-async function start(data) {
+/** @param {Started} data @param {Local} [local] a puzzle judged in the page (offline) */
+async function start(data, local) {
   prepare();
   const p = data.puzzle;
   pz = { puzzle: p, attempt: data.attempt, rated: data.rated, streak: data.streak, pos: null, over: false,
-         solution: [], busy: false, count: data.count || 0, best: data.best || 0 };
+         solution: [], busy: false, count: data.count || 0, best: data.best || 0, local };
   const title = p.win_in && p.kind !== "only_defence"
     ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
   $("#puzzle-box").dataset.puzzle = p.id;
@@ -112,6 +151,7 @@ async function start(data) {
   const pos = await position(p.kpn);
   if (!pz || pz.attempt !== data.attempt) return;
   pz.pos = pos;
+  $("#puzzle-box").dataset.kpn = pos.kpn;
   board.setFlip(p.side === "g");
   board.setTowers(pos.towers);
   const fill = p.kind === "fill" && p.fill;
@@ -152,7 +192,10 @@ export async function puzzleMove(mv) {
   setStatus(t("puzzles.defending"));
   /** @type {any} */
   let r;
-  try { r = await post(`/api/puzzles/attempts/${cur.attempt}`, { move: mv }); } catch (e) {
+  try {
+    r = cur.local ? await judgeHere(cur.puzzle, cur.local, before.kpn, mv)
+      : await post(`/api/puzzles/attempts/${cur.attempt}`, { move: mv });
+  } catch (e) {
     cur.busy = false;
     setStatus(String(/** @type {Error} */ (e).message));
     if (cur.puzzle.kind !== "fill") {
@@ -180,8 +223,74 @@ export async function puzzleMove(mv) {
     cur.pos = await position(r.kpn);
   }
   if (r.result === "solved") { finish(r, true, t("puzzles.solved")); return; }
+  if (cur.pos) $("#puzzle-box").dataset.kpn = cur.pos.kpn;  // the position to move in (tests read it)
   $("#puzzle-feedback").textContent = t("puzzles.your_turn_left", { n: r.left });
   setStatus(t("lessons.your_turn"));
+}
+
+// -- a puzzle judged in the page (offline): kamisado.lessons.puzzle_step and the server's attempt_move
+
+/** The solver's node budgets (kamisado.lessons: JUDGE_NODES, puzzle_reply's). */
+const JUDGE_NODES = 2_000_000;
+const REPLY_NODES = 5_000_000;
+
+/** Whether `side` is proven to win `kpn` within `bound` moves of both sides (lessons.wins_within).
+ * @param {string} kpn @param {any} outcome @param {string} side @param {number} bound */
+async function winsWithin(kpn, outcome, side, bound) {
+  if (outcome) return outcome.winner === side;
+  if (bound <= 0) return false;
+  await stop();  // fresh tables, as the server clears them: the answer depends on the position only
+  const r = await solve(kpn, { exact: true, maxDepth: bound, nodes: JUDGE_NODES });
+  return r.winner === side && r.distance !== null && r.distance <= bound;
+}
+
+/** The solver's best move (lessons.puzzle_reply): for the loser the longest resistance. @param {string} kpn */
+async function replyHere(kpn) {
+  const { moves } = await legalMoves(kpn);
+  if (moves.length === 1) return moves[0];
+  await stop();
+  const r = await solve(kpn, { exact: true, nodes: REPLY_NODES });
+  if (r.best) return r.best;
+  return /** @type {string} */ ((await search(kpn, { depth: 6 })).best);
+}
+
+/**
+ * A move (or fill) of a puzzle judged here, answered as the server's
+ * POST /api/puzzles/attempts/<id> answers.
+ * @param {Puzzle} p @param {Local} local @param {string} kpn the position it is made in @param {string} mv
+ */
+async function judgeHere(p, local, kpn, mv) {
+  if (p.kind === "fill") {
+    if (mv !== "left" && mv !== "right") throw new Error(`expected a fill, left or right, found ${mv}`);
+    const right = local.accepted.includes(mv);
+    return { result: right ? "solved" : "wrong", move: mv, reply: null, solution: local.solution, rated: false,
+      kpn: p.fill ? p.fill[mv] : kpn, ...(right ? {} : { right: local.accepted }) };
+  }
+  const played = local.played;
+  const bound = p.win_in === null ? null : p.win_in - played.length;
+  const a = await play(kpn, mv);
+  let right;
+  if (!played.length) right = local.accepted.includes(mv);
+  else if (bound === null) right = Boolean(a.outcome && a.outcome.winner === p.side);
+  else right = await winsWithin(a.kpn, a.outcome, p.side, bound - 1);
+  /** @type {string|null} */
+  let reply = null;
+  let after = a.kpn;
+  let won = Boolean(a.outcome && a.outcome.winner === p.side);
+  if (right && !a.outcome && bound !== null) {
+    reply = await replyHere(a.kpn);
+    const b = await play(a.kpn, reply);
+    after = b.kpn;
+    won = Boolean(b.outcome && b.outcome.winner === p.side);
+  }
+  const solved = right && (won || p.win_in === null);
+  /** @type {Record<string, any>} */
+  const r = { result: solved ? "solved" : right ? "right" : "wrong", move: mv, after: a.kpn,
+    reply: right ? reply : null, kpn: right ? after : a.kpn, left: bound === null ? null : bound - (reply ? 2 : 1),
+    rated: false, solution: local.solution };
+  if (right) played.push(mv, ...(reply ? [reply] : []));
+  else r.right = played.length ? [await replyHere(kpn)] : local.accepted;
+  return r;
 }
 
 /** "left"/"right" as the page says them; a move as it is. @param {string} mv */
@@ -199,7 +308,8 @@ function finish(r, solved, said) {
   $("#puzzle-feedback").textContent = said;
   const parts = [];
   const ratings = r.ratings || {};
-  if (r.rated && ratings.player) {
+  if (pz.local) parts.push(t("puzzles.offline_unrated"));
+  else if (r.rated && ratings.player) {
     const c = ratings.player.change;
     parts.push(t("puzzles.rating_change", { rating: ratings.player.rating, change: c >= 0 ? `+${c}` : String(c) }));
   } else if (pz.streak) parts.push(t("puzzles.unrated_streak"));
@@ -250,6 +360,14 @@ async function showSolution() {
 
 /** The next puzzle: in a streak the streak's next, else one near the player's rating. */
 async function nextPuzzle() {
+  if (offline()) {  // the next one of the cached set
+    const all = await offlineSet();
+    const at = pz ? all.findIndex((p) => p.id === /** @type {any} */ (pz).puzzle.id) : -1;
+    const next = all[at + 1];
+    if (!next) { $("#puzzle-feedback").textContent = t("puzzles.all_done"); return; }
+    location.hash = `#/puzzle/${next.id}`;
+    return;
+  }
   if (pz && pz.streak) {
     prepare();
     start(await post(`/api/puzzles/streak/${encodeURIComponent(pz.streak)}/next`));
