@@ -922,7 +922,19 @@ static int df_root(Solver *s, int cut, int *bestmove)
     df_mid(s, cut, PN_INF, PN_INF, &pn, &dn, &bm);
     if (s->L.stop)
         return 0;
-    u64 key = pt_key(s->p.hash, cut);
+    Pos *p = &s->p;
+    u64 key = pt_key(p->hash, cut);
+    if (!pn && !bm) {
+        /* the root wins at once: df_mid looked at no move */
+        uint16_t mv[MAXMOVES];
+        int n = gen_moves(p, mv), side = p->turn;
+        for (int i = 0; i < n && !bm; i++) {
+            make_move(p, mv[i]);
+            if (p->owinner >= 0 && (cut ? pt_end(p, side, cut) > 0 : p->owinner == side))
+                bm = mv[i];
+            unmake_move(p);
+        }
+    }
     if (!pn) {
         *bestmove = bm;
         sv_store(s, key, 1, MATE, bm, 60);
