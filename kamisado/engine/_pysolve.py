@@ -463,87 +463,6 @@ class Solver:
             store(h, lo, hi_, bestmove if best > alpha0 else ttmove)
             return _convert(best, d, d0, alpha0, beta)
 
-        def wl(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
-            """C's ``wl_search``: 1 the side to move wins, -1 it loses (at any
-            distance), 0 neither within ``d`` moves (or stopped); fail soft on
-            the values -1, 0, 1 in the window (alpha, beta)."""
-            lim.nodes += 1
-            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
-                return 0
-            if can_win_now(occ):
-                return 1
-            side = cp.turn
-            if d <= 1:
-                return -1 if loses_at_once(side, occ) else 0
-            e = tt.get(h)
-            ttmove = 0
-            if e is not None:
-                elo = (e & 0xFFFF) - MATE
-                ehi = (e >> 16 & 0xFFFF) - MATE
-                if elo > 0:
-                    return 1
-                if ehi < 0:
-                    return -1
-                tlo = 0 if elo > -(MATE - d) else -1
-                thi = 0 if ehi < MATE - d else 1
-                if tlo >= beta or thi <= alpha or tlo == thi:
-                    return 0
-                ttmove = e >> 32
-            alpha0 = alpha
-            mv, score = order(side, occ, ttmove)
-            n = len(mv)
-            best = -2
-            bestmove = 0
-            hb = h ^ smk[side * 9 + cp.must_move + 1]
-            for i in range(n):
-                _pick_next(mv, score, i)
-                m = mv[i]
-                sc = score[i]
-                if sc <= _LOSE2:  # this and every later move lets the opponent win at once
-                    if best < -1:
-                        best = -1
-                    break
-                if sc == _WIN3:
-                    v = 1  # every reply lets us win at once
-                else:
-                    h2, occ2 = child(m, hb, occ)
-                    o = cp.outcome
-                    if o is not None:
-                        v = 1 if o.winner == side else -1
-                    elif cp.turn == side:
-                        v = wl(d - 1, alpha, beta, h2, occ2)
-                    else:
-                        v = -wl(d - 1, -beta, -alpha, h2, occ2)
-                    pop()
-                if lim.stop:
-                    return 0
-                if v > 0:
-                    hi = (board[m & 63] & 15) << 6 | m >> 6
-                    history[hi] += d * d
-                    if history[hi] > 1 << 30:
-                        for a in range(1024):
-                            history[a] >>= 1
-                    store(h, 1, MATE, m)
-                    return 1
-                if v > best:
-                    best = v
-                    bestmove = m
-                    if v > alpha:
-                        alpha = v
-                        if v >= beta:
-                            break
-            cut = MATE - d - 1
-            if best < 0:
-                store(h, -MATE, -1, ttmove)
-                return -1
-            if best >= beta:
-                store(h, -cut, MATE, bestmove)
-            elif best <= alpha0:
-                store(h, -MATE, cut, ttmove)
-            else:
-                store(h, -cut, cut, bestmove)
-            return 0
-
         def pt_win_now(occ: int, cut: int) -> bool:
             """A tower of the side to move with more than ``cut`` (as 2r+1) reaches its goal."""
             must = cp.must_move
@@ -564,7 +483,11 @@ class Solver:
             return 1 if (sc if o.winner == side else -sc) > cut else -1
 
         def pt(d: int, alpha: int, beta: int, h: int, occ: int, cut: int) -> int:
-            """C's ``pt_search``: :func:`wl` on the game of ``cut`` (see ``pt_root``)."""
+            """C's ``pt_search``: who wins the game of ``cut`` within ``d`` moves
+            (cut 0: who wins; see ``pt_root``): 1 the side to move wins, -1 it
+            loses (at any distance), 0 neither within ``d`` moves (or
+            stopped); fail soft on the values -1, 0, 1 in the window (alpha,
+            beta)."""
             lim.nodes += 1
             if lim.nodes >= lim.next_check and lim.check() or lim.stop:
                 return 0
@@ -749,7 +672,6 @@ class Solver:
             return pn, dn, mv[best] if not pn else 0
 
         self.child = child
-        self.wl = wl
         self.pt = pt
         self.pt_end = pt_end
         self.dfpn = dfpn
@@ -808,8 +730,8 @@ class Solver:
         return 0, 0, depth_done
 
     def _cut(self, d: int, h: int, occ: int, cut: int) -> int:
-        """C's ``cut_search`` with the window (-2, 2): ``wl`` or ``pt`` by the cut."""
-        return self.pt(d, -2, 2, h, occ, cut) if cut else self.wl(d, -2, 2, h, occ)
+        """C's ``pt_search`` with the window (-2, 2)."""
+        return self.pt(d, -2, 2, h, occ, cut)
 
     def winning_move(self, h: int, occ: int, d: int, cut: int = 0) -> int:
         """C's ``wl_winning_move`` (``pt_winning_move`` for a cut other than 0):

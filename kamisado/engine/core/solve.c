@@ -4,7 +4,7 @@
  * Depth-limited win/loss/unknown alpha-beta on exact game values with
  * iterative deepening (sv_root), a who-wins-only search (wl_root: a
  * depth-first proof-number search, df_mid, or alpha-beta within a horizon,
- * wl_search), and a transposition table of bounds on the exact value
+ * pt_search), and a transposition table of bounds on the exact value
  * (independent of depth).
  */
 
@@ -377,158 +377,6 @@ static int budget_end(Limits *L, u64 saved)
     return 0;
 }
 
-/* -- who wins, without the distance ---------------------------------------
- *
- * wl_search(d) proves only who wins: 1 when the side to move wins, -1 when
- * it loses, 0 when it cannot tell (or a limit stopped it: L.stop).  It is
- * the sign of DL_d, found cheaply: the first winning move ends a node (the
- * exact search must go on to find the shortest win), and a win or loss
- * proven at any distance (in the table, or by the move-ordering tests)
- * counts, so 1 and -1 hold at every distance while 0 means: neither side
- * wins within d.  Iterative deepening on d (wl_root) ends at the first d
- * where the root is decided, at most its exact distance.
- *
- * The table is the exact solver's: a win is stored as lo = 1 (a win at some
- * distance), a loss as hi = -1, "neither within d" as the bounds
- * -(MATE-d-1)..MATE-d-1; all are bounds on the exact value, valid for both
- * solvers.
- */
-static int wl_search(Solver *s, int d, int alpha, int beta)
-{
-    Pos *p = &s->p;
-    s->L.nodes++;
-    if (limits_hit(&s->L))
-        return 0;
-    if (can_win_now(p))
-        return 1;
-    int side = p->turn;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
-    if (d <= 1) {
-        /* a loss within 1: every move ends the round against us */
-        for (int i = 0; i < n; i++) {
-            make_move(p, mv[i]);
-            int lost = p->owinner >= 0 && p->owinner != side;
-            unmake_move(p);
-            if (!lost)
-                return 0;
-        }
-        return -1;
-    }
-    u64 key = p->hash;
-    SvEntry *e = sv_probe(s, key);
-    int ttmove = 0;
-    if (e) {
-        if (e->lo > 0)
-            return 1;
-        if (e->hi < 0)
-            return -1;
-        int tlo = e->lo > -(MATE - d) ? 0 : -1; /* not lost within d */
-        int thi = e->hi < MATE - d ? 0 : 1;     /* no win within d */
-        if (tlo >= beta || thi <= alpha || tlo == thi)
-            return 0;
-        ttmove = e->move;
-    }
-    u64 nodes0 = s->L.nodes;
-    int score[MAXMOVES];
-    sv_order(s, mv, n, ttmove, score);
-    int alpha0 = alpha, best = -2, bestmove = 0;
-    for (int i = 0; i < n; i++) {
-        pick_next(mv, score, i, n);
-        int m = mv[i];
-        /* sorted: from the first move that lets the opponent win at once,
-         * every move loses */
-        if (score[i] <= LOSE2) {
-            if (best < -1)
-                best = -1;
-            break;
-        }
-        int v;
-        if (score[i] == WIN3) {
-            v = 1; /* every reply lets us win at once */
-        } else {
-            make_move(p, m);
-            if (p->owinner >= 0)
-                v = p->owinner == side ? 1 : -1;
-            else if (p->turn == side)
-                v = wl_search(s, d - 1, alpha, beta);
-            else
-                v = -wl_search(s, d - 1, -beta, -alpha);
-            unmake_move(p);
-        }
-        if (s->L.stop)
-            return 0;
-        if (v > 0) {
-            uint32_t *h = &s->history[p->board[m & 63] & 15][m >> 6];
-            *h += (uint32_t)(d * d);
-            if (*h > (1u << 30))
-                for (int a = 0; a < 16; a++)
-                    for (int b = 0; b < 64; b++)
-                        s->history[a][b] >>= 1;
-            sv_store(s, key, 1, MATE, m, ilog2(s->L.nodes - nodes0 + 1));
-            return 1;
-        }
-        if (v > best) {
-            best = v;
-            bestmove = m;
-            if (v > alpha) {
-                alpha = v;
-                if (v >= beta)
-                    break;
-            }
-        }
-    }
-    int work = ilog2(s->L.nodes - nodes0 + 1);
-    int cut = MATE - d - 1;
-    if (best < 0) /* every move loses: -1 answers are proofs */
-        sv_store(s, key, -MATE, -1, ttmove, work);
-    else if (best >= beta) /* not lost within d */
-        sv_store(s, key, -cut, MATE, bestmove, work);
-    else if (best <= alpha0) /* no win within d */
-        sv_store(s, key, -MATE, cut, ttmove, work);
-    else
-        sv_store(s, key, -cut, cut, bestmove, work);
-    return best < 0 ? -1 : 0;
-}
-
-/* A winning move of a position proven won (wl_search answered 1): the
- * table's move, else the first move whose position is proven won for us
- * (the proofs are in the table, so this costs little).  0 if none is found
- * (a limit stopped the search). */
-static int wl_winning_move(Solver *s, int d)
-{
-    Pos *p = &s->p;
-    SvEntry *e = sv_probe(s, p->hash);
-    if (e && e->move)
-        return e->move;
-    int side = p->turn;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
-    for (int i = 0; i < n; i++) { /* a win at once first */
-        make_move(p, mv[i]);
-        int won = p->owinner == side;
-        unmake_move(p);
-        if (won)
-            return mv[i];
-    }
-    for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        int v;
-        if (p->owinner >= 0)
-            v = p->owinner == side ? 1 : -1;
-        else if (p->turn == side)
-            v = wl_search(s, d, -2, 2);
-        else
-            v = -wl_search(s, d, -2, 2);
-        unmake_move(p);
-        if (v > 0)
-            return mv[i];
-        if (s->L.stop)
-            break;
-    }
-    return 0;
-}
-
 /* -- a round's value in points ---------------------------------------------
  *
  * A round won with a tower of r rings is worth 2**r points (1, 2, 4, 8).
@@ -538,15 +386,26 @@ static int wl_winning_move(Solver *s, int d)
  * when the round ends with a score above cut, else by the other side; for
  * the other side it is the game of -cut (no score equals a cut).  Cut 0 is
  * who wins; cut 2k: "wins with a tower of at least k rings"; cut -2k: "does
- * not lose to a tower of k rings or more".  pt_search is wl_search on the
- * game of a cut: its table entries are keyed by the position's key XOR
- * PT_CUT_KEY[cut / 2 + 3] (0 for cut 0, so cut 0 shares the who-wins
- * proofs), the same bounds as wl_search stores.  The move-ordering proofs of
- * wl_search hold where the cut allows: every reply letting us win at once
- * wins a game of cut <= 0, a reply that wins at once for the opponent loses
- * a game of cut >= 0.  Rings do not change within a round, so a cut is
- * tried at the root only when a tower of the side that needs it has the
- * rings (pt_root).
+ * not lose to a tower of k rings or more".  Rings do not change within a
+ * round, so a cut is tried at the root only when a tower of the side that
+ * needs it has the rings (pt_root).
+ *
+ * Within a horizon, pt_search(d) proves who wins the game of a cut: 1 when
+ * the side to move wins, -1 when it loses, 0 when it cannot tell (or a
+ * limit stopped it: L.stop).  It is the sign of DL_d, found cheaply: the
+ * first winning move ends a node (the exact search must go on to find the
+ * shortest win), and a win or loss proven at any distance (in the table,
+ * or by the move-ordering tests) counts, so 1 and -1 hold at every distance
+ * while 0 means: neither side wins within d.  Iterative deepening on d
+ * (wl_root) ends at the first d where the root is decided, at most its
+ * exact distance.  Cut 0 is the who-wins search of the exact solver's
+ * table: a win is stored as lo = 1 (a win at some distance), a loss as
+ * hi = -1, "neither within d" as the bounds -(MATE-d-1)..MATE-d-1; all are
+ * bounds on the exact value, valid for both solvers.  The entries of other
+ * cuts are keyed by the position's key XOR PT_CUT_KEY[cut / 2 + 3] (0 for
+ * cut 0), with the same bounds.  The move-ordering proofs hold where the
+ * cut allows: every reply letting us win at once wins a game of cut <= 0, a
+ * reply that wins at once for the opponent loses a game of cut >= 0.
  */
 
 /* splitmix64 from 0x706F696E7473 ("points"), the 4th set to 0 (as _pysolve) */
@@ -678,13 +537,10 @@ static int pt_search(Solver *s, int d, int alpha, int beta, int cut)
     return best < 0 ? -1 : 0;
 }
 
-/* wl_search or pt_search, by the cut. */
-static inline int cut_search(Solver *s, int d, int alpha, int beta, int cut)
-{
-    return cut ? pt_search(s, d, alpha, beta, cut) : wl_search(s, d, alpha, beta);
-}
-
-/* pt_search's twin of wl_winning_move: a move that wins the game of cut. */
+/* A winning move of a position whose game of cut is proven won
+ * (pt_search answered 1): the table's move, else the first move whose
+ * position is proven won for us (the proofs are in the table, so this costs
+ * little).  0 if none is found (a limit stopped the search). */
 static int pt_winning_move(Solver *s, int d, int cut)
 {
     Pos *p = &s->p;
@@ -950,7 +806,7 @@ static int df_root(Solver *s, int cut, int *bestmove)
 /* Who wins (1: the side to move, -1: the other, 0: a limit stopped it, or
  * nothing within max_depth when it is not 0).  Without a horizon
  * (max_depth 0): the proof-number search, df_root (*depth_done stays 0).
- * Within one: iterative deepening of wl_search on the horizon d = 1, 2, 3,
+ * Within one: iterative deepening of pt_search on the horizon d = 1, 2, 3,
  * ...  After each horizon from 4 on, a
  * probe searches twice as deep for as many nodes as the iterations took so
  * far: a long forced win is often found at once far beyond the horizon the
@@ -959,8 +815,7 @@ static int df_root(Solver *s, int cut, int *bestmove)
  * and bounds in the table.  ``*next`` and ``*spent`` (1 and 0 to begin)
  * would carry the deepening on from a call that a budget stopped.  Fills
  * *bestmove (a winning move, 0 for a loss) and *depth_done (the horizon
- * that decided it).  A cut other than 0 proves the game of that cut
- * (pt_search). */
+ * that decided it).  A cut other than 0 proves the game of that cut. */
 static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int *bestmove,
                    int *depth_done)
 {
@@ -970,7 +825,7 @@ static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int
         return df_root(s, cut, bestmove);
     for (int d = *next; !max_depth || d <= max_depth; d++) {
         u64 n0 = s->L.nodes;
-        int r = cut_search(s, d, -2, 2, cut);
+        int r = pt_search(s, d, -2, 2, cut);
         *spent += s->L.nodes - n0;
         if (s->L.stop)
             return 0;
@@ -983,7 +838,7 @@ static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int
             if (pd > SOLVE_MAX_DEPTH)
                 pd = SOLVE_MAX_DEPTH;
             u64 saved = budget_begin(&s->L, *spent);
-            r = cut_search(s, pd, -2, 2, cut);
+            r = pt_search(s, pd, -2, 2, cut);
             if (budget_end(&s->L, saved))
                 r = 0; /* only the probe's budget ran out */
             if (s->L.stop)
@@ -994,7 +849,7 @@ static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int
         if (r) {
             *depth_done = done;
             if (r > 0) {
-                *bestmove = cut ? pt_winning_move(s, done, cut) : wl_winning_move(s, done);
+                *bestmove = pt_winning_move(s, done, cut);
                 if (!*bestmove)
                     return 0;
             }
