@@ -1,4 +1,5 @@
-"""The solver of the pure-Python engine: exact game values, as ``sv_*`` in ``_ckamisado.c``.
+"""The solver of the pure-Python engine: exact game values, as ``sv_*`` in ``_ckamisado.c``;
+who wins by a depth-first proof-number search, as ``df_mid`` in ``core/solve.c``.
 
 Alpha-beta on "the value if resolved within d moves" with iterative
 deepening on d (see section 3 of ``_ckamisado.c``): a win in n moves is
