@@ -237,7 +237,9 @@ class SolveResult:
     seconds: float
     side_to_move: int
     depth: int
-    """The deepest horizon (in moves) the solver completed."""
+    """The deepest horizon (in moves) the solver completed; 0 from the
+    who-wins proof-number search (``exact=False`` without ``max_depth``),
+    which has none."""
 
     @property
     def proven(self) -> bool:
@@ -538,11 +540,15 @@ def solve(
 
     ``exact=False`` proves only who wins, not in how many moves: the answer
     has ``distance=None``, no ``pv``, and ``best_move`` a winning move when
-    the side to move wins (``None`` when it loses).  It is much cheaper (the
-    first winning move ends a node, where the exact solver must go on to
-    find the shortest win): the single round from the start in about 0.1M
-    nodes instead of 5M (``bench/proven.py``).  Both share the Searcher's
-    table, so proofs of one help the other.
+    the side to move wins (``None`` when it loses).  It is much cheaper: a
+    depth-first proof-number search (df-pn) with no horizon, which expands
+    the move that looks cheapest to prove and stops at the first proof,
+    where the exact solver must deepen until it finds the shortest win; the
+    single round from the start in about 18,000 nodes instead of 5M
+    (``bench/proven.py``).  With ``max_depth`` it is an alpha-beta search
+    within that horizon instead.  Its proof numbers have a table of their
+    own in the Searcher; a proof of the root goes into the solver's table,
+    which both share.
 
     >>> r = solve("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
     >>> r.winner is not None

@@ -1,4 +1,5 @@
-"""The solver of the pure-Python engine: exact game values, as ``sv_*`` in ``_ckamisado.c``.
+"""The solver of the pure-Python engine: exact game values, as ``sv_*`` in ``_ckamisado.c``;
+who wins by a depth-first proof-number search, as ``df_mid`` in ``core/solve.c``.
 
 Alpha-beta on "the value if resolved within d moves" with iterative
 deepening on d (see section 3 of ``_ckamisado.c``): a win in n moves is
@@ -70,19 +71,23 @@ _MAX_LOG2 = 19
 
 class Table:
     """The solver's table of a Searcher: bounds on exact values by Zobrist
-    key, packed in one int each: ``lo + MATE | (hi + MATE) << 16 | move << 32``.
-    Valid for ever, so kept between calls; emptied when full."""
+    key, packed in one int each: ``lo + MATE | (hi + MATE) << 16 | move << 32``,
+    and the proof-number search's numbers (``df``: ``pn | dn << 32`` by the
+    same keys).  Valid for ever, so kept between calls; each emptied when
+    full."""
 
-    __slots__ = ("tt", "cap", "log2")
+    __slots__ = ("tt", "df", "cap", "log2")
 
     def __init__(self) -> None:
         self.tt: dict[int, int] = {}
+        self.df: dict[int, int] = {}
         self.cap = 1 << _MAX_LOG2
         self.log2 = 0
 
     def clear(self) -> None:
-        """Empty the table of bounds."""
+        """Empty the table of bounds and the proof numbers."""
         self.tt.clear()
+        self.df.clear()
 
     def store(self, key: int, lo: int, hi: int, move: int) -> None:
         """Narrow the bounds of ``key`` (and set its move when ``move``)."""
@@ -100,6 +105,29 @@ class Table:
         elif len(tt) >= self.cap:
             tt.clear()
         tt[key] = lo + MATE | (hi + MATE) << 16 | move << 32
+
+
+#: C's ``PN_INF``: a proof number of a disproven position (a disproof
+#: number of a proven one); sums of numbers stop at ``_PN_MAX``.
+_PN_INF = (1 << 27) - 1
+_PN_MAX = _PN_INF - 1
+
+
+def _pick_next(mv: list[int], score: list[int], i: int) -> None:
+    """C's ``pick_next``: bring the best-scored of ``mv[i:]`` to ``i`` (the
+    first of equals), with its score.
+
+    >>> mv, score = [10, 11, 12], [1, 5, 5]
+    >>> _pick_next(mv, score, 0)
+    >>> mv, score
+    ([11, 10, 12], [5, 1, 5])
+    """
+    n = len(mv)
+    if i + 1 < n:
+        bi = max(range(i, n), key=score.__getitem__)
+        if bi != i:
+            mv[i], mv[bi] = mv[bi], mv[i]
+            score[i], score[bi] = score[bi], score[i]
 
 
 def _dl(v: int, d: int) -> int:
@@ -401,11 +429,7 @@ class Solver:
             bestmove = 0
             hb = h ^ smk[side * 9 + cp.must_move + 1]
             for i in range(n):
-                if i + 1 < n:
-                    bi = max(range(i, n), key=score.__getitem__)
-                    if bi != i:
-                        mv[i], mv[bi] = mv[bi], mv[i]
-                        score[i], score[bi] = score[bi], score[i]
+                _pick_next(mv, score, i)
                 m = mv[i]
                 sc = score[i]
                 if sc == _LOSE2:
@@ -440,91 +464,6 @@ class Solver:
             store(h, lo, hi_, bestmove if best > alpha0 else ttmove)
             return _convert(best, d, d0, alpha0, beta)
 
-        def wl(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
-            """C's ``wl_search``: 1 the side to move wins, -1 it loses (at any
-            distance), 0 neither within ``d`` moves (or stopped); fail soft on
-            the values -1, 0, 1 in the window (alpha, beta)."""
-            lim.nodes += 1
-            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
-                return 0
-            if can_win_now(occ):
-                return 1
-            side = cp.turn
-            if d <= 1:
-                return -1 if loses_at_once(side, occ) else 0
-            e = tt.get(h)
-            ttmove = 0
-            if e is not None:
-                elo = (e & 0xFFFF) - MATE
-                ehi = (e >> 16 & 0xFFFF) - MATE
-                if elo > 0:
-                    return 1
-                if ehi < 0:
-                    return -1
-                tlo = 0 if elo > -(MATE - d) else -1
-                thi = 0 if ehi < MATE - d else 1
-                if tlo >= beta or thi <= alpha or tlo == thi:
-                    return 0
-                ttmove = e >> 32
-            alpha0 = alpha
-            mv, score = order(side, occ, ttmove)
-            n = len(mv)
-            best = -2
-            bestmove = 0
-            hb = h ^ smk[side * 9 + cp.must_move + 1]
-            for i in range(n):
-                if i + 1 < n:
-                    bi = max(range(i, n), key=score.__getitem__)
-                    if bi != i:
-                        mv[i], mv[bi] = mv[bi], mv[i]
-                        score[i], score[bi] = score[bi], score[i]
-                m = mv[i]
-                sc = score[i]
-                if sc <= _LOSE2:  # this and every later move lets the opponent win at once
-                    if best < -1:
-                        best = -1
-                    break
-                if sc == _WIN3:
-                    v = 1  # every reply lets us win at once
-                else:
-                    h2, occ2 = child(m, hb, occ)
-                    o = cp.outcome
-                    if o is not None:
-                        v = 1 if o.winner == side else -1
-                    elif cp.turn == side:
-                        v = wl(d - 1, alpha, beta, h2, occ2)
-                    else:
-                        v = -wl(d - 1, -beta, -alpha, h2, occ2)
-                    pop()
-                if lim.stop:
-                    return 0
-                if v > 0:
-                    hi = (board[m & 63] & 15) << 6 | m >> 6
-                    history[hi] += d * d
-                    if history[hi] > 1 << 30:
-                        for a in range(1024):
-                            history[a] >>= 1
-                    store(h, 1, MATE, m)
-                    return 1
-                if v > best:
-                    best = v
-                    bestmove = m
-                    if v > alpha:
-                        alpha = v
-                        if v >= beta:
-                            break
-            cut = MATE - d - 1
-            if best < 0:
-                store(h, -MATE, -1, ttmove)
-                return -1
-            if best >= beta:
-                store(h, -cut, MATE, bestmove)
-            elif best <= alpha0:
-                store(h, -MATE, cut, ttmove)
-            else:
-                store(h, -cut, cut, bestmove)
-            return 0
-
         def pt_win_now(occ: int, cut: int) -> bool:
             """A tower of the side to move with more than ``cut`` (as 2r+1) reaches its goal."""
             must = cp.must_move
@@ -545,7 +484,11 @@ class Solver:
             return 1 if (sc if o.winner == side else -sc) > cut else -1
 
         def pt(d: int, alpha: int, beta: int, h: int, occ: int, cut: int) -> int:
-            """C's ``pt_search``: :func:`wl` on the game of ``cut`` (see ``pt_root``)."""
+            """C's ``pt_search``: who wins the game of ``cut`` within ``d`` moves
+            (cut 0: who wins; see ``pt_root``): 1 the side to move wins, -1 it
+            loses (at any distance), 0 neither within ``d`` moves (or
+            stopped); fail soft on the values -1, 0, 1 in the window (alpha,
+            beta)."""
             lim.nodes += 1
             if lim.nodes >= lim.next_check and lim.check() or lim.stop:
                 return 0
@@ -585,11 +528,7 @@ class Solver:
             bestmove = 0
             hb = h ^ smk[side * 9 + cp.must_move + 1]
             for i in range(n):
-                if i + 1 < n:
-                    bi = max(range(i, n), key=score.__getitem__)
-                    if bi != i:
-                        mv[i], mv[bi] = mv[bi], mv[i]
-                        score[i], score[bi] = score[bi], score[i]
+                _pick_next(mv, score, i)
                 m = mv[i]
                 sc = score[i]
                 if sc <= _LOSE2 and cut >= 0:
@@ -636,10 +575,107 @@ class Solver:
                 store(key, -cutd, cutd, bestmove)
             return 0
 
+        df = self.table.df
+        cap = self.table.cap
+        pn_inf = _PN_INF
+        pn_max = _PN_MAX
+
+        def df_store(key: int, pn: int, dn: int) -> None:
+            if key not in df and len(df) >= cap:
+                df.clear()
+            df[key] = pn | dn << 32
+
+        def dfpn(cut: int, thpn: int, thdn: int, h: int, occ: int) -> tuple[int, int, int]:
+            """C's ``df_mid``: the proof and disproof numbers of the position
+            in the game of ``cut`` once one reaches its threshold (or it is
+            proven, disproven or stopped), and a winning move when proven."""
+            lim.nodes += 1
+            if lim.nodes >= lim.next_check and lim.check() or lim.stop:
+                return 1, 1, 0
+            key = h ^ cut_key[cut // 2 + 3]
+            if pt_win_now(occ, cut) if cut else can_win_now(occ):
+                df_store(key, 0, pn_inf)
+                return 0, pn_inf, 0
+            side = cp.turn
+            hb = h ^ smk[side * 9 + cp.must_move + 1]
+            mv = gen()
+            n = len(mv)
+            ps = [0] * n
+            ds = [0] * n
+            same = [False] * n
+            for i in range(n):
+                h2, occ2 = child(mv[i], hb, occ)
+                o = cp.outcome
+                sm = same[i] = cp.turn == side
+                v = 0  # 1: the move wins the game of cut, -1: it loses it
+                if o is not None:
+                    v = pt_end(side, cut) if cut else 1 if o.winner == side else -1
+                else:
+                    e = df.get(h2 ^ cut_key[(cut if sm else -cut) // 2 + 3])
+                    if e is not None:
+                        epn = e & 0xFFFFFFFF
+                        ps[i] = epn if sm else e >> 32
+                        ds[i] = e >> 32 if sm else epn
+                    elif sm:
+                        ps[i] = ds[i] = 1
+                    else:
+                        sr = safe_replies(side, cp.turn * 8 + cp.must_move, occ2)
+                        if sr == 64 and cut >= 0:
+                            v = -1  # the opponent wins at once
+                        elif sr == 0 and cut <= 0:
+                            v = 1  # every reply lets us win at once
+                        ps[i] = 1 if sr == 0 or sr == 64 else sr
+                        ds[i] = 1
+                pop()
+                if v > 0:
+                    ps[i] = 0
+                    ds[i] = pn_inf
+                elif v < 0:
+                    ps[i] = pn_inf
+                    ds[i] = 0
+                if not ps[i]:
+                    df_store(key, 0, pn_inf)
+                    return 0, pn_inf, mv[i]
+            while True:
+                best = 0
+                p2 = pn = pn_inf
+                dn = 0
+                for i in range(n):
+                    dn += ds[i]
+                    if dn > pn_max:
+                        dn = pn_max
+                    pi = ps[i]
+                    if pi < pn:
+                        p2 = pn
+                        pn = pi
+                        best = i
+                    elif pi < p2:
+                        p2 = pi
+                if not pn:
+                    dn = pn_inf
+                if pn >= thpn or dn >= thdn:
+                    break
+                cthp = pn_inf if p2 >= pn_max else p2 + (p2 >> 2) + 1
+                if cthp > thpn:
+                    cthp = thpn
+                cthd = thdn - dn + ds[best]
+                if cthd > pn_inf:
+                    cthd = pn_inf
+                h2, occ2 = child(mv[best], hb, occ)
+                if same[best]:
+                    ps[best], ds[best], _ = dfpn(cut, cthp, cthd, h2, occ2)
+                else:
+                    ds[best], ps[best], _ = dfpn(-cut, cthd, cthp, h2, occ2)
+                pop()
+                if lim.stop:
+                    return 1, 1, 0
+            df_store(key, pn, dn)
+            return pn, dn, mv[best] if not pn else 0
+
         self.child = child
-        self.wl = wl
         self.pt = pt
         self.pt_end = pt_end
+        self.dfpn = dfpn
         return sv
 
     def root(self, h: int, occ: int, start_depth: int, max_depth: int) -> tuple[int, int, int]:
@@ -695,8 +731,8 @@ class Solver:
         return 0, 0, depth_done
 
     def _cut(self, d: int, h: int, occ: int, cut: int) -> int:
-        """C's ``cut_search`` with the window (-2, 2): ``wl`` or ``pt`` by the cut."""
-        return self.pt(d, -2, 2, h, occ, cut) if cut else self.wl(d, -2, 2, h, occ)
+        """C's ``pt_search`` with the window (-2, 2)."""
+        return self.pt(d, -2, 2, h, occ, cut)
 
     def winning_move(self, h: int, occ: int, d: int, cut: int = 0) -> int:
         """C's ``wl_winning_move`` (``pt_winning_move`` for a cut other than 0):
@@ -731,9 +767,36 @@ class Solver:
                 break
         return 0
 
+    def df_root(self, h: int, occ: int, cut: int = 0) -> tuple[int, int, int]:
+        """C's ``df_root``: who wins the game of ``cut`` by the proof-number
+        search (1, -1; 0 when stopped), a winning move, and 0 (no horizon)."""
+        pn, dn, bm = self.dfpn(cut, _PN_INF, _PN_INF, h, occ)
+        if self.lim.stop:
+            return 0, 0, 0
+        key = h ^ CUT_KEY[cut // 2 + 3]
+        if not pn and not bm:  # the root wins at once: dfpn looked at no move
+            cp = self.cp
+            side = cp.turn
+            for m in cp.move_codes():
+                cp.push_code(m)
+                o = cp.outcome
+                won = o is not None and (self.pt_end(side, cut) > 0 if cut else o.winner == side)
+                cp.pop_code()
+                if won:
+                    bm = m
+                    break
+        if not pn:
+            self.table.store(key, 1, MATE, bm)
+            return 1, bm, 0
+        self.table.store(key, -MATE, -1, 0)
+        return -1, 0, 0  # the root's thresholds end only at a proof or a disproof
+
     def wl_root(self, h: int, occ: int, max_depth: int, cut: int = 0) -> tuple[int, int, int]:
         """C's ``wl_root``: who wins (1, -1; 0 when stopped), a winning move
-        and the horizon that decided it; the game of ``cut`` when not 0."""
+        and the horizon that decided it (0 for the proof-number search, the
+        way without a horizon); the game of ``cut`` when not 0."""
+        if not max_depth:
+            return self.df_root(h, occ, cut)
         lim = self.lim
         spent = 0  # the nodes of the iterations (a probe's budget)
         depth_done = 0

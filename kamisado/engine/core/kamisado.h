@@ -423,6 +423,19 @@ typedef struct {
     uint16_t work; /* log2 of the nodes below, for replacement */
 } SvEntry;
 
+/* An entry of the proof-number search's table (solve.c, df_mid): the proof
+ * and disproof numbers of a position (keyed as the solver's table, per
+ * threshold game), PN_INF for a proof (dn) or a disproof (pn).  The top 5
+ * bits of pnw hold log2 of the nodes below, for replacement. */
+typedef struct {
+    u64 key;
+    uint32_t pnw; /* pn | work << 27 */
+    uint32_t dn;
+} DfEntry;
+
+/* The proof-number table has 2**(sv log2 - DF_LOG2_LESS) entries. */
+#define DF_LOG2_LESS 2
+
 /* An entry of the search's table. */
 typedef struct {
     u64 key;
@@ -463,13 +476,16 @@ typedef struct {
     SvEntry *sv;  /* the solver's table, NULL until engine_sv_table */
     size_t sv_mask;
     int sv_log2;
+    DfEntry *df; /* the proof-number search's table, made with sv */
+    size_t df_mask;
     atomic_int stop;
 } Engine;
 
 void engine_init(Engine *e);
 void engine_free(Engine *e);
 /* The solver table of 2**log2 entries (0: the table as it is, 2**22 entries
- * at first); -1 when out of memory (the old table is kept). */
+ * at first) and the proof-number table of 2**(log2 - DF_LOG2_LESS) (at
+ * least 2**TT_LOG2_MIN); -1 when out of memory (the old tables are kept). */
 int engine_sv_table(Engine *e, int log2);
 /* The search table of 2**log2 entries for a new search: a new generation
  * unless ``keep`` (and the table is the same size); -1 when out of memory. */
@@ -545,6 +561,26 @@ static inline int safe_replies(const Pos *p, int us)
     if (r && push_length(p, t))
         n++;
     return n;
+}
+
+/* The move loop's selection step: bring the best-scored of mv[i..n) to i
+ * (the first of equals), swapping its score along.  Moves are tried in the
+ * order of their scores without sorting them all first: a cutoff after the
+ * first few saves the rest of the sort. */
+static inline void pick_next(uint16_t *mv, int *score, int i, int n)
+{
+    int bi = i;
+    for (int j = i + 1; j < n; j++)
+        if (score[j] > score[bi])
+            bi = j;
+    if (bi != i) {
+        uint16_t tm = mv[i];
+        mv[i] = mv[bi];
+        mv[bi] = tm;
+        int ts = score[i];
+        score[i] = score[bi];
+        score[bi] = ts;
+    }
 }
 
 /* What the core's runs answer: KS_OK, out of memory, a host hook ended the

@@ -128,18 +128,7 @@ static int se_search(Search *S, int depth, int alpha, int beta, int ply, int pvn
     int alpha0 = alpha;
     int best = -S_INF, bestmove = 0;
     for (int i = 0; i < n; i++) {
-        int bi = i;
-        for (int j = i + 1; j < n; j++)
-            if (score[j] > score[bi])
-                bi = j;
-        if (bi != i) {
-            int tm = mv[i];
-            mv[i] = mv[bi];
-            mv[bi] = (uint16_t)tm;
-            int ts = score[i];
-            score[i] = score[bi];
-            score[bi] = ts;
-        }
+        pick_next(mv, score, i, n);
         int m = mv[i];
         int mover_tower = p->board[m & 63];
         make_move(p, m);

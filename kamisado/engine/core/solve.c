@@ -2,8 +2,10 @@
  * solve.c: the solver.
  *
  * Depth-limited win/loss/unknown alpha-beta on exact game values with
- * iterative deepening (sv_root), a who-wins-only search (wl_root), and a
- * transposition table of bounds on the exact value (independent of depth).
+ * iterative deepening (sv_root), a who-wins-only search (wl_root: a
+ * depth-first proof-number search, df_mid, or alpha-beta within a horizon,
+ * pt_search), and a transposition table of bounds on the exact value
+ * (independent of depth).
  */
 
 #include <stdlib.h>
@@ -41,6 +43,8 @@ typedef struct {
     Limits L;
     SvEntry *tt;
     size_t mask;
+    DfEntry *df;
+    size_t df_mask;
     uint32_t history[16][64];
 } Solver;
 
@@ -300,18 +304,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
     int score[MAXMOVES];
     sv_order(s, mv, n, ttmove, score);
     for (int i = 0; i < n; i++) {
-        int bi = i;
-        for (int j = i + 1; j < n; j++)
-            if (score[j] > score[bi])
-                bi = j;
-        if (bi != i) {
-            int tm = mv[i];
-            mv[i] = mv[bi];
-            mv[bi] = (uint16_t)tm;
-            int ts = score[i];
-            score[i] = score[bi];
-            score[bi] = ts;
-        }
+        pick_next(mv, score, i, n);
         int m = mv[i];
         int v;
         if (score[i] == LOSE2) {
@@ -384,169 +377,6 @@ static int budget_end(Limits *L, u64 saved)
     return 0;
 }
 
-/* -- who wins, without the distance ---------------------------------------
- *
- * wl_search(d) proves only who wins: 1 when the side to move wins, -1 when
- * it loses, 0 when it cannot tell (or a limit stopped it: L.stop).  It is
- * the sign of DL_d, found cheaply: the first winning move ends a node (the
- * exact search must go on to find the shortest win), and a win or loss
- * proven at any distance (in the table, or by the move-ordering tests)
- * counts, so 1 and -1 hold at every distance while 0 means: neither side
- * wins within d.  Iterative deepening on d (wl_root) ends at the first d
- * where the root is decided, at most its exact distance.
- *
- * The table is the exact solver's: a win is stored as lo = 1 (a win at some
- * distance), a loss as hi = -1, "neither within d" as the bounds
- * -(MATE-d-1)..MATE-d-1; all are bounds on the exact value, valid for both
- * solvers.
- */
-static int wl_search(Solver *s, int d, int alpha, int beta)
-{
-    Pos *p = &s->p;
-    s->L.nodes++;
-    if (limits_hit(&s->L))
-        return 0;
-    if (can_win_now(p))
-        return 1;
-    int side = p->turn;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
-    if (d <= 1) {
-        /* a loss within 1: every move ends the round against us */
-        for (int i = 0; i < n; i++) {
-            make_move(p, mv[i]);
-            int lost = p->owinner >= 0 && p->owinner != side;
-            unmake_move(p);
-            if (!lost)
-                return 0;
-        }
-        return -1;
-    }
-    u64 key = p->hash;
-    SvEntry *e = sv_probe(s, key);
-    int ttmove = 0;
-    if (e) {
-        if (e->lo > 0)
-            return 1;
-        if (e->hi < 0)
-            return -1;
-        int tlo = e->lo > -(MATE - d) ? 0 : -1; /* not lost within d */
-        int thi = e->hi < MATE - d ? 0 : 1;     /* no win within d */
-        if (tlo >= beta || thi <= alpha || tlo == thi)
-            return 0;
-        ttmove = e->move;
-    }
-    u64 nodes0 = s->L.nodes;
-    int score[MAXMOVES];
-    sv_order(s, mv, n, ttmove, score);
-    int alpha0 = alpha, best = -2, bestmove = 0;
-    for (int i = 0; i < n; i++) {
-        int bi = i;
-        for (int j = i + 1; j < n; j++)
-            if (score[j] > score[bi])
-                bi = j;
-        if (bi != i) {
-            int tm = mv[i];
-            mv[i] = mv[bi];
-            mv[bi] = (uint16_t)tm;
-            int ts = score[i];
-            score[i] = score[bi];
-            score[bi] = ts;
-        }
-        int m = mv[i];
-        /* sorted: from the first move that lets the opponent win at once,
-         * every move loses */
-        if (score[i] <= LOSE2) {
-            if (best < -1)
-                best = -1;
-            break;
-        }
-        int v;
-        if (score[i] == WIN3) {
-            v = 1; /* every reply lets us win at once */
-        } else {
-            make_move(p, m);
-            if (p->owinner >= 0)
-                v = p->owinner == side ? 1 : -1;
-            else if (p->turn == side)
-                v = wl_search(s, d - 1, alpha, beta);
-            else
-                v = -wl_search(s, d - 1, -beta, -alpha);
-            unmake_move(p);
-        }
-        if (s->L.stop)
-            return 0;
-        if (v > 0) {
-            uint32_t *h = &s->history[p->board[m & 63] & 15][m >> 6];
-            *h += (uint32_t)(d * d);
-            if (*h > (1u << 30))
-                for (int a = 0; a < 16; a++)
-                    for (int b = 0; b < 64; b++)
-                        s->history[a][b] >>= 1;
-            sv_store(s, key, 1, MATE, m, ilog2(s->L.nodes - nodes0 + 1));
-            return 1;
-        }
-        if (v > best) {
-            best = v;
-            bestmove = m;
-            if (v > alpha) {
-                alpha = v;
-                if (v >= beta)
-                    break;
-            }
-        }
-    }
-    int work = ilog2(s->L.nodes - nodes0 + 1);
-    int cut = MATE - d - 1;
-    if (best < 0) /* every move loses: -1 answers are proofs */
-        sv_store(s, key, -MATE, -1, ttmove, work);
-    else if (best >= beta) /* not lost within d */
-        sv_store(s, key, -cut, MATE, bestmove, work);
-    else if (best <= alpha0) /* no win within d */
-        sv_store(s, key, -MATE, cut, ttmove, work);
-    else
-        sv_store(s, key, -cut, cut, bestmove, work);
-    return best < 0 ? -1 : 0;
-}
-
-/* A winning move of a position proven won (wl_search answered 1): the
- * table's move, else the first move whose position is proven won for us
- * (the proofs are in the table, so this costs little).  0 if none is found
- * (a limit stopped the search). */
-static int wl_winning_move(Solver *s, int d)
-{
-    Pos *p = &s->p;
-    SvEntry *e = sv_probe(s, p->hash);
-    if (e && e->move)
-        return e->move;
-    int side = p->turn;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
-    for (int i = 0; i < n; i++) { /* a win at once first */
-        make_move(p, mv[i]);
-        int won = p->owinner == side;
-        unmake_move(p);
-        if (won)
-            return mv[i];
-    }
-    for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        int v;
-        if (p->owinner >= 0)
-            v = p->owinner == side ? 1 : -1;
-        else if (p->turn == side)
-            v = wl_search(s, d, -2, 2);
-        else
-            v = -wl_search(s, d, -2, 2);
-        unmake_move(p);
-        if (v > 0)
-            return mv[i];
-        if (s->L.stop)
-            break;
-    }
-    return 0;
-}
-
 /* -- a round's value in points ---------------------------------------------
  *
  * A round won with a tower of r rings is worth 2**r points (1, 2, 4, 8).
@@ -556,15 +386,26 @@ static int wl_winning_move(Solver *s, int d)
  * when the round ends with a score above cut, else by the other side; for
  * the other side it is the game of -cut (no score equals a cut).  Cut 0 is
  * who wins; cut 2k: "wins with a tower of at least k rings"; cut -2k: "does
- * not lose to a tower of k rings or more".  pt_search is wl_search on the
- * game of a cut: its table entries are keyed by the position's key XOR
- * PT_CUT_KEY[cut / 2 + 3] (0 for cut 0, so cut 0 shares the who-wins
- * proofs), the same bounds as wl_search stores.  The move-ordering proofs of
- * wl_search hold where the cut allows: every reply letting us win at once
- * wins a game of cut <= 0, a reply that wins at once for the opponent loses
- * a game of cut >= 0.  Rings do not change within a round, so a cut is
- * tried at the root only when a tower of the side that needs it has the
- * rings (pt_root).
+ * not lose to a tower of k rings or more".  Rings do not change within a
+ * round, so a cut is tried at the root only when a tower of the side that
+ * needs it has the rings (pt_root).
+ *
+ * Within a horizon, pt_search(d) proves who wins the game of a cut: 1 when
+ * the side to move wins, -1 when it loses, 0 when it cannot tell (or a
+ * limit stopped it: L.stop).  It is the sign of DL_d, found cheaply: the
+ * first winning move ends a node (the exact search must go on to find the
+ * shortest win), and a win or loss proven at any distance (in the table,
+ * or by the move-ordering tests) counts, so 1 and -1 hold at every distance
+ * while 0 means: neither side wins within d.  Iterative deepening on d
+ * (wl_root) ends at the first d where the root is decided, at most its
+ * exact distance.  Cut 0 is the who-wins search of the exact solver's
+ * table: a win is stored as lo = 1 (a win at some distance), a loss as
+ * hi = -1, "neither within d" as the bounds -(MATE-d-1)..MATE-d-1; all are
+ * bounds on the exact value, valid for both solvers.  The entries of other
+ * cuts are keyed by the position's key XOR PT_CUT_KEY[cut / 2 + 3] (0 for
+ * cut 0), with the same bounds.  The move-ordering proofs hold where the
+ * cut allows: every reply letting us win at once wins a game of cut <= 0, a
+ * reply that wins at once for the opponent loses a game of cut >= 0.
  */
 
 /* splitmix64 from 0x706F696E7473 ("points"), the 4th set to 0 (as _pysolve) */
@@ -641,18 +482,7 @@ static int pt_search(Solver *s, int d, int alpha, int beta, int cut)
     sv_order(s, mv, n, ttmove, score);
     int alpha0 = alpha, best = -2, bestmove = 0;
     for (int i = 0; i < n; i++) {
-        int bi = i;
-        for (int j = i + 1; j < n; j++)
-            if (score[j] > score[bi])
-                bi = j;
-        if (bi != i) {
-            int tm = mv[i];
-            mv[i] = mv[bi];
-            mv[bi] = (uint16_t)tm;
-            int ts = score[i];
-            score[i] = score[bi];
-            score[bi] = ts;
-        }
+        pick_next(mv, score, i, n);
         int m = mv[i];
         if (score[i] <= LOSE2 && cut >= 0) {
             if (best < -1)
@@ -707,13 +537,10 @@ static int pt_search(Solver *s, int d, int alpha, int beta, int cut)
     return best < 0 ? -1 : 0;
 }
 
-/* wl_search or pt_search, by the cut. */
-static inline int cut_search(Solver *s, int d, int alpha, int beta, int cut)
-{
-    return cut ? pt_search(s, d, alpha, beta, cut) : wl_search(s, d, alpha, beta);
-}
-
-/* pt_search's twin of wl_winning_move: a move that wins the game of cut. */
+/* A winning move of a position whose game of cut is proven won
+ * (pt_search answered 1): the table's move, else the first move whose
+ * position is proven won for us (the proofs are in the table, so this costs
+ * little).  0 if none is found (a limit stopped the search). */
 static int pt_winning_move(Solver *s, int d, int cut)
 {
     Pos *p = &s->p;
@@ -748,9 +575,239 @@ static int pt_winning_move(Solver *s, int d, int cut)
     return 0;
 }
 
+/* -- who wins by proof numbers ----------------------------------------------
+ *
+ * df_mid is a depth-first proof-number search (df-pn, Nagai 2002) on the
+ * game of a cut (0: who wins; see pt_search): no horizon, it proves or
+ * disproves "the side to move wins".  A position's proof number pn is a
+ * cost estimate of proving that its side to move wins, the disproof number
+ * dn of proving that it does not; proven: pn = 0 (dn = PN_INF), disproven:
+ * dn = 0 (pn = PN_INF).  From the parent's view, a move whose child has the
+ * other side to move has the child's numbers swapped (p = the child's dn,
+ * d = its pn), one after a pass keeps them; the parent's pn is the least p
+ * of its moves, its dn the sum of their d.  df_mid expands the most-proving
+ * move (least p; the first of equals) as long as the node's numbers stay
+ * below the thresholds it was given, passing the child the thresholds under
+ * which it stays the most-proving one: p below min(thpn, p2 + p2/4 + 1) (p2:
+ * the second least p; the "1 + epsilon" trick of Pawlewicz and Lew, 2007,
+ * which re-enters the same child less often) and d below thdn - dn + d.
+ *
+ * A move's numbers before its child is searched: a round won or lost by the
+ * move, or a proof of the move-ordering tests (every reply lets us win at
+ * once: p = 0 where the cut allows; a reply wins at once for the opponent:
+ * d = 0 where the cut allows); else the table's, else p = the opponent's
+ * safe replies (replies after which we cannot win at once; at least 1) and
+ * d = 1, or 1 and 1 after a pass.  Kamisado has no repetitions, so the
+ * graph has no cycles and the search ends.  The table (DfEntry, keyed as
+ * the solver's table: the position's key XOR the cut's) keeps the numbers
+ * between calls; a proof or disproof of the root is also stored in the
+ * solver's table (lo = 1 or hi = -1, with the winning move).
+ */
+
+#define PN_INF ((1u << 27) - 1)
+#define PN_MAX (PN_INF - 1) /* sums stop here: PN_INF is a proof only */
+#define DF_BUCKET 4
+
+static inline DfEntry *df_bucket(const Solver *s, u64 key)
+{
+    return &s->df[(key & s->df_mask) & ~(size_t)(DF_BUCKET - 1)];
+}
+
+static inline const DfEntry *df_probe(const Solver *s, u64 key)
+{
+    const DfEntry *b = df_bucket(s, key);
+    for (int i = 0; i < DF_BUCKET; i++)
+        if (b[i].key == key)
+            return &b[i];
+    return NULL;
+}
+
+/* Store pn and dn of key: its own entry, else the one of the bucket with
+ * the least work below it. */
+static inline void df_store(Solver *s, u64 key, uint32_t pn, uint32_t dn, u64 nodes)
+{
+    DfEntry *b = df_bucket(s, key);
+    DfEntry *e = NULL;
+    for (int i = 0; i < DF_BUCKET; i++)
+        if (b[i].key == key) {
+            e = &b[i];
+            break;
+        }
+    if (!e) {
+        e = &b[0];
+        for (int i = 1; i < DF_BUCKET; i++)
+            if ((b[i].pnw >> 27) < (e->pnw >> 27))
+                e = &b[i];
+    }
+    int work = ilog2(nodes + 1);
+    e->key = key;
+    e->pnw = pn | (uint32_t)(work > 31 ? 31 : work) << 27;
+    e->dn = dn;
+}
+
+static inline uint32_t pn_add(uint32_t a, uint32_t b)
+{
+    uint32_t c = a + b; /* both at most PN_INF: no overflow */
+    return c > PN_MAX ? PN_MAX : c;
+}
+
+/* Search the position in the game of cut until its pn reaches thpn or its
+ * dn reaches thdn (or it is proven or disproven, or a limit stops it:
+ * L.stop); answers its numbers in *opn, *odn.  At the root (bestmove not
+ * NULL) *bestmove gets a winning move when proven. */
+static void df_mid(Solver *s, int cut, uint32_t thpn, uint32_t thdn, uint32_t *opn,
+                   uint32_t *odn, int *bestmove)
+{
+    Pos *p = &s->p;
+    s->L.nodes++;
+    u64 nodes0 = s->L.nodes;
+    *opn = 1;
+    *odn = 1;
+    if (limits_hit(&s->L))
+        return;
+    u64 key = pt_key(p->hash, cut);
+    if (cut ? pt_win_now(p, cut) : can_win_now(p)) {
+        *opn = 0;
+        *odn = PN_INF;
+        df_store(s, key, 0, PN_INF, 1);
+        return;
+    }
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    uint32_t cp[MAXMOVES], cd[MAXMOVES];
+    uint8_t same[MAXMOVES];
+    int n = gen_moves(p, mv);
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        same[i] = p->turn == side;
+        int v = 0; /* 1: the move wins the game of cut, -1: it loses it */
+        if (p->owinner >= 0) {
+            v = cut ? pt_end(p, side, cut) : p->owinner == side ? 1 : -1;
+        } else {
+            const DfEntry *e = df_probe(s, pt_key(p->hash, same[i] ? cut : -cut));
+            if (e) {
+                uint32_t epn = e->pnw & PN_INF;
+                cp[i] = same[i] ? epn : e->dn;
+                cd[i] = same[i] ? e->dn : epn;
+            } else if (same[i]) {
+                cp[i] = 1;
+                cd[i] = 1;
+            } else {
+                int sr = safe_replies(p, side);
+                if (sr == 64 && cut >= 0)
+                    v = -1; /* the opponent wins at once */
+                else if (sr == 0 && cut <= 0)
+                    v = 1; /* every reply lets us win at once */
+                cp[i] = sr == 0 || sr == 64 ? 1 : (uint32_t)sr;
+                cd[i] = 1;
+            }
+        }
+        unmake_move(p);
+        if (v > 0) {
+            cp[i] = 0;
+            cd[i] = PN_INF;
+        } else if (v < 0) {
+            cp[i] = PN_INF;
+            cd[i] = 0;
+        }
+        if (!cp[i]) {
+            if (bestmove)
+                *bestmove = mv[i];
+            *opn = 0;
+            *odn = PN_INF;
+            df_store(s, key, 0, PN_INF, s->L.nodes - nodes0 + 1);
+            return;
+        }
+    }
+    uint32_t pn, dn;
+    for (;;) {
+        int best = 0;
+        uint32_t p2 = PN_INF;
+        pn = PN_INF;
+        dn = 0;
+        for (int i = 0; i < n; i++) {
+            dn = pn_add(dn, cd[i]);
+            if (cp[i] < pn) {
+                p2 = pn;
+                pn = cp[i];
+                best = i;
+            } else if (cp[i] < p2) {
+                p2 = cp[i];
+            }
+        }
+        if (!pn) {
+            dn = PN_INF;
+            if (bestmove)
+                *bestmove = mv[best];
+        }
+        if (pn >= thpn || dn >= thdn)
+            break;
+        uint32_t cthp = p2 >= PN_MAX ? PN_INF : p2 + (p2 >> 2) + 1;
+        if (cthp > thpn)
+            cthp = thpn;
+        uint32_t cthd = thdn - dn + cd[best];
+        if (cthd > PN_INF)
+            cthd = PN_INF;
+        uint32_t rp, rd;
+        make_move(p, mv[best]);
+        if (same[best]) {
+            df_mid(s, cut, cthp, cthd, &rp, &rd, NULL);
+            cp[best] = rp;
+            cd[best] = rd;
+        } else {
+            df_mid(s, -cut, cthd, cthp, &rp, &rd, NULL);
+            cp[best] = rd;
+            cd[best] = rp;
+        }
+        unmake_move(p);
+        if (s->L.stop)
+            return;
+    }
+    *opn = pn;
+    *odn = dn;
+    df_store(s, key, pn, dn, s->L.nodes - nodes0 + 1);
+}
+
+/* Who wins the game of cut by df_mid: 1, -1, or 0 when a limit stopped it;
+ * *bestmove a winning move (0 for a loss). */
+static int df_root(Solver *s, int cut, int *bestmove)
+{
+    uint32_t pn, dn;
+    int bm = 0;
+    *bestmove = 0;
+    df_mid(s, cut, PN_INF, PN_INF, &pn, &dn, &bm);
+    if (s->L.stop)
+        return 0;
+    Pos *p = &s->p;
+    u64 key = pt_key(p->hash, cut);
+    if (!pn && !bm) {
+        /* the root wins at once: df_mid looked at no move */
+        uint16_t mv[MAXMOVES];
+        int n = gen_moves(p, mv), side = p->turn;
+        for (int i = 0; i < n && !bm; i++) {
+            make_move(p, mv[i]);
+            if (p->owinner >= 0 && (cut ? pt_end(p, side, cut) > 0 : p->owinner == side))
+                bm = mv[i];
+            unmake_move(p);
+        }
+    }
+    if (!pn) {
+        *bestmove = bm;
+        sv_store(s, key, 1, MATE, bm, 60);
+        return 1;
+    }
+    if (!dn) {
+        sv_store(s, key, -MATE, -1, 0, 60);
+        return -1;
+    }
+    return 0; /* not reached: the root's thresholds end only at a proof */
+}
+
 /* Who wins (1: the side to move, -1: the other, 0: a limit stopped it, or
- * nothing within max_depth when it is not 0): iterative deepening of
- * wl_search on the horizon d = 1, 2, 3, ...  After each horizon from 4 on, a
+ * nothing within max_depth when it is not 0).  Without a horizon
+ * (max_depth 0): the proof-number search, df_root (*depth_done stays 0).
+ * Within one: iterative deepening of pt_search on the horizon d = 1, 2, 3,
+ * ...  After each horizon from 4 on, a
  * probe searches twice as deep for as many nodes as the iterations took so
  * far: a long forced win is often found at once far beyond the horizon the
  * deepening has reached (from the start of a single round: about 0.1M nodes
@@ -758,16 +815,17 @@ static int pt_winning_move(Solver *s, int d, int cut)
  * and bounds in the table.  ``*next`` and ``*spent`` (1 and 0 to begin)
  * would carry the deepening on from a call that a budget stopped.  Fills
  * *bestmove (a winning move, 0 for a loss) and *depth_done (the horizon
- * that decided it).  A cut other than 0 proves the game of that cut
- * (pt_search). */
+ * that decided it).  A cut other than 0 proves the game of that cut. */
 static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int *bestmove,
                    int *depth_done)
 {
     *bestmove = 0;
     *depth_done = 0;
+    if (!max_depth)
+        return df_root(s, cut, bestmove);
     for (int d = *next; !max_depth || d <= max_depth; d++) {
         u64 n0 = s->L.nodes;
-        int r = cut_search(s, d, -2, 2, cut);
+        int r = pt_search(s, d, -2, 2, cut);
         *spent += s->L.nodes - n0;
         if (s->L.stop)
             return 0;
@@ -780,7 +838,7 @@ static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int
             if (pd > SOLVE_MAX_DEPTH)
                 pd = SOLVE_MAX_DEPTH;
             u64 saved = budget_begin(&s->L, *spent);
-            r = cut_search(s, pd, -2, 2, cut);
+            r = pt_search(s, pd, -2, 2, cut);
             if (budget_end(&s->L, saved))
                 r = 0; /* only the probe's budget ran out */
             if (s->L.stop)
@@ -791,7 +849,7 @@ static int wl_root(Solver *s, int max_depth, int cut, int *next, u64 *spent, int
         if (r) {
             *depth_done = done;
             if (r > 0) {
-                *bestmove = cut ? pt_winning_move(s, done, cut) : wl_winning_move(s, done);
+                *bestmove = pt_winning_move(s, done, cut);
                 if (!*bestmove)
                     return 0;
             }
@@ -975,6 +1033,8 @@ int solve_run(Engine *e, const Pos *src, const SolveParams *prm, SolveResult *ou
     }
     s->tt = e->sv;
     s->mask = e->sv_mask;
+    s->df = e->df;
+    s->df_mask = e->df_mask;
     s->L.node_limit = prm->node_limit;
     s->L.flag = &e->stop;
     s->L.interrupt = prm->interrupt;

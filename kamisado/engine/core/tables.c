@@ -40,6 +40,8 @@ void engine_init(Engine *e)
     e->sv = NULL;
     e->sv_mask = 0;
     e->sv_log2 = 0;
+    e->df = NULL;
+    e->df_mask = 0;
     atomic_init(&e->stop, 0);
 }
 
@@ -47,8 +49,10 @@ void engine_free(Engine *e)
 {
     free(e->se);
     free(e->sv);
+    free(e->df);
     e->se = NULL;
     e->sv = NULL;
+    e->df = NULL;
 }
 
 int engine_sv_table(Engine *e, int log2)
@@ -60,8 +64,17 @@ int engine_sv_table(Engine *e, int log2)
     SvEntry *t = (SvEntry *)tt_alloc(log2, sizeof(SvEntry));
     if (!t)
         return -1;
+    int dlog2 = log2 - DF_LOG2_LESS < TT_LOG2_MIN ? TT_LOG2_MIN : log2 - DF_LOG2_LESS;
+    DfEntry *d = (DfEntry *)tt_alloc(dlog2, sizeof(DfEntry));
+    if (!d) {
+        free(t);
+        return -1;
+    }
     free(e->sv);
+    free(e->df);
     e->sv = t;
+    e->df = d;
+    e->df_mask = ((size_t)1 << dlog2) - 1;
     e->sv_mask = ((size_t)1 << log2) - 1;
     e->sv_log2 = log2;
     sv_tt_reset(t, e->sv_mask);
@@ -94,6 +107,8 @@ void engine_clear_sv(Engine *e)
 {
     if (e->sv)
         sv_tt_reset(e->sv, e->sv_mask);
+    if (e->df)
+        memset(e->df, 0, sizeof(DfEntry) * (e->df_mask + 1));
 }
 
 void engine_clear_se(Engine *e)
