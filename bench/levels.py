@@ -5,7 +5,9 @@ first move from a seed, so the games differ) and every move and fill it
 chooses is timed: the table gives the median, mean and slowest time per
 move, and the same for the first move of each round (where the searches
 are longest: every tower can still move).  Single-threaded, one game at a
-time, so the figures are what one computer player costs a core.
+time, so the figures are what one computer player costs a core; the times
+are CPU time (``time.process_time``), so other work on the machine does
+not inflate them.
 
     python bench/levels.py                       # every level, 2 matches each
     python bench/levels.py --levels expert,perfect --games 4
@@ -36,14 +38,14 @@ def play(level: str, seed: int) -> tuple[list[float], list[float]]:
     while match.state in (PLAYING, FILL):
         if match.state == FILL:
             chooser = sides[match.current_winner()]
-            t = time.perf_counter()
+            t = time.process_time()
             match.choose_fill(chooser.choose_fill(match))
-            every.append(time.perf_counter() - t)
+            every.append(time.process_time() - t)
             continue
         first = not match.current.moves
-        t = time.perf_counter()
+        t = time.process_time()
         move = sides[match.position.turn].choose_move(match.position)
-        spent = time.perf_counter() - t
+        spent = time.process_time() - t
         every.append(spent)
         if first:
             firsts.append(spent)
