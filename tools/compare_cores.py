@@ -15,24 +15,27 @@ node count differs, with the differing fields (compiled first)::
 A position the compiled core cannot solve within ``--max-nodes`` is skipped
 (the Python core would take minutes).  The last line counts the positions
 compared and those that differ; the exit status is 1 when some differ.
-Run it from the repository's root (it uses the tests' position helpers).
+It uses the tests' position helpers (tests/ of this checkout).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
-from kamisado.engine import _pyengine as P
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers, this kamisado
+
+from kamisado.engine import _pyengine as P  # noqa: E402
 
 try:
-    from kamisado.engine import _ckamisado as C
+    from kamisado.engine import _ckamisado as C  # noqa: E402
 except ImportError:  # pragma: no cover - no compiled core
     sys.exit("compare_cores: the compiled core is not built (python setup.py build_ext --inplace)")
 
-from tests.test_pyengine import late_positions
-from tests.test_solve_points import near_end_positions
+from tests.test_pyengine import late_positions  # noqa: E402
+from tests.test_solve_points import near_end_positions  # noqa: E402
 
 #: What each core's solve must agree on.
 KEYS = ("result", "distance", "best_move", "pv", "pv_nodes", "nodes", "depth", "points")
