@@ -291,7 +291,8 @@ class Solver:
                         occ2 = occ ^ bit[frm] ^ bit[to]
                         t2 = obase + colour[to]
                         if first_step[tsq[t2]] & ~occ2:
-                            lim.nodes += 1
+                            # the child's node (C's sv_dl1), counted here only
+                            # when it is decided without making the move
                             for pm in paths[t2][tsq[t2]]:
                                 if not occ2 & pm:
                                     v = -(MATE - 2)  # the opponent wins at once
@@ -299,6 +300,8 @@ class Solver:
                             else:
                                 if some_reply_survives(side, board[frm], to, t2, occ2):
                                     v = 0
+                            if v is not None:
+                                lim.nodes += 1
                 if v is None:
                     _, occ2 = child(m, hb, occ)
                     o = cp.outcome

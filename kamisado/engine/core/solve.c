@@ -82,9 +82,12 @@ static inline void sv_store(Solver *s, u64 key, int lo, int hi, int move, int wo
             e->work = (uint16_t)work;
         return;
     }
+    /* an empty entry (key 0) first, else the one with the least work (a
+     * stored entry of work 0 is never lost while the bucket has room: the
+     * Python twin's table, a dictionary, keeps every entry) */
     e = &b[0];
-    for (int i = 1; i < SV_BUCKET; i++)
-        if (b[i].work < e->work)
+    for (int i = 1; i < SV_BUCKET && e->key; i++)
+        if (!b[i].key || b[i].work < e->work)
             e = &b[i];
     e->key = key;
     e->lo = (int16_t)lo;
