@@ -20,6 +20,7 @@ from kamisado.web import offline
 from kamisado.web.messages import ComputerMoveMsg, ProtocolError, parse
 from kamisado.web.server import create_app
 from kamisado.web.storage import Store
+from tests.test_web_controls import error, state, until
 
 OPEN: list[Any] = []
 
@@ -45,20 +46,6 @@ def browser(first: TestClient) -> TestClient:
     return other
 
 
-def until(ws: Any, pred: Callable[[dict[str, Any]], bool], limit: int = 20) -> dict[str, Any]:
-    for _ in range(limit):
-        msg: dict[str, Any] = ws.receive_json()
-        if pred(msg):
-            return msg
-    raise AssertionError("no such frame")
-
-
-def state(ws: Any) -> dict[str, Any]:
-    return until(ws, lambda m: m["type"] == "state")
-
-
-def error(ws: Any) -> dict[str, Any]:
-    return until(ws, lambda m: m["type"] == "error")
 
 
 def join(client: TestClient, game: str, thinks: bool = True, token: str | None = None) -> Any:
