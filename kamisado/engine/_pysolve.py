@@ -130,6 +130,38 @@ def _pick_next(mv: list[int], score: list[int], i: int) -> None:
             score[i], score[bi] = score[bi], score[i]
 
 
+def mirror_symmetric(cp: _core.Position) -> bool:
+    """C's ``pos_mirror_symmetric``: the position equals its mirror image
+    (files a <-> h, colour c <-> 7 - c: the board's colours and the rules are
+    symmetric so), as the start of a single round does.
+
+    >>> mirror_symmetric(_core.Position())
+    True
+    """
+    if cp.must_move >= 0:
+        return False
+    board = cp.board
+    rings = cp.rings
+    for sq in range(64):
+        t = board[sq]
+        t2 = board[sq ^ 7]
+        if t < 0:
+            if t2 >= 0:
+                return False
+        elif t2 != (t & 8 | 7 - (t & 7)) or rings[t] != rings[t2]:
+            return False
+    return True
+
+
+def _mirror_move(m: int) -> int:
+    """The mirror image of a move code (from | to << 6).
+
+    >>> _mirror_move(0 | 16 << 6) == 7 | 23 << 6
+    True
+    """
+    return (m & 63) ^ 7 | ((m >> 6) ^ 7) << 6
+
+
 def _dl(v: int, d: int) -> int:
     """DL_d of an exact value: ``v`` when resolved within ``d`` moves, else 0."""
     return v if v >= MATE - d or v <= -(MATE - d) else 0
@@ -327,12 +359,19 @@ class Solver:
             """The moves and their ordering scores (the TT move first, then by the
             opponent's safe replies, fewest first, then history)."""
             mv = gen()
+            score = [0] * len(mv)
+            rate(side, occ, ttmove, mv, 0, score)
+            return mv, score
+
+        def rate(
+            side: int, occ: int, ttmove: int, mv: list[int], start: int, score: list[int]
+        ) -> None:
+            """C's ``sv_order`` on ``mv[start:]``: their scores into ``score``."""
             n = len(mv)
-            score = [0] * n
             goal = goal_rank[side]
             obase = 8 - side * 8
             first_step = first_steps[side ^ 1]
-            for i in range(n):
+            for i in range(start, n):
                 m = mv[i]
                 if m == ttmove:
                     score[i] = 1 << 30
@@ -385,7 +424,6 @@ class Solver:
                 else:
                     score[i] = 32 << 20
                 pop()
-            return mv, score
 
         def sv(d: int, alpha: int, beta: int, h: int, occ: int) -> int:
             if d <= 0:
@@ -426,13 +464,28 @@ class Solver:
                     beta = thi
                 ttmove = e >> 32
             alpha0 = alpha
-            mv, score = order(side, occ, ttmove)
+            # the TT move is searched before the others are scored (C's sv_search)
+            mv = gen()
             n = len(mv)
+            score = [0] * n
+            scored = 0  # the moves before this one are scored; -1: all are
+            if ttmove:
+                for j in range(n):
+                    if mv[j] == ttmove:
+                        mv[j] = mv[0]
+                        mv[0] = ttmove
+                        score[0] = 1 << 30
+                        scored = 1
+                        break
             best = -_SV_INF
             bestmove = 0
             hb = h ^ smk[side * 9 + cp.must_move + 1]
             for i in range(n):
-                _pick_next(mv, score, i)
+                if i == scored:
+                    rate(side, occ, 0 if i else ttmove, mv, i, score)
+                    scored = -1
+                if scored < 0:
+                    _pick_next(mv, score, i)
                 m = mv[i]
                 sc = score[i]
                 if sc == _LOSE2:
@@ -695,6 +748,7 @@ class Solver:
                 return MATE - 1, m, 1
         hb = h ^ SMK[side * 9 + cp.must_move + 1]
         depth_done = 0
+        sym = mirror_symmetric(cp)
         d = max(start_depth, 1)
         while not max_depth or d <= max_depth:
             best = -_SV_INF
@@ -705,7 +759,9 @@ class Solver:
             for i in range(1, len(mv)):  # the TT move first
                 if mv[i] == ttmove:
                     mv[0], mv[i] = mv[i], mv[0]
-            for m in mv:
+            for i, m in enumerate(mv):
+                if sym and _mirror_move(m) in mv[:i]:
+                    continue  # its mirror image has the same value
                 h2, occ2 = self.child(m, hb, occ)
                 o = cp.outcome
                 if o is not None:
@@ -732,6 +788,66 @@ class Solver:
                 break
             d += 1
         return 0, 0, depth_done
+
+    def ex_root(self, h: int, occ: int) -> tuple[int, int, int]:
+        """C's ``ex_root``: the exact value without a horizon (0 when stopped),
+        the best move and the depth done.  Who wins first (``df_root``), then
+        one-sided tests "the winner wins within d" for d = 1, 2, ..."""
+        cp = self.cp
+        lim = self.lim
+        side = cp.turn
+        mv = cp.move_codes()
+        for m in mv:  # an immediate win
+            cp.push_code(m)
+            o = cp.outcome
+            cp.pop_code()
+            if o is not None and o.winner == side:
+                return MATE - 1, m, 1
+        w, _, _ = self.df_root(h, occ)
+        if not w:
+            return 0, 0, 0
+        hb = h ^ SMK[side * 9 + cp.must_move + 1]
+        sym = mirror_symmetric(cp)
+        survivor = 0
+        for d in range(1, SOLVE_MAX_DEPTH + 1):
+            alpha = MATE - d - 1 if w > 0 else -(MATE - d)
+            beta = alpha + 1
+            e = self.table.tt.get(h)
+            ttmove = 0 if e is None else e >> 32
+            for i in range(1, len(mv)):  # the TT move first
+                if mv[i] == ttmove:
+                    mv[0], mv[i] = mv[i], mv[0]
+            held = w < 0
+            found = 0
+            for i, m in enumerate(mv):
+                if sym and _mirror_move(m) in mv[:i]:
+                    continue
+                h2, occ2 = self.child(m, hb, occ)
+                o = cp.outcome
+                if o is not None:
+                    v = MATE - 1 if o.winner == side else -(MATE - 1)
+                elif cp.turn == side:
+                    v = _up(self.search(d - 1, _down(alpha), _down(beta), h2, occ2), True)
+                else:
+                    v = _up(self.search(d - 1, -_down(beta), -_down(alpha), h2, occ2), False)
+                cp.pop_code()
+                if lim.stop:
+                    return 0, 0, d - 1
+                if w > 0 and v >= beta or w < 0 and v > alpha:
+                    held = w > 0
+                    found = m
+                    break
+            if held:
+                value = MATE - d if w > 0 else -(MATE - d)
+                bm = found if w > 0 else survivor or mv[0]
+                self.table.store(h, value, value, bm)
+                return value, bm, d
+            survivor = found
+            if w > 0:
+                self.table.store(h, -MATE, MATE - d - 1, found)
+            else:
+                self.table.store(h, -(MATE - d - 1), MATE, found)
+        return 0, 0, SOLVE_MAX_DEPTH
 
     def _cut(self, d: int, h: int, occ: int, cut: int) -> int:
         """C's ``pt_search`` with the window (-2, 2)."""
@@ -932,6 +1048,8 @@ def run(
     if points:
         value, bm, depth_done, plo, phi = s.pt_root(h, occ, max_depth)
         exact = pv = False
+    elif exact and not max_depth:
+        value, bm, depth_done = s.ex_root(h, occ)
     elif exact:
         value, bm, depth_done = s.root(h, occ, 1, max_depth)
     else:

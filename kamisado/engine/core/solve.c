@@ -186,6 +186,69 @@ static void sv_order(Solver *s, const uint16_t *mv, int n, int ttmove, int *scor
     }
 }
 
+/* Tower t's first steps from sq: 1 when one of them is empty in occ (then
+ * t can move without a push). */
+static inline int can_step(int t, int sq, u64 occ)
+{
+    int side = t >> 3;
+    for (int d = 0; d < 3; d++)
+        if (RAYLEN[side][d][sq] && !(occ & (1ULL << RAY[side][d][sq][0])))
+            return 1;
+    return 0;
+}
+
+/* After side's tower ``mover`` stepped to ``to`` (not made; occupancy occ2),
+ * the opponent's tower t2 to move: 1 when one of t2's steps leaves side a
+ * tower that can step, so that the opponent does not lose at once (a
+ * deadlock needs a pass).  0 means: make the move to know. */
+static int some_reply_survives(const Pos *p, int side, int mover, int to, int t2, u64 occ2)
+{
+    int sq2 = p->sq[t2], range = RANGE[p->rings[t2]];
+    for (int d = 0; d < 3; d++) {
+        const uint8_t *ray = RAY[side ^ 1][d][sq2];
+        int len = RAYLEN[side ^ 1][d][sq2];
+        if (len > range)
+            len = range;
+        for (int i = 0; i < len; i++) {
+            int s2 = ray[i];
+            if (occ2 & (1ULL << s2))
+                break;
+            int t3 = side * 8 + SQ_COLOUR[s2];
+            int sq3 = t3 == mover ? to : p->sq[t3];
+            if (can_step(t3, sq3, occ2 ^ (1ULL << sq2) ^ (1ULL << s2)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Every move of the side to move ends the round against it (a deadlock it
+ * causes).  A step after which the opponent's tower can step is no such
+ * move, known without making it. */
+static int loses_at_once(Solver *s)
+{
+    Pos *p = &s->p;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    int side = p->turn;
+    for (int i = 0; i < n; i++) {
+        int frm = mv[i] & 63, to = mv[i] >> 6;
+        if (p->board[to] < 0) {
+            if ((to >> 3) == GOAL_RANK[side])
+                return 0;
+            int t2 = (side ^ 1) * 8 + SQ_COLOUR[to];
+            if (can_step(t2, p->sq[t2], p->occ ^ (1ULL << frm) ^ (1ULL << to)))
+                return 0;
+        }
+        make_move(p, mv[i]);
+        int lost = p->owinner >= 0 && p->owinner != side;
+        unmake_move(p);
+        if (!lost)
+            return 0;
+    }
+    return 1;
+}
+
 /* DL_1 of a position in progress, for its side to move: a win at once, or
  * a loss when every move ends the round against the mover (a deadlock it
  * causes), or 0. */
@@ -195,17 +258,7 @@ static int sv_dl1(Solver *s)
     s->L.nodes++;
     if (can_win_now(p))
         return MATE - 1;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
-    int side = p->turn;
-    for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        int lost = p->owinner >= 0 && p->owinner != side;
-        unmake_move(p);
-        if (!lost)
-            return 0;
-    }
-    return -(MATE - 1);
+    return loses_at_once(s) ? -(MATE - 1) : 0;
 }
 
 /* DL_2 (fail soft above beta) of a position without a win at once. */
@@ -217,13 +270,29 @@ static int sv_dl2(Solver *s, int beta)
     int side = p->turn;
     int best = -SV_INF;
     for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        int v;
-        if (p->owinner >= 0)
-            v = p->owinner == side ? MATE - 1 : -(MATE - 1);
-        else
-            v = up_value(sv_dl1(s), p->turn == side);
-        unmake_move(p);
+        int frm = mv[i] & 63, to = mv[i] >> 6, v = 0, known = 0;
+        if (p->board[to] < 0 && (to >> 3) != GOAL_RANK[side]) {
+            /* a step: the child's node (sv_dl1) decided without making it
+             * where the opponent's tower can step */
+            u64 occ2 = p->occ ^ (1ULL << frm) ^ (1ULL << to);
+            int t2 = (side ^ 1) * 8 + SQ_COLOUR[to];
+            if (can_step(t2, p->sq[t2], occ2)) {
+                if (tower_can_win(p, t2, occ2))
+                    known = 1, v = -(MATE - 2); /* the opponent wins at once */
+                else if (some_reply_survives(p, side, p->board[frm], to, t2, occ2))
+                    known = 1, v = 0;
+                if (known)
+                    s->L.nodes++;
+            }
+        }
+        if (!known) {
+            make_move(p, mv[i]);
+            if (p->owinner >= 0)
+                v = p->owinner == side ? MATE - 1 : -(MATE - 1);
+            else
+                v = up_value(sv_dl1(s), p->turn == side);
+            unmake_move(p);
+        }
         if (v > best) {
             best = v;
             if (best >= beta)
@@ -255,9 +324,6 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
         d = MATE - alpha - 1;
     if (beta < 0 && MATE + beta - 1 < d)
         d = MATE + beta - 1;
-    int side = p->turn;
-    uint16_t mv[MAXMOVES];
-    int n = gen_moves(p, mv);
     int best = -SV_INF, bestmove = 0;
     int lo, hi;
     u64 key = p->hash;
@@ -265,16 +331,7 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
         if (d <= 1) {
             /* No win within 1 (checked); a loss within 1 needs every move to
              * end the round against us (a deadlock we cause). */
-            best = -(MATE - 1);
-            for (int i = 0; i < n; i++) {
-                make_move(p, mv[i]);
-                int lost = p->owinner >= 0 && p->owinner != side;
-                unmake_move(p);
-                if (!lost) {
-                    best = 0;
-                    break;
-                }
-            }
+            best = loses_at_once(s) ? -(MATE - 1) : 0;
         } else {
             best = sv_dl2(s, beta);
         }
@@ -300,14 +357,32 @@ static int sv_search(Solver *s, int d, int alpha, int beta)
             beta = thi;
         ttmove = e->move;
     }
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
     int alpha0 = alpha;
     u64 nodes0 = s->L.nodes;
     /* Order: the TT move first, then by the opponent's safe replies (fewest
      * first), then history. */
+    /* The TT move is searched before the other moves are scored (it would
+     * score highest): when it cuts off, their scoring is saved. */
     int score[MAXMOVES];
-    sv_order(s, mv, n, ttmove, score);
+    int scored = 0; /* the moves before this one are scored; -1: all are */
+    for (int j = 0; ttmove && j < n; j++)
+        if (mv[j] == ttmove) {
+            mv[j] = mv[0];
+            mv[0] = (uint16_t)ttmove;
+            score[0] = 1 << 30;
+            scored = 1;
+            break;
+        }
     for (int i = 0; i < n; i++) {
-        pick_next(mv, score, i, n);
+        if (i == scored) {
+            sv_order(s, mv + i, n - i, i ? 0 : ttmove, score + i);
+            scored = -1;
+        }
+        if (scored < 0)
+            pick_next(mv, score, i, n);
         int m = mv[i];
         int v;
         if (score[i] == LOSE2) {
@@ -923,6 +998,33 @@ static int pt_root(Solver *s, int max_depth, int *bestmove, int *depth_done, int
     return *lo;
 }
 
+
+/* The board's colours are symmetric under the mirror a <-> h that maps
+ * colour c to 7 - c (SQ_COLOUR), and so are the rules: in a position equal
+ * to its mirror image (the start of a single round), a move and its mirror
+ * image have the same value, and the root searches one of each pair. */
+static int pos_mirror_symmetric(const Pos *p)
+{
+    if (p->must >= 0)
+        return 0;
+    for (int sq = 0; sq < 64; sq++) {
+        int t = p->board[sq], t2 = p->board[sq ^ 7];
+        if (t < 0 ? t2 >= 0 : t2 != ((t & 8) | (7 - (t & 7))) || p->rings[t] != p->rings[t2])
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 when the mirror image of mv[i] comes before it in mv. */
+static int mirror_seen(const uint16_t *mv, int i)
+{
+    int mm = ((mv[i] & 63) ^ 7) | (((mv[i] >> 6) ^ 7) << 6);
+    for (int j = 0; j < i; j++)
+        if (mv[j] == mm)
+            return 1;
+    return 0;
+}
+
 /* Solve the position: the exact value, or 0 when a limit stops it.  Fills
  * *bestmove and *depth_done. */
 static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int *depth_done)
@@ -946,6 +1048,7 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
             return MATE - 1;
         }
     }
+    int sym = pos_mirror_symmetric(p);
     for (int d = start_depth > 1 ? start_depth : 1; !max_depth || d <= max_depth; d++) {
         int best = -SV_INF, bm = 0;
         int alpha = -SV_INF, beta = SV_INF;
@@ -960,6 +1063,8 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
             }
         for (int i = 0; i < n; i++) {
             int m = mv[i];
+            if (sym && mirror_seen(mv, i))
+                continue;
             make_move(p, m);
             int v;
             if (p->owinner >= 0)
@@ -988,6 +1093,91 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
         sv_store(s, p->hash, -cut, cut, 0, 0);
         if (d >= SOLVE_MAX_DEPTH)
             break;
+    }
+    return 0;
+}
+
+
+/* The exact value without a horizon: who wins first (df_root), then
+ * iterative deepening of one-sided tests "the winner wins within d" (null
+ * windows on DL_d) for d = 1, 2, ... until one holds: the first that holds
+ * is the distance (the one before failed).  Proving the loser cannot win
+ * within d, which the full window of sv_root also proves at every depth,
+ * is saved (12% of the nodes from the start of a single round).  The
+ * loser's best move is the one that survived the last failed test (the
+ * longest resistance).  0 when a limit stops it. */
+static int ex_root(Solver *s, int *bestmove, int *depth_done)
+{
+    Pos *p = &s->p;
+    int side = p->turn;
+    uint16_t mv[MAXMOVES];
+    int n = gen_moves(p, mv);
+    *bestmove = 0;
+    *depth_done = 0;
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int won = p->owinner == side;
+        unmake_move(p);
+        if (won) {
+            *bestmove = mv[i];
+            *depth_done = 1;
+            return MATE - 1;
+        }
+    }
+    int bm = 0;
+    int w = df_root(s, 0, &bm);
+    if (!w)
+        return 0;
+    int sym = pos_mirror_symmetric(p);
+    int survivor = 0;
+    for (int d = 1; d <= SOLVE_MAX_DEPTH; d++) {
+        /* w > 0: value >= MATE - d?  w < 0: value <= -(MATE - d)? */
+        int alpha = w > 0 ? MATE - d - 1 : -(MATE - d), beta = alpha + 1;
+        SvEntry *e = sv_probe(s, p->hash);
+        int ttmove = e ? e->move : 0;
+        for (int i = 1; i < n; i++)
+            if (mv[i] == ttmove) {
+                int tm = mv[0];
+                mv[0] = mv[i];
+                mv[i] = (uint16_t)tm;
+            }
+        int held = w < 0, found = 0;
+        for (int i = 0; i < n; i++) {
+            int m = mv[i];
+            if (sym && mirror_seen(mv, i))
+                continue;
+            make_move(p, m);
+            int v;
+            if (p->owinner >= 0)
+                v = p->owinner == side ? MATE - 1 : -(MATE - 1);
+            else if (p->turn == side)
+                v = up_value(sv_search(s, d - 1, down_bound(alpha), down_bound(beta)), 1);
+            else
+                v = up_value(sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha)), 0);
+            unmake_move(p);
+            if (s->L.stop)
+                return 0;
+            if (w > 0 && v >= beta) {
+                held = 1;
+                found = m;
+                break;
+            }
+            if (w < 0 && v > alpha) {
+                held = 0;
+                found = m;
+                break;
+            }
+        }
+        *depth_done = d;
+        if (held) {
+            int value = w > 0 ? MATE - d : -(MATE - d);
+            *bestmove = w > 0 ? found : survivor ? survivor : mv[0];
+            sv_store(s, p->hash, value, value, *bestmove, 60);
+            return value;
+        }
+        survivor = found;
+        sv_store(s, p->hash, w > 0 ? -MATE : -(MATE - d - 1), w > 0 ? MATE - d - 1 : MATE,
+                 found, 0);
     }
     return 0;
 }
@@ -1053,6 +1243,8 @@ int solve_run(Engine *e, const Pos *src, const SolveParams *prm, SolveResult *ou
         value = pt_root(s, prm->max_depth, &bm, &dd, &plo, &phi);
         exact = 0;
         want_pv = 0;
+    } else if (exact && !prm->max_depth) {
+        value = ex_root(s, &bm, &dd);
     } else if (exact) {
         value = sv_root(s, 1, prm->max_depth, &bm, &dd);
     } else {
