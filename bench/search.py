@@ -7,6 +7,7 @@ round from the start (a first-player win) and perft speed.
     python bench/search.py            # the whole benchmark
     python bench/search.py --quick    # fewer repetitions
     python bench/search.py --first-moves  # solve all 102 first moves (~15 s)
+    python bench/search.py --prove-start 10  # only the proof of the start, 10 times
 
 Timings are wall-clock and noisy on a shared machine; each figure is the
 best (and the median) of several runs.
@@ -90,16 +91,20 @@ def bench_solve_positions() -> None:
 
 def bench_prove_start(reps: int) -> None:
     times = []
+    cpu = []
     res = None
     for _ in range(reps):
         C.clear_tt()
+        c0 = time.process_time()
         t0 = time.perf_counter()
         res = engine.solve(START_KPN)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     assert res is not None and res.winner is not None
     print(
         f"prove the start: {SIDE_NAMES[res.winner]} wins in {res.distance};"
-        f" best {min(times):.2f} s, median {statistics.median(times):.2f} s,"
+        f" best {min(times):.3f} s, median {statistics.median(times):.3f} s"
+        f" (CPU: best {min(cpu):.3f} s, median {statistics.median(cpu):.3f} s),"
         f" {res.nodes} nodes ({res.nodes / min(times) / 1e6:.2f} M nodes/s)"
     )
     print("  first move", res.best_move, "PV", " ".join(str(m) for m in res.pv))
@@ -140,9 +145,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one run of each")
     ap.add_argument("--first-moves", action="store_true", help="solve every first move")
+    ap.add_argument(
+        "--prove-start", type=int, metavar="N", help="only prove the start, N times (fresh tables)"
+    )
     args = ap.parse_args()
     if args.first_moves:
         bench_first_moves()
+        return
+    if args.prove_start:
+        bench_prove_start(args.prove_start)
         return
     reps = 1 if args.quick else 3
     bench_prove_start(reps)

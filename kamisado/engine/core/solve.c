@@ -147,6 +147,17 @@ static inline void true_bounds(int r, int d, int alpha, int beta, int *lo, int *
     }
 }
 
+/* Tower t's first steps from sq: 1 when one of them is empty in occ (then
+ * t can move without a push). */
+static inline int can_step(int t, int sq, u64 occ)
+{
+    int side = t >> 3;
+    for (int d = 0; d < 3; d++)
+        if (RAYLEN[side][d][sq] && !(occ & (1ULL << RAY[side][d][sq][0])))
+            return 1;
+    return 0;
+}
+
 /* Ordering scores of the moves mv[0..n): the TT move first, then moves
  * that win at once, then by the opponent's safe replies (fewest first; none
  * scores WIN3, one that wins at once for the opponent LOSE2), then history;
@@ -159,8 +170,40 @@ static void sv_order(Solver *s, const uint16_t *mv, int n, int ttmove, int *scor
     for (int i = 0; i < n; i++) {
         int m = mv[i];
         int sc;
+        int frm = m & 63, to = m >> 6, t2 = (side ^ 1) * 8 + SQ_COLOUR[to];
         if (m == ttmove) {
             sc = 1 << 30;
+        } else if (p->board[to] < 0 && (to >> 3) != GOAL_RANK[side] &&
+                   can_step(t2, p->sq[t2], p->occ ^ (1ULL << frm) ^ (1ULL << to))) {
+            /* a step after which the opponent's tower can step (no pass, no
+             * end of the round): scored as after make_move, without it */
+            int mover = p->board[frm];
+            u64 occ = p->occ, child = p->hash ^ side_must_key(p) ^ Z_TOWER[mover][frm] ^
+                                      Z_TOWER[mover][to] ^ (side ? 0 : Z_TURN) ^
+                                      Z_MUST[SQ_COLOUR[to] + 1];
+            PREFETCH(sv_bucket(s, child));
+            int must = p->must;
+            p->board[frm] = -1;
+            p->board[to] = (int8_t)mover;
+            p->sq[mover] = (uint8_t)to;
+            p->occ = occ ^ (1ULL << frm) ^ (1ULL << to);
+            p->turn = (int8_t)(side ^ 1);
+            p->must = (int8_t)SQ_COLOUR[to];
+            int sr = safe_replies(p, side);
+            p->board[to] = -1;
+            p->board[frm] = (int8_t)mover;
+            p->sq[mover] = (uint8_t)frm;
+            p->occ = occ;
+            p->turn = (int8_t)side;
+            p->must = (int8_t)must;
+            if (sr == 64)
+                sc = LOSE2;
+            else if (sr == 0)
+                sc = WIN3;
+            else {
+                uint32_t h = s->history[mover & 15][to] >> 4;
+                sc = ((64 - sr) << 20) + (int)(h < 0xFFFFF ? h : 0xFFFFF);
+            }
         } else {
             make_move(p, m);
             if (p->owinner >= 0) {
@@ -184,17 +227,6 @@ static void sv_order(Solver *s, const uint16_t *mv, int n, int ttmove, int *scor
         }
         score[i] = sc;
     }
-}
-
-/* Tower t's first steps from sq: 1 when one of them is empty in occ (then
- * t can move without a push). */
-static inline int can_step(int t, int sq, u64 occ)
-{
-    int side = t >> 3;
-    for (int d = 0; d < 3; d++)
-        if (RAYLEN[side][d][sq] && !(occ & (1ULL << RAY[side][d][sq][0])))
-            return 1;
-    return 0;
 }
 
 /* After side's tower ``mover`` stepped to ``to`` (not made; occupancy occ2),

@@ -24,8 +24,8 @@
  * tens of MiB then costs no TLB miss, which made the solver 15-25% faster. */
 void *tt_alloc(int log2, size_t size)
 {
-    size_t bytes = ((size_t)1 << log2) * size;
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+    size_t bytes = ((size_t)1 << log2) * size;
     const size_t huge = (size_t)2 << 20;
     if (bytes >= huge) {
         void *t = NULL;
