@@ -27,6 +27,22 @@ import pytest
 
 from kamisado.rules.match import FILL, FILLS, OVER, Match
 from kamisado.rules.position import Position
+from kamisado.web import players as _players
+
+#: The servers' password hasher (argon2-cffi's defaults: 64 MiB and tens of
+#: milliseconds a hash, on purpose), kept for the test that checks it
+#: (tests/test_web_players.py).  In this process a cheap one takes its place:
+#: every server a test starts hashes a dummy password once, and the tests of
+#: accounts sign in many times; the hashes' cost is not what they test (the
+#: servers the tests start as processes keep the real one).
+PRODUCTION_HASHER = _players.default_hasher
+
+
+def _cheap_hasher() -> _players.PasswordHasher:
+    return _players.PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+
+
+_players.default_hasher = _cheap_hasher
 
 # no example database in the working folder (the clone): each run draws afresh
 # from its own seeds (tests that need fixed examples say so themselves)

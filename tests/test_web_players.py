@@ -313,3 +313,33 @@ def test_player_posts_from_another_site_are_refused(app_client: TestClient) -> N
                         headers={"Origin": "http://evil.example"})
     assert r.status_code == 403
     assert me(app_client)["account"] is None
+
+
+def test_the_servers_hash_passwords_with_argon2id_at_its_defaults(tmp_path: Path) -> None:
+    """What a server hashes passwords with (tests/conftest.py gives the rest
+    of the suite a cheap hasher in its place): argon2id with argon2-cffi's
+    defaults; a stored hash carries them, and a sign-in with a hash of
+    cheaper parameters stores a new one at the defaults."""
+    from argon2 import PasswordHasher
+
+    from kamisado.web.players import Players
+    from tests.conftest import PRODUCTION_HASHER
+
+    real, defaults = PRODUCTION_HASHER(), PasswordHasher()
+    assert (real.time_cost, real.memory_cost, real.parallelism) == (
+        defaults.time_cost, defaults.memory_cost, defaults.parallelism
+    )
+    app = create_app(str(tmp_path / "games.db"), workers=0)
+    with TestClient(app) as c:
+        c.get("/")
+        assert c.post("/api/signup", json={"account": "ada", "password": "correct horse"}).status_code == 200
+        engine = app.state.players.engine
+    book = Players(engine, real)
+    with engine.connect() as conn:
+        cheap = conn.execute(sa.select(players.c.password_hash)).scalars().first()
+    assert cheap.startswith("$argon2id$") and real.check_needs_rehash(cheap)
+    book.sign_in("ada", "correct horse")
+    with engine.connect() as conn:
+        stored = conn.execute(sa.select(players.c.password_hash)).scalars().first()
+    assert stored.startswith(f"$argon2id$v=19$m={defaults.memory_cost},t={defaults.time_cost},")
+    assert not real.check_needs_rehash(stored)

@@ -76,6 +76,7 @@ __all__ = [
     "SessionKeys",
     "check_account",
     "check_name",
+    "default_hasher",
     "check_password",
     "new_player_id",
     "player_of",
@@ -184,6 +185,19 @@ def _encodable(text: str) -> bool:
     return True
 
 
+def default_hasher() -> PasswordHasher:
+    """The password hasher a :class:`Players` makes when it is given none:
+    argon2id with argon2-cffi's defaults (64 MiB and tens of milliseconds a
+    hash, on purpose).  The test suite puts a cheap one in its place
+    (tests/conftest.py): most of its tests start a server, and each start
+    hashes once (the dummy password below).
+
+    >>> default_hasher().hash("a password").startswith("$argon2id$")
+    True
+    """
+    return PasswordHasher()
+
+
 class Players:
     """The players in a database (the ``players`` table of
     :mod:`kamisado.web.storage`).  Hashing takes tens of milliseconds by
@@ -199,7 +213,7 @@ class Players:
         locks: SignInLocks | None = None,
     ) -> None:
         self.engine = engine
-        self.hasher = hasher or PasswordHasher()  # argon2id, the library's defaults
+        self.hasher = hasher or default_hasher()  # argon2id, the library's defaults
         # a hash of a password nobody knows, made with the same parameters:
         # an unknown account name is checked against it, so it costs the
         # same hashing (and time) as a wrong password
