@@ -734,19 +734,50 @@ class Solver:
         self.dfpn = dfpn
         return sv
 
-    def root(self, h: int, occ: int, start_depth: int, max_depth: int) -> tuple[int, int, int]:
-        """The exact value (0 when stopped), the best move and the depth done."""
+    def _win_now(self, mv: list[int]) -> int:
+        """A move of the root that wins at once (0: none)."""
         cp = self.cp
-        lim = self.lim
         side = cp.turn
-        mv = cp.move_codes()
-        for m in mv:  # an immediate win
+        for m in mv:
             cp.push_code(m)
             o = cp.outcome
             cp.pop_code()
             if o is not None and o.winner == side:
-                return MATE - 1, m, 1
-        hb = h ^ SMK[side * 9 + cp.must_move + 1]
+                return m
+        return 0
+
+    def _tt_first(self, h: int, mv: list[int]) -> None:
+        """The root's moves with the table's move first."""
+        e = self.table.tt.get(h)
+        ttmove = 0 if e is None else e >> 32
+        for i in range(1, len(mv)):
+            if mv[i] == ttmove:
+                mv[0], mv[i] = mv[i], mv[0]
+
+    def _root_child(self, m: int, hb: int, occ: int, d: int, alpha: int, beta: int) -> int:
+        """C's ``root_child``: the root's move ``m`` on DL_(d-1), from the root's side."""
+        cp = self.cp
+        side = cp.turn
+        h2, occ2 = self.child(m, hb, occ)
+        o = cp.outcome
+        if o is not None:
+            v = MATE - 1 if o.winner == side else -(MATE - 1)
+        elif cp.turn == side:
+            v = _up(self.search(d - 1, _down(alpha), _down(beta), h2, occ2), True)
+        else:
+            v = _up(self.search(d - 1, -_down(beta), -_down(alpha), h2, occ2), False)
+        cp.pop_code()
+        return v
+
+    def root(self, h: int, occ: int, start_depth: int, max_depth: int) -> tuple[int, int, int]:
+        """The exact value (0 when stopped), the best move and the depth done."""
+        cp = self.cp
+        lim = self.lim
+        mv = cp.move_codes()
+        win = self._win_now(mv)
+        if win:
+            return MATE - 1, win, 1
+        hb = h ^ SMK[cp.turn * 9 + cp.must_move + 1]
         depth_done = 0
         sym = mirror_symmetric(cp)
         d = max(start_depth, 1)
@@ -754,23 +785,11 @@ class Solver:
             best = -_SV_INF
             bm = 0
             alpha, beta = -_SV_INF, _SV_INF
-            e = self.table.tt.get(h)
-            ttmove = 0 if e is None else e >> 32
-            for i in range(1, len(mv)):  # the TT move first
-                if mv[i] == ttmove:
-                    mv[0], mv[i] = mv[i], mv[0]
+            self._tt_first(h, mv)
             for i, m in enumerate(mv):
                 if sym and _mirror_move(m) in mv[:i]:
                     continue  # its mirror image has the same value
-                h2, occ2 = self.child(m, hb, occ)
-                o = cp.outcome
-                if o is not None:
-                    v = MATE - 1 if o.winner == side else -(MATE - 1)
-                elif cp.turn == side:
-                    v = _up(self.search(d - 1, _down(alpha), _down(beta), h2, occ2), True)
-                else:
-                    v = _up(self.search(d - 1, -_down(beta), -_down(alpha), h2, occ2), False)
-                cp.pop_code()
+                v = self._root_child(m, hb, occ, d, alpha, beta)
                 if lim.stop:
                     return 0, 0, depth_done
                 if v > best:
@@ -795,42 +814,26 @@ class Solver:
         one-sided tests "the winner wins within d" for d = 1, 2, ..."""
         cp = self.cp
         lim = self.lim
-        side = cp.turn
         mv = cp.move_codes()
-        for m in mv:  # an immediate win
-            cp.push_code(m)
-            o = cp.outcome
-            cp.pop_code()
-            if o is not None and o.winner == side:
-                return MATE - 1, m, 1
+        win = self._win_now(mv)
+        if win:
+            return MATE - 1, win, 1
         w, _, _ = self.df_root(h, occ)
         if not w:
             return 0, 0, 0
-        hb = h ^ SMK[side * 9 + cp.must_move + 1]
+        hb = h ^ SMK[cp.turn * 9 + cp.must_move + 1]
         sym = mirror_symmetric(cp)
         survivor = 0
         for d in range(1, SOLVE_MAX_DEPTH + 1):
             alpha = MATE - d - 1 if w > 0 else -(MATE - d)
             beta = alpha + 1
-            e = self.table.tt.get(h)
-            ttmove = 0 if e is None else e >> 32
-            for i in range(1, len(mv)):  # the TT move first
-                if mv[i] == ttmove:
-                    mv[0], mv[i] = mv[i], mv[0]
+            self._tt_first(h, mv)
             held = w < 0
             found = 0
             for i, m in enumerate(mv):
                 if sym and _mirror_move(m) in mv[:i]:
                     continue
-                h2, occ2 = self.child(m, hb, occ)
-                o = cp.outcome
-                if o is not None:
-                    v = MATE - 1 if o.winner == side else -(MATE - 1)
-                elif cp.turn == side:
-                    v = _up(self.search(d - 1, _down(alpha), _down(beta), h2, occ2), True)
-                else:
-                    v = _up(self.search(d - 1, -_down(beta), -_down(alpha), h2, occ2), False)
-                cp.pop_code()
+                v = self._root_child(m, hb, occ, d, alpha, beta)
                 if lim.stop:
                     return 0, 0, d - 1
                 if w > 0 and v >= beta or w < 0 and v > alpha:

@@ -1057,6 +1057,51 @@ static int mirror_seen(const uint16_t *mv, int i)
     return 0;
 }
 
+/* A move of the root that wins at once, 0 when none does. */
+static int root_win_now(Solver *s, const uint16_t *mv, int n)
+{
+    Pos *p = &s->p;
+    int side = p->turn;
+    for (int i = 0; i < n; i++) {
+        make_move(p, mv[i]);
+        int won = p->owinner == side;
+        unmake_move(p);
+        if (won)
+            return mv[i];
+    }
+    return 0;
+}
+
+/* The root's moves with the table's move first. */
+static void root_tt_first(Solver *s, uint16_t *mv, int n)
+{
+    SvEntry *e = sv_probe(s, s->p.hash);
+    int ttmove = e ? e->move : 0;
+    for (int i = 1; i < n; i++)
+        if (mv[i] == ttmove) {
+            int tm = mv[0];
+            mv[0] = mv[i];
+            mv[i] = (uint16_t)tm;
+        }
+}
+
+/* The value of the root's move m from the root's side: sv_search of the
+ * child on DL_(d-1), with the root's window (alpha, beta) turned to it. */
+static int root_child(Solver *s, int m, int d, int alpha, int beta)
+{
+    Pos *p = &s->p;
+    int side = p->turn, v;
+    make_move(p, m);
+    if (p->owinner >= 0)
+        v = p->owinner == side ? MATE - 1 : -(MATE - 1);
+    else if (p->turn == side)
+        v = up_value(sv_search(s, d - 1, down_bound(alpha), down_bound(beta)), 1);
+    else
+        v = up_value(sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha)), 0);
+    unmake_move(p);
+    return v;
+}
+
 /* Solve the position: the exact value, or 0 when a limit stops it.  Fills
  * *bestmove and *depth_done. */
 static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int *depth_done)
@@ -1068,44 +1113,20 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
         return p->owinner == p->turn ? MATE : -MATE; /* not reached from solve_run */
     uint16_t mv[MAXMOVES];
     int n = gen_moves(p, mv);
-    int side = p->turn;
-    /* An immediate win. */
-    for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        int won = p->owinner == side;
-        unmake_move(p);
-        if (won) {
-            *bestmove = mv[i];
-            *depth_done = 1;
-            return MATE - 1;
-        }
+    if ((*bestmove = root_win_now(s, mv, n))) {
+        *depth_done = 1;
+        return MATE - 1;
     }
     int sym = pos_mirror_symmetric(p);
     for (int d = start_depth > 1 ? start_depth : 1; !max_depth || d <= max_depth; d++) {
         int best = -SV_INF, bm = 0;
         int alpha = -SV_INF, beta = SV_INF;
-        SvEntry *e = sv_probe(s, p->hash);
-        int ttmove = e ? e->move : 0;
-        /* TT move first */
-        for (int i = 0; i < n; i++)
-            if (mv[i] == ttmove && i) {
-                int tm = mv[0];
-                mv[0] = mv[i];
-                mv[i] = (uint16_t)tm;
-            }
+        root_tt_first(s, mv, n);
         for (int i = 0; i < n; i++) {
             int m = mv[i];
             if (sym && mirror_seen(mv, i))
                 continue;
-            make_move(p, m);
-            int v;
-            if (p->owinner >= 0)
-                v = p->owinner == side ? MATE - 1 : -(MATE - 1);
-            else if (p->turn == side)
-                v = up_value(sv_search(s, d - 1, down_bound(alpha), down_bound(beta)), 1);
-            else
-                v = up_value(sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha)), 0);
-            unmake_move(p);
+            int v = root_child(s, m, d, alpha, beta);
             if (s->L.stop)
                 return 0;
             if (v > best) {
@@ -1141,20 +1162,12 @@ static int sv_root(Solver *s, int start_depth, int max_depth, int *bestmove, int
 static int ex_root(Solver *s, int *bestmove, int *depth_done)
 {
     Pos *p = &s->p;
-    int side = p->turn;
     uint16_t mv[MAXMOVES];
     int n = gen_moves(p, mv);
-    *bestmove = 0;
     *depth_done = 0;
-    for (int i = 0; i < n; i++) {
-        make_move(p, mv[i]);
-        int won = p->owinner == side;
-        unmake_move(p);
-        if (won) {
-            *bestmove = mv[i];
-            *depth_done = 1;
-            return MATE - 1;
-        }
+    if ((*bestmove = root_win_now(s, mv, n))) {
+        *depth_done = 1;
+        return MATE - 1;
     }
     int bm = 0;
     int w = df_root(s, 0, &bm);
@@ -1165,28 +1178,13 @@ static int ex_root(Solver *s, int *bestmove, int *depth_done)
     for (int d = 1; d <= SOLVE_MAX_DEPTH; d++) {
         /* w > 0: value >= MATE - d?  w < 0: value <= -(MATE - d)? */
         int alpha = w > 0 ? MATE - d - 1 : -(MATE - d), beta = alpha + 1;
-        SvEntry *e = sv_probe(s, p->hash);
-        int ttmove = e ? e->move : 0;
-        for (int i = 1; i < n; i++)
-            if (mv[i] == ttmove) {
-                int tm = mv[0];
-                mv[0] = mv[i];
-                mv[i] = (uint16_t)tm;
-            }
+        root_tt_first(s, mv, n);
         int held = w < 0, found = 0;
         for (int i = 0; i < n; i++) {
             int m = mv[i];
             if (sym && mirror_seen(mv, i))
                 continue;
-            make_move(p, m);
-            int v;
-            if (p->owinner >= 0)
-                v = p->owinner == side ? MATE - 1 : -(MATE - 1);
-            else if (p->turn == side)
-                v = up_value(sv_search(s, d - 1, down_bound(alpha), down_bound(beta)), 1);
-            else
-                v = up_value(sv_search(s, d - 1, -down_bound(beta), -down_bound(alpha)), 0);
-            unmake_move(p);
+            int v = root_child(s, m, d, alpha, beta);
             if (s->L.stop)
                 return 0;
             if (w > 0 && v >= beta) {
