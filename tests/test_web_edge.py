@@ -91,8 +91,17 @@ def test_a_body_slower_than_the_limit_is_refused_with_408(slow_store: Store) -> 
             while sent < len(body) - 1 and not select_readable(sock, 0.1):
                 sock.sendall(body[sent:sent + 1])
                 sent += 1
-            answer = read_all(sock)
-        assert answer.startswith(b"HTTP/1.1 408 "), answer
+            try:
+                trickled: bytes | None = read_all(sock)
+            except ConnectionResetError:
+                # a byte sent as the server answered and closed is never read
+                # there, so the server's kernel resets the connection, which
+                # may drop the 408 before it is read here: a race of sending
+                # a byte at a time, not of the server.  Either way the server
+                # ended the connection, which it does only to refuse it (the
+                # body never all comes: without the deadline it would wait on)
+                trickled = None
+        assert trickled is None or trickled.startswith(b"HTTP/1.1 408 "), trickled
         assert games(slow_store) == 0  # nothing made of either
         # the whole body at once is taken
         with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
