@@ -2,10 +2,12 @@
  * solve.c: the solver.
  *
  * Depth-limited win/loss/unknown alpha-beta on exact game values with
- * iterative deepening (sv_root), a who-wins-only search (wl_root: a
- * depth-first proof-number search, df_mid, or alpha-beta within a horizon,
- * pt_search), and a transposition table of bounds on the exact value
- * (independent of depth).
+ * iterative deepening (sv_root within a horizon; without one ex_root: who
+ * wins first, then one-sided tests of the winner's distance), a
+ * who-wins-only search (wl_root: a depth-first proof-number search, df_mid,
+ * or alpha-beta within a horizon, pt_search), and a transposition table of
+ * bounds on the exact value (independent of depth).  A root equal to its
+ * mirror image searches one of each pair of mirrored moves.
  */
 
 #include <stdlib.h>
