@@ -113,10 +113,12 @@ def _same_bytes(path: Path, old: bytes, new: bytes) -> list[str] | None:
 def differences(path: Path, old: bytes, new: bytes) -> list[str]:
     """Lines saying how ``new`` (made now) differs from ``old`` (tracked).
 
+    >>> differences(Path("a.txt"), b"one\\ntwo\\n", b"one\\nsix\\n")
+    ['line 2:', '  - two', '  + six']
     >>> differences(Path("a.txt"), b"one\\ntwo\\n", b"one\\nthree\\n")
-    ['line 2:', '  - two', '  + three']
+    ['line 2, column 2:', '  - two', '  + three']
     >>> differences(Path("a.svg"), b'<svg x="122">', b'<svg x="173">')
-    ['line 1, column 9:', '  - <svg x="122">', '  + <svg x="173">']
+    ['line 1, column 10:', '  - <svg x="122">', '  + <svg x="173">']
     """
     try:
         old_text, new_text = old.decode(), new.decode()
