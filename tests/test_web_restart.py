@@ -228,8 +228,10 @@ def test_a_rolling_restart_loses_no_move_and_charges_no_clock(pg_url: str) -> No
                     stopped = time.monotonic()
                     procs[slot] = Server(pg_url)  # started again (stopped by servers() at the end)
                     pool.set(slot, procs[slot].addr)
+                    # the stopped process's last output: shown with a failure below
                     restarts.append({"slot": slot, "code": code, "stop_s": stopped - at,
-                                     "down_s": time.monotonic() - at, "played": played})
+                                     "down_s": time.monotonic() - at, "played": played,
+                                     "output": old.output()[-3000:]})
             except BaseException as exc:
                 failure.append(exc)
 
