@@ -2,7 +2,8 @@
 
 The :class:`Hub` owns every game in play.  It creates games, reads them
 from the store, and holds a game in memory (:attr:`Hub.games`) while a
-connection is on it or its computer thinks: the store is the truth and
+connection is on it, a join of it is under way or its computer thinks
+(:meth:`Hub.in_use`): the store is the truth and
 the games in memory a cache of it, never ahead of it.  Each game held is
 one object, :class:`kamisado.web.game.Game`, with its lock, its
 connections and its actions (moves, fills, offers, resign, abort, claim);
@@ -290,9 +291,20 @@ class Hub:
         game.joining += 1
         return game
 
+    @staticmethod
+    def in_use(game: Game) -> bool:
+        """Whether a game must stay in memory: a connection is on it, a join
+        of it is under way (``game.joining``, counted by :meth:`hold`) or
+        its computer thinks.  The one rule of when a game may leave memory
+        (:meth:`evict`): a join that waits (for the store, for the game's
+        lock) keeps the game, so every join of one id meets one object."""
+        return bool(game.conns) or game.joining > 0 or game.thinking
+
     def evict(self, game: Game) -> None:
-        """Forget a game nobody is connected to (it is all in the store)."""
-        if not game.conns and not game.thinking and self.games.get(game.row.id) is game:
+        """Forget a game nobody uses any more (:meth:`in_use`; it is all in
+        the store).  Whatever stops using a game (a connection leaving, a
+        join done, the computer done thinking) calls it."""
+        if not self.in_use(game) and self.games.get(game.row.id) is game:
             del self.games[game.row.id]
 
     def moved_games(self, old: str, new: str) -> None:
