@@ -213,14 +213,29 @@ def test_a_rated_attempt_moves_both_ratings_and_a_retry_does_not(client: TestCli
     assert page["solved"] == 1 and page["rating"]["rating"] == round(mine.rating)
 
 
-def test_a_rated_attempt_left_unfinished_counts_as_failed_on_a_retry(client: TestClient) -> None:
-    sign_up(client, "leaver")
+def test_a_second_start_gets_the_same_rated_attempt_back(client: TestClient) -> None:
+    sign_up(client, "clicker")
     p = a_puzzle(None, lambda p: p["win_in"] == 1 and p["id"] != P01)
     first = attempt(client, p["id"])
     assert first["rated"] is True
+    again = attempt(client, p["id"])  # a double click: no move yet, the same attempt
+    assert (again["attempt"], again["rated"]) == (first["attempt"], True)
+    assert client.get("/api/me/puzzles").json()["rating"] is None  # it cost nothing
+    solved = move(client, first["attempt"], p["accepted"][0])
+    assert solved["result"] == "solved" and solved["rated"] is True
+    assert client.get("/api/me/puzzles").json()["rating"]["rating"] > 1500
+    assert attempt(client, p["id"])["rated"] is False  # a retry once it is over
+
+
+def test_a_rated_attempt_left_after_a_move_counts_as_failed_on_a_retry(client: TestClient) -> None:
+    sign_up(client, "leaver")
+    p = a_puzzle(None, lambda p: p["win_in"] == 3 and p["kind"] != "fill")
+    first = attempt(client, p["id"])
+    assert first["rated"] is True
+    assert move(client, first["attempt"], p["solution"][0])["result"] == "right"
     assert client.get("/api/me/puzzles").json()["rating"] is None
-    again = attempt(client, p["id"])  # the first never got a move
-    assert again["rated"] is False
+    again = attempt(client, p["id"])  # the first was left half way
+    assert again["rated"] is False and again["attempt"] != first["attempt"]
     me = client.get("/api/me/puzzles").json()
     assert me["rating"]["rating"] < 1500 and me["attempts"] == 1
     assert client.post(f"/api/puzzles/attempts/{first['attempt']}",

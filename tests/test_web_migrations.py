@@ -7,6 +7,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -100,7 +101,7 @@ def test_a_database_at_revision_0002_gets_players_with_its_games_kept(tmp_path: 
     engine.dispose()
     store = Store(str(db))
     try:
-        assert migrations.current(store.engine) == migrations.head() == "0014"
+        assert migrations.current(store.engine) == migrations.head() == "0015"
         assert _schema_diff(store.engine) == []
         loaded = store.load("g0002")
         assert loaded is not None
@@ -177,5 +178,36 @@ def test_a_downgrade_keeps_the_actions(tmp_path: Path) -> None:
     try:
         loaded = store.load("gdown")
         assert loaded is not None and loaded[1] == ["c1-c5", "b8-b5"]
+    finally:
+        store.close()
+
+
+def test_revision_0015_keeps_one_rated_attempt_of_a_player_at_a_puzzle(tmp_path: Path) -> None:
+    # the race revision 0015 closes left two rated attempts of one player at
+    # one puzzle: the first stays rated, the later one becomes unrated
+    from alembic import command
+
+    db = tmp_path / "at-0014.sqlite3"
+    engine = sa.create_engine(f"sqlite:///{db}")
+    with engine.begin() as conn:
+        command.upgrade(migrations._config(conn), "0014")
+    with engine.begin() as conn:
+        puzzle = conn.exec_driver_sql("SELECT id FROM puzzles ORDER BY id LIMIT 1").scalar()
+        for aid, player, rated in ((1, "p1", 1), (2, "p1", 1), (3, "p1", 0), (4, "p2", 1)):
+            conn.execute(sa.text(
+                "INSERT INTO puzzle_attempts (id, puzzle, player, started, state, moves, rated)"
+                " VALUES (:id, :puzzle, :player, 1, 'failed', '', :rated)"
+            ), {"id": aid, "puzzle": puzzle, "player": player, "rated": rated})
+    engine.dispose()
+    store = Store(str(db))
+    try:
+        assert migrations.current(store.engine) == migrations.head() == "0015"
+        with store.engine.connect() as conn:
+            rated = conn.exec_driver_sql("SELECT id FROM puzzle_attempts WHERE rated ORDER BY id").scalars().all()
+            assert rated == [1, 4]
+            with pytest.raises(sa.exc.IntegrityError):  # and never again
+                conn.execute(sa.text(
+                    "INSERT INTO puzzle_attempts (puzzle, player, started, state, moves, rated)"
+                    " VALUES (:puzzle, 'p2', 2, 'playing', '', 1)"), {"puzzle": puzzle})
     finally:
         store.close()

@@ -19,7 +19,9 @@ page posts each move, the server judges it at once and answers.
   attempt is a game between the player and the puzzle.  Only a signed-in
   player's first attempt at a puzzle is rated (as lichess does); a retry,
   a streak's attempt and an anonymous player's attempt are stored but
-  rate nothing (an anonymous player has no puzzle rating).
+  rate nothing (an anonymous player has no puzzle rating).  The database
+  holds to one rated attempt (a unique index); a start while the rated
+  attempt has no move yet (a double click) gets that attempt back.
 * A streak (``/api/puzzles/streak``) serves puzzles of rising rating, each
   at least :data:`STREAK_STEP` above the last, until the first miss; its
   count is its solved attempts, the best streak the player's longest.
@@ -158,24 +160,38 @@ class PuzzleBook:
 
     def start(self, puzzle_id: str, player: Player, streak: str | None = None) -> dict[str, Any]:
         """A new attempt: rated when the player is signed in, has never
-        tried this puzzle, and it is not a streak's.  A rated attempt of the
-        player at this puzzle still playing ends first, failed (a retry
-        never dodges the first try's rating)."""
+        tried this puzzle, and it is not a streak's.
+
+        At most one attempt of a player at a puzzle is ever rated: the
+        database holds to it (the unique index ``puzzle_attempts_rated``),
+        so of two starts at once, on two processes, one is rated.  A start
+        while the player's rated attempt at the puzzle is still playing and
+        has no move yet (a double click, or the other of two starts at once)
+        gets that same attempt back: a second start never costs rating.  A
+        rated attempt with moves played ends first, failed, when the player
+        starts again (a retry never dodges the first try's rating)."""
         pa = puzzle_attempts
-        with self.engine.connect() as conn:
-            open_rated = conn.execute(sa.select(pa.c.id, pa.c.moves).where(
-                pa.c.player == player.id, pa.c.puzzle == puzzle_id, pa.c.rated.is_(True),
-                pa.c.state == PLAYING)).all()
-        for aid, moves in open_rated:
-            self.finish(aid, moves, moves, False)
-        with self.engine.begin() as conn:
-            before = conn.execute(sa.select(sa.func.count()).select_from(pa).where(
-                pa.c.player == player.id, pa.c.puzzle == puzzle_id)).scalar()
-            rated = player.account is not None and not before and streak is None
-            row = {"puzzle": puzzle_id, "player": player.id, "started": time.time(),
-                   "state": PLAYING, "moves": "", "rated": rated, "streak": streak}
-            aid = conn.execute(pa.insert().values(**row).returning(pa.c.id)).scalar()
-        return {"id": int(aid or 0), **row}
+        for _ in range(3):  # a start that lost the race finds the winner's attempt at the next turn
+            with self.engine.connect() as conn:
+                open_rated = conn.execute(pa.select().where(
+                    pa.c.player == player.id, pa.c.puzzle == puzzle_id, pa.c.rated.is_(True),
+                    pa.c.state == PLAYING)).mappings().all()
+            for att in open_rated:
+                if streak is None and att["moves"] == "":
+                    return dict(att)  # the same attempt back
+                self.finish(att["id"], att["moves"], att["moves"], False)
+            try:
+                with self.engine.begin() as conn:
+                    before = conn.execute(sa.select(sa.func.count()).select_from(pa).where(
+                        pa.c.player == player.id, pa.c.puzzle == puzzle_id)).scalar()
+                    rated = player.account is not None and not before and streak is None
+                    row = {"puzzle": puzzle_id, "player": player.id, "started": time.time(),
+                           "state": PLAYING, "moves": "", "rated": rated, "streak": streak}
+                    aid = conn.execute(pa.insert().values(**row).returning(pa.c.id)).scalar()
+            except sa.exc.IntegrityError:
+                continue  # another start's rated attempt was stored first
+            return {"id": int(aid or 0), **row}
+        raise RuntimeError(f"puzzle {puzzle_id}: no attempt could be started for {player.id}")
 
     def attempt(self, attempt_id: int) -> dict[str, Any] | None:
         """One attempt's row, or ``None``."""

@@ -260,7 +260,8 @@ challenges = sa.Table(
 #: at one speed (``1+0`` ... ``15+10``, ``1d``, ``3d``), rated or casual;
 #: ``created`` and ``seen`` in ms (``seen`` renewed while the seeking
 #: process lives).  Two compatible rows are taken in one transaction
-#: (:mod:`kamisado.web.seeks`), on SQLite and on PostgreSQL alike.
+#: (:mod:`kamisado.web.seeks`), on SQLite and on PostgreSQL alike; a
+#: paired row says its ``game`` (revision 0015) until its player is told.
 seeks = sa.Table(
     "seeks",
     metadata,
@@ -274,8 +275,12 @@ seeks = sa.Table(
     sa.Column("rated", sa.Boolean, nullable=False),
     sa.Column("created", sa.BigInteger, nullable=False),
     sa.Column("seen", sa.BigInteger, nullable=False),
+    # revision 0015: the game the seek was paired into (``NULL``: not paired
+    # yet); a paired row stays until its player has been told
+    sa.Column("game", sa.String(40), nullable=True),
     sa.Index("seeks_origin", "origin"),
     sa.Index("seeks_speed", "speed", "rated"),
+    sa.Index("seeks_player", "player"),
 )
 
 actions = sa.Table(
@@ -344,7 +349,8 @@ puzzles = sa.Table(
 #: One row an attempt at a puzzle (revision 0013): who, when, how far
 #: (``state``: ``playing``, ``solved`` or ``failed``; ``moves``: the line
 #: played, both sides, space-separated), whether it counts for the ratings,
-#: the streak it belongs to, and the player's rating change it made.
+#: the streak it belongs to, and the player's rating change it made; at
+#: most one rated attempt of a player at a puzzle (revision 0015).
 puzzle_attempts = sa.Table(
     "puzzle_attempts",
     metadata,
@@ -360,6 +366,9 @@ puzzle_attempts = sa.Table(
     sa.Column("change", sa.Float, nullable=True),
     sa.Index("puzzle_attempts_player", "player", "puzzle"),
     sa.Index("puzzle_attempts_streak", "streak"),
+    # revision 0015: at most one rated attempt of a player at a puzzle
+    sa.Index("puzzle_attempts_rated", "player", "puzzle", unique=True,
+             sqlite_where=sa.text("rated"), postgresql_where=sa.text("rated")),
 )
 
 #: A player's Glicko-2 puzzle rating (revision 0013; signed-in players only).
