@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
+import threading
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -15,6 +21,15 @@ from kamisado.web import games as web_games
 from kamisado.web.game import Conn, Game
 from kamisado.web.messages import CreateMsg, JoinMsg, MoveMsg
 from kamisado.web.storage import Store
+from tests.test_web_processes import servers, visit
+from tests.test_web_seeks import database_of_its_own
+
+@pytest.fixture
+def own_db(pg_url: str) -> Iterator[str]:
+    """A PostgreSQL database of the test's own: its URL."""
+    with database_of_its_own(pg_url) as url:
+        yield url
+
 
 # -- (a) a game is not let go of while a join of it is under way -------------------------
 
@@ -79,3 +94,90 @@ def test_a_game_is_not_evicted_while_a_spectator_joins(tmp_path: Path, monkeypat
         asyncio.run(run())
     finally:
         store.close()
+
+
+# -- (c) two starts of one puzzle at once, one on each process -----------------------------
+
+
+def _two_starts_at_once(one: Any, other: Any, puzzles: list[str]) -> list[list[dict[str, Any]]]:
+    """Start each puzzle twice at once, through ``one`` and ``other`` (two
+    clients of the same player): each puzzle's two answers."""
+    barrier = threading.Barrier(2)
+
+    def start(client: Any, puzzle: str) -> dict[str, Any]:
+        barrier.wait(timeout=60)
+        r = client.post(f"/api/puzzles/{puzzle}/attempts")
+        assert r.status_code == 200, r.text
+        got: dict[str, Any] = r.json()
+        return got
+
+    out = []
+    with ThreadPoolExecutor(2) as pool:
+        for puzzle in puzzles:
+            pair = [pool.submit(start, one, puzzle), pool.submit(start, other, puzzle)]
+            out.append([f.result(timeout=60) for f in pair])
+    return out
+
+
+def _one_rated_attempt_each(answers: list[list[dict[str, Any]]]) -> None:
+    for pair in answers:
+        rated = {a["attempt"] for a in pair if a["rated"]}
+        assert len(rated) == 1, pair  # one rated attempt, whichever start stored it
+        assert all(a["attempt"] in rated for a in pair), pair  # the other start got it back
+
+
+class Web:
+    """A browser's calls to one server process (its player's cookie)."""
+
+    def __init__(self, addr: str, cookie: str) -> None:
+        self.addr, self.cookie = addr, cookie
+
+    def call(self, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any, str | None]:
+        """The status, the JSON answer and the cookie it set (if any)."""
+        req = urllib.request.Request(
+            f"http://{self.addr}{path}", method="GET" if body is None else "POST",
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Cookie": self.cookie, "Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:
+                return r.status, json.loads(r.read()), r.headers.get("set-cookie")
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"null"), None
+
+    def post(self, path: str) -> Any:
+        status, answer, _ = self.call(path, {})
+        return SimpleNamespace(status_code=status, text=str(answer), json=lambda: answer)
+
+
+def test_two_starts_of_a_puzzle_on_two_processes_are_rated_once(own_db: str) -> None:
+    with servers(own_db, 2) as (a, b):
+        cookie = visit(a)
+        status, answer, signed_in = Web(a, cookie).call(
+            "/api/signup", {"account": "racer", "password": "a long password"})
+        assert status == 200, answer
+        cookie = (signed_in or cookie).split(";")[0]
+        one, other = Web(a, cookie), Web(b, cookie)
+        puzzles = [p["id"] for p in one.call("/api/puzzles?limit=20")[1]["puzzles"]]
+        assert len(puzzles) == 20
+        _one_rated_attempt_each(_two_starts_at_once(one, other, puzzles))
+        mine = other.call("/api/me/puzzles")[1]
+        assert mine["signed_in"] is True and mine["rating"] is None  # no start cost rating
+    import psycopg
+
+    with psycopg.connect(own_db) as conn:
+        counts = conn.execute("SELECT puzzle, count(*) FROM puzzle_attempts WHERE rated GROUP BY puzzle").fetchall()
+    assert sorted(counts) == sorted((p, 1) for p in puzzles)
+
+
+def test_two_starts_of_a_puzzle_at_once_on_sqlite_are_rated_once(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from kamisado.web.server import create_app
+
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0, limits={})) as c:
+        c.get("/")
+        r = c.post("/api/signup", json={"account": "racer", "password": "a long password"})
+        assert r.status_code == 200, r.text
+        puzzles = [p["id"] for p in c.get("/api/puzzles", params={"limit": 10}).json()["puzzles"]][:10]
+        _one_rated_attempt_each(_two_starts_at_once(c, c, puzzles))
+        assert c.get("/api/me/puzzles").json()["rating"] is None

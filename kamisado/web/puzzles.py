@@ -171,19 +171,22 @@ class PuzzleBook:
         rated attempt with moves played ends first, failed, when the player
         starts again (a retry never dodges the first try's rating)."""
         pa = puzzle_attempts
+        mine = (pa.c.player == player.id, pa.c.puzzle == puzzle_id)
+        open_rated = pa.select().where(*mine, pa.c.rated.is_(True), pa.c.state == PLAYING)
         for _ in range(3):  # a start that lost the race finds the winner's attempt at the next turn
             with self.engine.connect() as conn:
-                open_rated = conn.execute(pa.select().where(
-                    pa.c.player == player.id, pa.c.puzzle == puzzle_id, pa.c.rated.is_(True),
-                    pa.c.state == PLAYING)).mappings().all()
-            for att in open_rated:
+                playing = conn.execute(open_rated).mappings().all()
+            for att in playing:
                 if streak is None and att["moves"] == "":
                     return dict(att)  # the same attempt back
                 self.finish(att["id"], att["moves"], att["moves"], False)
             try:
                 with self.engine.begin() as conn:
-                    before = conn.execute(sa.select(sa.func.count()).select_from(pa).where(
-                        pa.c.player == player.id, pa.c.puzzle == puzzle_id)).scalar()
+                    before = conn.execute(sa.select(sa.func.count()).select_from(pa).where(*mine)).scalar()
+                    if before and streak is None:  # another start stored its attempt meanwhile
+                        fresh = conn.execute(open_rated.where(pa.c.moves == "")).mappings().first()
+                        if fresh is not None:
+                            return dict(fresh)
                     rated = player.account is not None and not before and streak is None
                     row = {"puzzle": puzzle_id, "player": player.id, "started": time.time(),
                            "state": PLAYING, "moves": "", "rated": rated, "streak": streak}
