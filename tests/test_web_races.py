@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +23,7 @@ from kamisado.web.messages import CreateMsg, JoinMsg, MoveMsg
 from kamisado.web.storage import Store
 from tests.test_web_processes import servers, visit
 from tests.test_web_seeks import database_of_its_own
+
 
 @pytest.fixture
 def own_db(pg_url: str) -> Iterator[str]:
