@@ -228,6 +228,8 @@ class Lobby:
             await self._refresh_rows()
             await self._send(conn)
             await self.send_counts([conn])
+            if self.hub is not None:  # a game quick pairing made and nobody told the player of
+                await self.seeks.catch_up(self.hub, conn)
             if not self._counting_on and self.hub is not None:
                 self._counting_on = True
                 self.hub.spawn(self._counting())

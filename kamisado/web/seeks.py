@@ -14,6 +14,17 @@ pair makes the game (one round, colours drawn, both seats bound) and sends
 ``started`` to the connections it holds; the other process hears
 ``paired SEEK GAME`` on the lobby channel and sends it to its own.
 
+A pairing is never lost: the pass that stores the game writes it into both
+seeks' rows (``seeks.game``) in the same commit, and a paired row stays
+until its player has been sent ``started`` (then it goes).  When the
+process that paired a seek dies before it told anyone, the player learns
+of the game from the row: the process holding the seek's connection, at
+its next pass (:data:`PASS_EVERY_S`), or, the connection gone with the
+process, whichever process the player's next lobby connection reaches
+(:meth:`Seeks.catch_up`, on ``lobby`` ``watch``).  A player may so be told
+twice (a process that died after telling, before the row went), never
+not at all; a row nobody came back for goes after :data:`PAIRED_KEEP_MS`.
+
 Two seeks are compatible (:func:`compatible`) when they are at the same
 speed, both rated or both casual, of two different players, and, rated,
 their ratings are within the wider of their two ranges: a seek's range is
@@ -60,6 +71,7 @@ if TYPE_CHECKING:
     from kamisado.web.games import Hub
 
 __all__ = [
+    "PAIRED_KEEP_MS",
     "PASS_EVERY_S",
     "RANGE_MAX",
     "RANGE_START",
@@ -93,6 +105,9 @@ PASS_EVERY_S = 1.0
 #: A seek whose process has not renewed it for this long (ms) is deleted
 #: (its process died); a process renews its seeks at each of its passes.
 SEEK_TTL_MS = 30_000
+#: A paired seek whose player was never told (its pairing process died
+#: and the player did not come back) is kept this long (ms), then deleted.
+PAIRED_KEEP_MS = 86_400_000
 #: Quick-pairing games are one round.
 TARGET = 1
 
@@ -173,6 +188,10 @@ class Seeks:
         self._rng = random.Random()
         #: the games made by pairing, over this process's life
         self.paired = 0
+        #: paired seeks whose players were told, their rows to delete
+        #: (by a task of the hub's, in batches)
+        self._told: list[str] = []
+        self._telling = False
 
     async def seek(self, hub: Hub, conn: Conn, speed: str, rated: bool) -> None:
         """Seek a game at ``speed`` for the connection's player (its seek
@@ -329,9 +348,11 @@ class Seeks:
             return 0
         new, self._new = self._new, []
         now = self.clock()
+        by_player = {mine.conn.player: mine for mine in self.mine.values() if mine.conn.player is not None}
         try:
-            pairs, dropped, made = await hub.store.call(
-                hub.store.pair_seeks, now, now - SEEK_TTL_MS, [row for _, row, _ in new], pair_up, self._games_of)
+            pairs, dropped, made, waiting = await hub.store.call(
+                hub.store.pair_seeks, now, now - SEEK_TTL_MS, [row for _, row, _ in new], pair_up, self._games_of,
+                sorted(by_player), now - PAIRED_KEEP_MS)
         except Exception as exc:
             hub.repeats.failed("a pairing pass failed", None, exc)
             for mine, _, stored in new:
@@ -352,24 +373,81 @@ class Seeks:
                 await _send(local.conn, {"type": "seeking", "seek": None})
             else:
                 notes.append(f"unseeked {row['id']}")
-        sends = []
+        sends: list[tuple[str, Conn, str]] = []  # (seek, connection, frame)
+        for row in waiting:  # paired before, its player never told (the pairing process died)
+            local = self.mine.get(row["id"])
+            if local is not None:
+                self._forget(local)
+            else:  # another seek of the player's, still here (not the row's: told meanwhile)
+                local = by_player.get(row["player"])
+                if local is not None and (local.id == row["id"] or self.mine.get(local.id) is not local):
+                    local = None
+            if local is not None:
+                sends.append((row["id"], local.conn, StartedFrame(row["game"]).to_json()))
         for (a, b), game in zip(pairs, made, strict=True):
             frame = StartedFrame(game.id).to_json()
             for row in (a, b):
                 local = self.mine.get(row["id"])
                 if local is not None:
                     self._forget(local)
-                    sends.append(_raw(local.conn, frame))
+                    sends.append((row["id"], local.conn, frame))
                 else:
                     notes.append(f"paired {row['id']} {game.id}")
-        await asyncio.gather(*sends)
+        sent = await asyncio.gather(*(_raw(conn, frame) for _, conn, frame in sends))
         self.paired += len(made)
         if notes:
             try:
                 await hub.store.call(hub.store.seek_news, notes)
             except Exception as exc:
                 hub.repeats.failed("could not announce paired seeks", None, exc)
+        self._told_later([seek_id for (seek_id, _, _), ok in zip(sends, sent, strict=True) if ok])
         return len(made)
+
+    def _told_later(self, ids: list[str]) -> None:
+        """These paired seeks' players were told: their rows go (a task of
+        the hub's deletes them, many at once under a burst)."""
+        if not ids or self.hub is None:
+            return
+        self._told.extend(ids)
+        if not self._telling:
+            self._telling = True
+            self.hub.spawn(self._forget_told())
+
+    async def _forget_told(self) -> None:
+        hub = self.hub
+        assert hub is not None
+        try:
+            while self._told:
+                ids, self._told = self._told, []
+                try:
+                    await hub.store.call(hub.store.told_seeks, ids)
+                except Exception as exc:  # told again at the player's next lobby connection
+                    hub.repeats.failed("could not forget told seeks", None, exc)
+                    return
+        finally:
+            self._telling = False
+
+    async def catch_up(self, hub: Hub, conn: Conn) -> None:
+        """Tell a connection's player of every game a seek of theirs was
+        paired into and they were not told of (``started`` each, oldest
+        first): the process that paired it died first.  The lobby calls it
+        when a connection starts following it (a page reconnecting)."""
+        self.hub = hub
+        if conn.player is None:
+            return
+        try:
+            rows = await hub.store.call(hub.store.paired_seeks, conn.player)
+        except Exception as exc:
+            hub.repeats.failed("could not read paired seeks", None, exc)
+            return
+        told = []
+        for row in rows:
+            local = self.mine.get(row["id"])
+            if local is not None:
+                self._forget(local)
+            if await _raw(conn, StartedFrame(row["game"]).to_json()):
+                told.append(row["id"])
+        self._told_later(told)
 
     async def heard(self, kind: str, rest: str) -> bool:
         """Another process paired (``paired SEEK GAME``) or dropped
@@ -380,7 +458,8 @@ class Seeks:
             local = self.mine.get(seek_id)
             if local is not None:
                 self._forget(local)
-                await _raw(local.conn, StartedFrame(game_id).to_json())
+                if await _raw(local.conn, StartedFrame(game_id).to_json()):
+                    self._told_later([seek_id])
             return True
         if kind == "unseeked":
             local = self.mine.get(rest)
@@ -391,9 +470,13 @@ class Seeks:
         return False
 
 
-async def _raw(conn: Conn, frame: str) -> None:
-    with contextlib.suppress(Exception):
+async def _raw(conn: Conn, frame: str) -> bool:
+    """Send a frame; whether it went (a connection gone meanwhile is let be)."""
+    try:
         await conn.send_text(frame)
+    except Exception:
+        return False
+    return True
 
 
 async def _send(conn: Conn, frame: dict[str, Any]) -> None:

@@ -76,6 +76,11 @@ _PG_RENEW_TURNS = sa.text(
 _PG_LEASES = sa.text(
     "SELECT id, actions, thinker, think_until FROM games WHERE id = ANY(CAST(:ids AS TEXT[]))"
 )
+#: A seek paired: the row says its game (and when), until its player is told.
+_PAIRED = (
+    seeks.update().where(seeks.c.id == sa.bindparam("sid"))
+    .values(game=sa.bindparam("gid"), seen=sa.bindparam("now"))
+)
 #: When each seat of a game was last seen held through another process.
 _ELSEWHERE = (
     sa.select(presence.c.side, sa.func.max(presence.c.seen))
@@ -350,50 +355,82 @@ class SharedCalls:
 
     def remove_seeks(self, ids: list[str]) -> list[str]:
         """Withdraw seeks (cancelled, or their connection closed); the ids of
-        those that were still there (the others were paired already)."""
+        those that were still there (the others were paired already: a
+        paired seek's row stays until its player is told, :meth:`told_seeks`)."""
         if not ids:
             return []
         with self._db.write() as tx:
-            rows = tx.run(seeks.delete().where(seeks.c.id.in_(ids)).returning(seeks.c.id)).rows
+            rows = tx.run(seeks.delete().where(seeks.c.id.in_(ids), seeks.c.game.is_(None))
+                          .returning(seeks.c.id)).rows
         return [r[0] for r in rows]
 
     def pair_seeks(
         self, now_ms: int, alive_since: int, new: list[dict[str, Any]],
         pairer: Callable[[list[dict[str, Any]], int], list[tuple[dict[str, Any], dict[str, Any]]]],
         games_of: Callable[[list[tuple[dict[str, Any], dict[str, Any]]]], list[GameRow]],
-    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[dict[str, Any]], list[GameRow]]:
+        players: list[str] | None = None, kept_since: int = 0,
+    ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[dict[str, Any]], list[GameRow],
+               list[dict[str, Any]]]:
         """One pairing pass, in one transaction: the ``new`` seeks of this
         process are stored and its others renewed, those whose process
         stopped renewing them before ``alive_since`` deleted, every seek
-        read and locked (PostgreSQL: ``FOR UPDATE SKIP LOCKED``, under an
-        advisory lock that makes the passes of several processes one after
-        the other; SQLite: ``BEGIN IMMEDIATE``), ``pairer`` picks the pairs,
-        both seeks of each pair (and every other seek of their players) are
-        deleted and each pair's game (``games_of``) is stored, all in the
-        same commit: a seek is paired at most once whichever process looks,
-        and never without its game.  Returns the pairs, the other seeks of
-        the paired players, and the games."""
+        not paired yet read and locked (PostgreSQL: ``FOR UPDATE SKIP
+        LOCKED``, under an advisory lock that makes the passes of several
+        processes one after the other; SQLite: ``BEGIN IMMEDIATE``),
+        ``pairer`` picks the pairs, every other seek of their players is
+        deleted, each pair's game (``games_of``) is stored and both seeks of
+        the pair say it (``seeks.game``), all in the same commit: a seek is
+        paired at most once whichever process looks, never without its
+        game, and the pairing is never lost (the row says where it went
+        until its player is told: :meth:`told_seeks`; a paired row older
+        than ``kept_since`` goes).  Returns the pairs, the other seeks of
+        the paired players, the games, and the seeks of ``players`` paired
+        before this pass whose players were not told yet."""
         with self._db.write() as tx:
             if new:  # (before the lock: a row not committed is no other pass's business)
                 tx.run(seeks.insert(), [{**row, "origin": self.origin} for row in new])
             if self.shared:
                 tx.run(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": SEEK_LOCK})
-            tx.run(seeks.update().where(seeks.c.origin == self.origin).values(seen=now_ms))
-            tx.run(seeks.delete().where(seeks.c.seen < alive_since))
+            tx.run(seeks.update().where(seeks.c.origin == self.origin, seeks.c.game.is_(None))
+                   .values(seen=now_ms))
+            tx.run(seeks.delete().where(sa.or_(
+                sa.and_(seeks.c.game.is_(None), seeks.c.seen < alive_since),
+                sa.and_(seeks.c.game.is_not(None), seeks.c.seen < kept_since))))
+            waiting: list[dict[str, Any]] = []
+            if players:
+                waiting = tx.run(seeks.select().where(seeks.c.game.is_not(None), seeks.c.player.in_(players))
+                                 .order_by(seeks.c.seen, seeks.c.id)).mappings()
             rows = tx.run(
-                seeks.select().order_by(seeks.c.created, seeks.c.id).with_for_update(skip_locked=True)
+                seeks.select().where(seeks.c.game.is_(None)).order_by(seeks.c.created, seeks.c.id)
+                .with_for_update(skip_locked=True)
             ).mappings()
             pairs = pairer(rows, now_ms)
             if not pairs:
-                return [], [], []
+                return [], [], [], waiting
             paired = {r["id"] for pair in pairs for r in pair}
-            players = {r["player"] for pair in pairs for r in pair}
-            dropped = [r for r in rows if r["player"] in players and r["id"] not in paired]
-            gone = sorted(paired | {r["id"] for r in dropped})
-            tx.run(seeks.delete().where(seeks.c.id.in_(gone)))
+            players_paired = {r["player"] for pair in pairs for r in pair}
+            dropped = [r for r in rows if r["player"] in players_paired and r["id"] not in paired]
+            if dropped:
+                tx.run(seeks.delete().where(seeks.c.id.in_(sorted(r["id"] for r in dropped))))
             made = games_of(pairs)
             tx.run(games.insert(), [{**asdict(game), "actions": 0} for game in made])
-        return pairs, dropped, made
+            tx.run(_PAIRED, [{"sid": r["id"], "gid": game.id, "now": now_ms}
+                             for pair, game in zip(pairs, made, strict=True) for r in pair])
+        return pairs, dropped, made, waiting
+
+    def paired_seeks(self, player: str) -> list[dict[str, Any]]:
+        """A player's seeks that were paired and whose player was not told
+        yet (the process that paired them died before it told them), oldest
+        first."""
+        with self._db.read() as tx:
+            return tx.run(seeks.select().where(seeks.c.player == player, seeks.c.game.is_not(None))
+                          .order_by(seeks.c.seen, seeks.c.id)).mappings()
+
+    def told_seeks(self, ids: list[str]) -> None:
+        """The players of these paired seeks were told (``started``): their rows go."""
+        if ids:
+            with self._db.write() as tx:
+                tx.run(seeks.delete().where(seeks.c.id.in_(ids), seeks.c.game.is_not(None)))
 
     def seek_news(self, notes: list[str]) -> None:
         """Announce what became of other processes' seeks (``paired SEEK
