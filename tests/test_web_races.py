@@ -4,8 +4,15 @@ pairing whose process died, two starts of one puzzle at once."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -15,6 +22,8 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+import websockets
+from websockets.asyncio.client import connect as ws_connect
 
 from kamisado.web import game as web_game
 from kamisado.web import games as web_games
@@ -182,3 +191,145 @@ def test_two_starts_of_a_puzzle_at_once_on_sqlite_are_rated_once(tmp_path: Path)
         puzzles = [p["id"] for p in c.get("/api/puzzles", params={"limit": 10}).json()["puzzles"]][:10]
         _one_rated_attempt_each(_two_starts_at_once(c, c, puzzles))
         assert c.get("/api/me/puzzles").json()["rating"] is None
+
+
+# -- (b) a pairing whose process died is never lost ------------------------------------------
+
+
+def _server(db: str) -> tuple[subprocess.Popen[str], str, list[str]]:
+    """A ``kamisado web`` process on ``db``, its per-address limits off (every
+    seeker comes from 127.0.0.1): the process, its address, and its output
+    (read by a thread, so a full pipe never stops it)."""
+    env = {**os.environ, "KAMISADO_WEB_LIMITS": "off"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "kamisado.cli", "web", "--port", "0", "--no-browser", "--db", db,
+         "--workers", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    assert proc.stdout is not None
+    out: list[str] = []
+    for line in proc.stdout:
+        out.append(line)
+        found = re.search(r"serving on http://([\d.]+:\d+)/", line)
+        if found:
+            threading.Thread(target=lambda: out.extend(proc.stdout or ()), daemon=True).start()
+            return proc, found.group(1), out
+    proc.kill()
+    raise AssertionError(f"the server did not start: {proc.wait()}\n{''.join(out)}")
+
+
+async def _frames_until(ws: Any, done: Any, deadline: float) -> list[dict[str, Any]]:
+    """The frames of ``ws`` until one ``done`` accepts, the connection
+    closes, or ``deadline`` (monotonic) passes."""
+    got: list[dict[str, Any]] = []
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), left))
+        except (TimeoutError, websockets.ConnectionClosed):
+            break
+        got.append(msg)
+        if done(msg):
+            break
+    return got
+
+
+async def _told_on_reconnect(addr: str, cookie: str) -> set[str]:
+    """The games a player's new lobby connection is told of (``started``)
+    before the ``pong`` of a ``ping`` sent after its ``lobby`` ``watch``."""
+    async with ws_connect(f"ws://{addr}/ws", additional_headers={"Cookie": cookie}) as ws:
+        await ws.send(json.dumps({"type": "lobby", "watch": True}))
+        await ws.send(json.dumps({"type": "ping"}))
+        frames = await _frames_until(ws, lambda m: m["type"] == "pong", time.monotonic() + 30)
+        assert frames and frames[-1]["type"] == "pong", frames
+        return {m["game"] for m in frames if m["type"] == "started"}
+
+
+def test_a_pairing_whose_process_was_killed_is_learnt_on_reconnect(own_db: str) -> None:
+    import psycopg
+
+    players = 80
+    a_proc, a, a_out = _server(own_db)
+    b_proc, b, b_out = _server(own_db)
+    try:
+        cookies = [visit(a if i % 2 == 0 else b) for i in range(players)]
+        on_a = [i % 2 == 0 for i in range(players)]
+
+        async def burst() -> dict[int, set[str]]:
+            """Every player seeks at once; process A is killed (-9) in the
+            middle of a pass (a pass answers ``seeking`` to its new seeks
+            just after its commit, before its ``started`` and its news):
+            the games each seeker was told of, on its first connection."""
+            told: dict[int, set[str]] = {i: set() for i in range(players)}
+            first = asyncio.Event()
+            go = asyncio.Event()
+            ready = stored = 0
+            all_ready = asyncio.Event()
+
+            async def seeker(i: int) -> None:
+                nonlocal ready, stored
+                addr = a if on_a[i] else b
+                async with ws_connect(f"ws://{addr}/ws", additional_headers={"Cookie": cookies[i]},
+                                      open_timeout=60) as ws:
+                    ready += 1
+                    if ready == players:
+                        all_ready.set()
+                    await go.wait()
+                    await ws.send(json.dumps({"type": "seek", "speed": "1+0"}))
+
+                    def started(msg: dict[str, Any]) -> bool:
+                        nonlocal stored
+                        if msg["type"] == "seeking" and on_a[i]:
+                            stored += 1  # said by a pass of A's once it committed
+                            if stored == players // 8:
+                                first.set()
+                        if msg["type"] != "started":
+                            return False
+                        told[i].add(msg["game"])
+                        return True
+
+                    # process B's seekers: paired by A (its news lost) or by B
+                    # with one of A's seeks left behind; told within a few passes
+                    await _frames_until(ws, started, time.monotonic() + 30)
+
+            tasks = [asyncio.get_running_loop().create_task(seeker(i)) for i in range(players)]
+            await asyncio.wait_for(all_ready.wait(), 60)
+            go.set()
+            await asyncio.wait_for(first.wait(), 60)
+            a_proc.kill()  # mid-burst: its pass committed games it may never have told of
+            await asyncio.gather(*tasks)
+            return told
+
+        told = asyncio.run(burst())
+        assert a_proc.wait(timeout=30) == -signal.SIGKILL
+        with psycopg.connect(own_db) as conn:
+            rows = conn.execute("SELECT id, black_player, gold_player FROM games").fetchall()
+        game_of = {p: gid for gid, *seats in rows for p in seats}
+        assert len(game_of) == 2 * len(rows)  # one game a player, each between two of them
+
+        async def reconnect() -> dict[int, set[str]]:
+            got = await asyncio.gather(*(_told_on_reconnect(b, c) for c in cookies))
+            return dict(enumerate(got))
+
+        again = asyncio.run(reconnect())
+        ids = [me_of(b, c) for c in cookies]
+        lost = [(i, game_of[p]) for i, p in enumerate(ids)
+                if p in game_of and game_of[p] not in told[i] | again[i]]
+        assert not lost, f"{len(lost)} paired players never learnt their game: {lost}"
+        assert len(rows) >= players // 4  # a burst: most were paired
+    finally:
+        for proc in (a_proc, b_proc):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in (a_proc, b_proc):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=20)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=20)
+
+
+def me_of(addr: str, cookie: str) -> str:
+    """A cookie's player id."""
+    status, answer, _ = Web(addr, cookie).call("/api/me")
+    assert status == 200, answer
+    player: str = answer["id"]
+    return player
