@@ -27,6 +27,7 @@ from websockets.asyncio.client import connect as ws_connect
 
 from kamisado.web import game as web_game
 from kamisado.web import games as web_games
+from kamisado.web import seats as web_seats
 from kamisado.web.game import Conn, Game
 from kamisado.web.messages import CreateMsg, JoinMsg, MoveMsg
 from kamisado.web.storage import Store
@@ -60,7 +61,7 @@ class Frames:
 def test_a_game_is_not_evicted_while_a_spectator_joins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = Store(str(tmp_path / "g.db"))
     hub = web_games.Hub(store, None)
-    real_seats_for = web_game.seats_for
+    real_seats_for = web_seats.seats_for
     paused = asyncio.Event()  # the spectator's join is inside seats_for
     go_on = asyncio.Event()
 
@@ -247,9 +248,12 @@ def test_a_pairing_whose_process_was_killed_is_learnt_on_reconnect(own_db: str) 
     import psycopg
 
     players = 80
-    a_proc, a, a_out = _server(own_db)
-    b_proc, b, b_out = _server(own_db)
+    procs: list[subprocess.Popen[str]] = []
     try:
+        a_proc, a, _ = _server(own_db)
+        procs.append(a_proc)
+        b_proc, b, _ = _server(own_db)
+        procs.append(b_proc)
         cookies = [visit(a if i % 2 == 0 else b) for i in range(players)]
         on_a = [i % 2 == 0 for i in range(players)]
 
@@ -316,10 +320,10 @@ def test_a_pairing_whose_process_was_killed_is_learnt_on_reconnect(own_db: str) 
         assert not lost, f"{len(lost)} paired players never learnt their game: {lost}"
         assert len(rows) >= players // 4  # a burst: most were paired
     finally:
-        for proc in (a_proc, b_proc):
+        for proc in procs:
             if proc.poll() is None:
                 proc.terminate()
-        for proc in (a_proc, b_proc):
+        for proc in procs:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=20)
             if proc.poll() is None:
