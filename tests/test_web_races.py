@@ -31,6 +31,7 @@ from kamisado.web import seats as web_seats
 from kamisado.web.game import Conn, Game
 from kamisado.web.messages import CreateMsg, JoinMsg, MoveMsg
 from kamisado.web.storage import Store
+from tests.test_web_controls import browser, close_all, connect, me, open_ws, state, until
 from tests.test_web_processes import servers, visit
 from tests.test_web_seeks import database_of_its_own
 
@@ -337,3 +338,50 @@ def me_of(addr: str, cookie: str) -> str:
     assert status == 200, answer
     player: str = answer["id"]
     return player
+
+
+def _lobby_frames(c: Any) -> list[dict[str, Any]]:
+    """What a new lobby connection of ``c``'s player is sent before the
+    ``pong`` of a ``ping`` sent after its ``lobby`` ``watch``."""
+    ws = connect(c)
+    ws.send_json({"type": "lobby", "watch": True})
+    ws.send_json({"type": "ping"})
+    frames = [until(ws, lambda m: True)]
+    while frames[-1]["type"] != "pong":
+        frames.append(until(ws, lambda m: True))
+    return frames
+
+
+def test_a_pairing_stored_and_never_told_is_told_once_on_the_next_lobby_connection(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from kamisado.web.seeks import pair_up
+    from kamisado.web.server import create_app
+
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0)) as ann:
+        try:
+            ann.get("/")
+            bob = browser(ann)
+            hub, lobby = ann.app.state.hub, ann.app.state.lobby  # type: ignore[attr-defined]
+            lobby.seeks.hub = hub
+            now = lobby.seeks.clock()
+            rows = [{"id": f"s{i}", "player": me(c), "name": "", "registered": False, "rating": None,
+                     "speed": "3+2", "rated": False, "created": now, "seen": now}
+                    for i, c in enumerate((ann, bob))]
+            # a pass of a process that then died: the game and both rows stored, nobody told
+            pairs, _, made, _ = hub.store.pair_seeks(now, now - 30_000, rows, pair_up, lobby.seeks._games_of)
+            assert len(pairs) == len(made) == 1
+            game = made[0].id
+            for c in (ann, bob):
+                told = [f["game"] for f in _lobby_frames(c) if f["type"] == "started"]
+                assert told == [game]
+                st = state(open_ws(c, game))
+                assert len(st["you"]) == 1  # the player's own seat of it
+            deadline = time.monotonic() + 30
+            while hub.store.paired_seeks(me(ann)) or hub.store.paired_seeks(me(bob)):
+                assert time.monotonic() < deadline, "the told rows were not deleted"
+                time.sleep(0.02)
+            for c in (ann, bob):  # told once: not again
+                assert [f for f in _lobby_frames(c) if f["type"] == "started"] == []
+        finally:
+            close_all()

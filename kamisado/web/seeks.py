@@ -192,6 +192,8 @@ class Seeks:
         #: (by a task of the hub's, in batches)
         self._told: list[str] = []
         self._telling = False
+        #: those not deleted yet (queued or being deleted): never told again from here
+        self._told_ids: set[str] = set()
 
     async def seek(self, hub: Hub, conn: Conn, speed: str, rated: bool) -> None:
         """Seek a game at ``speed`` for the connection's player (its seek
@@ -375,6 +377,8 @@ class Seeks:
                 notes.append(f"unseeked {row['id']}")
         sends: list[tuple[str, Conn, str]] = []  # (seek, connection, frame)
         for row in waiting:  # paired before, its player never told (the pairing process died)
+            if row["id"] in self._told_ids:
+                continue  # told from here; its row goes
             local = self.mine.get(row["id"])
             if local is not None:
                 self._forget(local)
@@ -406,10 +410,11 @@ class Seeks:
     def _told_later(self, ids: list[str]) -> None:
         """These paired seeks' players were told: their rows go (a task of
         the hub's deletes them, many at once under a burst)."""
-        if not ids or self.hub is None:
+        if self.hub is None:
             return
         self._told.extend(ids)
-        if not self._telling:
+        self._told_ids.update(ids)
+        if self._told and not self._telling:
             self._telling = True
             self.hub.spawn(self._forget_told())
 
@@ -421,9 +426,11 @@ class Seeks:
                 ids, self._told = self._told, []
                 try:
                     await hub.store.call(hub.store.told_seeks, ids)
-                except Exception as exc:  # told again at the player's next lobby connection
+                except Exception as exc:  # tried again with the next ones told
                     hub.repeats.failed("could not forget told seeks", None, exc)
+                    self._told[:0] = ids
                     return
+                self._told_ids.difference_update(ids)
         finally:
             self._telling = False
 
@@ -442,6 +449,8 @@ class Seeks:
             return
         told = []
         for row in rows:
+            if row["id"] in self._told_ids:
+                continue  # told from here; its row goes
             local = self.mine.get(row["id"])
             if local is not None:
                 self._forget(local)
