@@ -238,6 +238,54 @@ class _Progress:
             self.stream.flush()
 
 
+def _join_sprt(argv: Sequence[str]) -> list[str]:
+    """``--sprt``'s settings as one word, given as one (quoted) or as several.
+
+    cutechess-cli's form, ``--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05``, has
+    them as separate words: the ``KEY=VALUE`` words after ``--sprt`` are its
+    (a player, ``NAME=level:..`` or ``NAME=cmd:..``, and a player's
+    ``option.NAME=VALUE`` are not), so that a misspelt key is reported by
+    ``--sprt`` itself.
+
+    >>> _join_sprt(["a", "--sprt", "elo0=0", "elo1=5", "alpha=0.05", "b", "-j", "2"])
+    ['a', '--sprt', 'elo0=0 elo1=5 alpha=0.05', 'b', '-j', '2']
+    >>> _join_sprt(["--sprt", "elo0=0 elo1=5", "beta=0.1", "X=level:club"])
+    ['--sprt', 'elo0=0 elo1=5 beta=0.1', 'X=level:club']
+    >>> _join_sprt(["--sprt=elo0=0", "elo1=5"])
+    ['--sprt', 'elo0=0 elo1=5']
+    """
+    words = list(argv)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            out += words[i - 1 :]
+            break
+        if word != "--sprt" and not word.startswith("--sprt="):
+            out.append(word)
+            continue
+        parts = [word.partition("=")[2]] if "=" in word else []
+        if not parts and i < len(words) and not words[i].startswith("-"):
+            parts.append(words[i])  # the first: whatever it is (a quoted whole)
+            i += 1
+        while i < len(words) and _sprt_word(words[i]):
+            parts.append(words[i])
+            i += 1
+        out += ["--sprt", " ".join(parts)] if parts else [word]
+    return out
+
+
+def _sprt_word(word: str) -> bool:
+    """Whether ``word`` is one of ``--sprt``'s ``KEY=VALUE`` settings (see :func:`_join_sprt`)."""
+    key, sep, value = word.partition("=")
+    return bool(
+        sep and key and not key.startswith(("-", "option."))
+        and not value.startswith(("level:", "cmd:"))
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``kamisado tournament``: see ``--help``."""
     from kamisado.args import Parser, int_between, positive_number
@@ -318,9 +366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="play at most N of each opening's moves",
     )
     p.add_argument(
-        "--sprt", metavar="'elo0=E0 elo1=E1 alpha=A beta=B'",
+        "--sprt", metavar="elo0=E0 elo1=E1 [alpha=A beta=B]",
         help="two players: stop once the test accepts H0 (the first player is at most E0"
-        " stronger) or H1 (at least E1); alpha and beta default to 0.05",
+        " stronger) or H1 (at least E1); alpha and beta default to 0.05; as separate"
+        " words (cutechess-cli's form) or one quoted",
     )
     p.add_argument(
         "--rating-interval", type=int_between(0, 1_000_000), default=0, metavar="N",
@@ -358,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="when engines are started afresh: auto (default) only after a crash, a"
         " timeout or a protocol error; on: before every game; off: only when dead",
     )
-    args = p.parse_args(argv)
+    args = p.parse_args(_join_sprt(sys.argv[1:] if argv is None else argv))
     signals = _Signals()
     signals.install()
     try:
