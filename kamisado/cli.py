@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import sys
 
-from kamisado import early_signals
+from kamisado.args import Parser, die, int_between, note_early_signals, quiet_pipe, take_kpn
 
 # before the heavier imports: a stop of ``kamisado tournament`` from here on
 # is noted and ends the command with status 130 (docs/tournament.md)
 if __name__ == "__main__" or sys.argv[0].endswith("kamisado"):
-    early_signals.install(sys.argv[1:])
+    note_early_signals(sys.argv[1:])
 
 import argparse  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
 from typing import TYPE_CHECKING  # noqa: E402
 
-from kamisado.args import Parser, die, int_between, quiet_pipe, take_kpn  # noqa: E402
 from kamisado.rules.board import KamisadoError, MalformedError, Move  # noqa: E402
 from kamisado.rules.position import Position  # noqa: E402
 

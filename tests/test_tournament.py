@@ -1242,23 +1242,23 @@ def test_the_kamisado_entry_point_notes_a_stop_before_loading_the_tournament() -
     )
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.split()
-    assert shown == ["kamisado.early_signals", "kamisado.early_signals", "False"]
+    assert shown == ["kamisado.args", "kamisado.args", "False"]
     # other commands keep the default handling
     code = code.replace("'tournament'", "'moves'")
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                            check=True).stdout.split()
-    assert shown[0] != "kamisado.early_signals"
+    assert shown[0] != "kamisado.args"
 
 
 def test_a_stop_noted_while_the_command_started_stops_the_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from kamisado import early_signals
+    from kamisado import args
 
-    monkeypatch.setattr(early_signals, "NOTED", [signal.SIGTERM])
+    monkeypatch.setattr(args, "_NOTED", [signal.SIGTERM])
     out = tmp_path / "t"
     argv = ["level:beginner", "level:novice", "--games", "4", "--depth", "1"]
     assert main([*argv, "--out", str(out)]) == 130
     assert "stopped after 0 of 4 games" in capsys.readouterr().out
     assert finished(out) == {}
-    assert early_signals.NOTED == []
+    assert args._NOTED == []

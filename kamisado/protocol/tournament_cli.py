@@ -56,7 +56,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from kamisado import early_signals
+from kamisado.args import take_early_signals
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.protocol.elo import elo_table
 from kamisado.protocol.tournament import (
@@ -145,7 +145,7 @@ def _run_loop(tournament: Tournament, signals: _Signals) -> None:
 class _Signals:
     """SIGINT and SIGTERM, from the command's start to the last line printed, stop the run.
 
-    Each is noted in ``came`` (with those :mod:`kamisado.early_signals` noted
+    Each is noted in ``came`` (with those :func:`kamisado.args.note_early_signals` noted
     before the tournament's modules were loaded); while a tournament runs
     (``target`` is its loop and :meth:`Tournament.request_stop`) the first
     also stops it, through the loop.  A second one ends the command at once,
@@ -189,7 +189,7 @@ class _Signals:
             return
         for number in self.NUMBERS:
             self.old[number] = signal.signal(number, self._note)
-        self.came += early_signals.take()
+        self.came += take_early_signals()
         if len(self.came) > 1:
             self._end_now()
 
