@@ -138,6 +138,9 @@ def _run_loop(tournament: Tournament, signals: _Signals) -> None:
             if left:
                 loop.run_until_complete(asyncio.wait(left, timeout=STOP_WITHIN / 4))
             loop.run_until_complete(loop.shutdown_asyncgens())
+            # the adjudicator's solver thread (--adjudicate-proven) is stopped
+            # with the run (Tournament.request_stop); waited for as asyncio.run does
+            loop.run_until_complete(loop.shutdown_default_executor())
         finally:
             loop.close()
 
