@@ -1189,18 +1189,28 @@ def test_a_stop_does_not_wait_for_pipes_an_engine_outside_its_group_holds(
     assert not _gone(engines - _kill_escaped(engines))
 
 
-def test_a_second_sigterm_ends_the_run_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("first", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_ends_the_run_at_once(tmp_path: Path, first: int) -> None:
     # the first stop waits (up to its deadline) for an engine outside its
-    # group; a second SIGTERM ends the command at once, the engines killed
+    # group; a second signal ends the command at once, the engines killed.
+    # Ctrl-C then SIGTERM arrive together (sent while the command is
+    # stopped): deterministic.  SIGTERM twice cannot be sent together (the
+    # two would merge), so the second follows once the first is taken.
     out = tmp_path / "t"
     proc, engines = _start_waiting_on(out, _wrapped(tmp_path, "setsid"))
     try:
-        proc.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 30
-        while _pending(proc.pid, signal.SIGTERM):  # taken: not merged with the next
-            assert time.monotonic() < deadline
-            time.sleep(0.001)
-        proc.send_signal(signal.SIGTERM)
+        if first == signal.SIGINT:
+            proc.send_signal(signal.SIGSTOP)
+            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(signal.SIGCONT)
+        else:
+            proc.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while _pending(proc.pid, signal.SIGTERM):  # taken: not merged with the next
+                assert time.monotonic() < deadline
+                time.sleep(0.001)
+            proc.send_signal(signal.SIGTERM)
         stdout, stderr = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
