@@ -2,7 +2,8 @@
 
 :class:`Parser` (errors in one line, exit 2), the argparse types
 :func:`int_between` and :func:`positive_number`, :func:`die` and
-:func:`take_kpn`.  The commands live in their wings (``kamisado analyse`` in
+:func:`take_kpn`, and the stops noted from a command's first instruction
+(:func:`note_early_signals`).  The commands live in their wings (``kamisado analyse`` in
 :mod:`kamisado.engine.analysis`, ``kamisado engine`` in
 :mod:`kamisado.protocol.kei`, ...); :mod:`kamisado.cli` dispatches to them.
 This module imports only the standard library and the rules.
@@ -13,19 +14,24 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 from kamisado.rules.board import MalformedError
 
 __all__ = [
+    "EARLY_SIGNAL_COMMANDS",
     "SIGPIPE_STATUS",
     "Parser",
     "die",
     "int_between",
     "needs_extra",
+    "note_early_signals",
     "positive_number",
+    "take_early_signals",
     "quiet_pipe",
     "silence_stdout",
     "take_kpn",
@@ -184,3 +190,40 @@ def take_kpn(words: Sequence[str], keep_numbers: int = 0) -> tuple[str, list[str
     if digits - keep_numbers >= 3:
         n += 3
     return " ".join(words[:n]), words[n:]
+
+
+#: The commands whose stops (SIGINT, SIGTERM) are noted from their first instruction.
+EARLY_SIGNAL_COMMANDS = ("tournament",)
+
+#: The signals noted so far (numbers, in order), until :func:`take_early_signals`.
+_NOTED: list[int] = []
+
+
+def _note_early(number: int, frame: object) -> None:
+    _NOTED.append(number)
+
+
+def note_early_signals(argv: Sequence[str]) -> bool:
+    """Note SIGINT and SIGTERM from now on when ``argv`` runs one of
+    :data:`EARLY_SIGNAL_COMMANDS` (``kamisado tournament``).
+
+    :mod:`kamisado.cli` calls it before its heavier imports: a stop that
+    comes while Python still loads the command's modules (a few hundred
+    milliseconds on a busy machine) is kept for the command, which takes it
+    (:func:`take_early_signals`) as a stop once it handles signals itself.
+    Returns whether it did (not outside the main thread, nor for other commands).
+    """
+    if not argv or argv[0] not in EARLY_SIGNAL_COMMANDS:
+        return False
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _note_early)
+    return True
+
+
+def take_early_signals() -> list[int]:
+    """The signals :func:`note_early_signals` noted so far, forgetting them."""
+    came = list(_NOTED)
+    _NOTED.clear()
+    return came

@@ -7,14 +7,21 @@ status 2 and nothing on standard output.
 
 from __future__ import annotations
 
-import argparse
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
-from kamisado.args import Parser, die, int_between, quiet_pipe, take_kpn
-from kamisado.rules.board import KamisadoError, MalformedError, Move
-from kamisado.rules.position import Position
+from kamisado.args import Parser, die, int_between, note_early_signals, quiet_pipe, take_kpn
+
+# before the heavier imports: a stop of ``kamisado tournament`` from here on
+# is noted and ends the command with status 130 (docs/tournament.md)
+if __name__ == "__main__" or sys.argv[0].endswith("kamisado"):
+    note_early_signals(sys.argv[1:])
+
+import argparse  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from typing import TYPE_CHECKING  # noqa: E402
+
+from kamisado.rules.board import KamisadoError, MalformedError, Move  # noqa: E402
+from kamisado.rules.position import Position  # noqa: E402
 
 if TYPE_CHECKING:
     from kamisado.rules.record import Record

@@ -4,7 +4,10 @@ and against ``kamisado engine`` end to end."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -449,3 +452,94 @@ def test_a_cancel_that_comes_with_a_line_is_not_lost() -> None:
             return "cancelled"
 
     assert asyncio.run(race()) == "cancelled"
+
+
+def _descendants_of(pid: int) -> set[int]:
+    """Every process below ``pid`` (children, grandchildren...)."""
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        children = _children(frontier.pop())
+        frontier += [c for c in children if c not in found]
+        found.update(children)
+    return found
+
+
+def _gone_within(pids: set[int], seconds: float) -> bool:
+    """Whether every process in ``pids`` has ended (or is a zombie), polled until ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while [pid for pid in pids if _alive(pid)]:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_start_cancelled_midway_leaves_no_process_behind_a_wrapper_script() -> None:
+    # a stop while asyncio connects a wrapper script's pipes: asyncio alone
+    # would kill the shell and wait for its pipes, which the engine under it
+    # holds (for ever); the start instead finishes and its group is killed
+    async def main() -> set[int]:
+        before = _descendants_of(os.getpid())
+        task = asyncio.ensure_future(
+            KeiEngine.popen([str(ENGINES / "wrapper.sh"), *mock("hanging")])
+        )
+        deadline = time.monotonic() + 20
+        while not _descendants_of(os.getpid()) - before:  # until the shell is there
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0)
+        # the loop held (the pipes not yet connected) until the engine under
+        # the shell runs: then the stop
+        while len(_descendants_of(os.getpid()) - before) < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        started = _descendants_of(os.getpid()) - before
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return started
+
+    started = asyncio.run(asyncio.wait_for(main(), 20))
+    assert len(started) >= 2  # the shell and the engine under it
+    assert _gone_within(started, 20), [p for p in started if _alive(p)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_no_unknown_child_process_line_when_an_engine_is_killed_twice(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # asyncio's child watcher logs "Unknown child process pid N, will report
+    # returncode 255" when someone else reaped its child first: a stop kills
+    # the group, and the release after it killed the engine again through
+    # Process.kill(), whose poll reaps a dead engine the watcher (its thread
+    # slow to run on a busy machine) has not reaped yet.  Here the watcher is
+    # held until the engine is dead and killed the second time.
+    real_waitpid = os.waitpid
+    released = threading.Event()
+
+    def held_waitpid(pid: int, options: int) -> tuple[int, int]:
+        if options == 0:  # the watcher's thread (Popen's polls bound the real one)
+            deadline = time.monotonic() + 30
+            while (not released.is_set() or _alive(pid)) and time.monotonic() < deadline:
+                time.sleep(0.005)
+        return real_waitpid(pid, options)
+
+    monkeypatch.setattr(os, "waitpid", held_waitpid)
+
+    async def main() -> int | None:
+        engine = await KeiEngine.popen(mock("hanging"))
+        engine.kill_group()  # the stop
+        deadline = time.monotonic() + 20
+        while _alive(engine.process.pid):  # dead: a zombie (or reaped by someone)
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.005)
+        engine.kill_group()  # the release after it
+        released.set()
+        await engine._kill()
+        return engine.returncode
+
+    with caplog.at_level(logging.DEBUG, logger="asyncio"):
+        code = asyncio.run(asyncio.wait_for(main(), 60))
+    assert "Unknown child process" not in caplog.text
+    assert code == -9  # the real status, not the watcher's 255 for a lost child

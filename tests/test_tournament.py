@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -1079,3 +1080,195 @@ def test_records_carry_each_moves_score_depth_time_and_clocks(tmp_path: Path) ->
     rec = record.load(out2 / "game-0001.txt")
     assert rec.comments and all(c.clocks_ms is None and c.used_ms is not None
                                 for c in rec.comments.values())
+
+
+# -- a stop always stops: wrapper scripts, a deadline, a second signal, the first instant --
+
+
+def _gone(pids: set[int], seconds: float = 30) -> list[int]:
+    """The processes of ``pids`` still alive, polled until none is or ``seconds`` passed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = [pid for pid in pids if _alive(pid)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.02)
+
+
+def _pending(pid: int, number: int) -> bool:
+    """Whether signal ``number`` is still pending for process ``pid`` (not yet taken)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    masks = re.findall(r"^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)", status, re.M)
+    return any(int(mask, 16) >> (number - 1) & 1 for mask in masks)
+
+
+def _start_waiting_on(out: Path, engine: str) -> tuple[subprocess.Popen[str], set[int]]:
+    """A tournament of ``level:beginner`` against ``engine`` (wrapping hanging.py),
+    once hanging.py has been asked for a move; with the processes below it then."""
+    proc = _start(out, "level:beginner", engine, "--games", "2", "--timeout", "600",
+                  "--debug", "--seed", "3")
+    deadline = time.monotonic() + 60
+    engines: set[int] = set()
+    while time.monotonic() < deadline and proc.poll() is None:
+        engines |= _descendants(proc.pid)
+        log = out / "debug.log"
+        asked = log.exists() and re.search(r" hang > go ", log.read_text())
+        if asked and any("hanging.py" in _cmdline(pid) for pid in engines):
+            break
+        time.sleep(0.02)
+    engines |= _descendants(proc.pid)
+    assert any("hanging.py" in _cmdline(pid) for pid in engines), "hanging.py never asked"
+    return proc, engines
+
+
+def _kill_escaped(pids: set[int]) -> set[int]:
+    """Kill (here: no one else can) the processes of ``pids`` that made a session
+    of their own (``setsid``), out of the reach of their group's kill; returns them."""
+    escaped = set()
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            if _alive(pid) and os.getsid(pid) == pid:
+                escaped.add(pid)
+                os.kill(pid, signal.SIGKILL)
+    assert escaped, "no engine left its group"
+    return escaped
+
+
+def _wrapped(tmp_path: Path, how: str) -> str:
+    """A ``#!/bin/sh`` engine that runs hanging.py without exec (``how`` before it)."""
+    script = tmp_path / f"engine-{how or 'plain'}.sh"
+    script.write_text(f'#!/bin/sh\n{how} "{sys.executable}" "{ENGINES / "hanging.py"}"\n'
+                      "exit $?\n")
+    script.chmod(0o755)
+    return f"hang=cmd:{script}"
+
+
+def test_sigterm_ends_a_run_of_wrapper_script_engines_with_130_and_no_engine_left(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "t"
+    proc, engines = _start_waiting_on(out, _wrapped(tmp_path, ""))
+    try:
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "go on with: kamisado tournament --resume --out" in stdout
+    assert "Unknown child process" not in stderr
+    assert not _gone(engines)
+
+
+def test_a_stop_does_not_wait_for_pipes_an_engine_outside_its_group_holds(
+    tmp_path: Path,
+) -> None:
+    # the engine under the shell leaves the group (setsid): killing the group
+    # kills the shell only, and the engine keeps the pipes open; the stop's
+    # deadline then stops waiting for them (the engine, reading no more
+    # questions, ends by itself)
+    out = tmp_path / "t"
+    proc, engines = _start_waiting_on(out, _wrapped(tmp_path, "setsid"))
+    try:
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "go on with: kamisado tournament --resume --out" in stdout
+    # the deadline, not the engine's --timeout of 600 s, ended the wait
+    assert took < 600 / 10
+    assert not _gone(engines - _kill_escaped(engines))
+
+
+@pytest.mark.parametrize("first", [signal.SIGINT, signal.SIGTERM])
+def test_a_second_signal_ends_the_run_at_once(tmp_path: Path, first: int) -> None:
+    # the first stop waits (up to its deadline) for an engine outside its
+    # group; a second signal ends the command at once, the engines killed.
+    # Ctrl-C then SIGTERM arrive together (sent while the command is
+    # stopped): deterministic.  SIGTERM twice cannot be sent together (the
+    # two would merge), so the second follows once the first is taken.
+    out = tmp_path / "t"
+    proc, engines = _start_waiting_on(out, _wrapped(tmp_path, "setsid"))
+    try:
+        if first == signal.SIGINT:
+            proc.send_signal(signal.SIGSTOP)
+            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signal.SIGTERM)
+            proc.send_signal(signal.SIGCONT)
+        else:
+            proc.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while _pending(proc.pid, signal.SIGTERM):  # taken: not merged with the next
+                assert time.monotonic() < deadline
+                time.sleep(0.001)
+            proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "stopped at once (a second signal)" in stderr
+    assert finished(out) == {}  # state.json whole: read back
+    assert not _gone(engines - _kill_escaped(engines))
+
+
+def test_sigterm_as_soon_as_the_command_takes_it_gives_130(tmp_path: Path) -> None:
+    out = tmp_path / "t"
+    proc = _start(out, "level:beginner", "level:novice", "--games", "4", "--movetime", "10")
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and not _catches(proc.pid, signal.SIGTERM):
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        proc.send_signal(signal.SIGTERM)
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "stopped after 0 of 4 games" in stdout
+
+
+def test_the_kamisado_entry_point_notes_a_stop_before_loading_the_tournament() -> None:
+    # the handler is in place before the tournament's modules (most of the
+    # start's time on a busy machine) are imported
+    code = (
+        "import signal, sys; sys.argv = ['kamisado', 'tournament'];"
+        " import kamisado.cli;"
+        " print(signal.getsignal(signal.SIGTERM).__module__,"
+        " signal.getsignal(signal.SIGINT).__module__,"
+        " 'kamisado.protocol.tournament_cli' in sys.modules)"
+    )
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert shown == ["kamisado.args", "kamisado.args", "False"]
+    # other commands keep the default handling
+    code = code.replace("'tournament'", "'moves'")
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert shown[0] != "kamisado.args"
+
+
+def test_a_stop_noted_while_the_command_started_stops_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kamisado import args
+
+    monkeypatch.setattr(args, "_NOTED", [signal.SIGTERM])
+    out = tmp_path / "t"
+    argv = ["level:beginner", "level:novice", "--games", "4", "--depth", "1"]
+    assert main([*argv, "--out", str(out)]) == 130
+    assert "stopped after 0 of 4 games" in capsys.readouterr().out
+    assert finished(out) == {}
+    assert args._NOTED == []

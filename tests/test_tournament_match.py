@@ -166,6 +166,54 @@ def test_bad_match_settings_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture
     assert not (tmp_path / "t").exists()
 
 
+@pytest.mark.parametrize(
+    ("words", "before"),
+    [
+        (["--sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"], True),  # cutechess-cli's
+        (["--sprt", "elo0=0", "elo1=5", "alpha=0.05", "beta=0.05"], False),
+        (["--sprt", "elo0=0 elo1=5 alpha=0.05 beta=0.05"], True),  # quoted
+        (["--sprt=elo0=0 elo1=5 alpha=0.05 beta=0.05"], False),
+        (["--sprt", "elo0=0 elo1=5", "alpha=0.05", "beta=0.05"], False),
+    ],
+)
+def test_sprt_settings_as_separate_words_or_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], words: list[str], before: bool
+) -> None:
+    # the settings before the players or after them: the players stay players
+    players = ["Strong=level:novice", "level:beginner", "option.Seed=3"]
+    rest = ["--games", "1", "--depth", "1", "--seed", "2", "--out", str(tmp_path / "t")]
+    argv = [*words, *players, *rest] if before else [*players, *words, *rest]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "tournament: Strong, beginner;" in out
+    assert "sprt elo0=0 elo1=5 alpha=0.05 beta=0.05" in out
+    assert "SPRT: llr" in out.split("  # player")[-1]
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["--sprt", "elo0=0", "elo2=5"], "--sprt: expected elo0=E0 elo1=E1 [alpha=A] [beta=B],"
+                                          " found 'elo2=5'"),
+        (["--sprt", "elo0=0", "elo1=five"], "--sprt: elo1 must be a number, found 'five'"),
+        (["--sprt", "elo1=5"], "--sprt: elo0 missing"),
+        (["--sprt", "elo0=0", "elo1=5", "elo1=6"], "found 'elo1=6'"),
+        (["--sprt"], "--sprt: expected one argument"),
+    ],
+)
+def test_a_malformed_sprt_is_refused_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], words: list[str], message: str
+) -> None:
+    argv = ["level:novice", "level:beginner", "--out", str(tmp_path / "t"), *words]
+    try:
+        status = main(argv)
+    except SystemExit as e:  # refused by the argument parser
+        status = int(e.code or 0)
+    assert status == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "t").exists()
+
+
 # -- adjudication --------------------------------------------------------------------
 
 

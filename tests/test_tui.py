@@ -1205,3 +1205,45 @@ def test_takeback_in_hotseat_takes_one_move() -> None:
             assert app.match.position.turn == 1
 
     run(body)
+
+
+def _burst(app: KamisadoApp, keys: str) -> None:
+    """Send ``keys`` as a terminal delivers keys typed at once: every one
+    queued before the app handles the first (the pilot's ``press`` waits for
+    the app between keys)."""
+    driver = app._driver
+    assert driver is not None
+    for key in keys:
+        event = events.Key(key, key)
+        event.set_sender(app)
+        driver.send_message(event)
+
+
+@pytest.mark.parametrize(("keys", "left"), [("qy", True), ("qq", True), ("qn", False)])
+def test_quit_and_its_answer_typed_in_one_burst(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, keys: str, left: bool
+) -> None:
+    # ``q`` then ``y`` at once: the ``y`` answers the question ``q`` opens,
+    # even though the question is not on the screen yet when it comes
+    monkeypatch.chdir(tmp_path)
+
+    async def body() -> None:
+        from kamisado.tui.app import QuitScreen
+
+        app = app_for("--match", "standard")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await type_move(pilot, "c1-c5")
+            app.board.focus()
+            await pilot.pause()
+            _burst(app, keys)
+            await pilot.pause()
+            await pilot.pause()
+            if left:
+                await wait_for(pilot, lambda: app.return_code is not None, seconds=5)
+                assert app.return_code == 0
+            else:
+                assert app.return_code is None and not isinstance(app.screen, QuitScreen)
+                assert app.query_one("#entry", Input).value == ""  # the n answered, not typed
+                assert app.match.position.kpn() == "obupyrgn/8/8/2R5/8/8/8/NG1YPUBO g b 3 0 0"
+
+    run(body)

@@ -364,6 +364,62 @@ def _legal_line(pos: Position, moves: Sequence[Move]) -> bool:
     return True
 
 
+def _kill_group(process: asyncio.subprocess.Process) -> None:
+    """SIGKILL ``process``'s process group (the engine's own, see :meth:`KeiEngine.popen`).
+
+    Only through ``killpg``: the process itself is signalled only when its
+    group cannot be (``Process.kill`` first polls the process, and a poll
+    that reaps it before asyncio's child watcher does makes the watcher log
+    "Unknown child process pid N, will report returncode 255").
+    """
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+        return
+    except ProcessLookupError:  # the group is gone: so is its leader
+        return
+    except PermissionError:  # not its group (it made a new one): the leader alone
+        pass
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):  # raced with its exit
+            process.kill()
+
+
+async def _end_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
+    """A stop came while an engine started: let the start finish (a few turns
+    of the loop; further cancels wait for it too), then kill the engine's
+    whole group and wait for the leader (its pipes abandoned after 2 s)."""
+    while not starting.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait([starting])
+    if starting.cancelled() or starting.exception() is not None:
+        return
+    process = starting.result()
+    _kill_group(process)
+    for _ in range(2):
+        try:
+            async with asyncio.timeout(2.0):
+                await asyncio.shield(process.wait())
+            return
+        except (TimeoutError, asyncio.CancelledError):
+            _abandon_pipes(process)
+
+
+def _abandon_pipes(process: asyncio.subprocess.Process) -> None:
+    """Close this side of ``process``'s pipes, so that waiting for its exit no
+    longer waits for a process that holds them open.
+
+    The pipes only: closing the whole transport would poll the process,
+    reaping it under asyncio's child watcher (see :func:`_kill_group`).
+    """
+    transport = getattr(process, "_transport", None)
+    if transport is None:
+        return
+    for fd in (0, 1, 2):
+        pipe = transport.get_pipe_transport(fd)
+        if pipe is not None:
+            pipe.close()
+
+
 class KeiEngine:
     """An engine process spoken to over KEI (use :meth:`popen`).
 
@@ -417,17 +473,26 @@ class KeiEngine:
         argv = shlex.split(command) if isinstance(command, str) else list(command)
         if not argv:
             raise ValueError("expected an engine command, found nothing")
+        # Started in a task of its own and shielded: a cancel (a stop) that
+        # came while asyncio connects the pipes would make asyncio kill the
+        # leader alone and then wait for the pipes to close, for ever when a
+        # wrapper script's child holds them.  Instead the start finishes and
+        # the whole group is killed.
+        starting = asyncio.ensure_future(asyncio.create_subprocess_exec(
+            *argv,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=stderr,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            limit=1 << 20,
+            **({"start_new_session": True} if setpgrp else {"process_group": 0}),
+        ))
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=stderr,
-                cwd=cwd,
-                env=dict(env) if env is not None else None,
-                limit=1 << 20,
-                **({"start_new_session": True} if setpgrp else {"process_group": 0}),
-            )
+            process = await asyncio.shield(starting)
+        except asyncio.CancelledError:
+            await _end_started(starting)
+            raise
         except OSError as e:
             raise EngineTerminatedError(
                 f"engine {shlex.join(argv)!r} could not start: {e}"
@@ -468,11 +533,11 @@ class KeiEngine:
         The group is the engine's own (see :meth:`popen`), so a wrapper
         script's children go with it.
         """
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # all gone
-            os.killpg(self.process.pid, signal.SIGKILL)
-        if self.process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):  # raced with its exit
-                self.process.kill()
+        _kill_group(self.process)
+
+    def abandon_pipes(self) -> None:
+        """Stop waiting for the engine's pipes (see :func:`_abandon_pipes`)."""
+        _abandon_pipes(self.process)
 
     async def _kill(self) -> None:
         self.kill_group()
@@ -481,9 +546,7 @@ class KeiEngine:
                 await asyncio.shield(self.process.wait())
         except TimeoutError:
             # a process outside the group still holds the pipes: abandon them
-            transport = getattr(self.process, "_transport", None)
-            if transport is not None:
-                transport.close()
+            self.abandon_pipes()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(2.0):
                     await asyncio.shield(self.process.wait())

@@ -224,6 +224,27 @@ class Tournament:
         for task in self._tasks:
             task.cancel()
 
+    def kill_engines(self) -> None:
+        """SIGKILL every engine's process group now, without waiting for anything.
+
+        Plain system calls only, so that a signal handler may call it (a
+        second Ctrl-C or SIGTERM); an engine still starting is killed by
+        the start itself once it sees the stop (:meth:`_popen`).
+        """
+        for engine in list(self._running):
+            engine.kill_group()
+
+    def abandon(self) -> None:
+        """The stop's deadline passed (:data:`STOP_WITHIN`): kill every engine's
+        group again and stop waiting for their pipes, which a process that
+        left its group may still hold open."""
+        self._stopping = True
+        self.kill_engines()
+        for engine in list(self._running):
+            engine.abandon_pipes()
+        for task in self._tasks:
+            task.cancel()
+
     # -- state ------------------------------------------------------------
 
     def save_state(self) -> None:

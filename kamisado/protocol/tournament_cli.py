@@ -56,11 +56,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from kamisado.args import take_early_signals
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.protocol.elo import elo_table
 from kamisado.protocol.tournament import (
     DEFAULT_TIMEOUT,
     RESTARTS,
+    STOP_WITHIN,
     BrokenPlayerError,
     OptionsError,
     Tournament,
@@ -86,25 +88,75 @@ __all__ = ["main"]
 
 
 async def _run_stoppable(tournament: Tournament, signals: _Signals) -> None:
-    """Run; Ctrl-C (SIGINT) and SIGTERM stop the tournament (:meth:`Tournament.request_stop`)."""
+    """Run; Ctrl-C (SIGINT) and SIGTERM stop the tournament (:meth:`Tournament.request_stop`).
+
+    The stop has a deadline: :data:`~kamisado.protocol.tournament.STOP_WITHIN`
+    seconds after it, whatever still runs is abandoned (every engine's
+    process group killed again, their pipes no longer waited for).
+    """
     loop = asyncio.get_running_loop()
-    signals.target = (loop, tournament.request_stop)
-    if signals.came:  # came while the loop started
+    asked = loop.create_future()
+
+    def stop() -> None:
         tournament.request_stop()
+        if not asked.done():
+            asked.set_result(None)
+
+    signals.target = (loop, stop)
+    signals.tournament = tournament
+    run = asyncio.ensure_future(tournament.run())
+    if signals.came:  # came while the loop started
+        stop()
     try:
-        await tournament.run()
+        await asyncio.wait([run, asked], return_when=asyncio.FIRST_COMPLETED)
+        if not run.done():
+            await asyncio.wait([run], timeout=STOP_WITHIN)
+        if not run.done():
+            tournament.abandon()
+            run.cancel()
+            await asyncio.wait([run], timeout=STOP_WITHIN / 4)
+        if run.done() and not run.cancelled():
+            run.result()  # its error, if any
     finally:
         signals.target = None
+        if not run.done():
+            run.cancel()
+
+
+def _run_loop(tournament: Tournament, signals: _Signals) -> None:
+    """:func:`asyncio.run` of :func:`_run_stoppable`, except that the tasks
+    left after a stop are given a quarter of :data:`STOP_WITHIN` to end, not
+    waited for without end (one may wait on a pipe that no one closes)."""
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(_run_stoppable(tournament, signals))
+    finally:
+        try:
+            left = asyncio.all_tasks(loop)
+            for task in left:
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.wait(left, timeout=STOP_WITHIN / 4))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            # the adjudicator's solver thread (--adjudicate-proven) is stopped
+            # with the run (Tournament.request_stop); waited for as asyncio.run does
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()
 
 
 class _Signals:
-    """SIGINT and SIGTERM, from the arguments read to the last line printed, stop the run.
+    """SIGINT and SIGTERM, from the command's start to the last line printed, stop the run.
 
-    Each is noted in ``came``; while a tournament runs (``target`` is its
-    loop and :meth:`Tournament.request_stop`) it also stops it, through
-    the loop.  A plain handler, not ``loop.add_signal_handler``: that one is
-    taken away when the loop closes, and a signal then would end the
-    command with a traceback.  Outside the main thread it does nothing.
+    Each is noted in ``came`` (with those :func:`kamisado.args.note_early_signals` noted
+    before the tournament's modules were loaded); while a tournament runs
+    (``target`` is its loop and :meth:`Tournament.request_stop`) the first
+    also stops it, through the loop.  A second one ends the command at once,
+    with status 130: every engine's process group is killed (the finished
+    games are kept: ``state.json`` is always written whole).  A plain
+    handler, not ``loop.add_signal_handler``: that one is taken away when
+    the loop closes, and a signal then would end the command with a
+    traceback.  Outside the main thread it does nothing.
     """
 
     NUMBERS = (signal.SIGINT, signal.SIGTERM)
@@ -113,20 +165,36 @@ class _Signals:
         self.came: list[int] = []
         self.old: dict[int, Any] = {}
         self.target: tuple[asyncio.AbstractEventLoop, Callable[[], None]] | None = None
+        #: The tournament whose engines a second signal kills.
+        self.tournament: Tournament | None = None
 
     def _note(self, number: int, frame: object) -> None:
         self.came.append(number)
+        if len(self.came) > 1:
+            self._end_now()
         if self.target is not None:
             loop, stop = self.target
             with contextlib.suppress(RuntimeError):  # the loop just closed
                 loop.call_soon_threadsafe(stop)
 
+    def _end_now(self) -> None:
+        """The second signal: kill the engines and exit 130 now."""
+        if self.tournament is not None:
+            self.tournament.kill_engines()
+        with contextlib.suppress(OSError):
+            os.write(2, b"kamisado tournament: stopped at once (a second signal); the"
+                        b" finished games are kept: go on with --resume\n")
+        os._exit(130)
+
     def install(self) -> None:
-        """Note the signals from now on."""
+        """Note the signals from now on (and those noted since the command started)."""
         if threading.current_thread() is not threading.main_thread():
             return
         for number in self.NUMBERS:
             self.old[number] = signal.signal(number, self._note)
+        self.came += take_early_signals()
+        if len(self.came) > 1:
+            self._end_now()
 
     def restore(self) -> None:
         """Put back the handlers :meth:`install` found."""
@@ -171,6 +239,54 @@ class _Progress:
             self.stream.write("\r" + " " * self.shown + "\r")
             self.shown = 0
             self.stream.flush()
+
+
+def _join_sprt(argv: Sequence[str]) -> list[str]:
+    """``--sprt``'s settings as one word, given as one (quoted) or as several.
+
+    cutechess-cli's form, ``--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05``, has
+    them as separate words: the ``KEY=VALUE`` words after ``--sprt`` are its
+    (a player, ``NAME=level:..`` or ``NAME=cmd:..``, and a player's
+    ``option.NAME=VALUE`` are not), so that a misspelt key is reported by
+    ``--sprt`` itself.
+
+    >>> _join_sprt(["a", "--sprt", "elo0=0", "elo1=5", "alpha=0.05", "b", "-j", "2"])
+    ['a', '--sprt', 'elo0=0 elo1=5 alpha=0.05', 'b', '-j', '2']
+    >>> _join_sprt(["--sprt", "elo0=0 elo1=5", "beta=0.1", "X=level:club"])
+    ['--sprt', 'elo0=0 elo1=5 beta=0.1', 'X=level:club']
+    >>> _join_sprt(["--sprt=elo0=0", "elo1=5"])
+    ['--sprt', 'elo0=0 elo1=5']
+    """
+    words = list(argv)
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word == "--":
+            out += words[i - 1 :]
+            break
+        if word != "--sprt" and not word.startswith("--sprt="):
+            out.append(word)
+            continue
+        parts = [word.partition("=")[2]] if "=" in word else []
+        if not parts and i < len(words) and not words[i].startswith("-"):
+            parts.append(words[i])  # the first: whatever it is (a quoted whole)
+            i += 1
+        while i < len(words) and _sprt_word(words[i]):
+            parts.append(words[i])
+            i += 1
+        out += ["--sprt", " ".join(parts)] if parts else [word]
+    return out
+
+
+def _sprt_word(word: str) -> bool:
+    """Whether ``word`` is one of ``--sprt``'s ``KEY=VALUE`` settings (see :func:`_join_sprt`)."""
+    key, sep, value = word.partition("=")
+    return bool(
+        sep and key and not key.startswith(("-", "option."))
+        and not value.startswith(("level:", "cmd:"))
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -253,9 +369,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="play at most N of each opening's moves",
     )
     p.add_argument(
-        "--sprt", metavar="'elo0=E0 elo1=E1 alpha=A beta=B'",
+        "--sprt", metavar="elo0=E0 elo1=E1 [alpha=A beta=B]",
         help="two players: stop once the test accepts H0 (the first player is at most E0"
-        " stronger) or H1 (at least E1); alpha and beta default to 0.05",
+        " stronger) or H1 (at least E1); alpha and beta default to 0.05; as separate"
+        " words (cutechess-cli's form) or one quoted",
     )
     p.add_argument(
         "--rating-interval", type=int_between(0, 1_000_000), default=0, metavar="N",
@@ -293,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="when engines are started afresh: auto (default) only after a crash, a"
         " timeout or a protocol error; on: before every game; off: only when dead",
     )
-    args = p.parse_args(argv)
+    args = p.parse_args(_join_sprt(sys.argv[1:] if argv is None else argv))
     signals = _Signals()
     signals.install()
     try:
@@ -432,6 +549,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
         rating_interval=args.rating_interval,
         anchor=args.anchor,
     )
+    signals.tournament = tournament  # a second signal kills its engines
     tournament.load_finished(finished, seconds)
     done = len(tournament.results)
     tournament.log = log
@@ -442,7 +560,7 @@ def _run(args: argparse.Namespace, signals: _Signals) -> int:
     stopped = bool(signals.came)
     try:
         if not stopped:
-            asyncio.run(_run_stoppable(tournament, signals))
+            _run_loop(tournament, signals)
             stopped = tournament.stopped
     except OptionsError as e:
         print(f"kamisado tournament: {e}", file=sys.stderr)

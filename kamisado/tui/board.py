@@ -79,6 +79,10 @@ class BoardView(Widget, can_focus=True):
         Binding("left", "cursor(-1, 0)", "Left", show=False),
         Binding("right", "cursor(1, 0)", "Right", show=False),
         Binding("enter,space", "pick", "Pick"),
+        # a priority binding, taken when the app reads the key: ``q`` then
+        # ``y`` typed at once reach the board's queue together, and the
+        # ``y`` answers the question only if it is open by then
+        Binding("q", "quit", "Quit", show=False, priority=True),
     ]
 
     position: reactive[Position] = reactive(Position, always_update=True)
@@ -297,6 +301,13 @@ class BoardView(Widget, can_focus=True):
         rank = min(7, max(0, (self.cursor >> 3) + dy))
         file = min(7, max(0, (self.cursor & 7) + dx))
         self.cursor = rank * 8 + file
+
+    async def action_quit(self) -> None:
+        """``q`` on the board: the app's quit (typed into a move: handed over)."""
+        if self._typing and self.on_type is not None:
+            self.on_type("q")
+            return
+        await self.run_action("app.quit")
 
     def action_pick(self) -> None:
         """Pick the square under the cursor."""
