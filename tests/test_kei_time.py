@@ -214,3 +214,33 @@ def test_the_search_time_is_cut_to_the_deadline() -> None:
     gone = kei_jobs._within(Limit(time=0.090), Deadline(clock, clock.now - 1))
     assert gone.time == 0.001
     assert kei_jobs._within(Limit(depth=5), Deadline(clock, clock.now)) == Limit(depth=5)
+
+
+def test_the_first_reserve_is_measured_before_readyok(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before its first readyok the engine times a few short searches in its
+    thread: each ends 40 ms after it was planned (a busy machine, on the
+    injected clock), so the first go keeps 35 ms back, not the floor."""
+    from kamisado.protocol.kei import OVERRUN_PROBE_MS, OVERRUN_SAMPLES
+
+    clock = FakeClock()
+    out: list[str] = []
+    engine = Engine(out.append, clock=clock)
+    engine.prepare()
+    engine.runner.wait()
+    real_wait = engine.runner.wait
+    probes: list[float] = []
+
+    def slow_wait(timeout: float | None = None) -> bool:
+        done = real_wait(timeout)
+        probes.append(clock.now)
+        clock.now += 0.040
+        return done
+
+    monkeypatch.setattr(engine.runner, "wait", slow_wait)
+    engine.handle("isready")
+    assert out == ["readyok"]
+    assert engine.overrun.seen == OVERRUN_SAMPLES
+    assert engine.overrun.ms == pytest.approx(40 - OVERRUN_PROBE_MS)
+    monkeypatch.setattr(engine.runner, "wait", real_wait)
+    _, _, plan, _, _ = _planned(monkeypatch, engine, "go movetime 100")
+    assert plan.limit.time == pytest.approx((100 - 40 + OVERRUN_PROBE_MS) / 1000)

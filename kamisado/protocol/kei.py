@@ -77,6 +77,8 @@ __all__ = [
     "PROTOCOL",
     "START_KPN",
     "OPTION_NAMES",
+    "OVERRUN_PROBE_MS",
+    "OVERRUN_SAMPLES",
     "STOP_WAIT",
     "THREADS_MAX",
     "Engine",
@@ -95,6 +97,10 @@ MULTIPV_MAX = 256
 STOP_WAIT = 2.0
 #: The most threads a search may use (``Threads``): one (see docs/engine.md, Threads).
 THREADS_MAX = 1
+#: Searches the engine times before its first ``readyok`` to seed its reserve.
+OVERRUN_SAMPLES = 3
+#: The milliseconds of each of those searches.
+OVERRUN_PROBE_MS = 5
 #: The options ``kamisado engine`` declares, as ``setoption`` names them.
 OPTION_NAMES = ("Level", "Seed", "MultiPV", "Hash", "Clear Hash", "Threads",
                 "LimitStrength", "Ponder")
@@ -234,7 +240,8 @@ class Engine:
         self._start(("prepare", self.hash_mib, self.level))
 
     def ready(self) -> None:
-        """Wait until the set-up for the ``Hash`` of now is done (started if needed)."""
+        """Wait until the set-up for the ``Hash`` of now is done (started if
+        needed); the first time, measure the overrun (:meth:`measure_overrun`)."""
         while self._prepared_for != self.hash_mib or self._preparing is not None:
             if self._preparing is None:
                 if self.job is not None:  # a go or a fill: its own answer first
@@ -242,6 +249,22 @@ class Engine:
                 self.prepare()
             self.runner.wait()
             self.on_worker()
+        if not self.overrun.seen and self.job is None:
+            self.measure_overrun()
+
+    def measure_overrun(self, samples: int = OVERRUN_SAMPLES) -> None:
+        """Seed the reserve before the first ``go``: ``samples`` searches of
+        :data:`OVERRUN_PROBE_MS` each in the runner's thread, each taken in
+        by :attr:`overrun` as late as this thread saw it end after it was
+        planned (on a busy machine, threads wait for a CPU)."""
+        from kamisado.engine import search
+
+        start = Position()
+        for _ in range(samples):
+            planned = self.clock() + OVERRUN_PROBE_MS / 1000
+            self.runner.start(search, start, limit=Limit(time=OVERRUN_PROBE_MS / 1000))
+            self.runner.wait()
+            self.overrun.observe((self.clock() - planned) * 1000)
 
     def _drop_job(self) -> None:
         """Stop the job and drop whatever it still sends."""
