@@ -91,7 +91,7 @@ def test_overrun_decays_to_its_floor_and_caps_a_stall() -> None:
         o.observe(0)
         assert o.ms == expected
     o.observe(5_000)
-    assert o.ms == 100 and o.reserve(60) == 30 and o.seen == 5
+    assert o.ms == 100 and o.reserve(60) == 45 and o.seen == 5
     with pytest.raises(ValueError, match="decay"):
         Overrun(decay=1.0)
 

@@ -25,6 +25,7 @@ __all__ = [
     "MOVE_OVERHEAD_MS",
     "OVERRUN_DECAY",
     "OVERRUN_MAX_MS",
+    "RESERVE_SHARE",
     "SAFETY_MS",
     "Go",
     "Overrun",
@@ -71,6 +72,8 @@ WIN_MAX = 4000
 MOVE_OVERHEAD_MS = 10.0
 #: The share of a measured overrun still reserved one timed answer later.
 OVERRUN_DECAY = 0.9
+#: The largest share of a ``movetime`` the reserve keeps back.
+RESERVE_SHARE = 0.75
 #: The largest overrun the reserve takes in (a single stall of seconds does
 #: not starve every later move).
 OVERRUN_MAX_MS = 250.0
@@ -124,7 +127,7 @@ class Overrun:
     >>> o.observe(-3.0); round(o.ms, 1)
     37.0
     >>> o.observe(10_000.0); o.ms, o.reserve(100)
-    (250.0, 50.0)
+    (250.0, 75.0)
     """
 
     def __init__(self, floor: float = MOVE_OVERHEAD_MS, decay: float = OVERRUN_DECAY,
@@ -149,8 +152,9 @@ class Overrun:
         self.ms = max(decayed, min(late_ms, self.most))
 
     def reserve(self, allowed_ms: float) -> float:
-        """The milliseconds kept back from ``allowed_ms``: :attr:`ms`, at most half of it."""
-        return min(self.ms, allowed_ms / 2)
+        """The milliseconds kept back from ``allowed_ms``: :attr:`ms`, at
+        most :data:`RESERVE_SHARE` of it (the search keeps the rest)."""
+        return min(self.ms, allowed_ms * RESERVE_SHARE)
 
 
 def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None,
