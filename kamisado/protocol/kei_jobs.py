@@ -179,15 +179,17 @@ def _complete_pv(pos: Position, pv: list[Move], left: float | None = None) -> li
 def prepare(hash_mib: int = HASH_MIB_DEFAULT, level: str | None = None) -> None:
     """The engine's set-up, in the job's thread (with its Searcher active):
     the search's table of ``hash_mib`` MiB and the solver's tables allocated
-    and touched (a one-ply search, a one-node solve, then emptied), and the
-    level's player made, so that the first ``go`` pays for none of it."""
-    from kamisado.engine import clear_tables, search, solve
+    and touched (a one-ply search, a one-node solve, then emptied), the
+    opening book read and the level's player made, so that the first ``go``
+    pays for none of it."""
+    from kamisado.engine import book, clear_tables, search, solve
     from kamisado.engine.levels import player
 
     start = Position()
     search(start, limit=Limit(depth=1), hash_mib=hash_mib)
     solve(start, limit=Limit(nodes=1))
     clear_tables()
+    book.entries()
     if level is not None:
         player(level, 0)
 
