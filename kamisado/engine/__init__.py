@@ -1012,6 +1012,12 @@ class Searcher:
         """Empty this Searcher's tables (``RuntimeError`` while it runs)."""
         self._core.clear_tt()
 
+    @property
+    def allocations(self) -> int:
+        """The tables made (allocated and zeroed) so far: the search's first
+        one and each new size, the solver's two on its first use."""
+        return self._core.allocations
+
     @contextmanager
     def active(self) -> Iterator[Searcher]:
         """Within the block, the module functions of this thread use this Searcher."""

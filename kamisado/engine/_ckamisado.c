@@ -814,6 +814,11 @@ static PyObject *Searcher_get_generation(SearcherObject *self, void *closure)
     return PyLong_FromLong(self->eng.gen);
 }
 
+static PyObject *Searcher_get_allocations(SearcherObject *self, void *closure)
+{
+    return PyLong_FromUnsignedLong(self->eng.allocs);
+}
+
 static PyObject *Searcher_clear_tt(SearcherObject *self, PyObject *Py_UNUSED(ignored))
 {
     if (self->se_busy || self->sv_busy) {
@@ -990,6 +995,9 @@ static PyGetSetDef Searcher_getset[] = {
      NULL},
     {"generation", (getter)Searcher_get_generation, NULL,
      "the generation of the search table (a new one per search that does not keep it)", NULL},
+    {"allocations", (getter)Searcher_get_allocations, NULL,
+     "the tables allocated and zeroed so far (a search's first one, a new size, the solver's"
+     " two)", NULL},
     {NULL}};
 
 static PyTypeObject SearcherType = {

@@ -391,6 +391,11 @@ class Searcher:
         """The generation of the search table: a new one per search that does not keep it."""
         return self._se.generation
 
+    @property
+    def allocations(self) -> int:
+        """The tables made so far (a search's first, a new size, the solver's two), as in C."""
+        return self._se.allocations + self._sv.allocations
+
     def stop(self) -> None:
         """End the running search or solve as at a limit (from any thread)."""
         self._stop = True

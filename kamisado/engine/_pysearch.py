@@ -53,13 +53,15 @@ _F_LOWER, _F_UPPER, _F_EXACT = 1, 2, 3
 class Table:
     """The search table of a Searcher, by slot: ``(key, score, move, depth, flag)``."""
 
-    __slots__ = ("tt", "log2", "generation")
+    __slots__ = ("tt", "log2", "generation", "allocations")
 
     def __init__(self) -> None:
         self.tt: dict[int, tuple[int, int, int, int, int]] = {}
         self.log2 = 0
         self.generation = 0
         """Bumped by each search that does not keep the table, 1 for a new size (as in C)."""
+        self.allocations = 0
+        """Tables made so far: the first search's, each new size's (as in C)."""
 
     def clear(self) -> None:
         """Empty the table."""
@@ -320,6 +322,7 @@ def run(
         table.tt = {}
         table.log2 = tt_log2
         table.generation = 1
+        table.allocations += 1
     elif not keep_tt or not table.generation:
         table.tt.clear()
         table.generation += 1

@@ -76,13 +76,14 @@ class Table:
     same keys).  Valid for ever, so kept between calls; each emptied when
     full."""
 
-    __slots__ = ("tt", "df", "cap", "log2")
+    __slots__ = ("tt", "df", "cap", "log2", "allocations")
 
     def __init__(self) -> None:
         self.tt: dict[int, int] = {}
         self.df: dict[int, int] = {}
         self.cap = 1 << _MAX_LOG2
         self.log2 = 0
+        self.allocations = 0  # tables made so far, two at a time (as C's solver and df-pn)
 
     def clear(self) -> None:
         """Empty the table of bounds and the proof numbers."""
@@ -1044,6 +1045,7 @@ def run(
         table.clear()
         table.log2 = tt_log2 or _DEFAULT_LOG2
         table.cap = 1 << min(max(table.log2, _MIN_LOG2), _MAX_LOG2)
+        table.allocations += 2
     t0 = time.monotonic()
     lim = Limits(int(node_limit), float(time_ms), flag)
     s = Solver(cp, lim, table)

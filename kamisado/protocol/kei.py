@@ -60,12 +60,12 @@ from kamisado.engine.limits import Limit
 from kamisado.engine.runner import Runner
 from kamisado.protocol.kei_go import (
     MAX_DEPTH,
-    MOVE_OVERHEAD_MS,
+    Overrun,
     clip,
     parse_go_command,
     quote,
 )
-from kamisado.protocol.kei_jobs import _job, _Outbox, _Plan
+from kamisado.protocol.kei_jobs import Deadline, _job, _Outbox, _Plan
 from kamisado.rules.board import START_KPN, KamisadoError
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.position import Position
@@ -77,6 +77,8 @@ __all__ = [
     "PROTOCOL",
     "START_KPN",
     "OPTION_NAMES",
+    "OVERRUN_PROBE_MS",
+    "OVERRUN_SAMPLES",
     "STOP_WAIT",
     "THREADS_MAX",
     "Engine",
@@ -95,6 +97,10 @@ MULTIPV_MAX = 256
 STOP_WAIT = 2.0
 #: The most threads a search may use (``Threads``): one (see docs/engine.md, Threads).
 THREADS_MAX = 1
+#: Searches the engine times before its first ``readyok`` to seed its reserve.
+OVERRUN_SAMPLES = 3
+#: The milliseconds of each of those searches.
+OVERRUN_PROBE_MS = 5
 #: The options ``kamisado engine`` declares, as ``setoption`` names them.
 OPTION_NAMES = ("Level", "Seed", "MultiPV", "Hash", "Clear Hash", "Threads",
                 "LimitStrength", "Ponder")
@@ -121,13 +127,15 @@ def position_seed(seed: int, pos: Position) -> int:
 
 @dataclass
 class _Job:
-    kind: str  # "go" or "fill"
+    kind: str  # "go", "fill" or "prepare"
     infinite: bool = False
     stopped: bool = False
     answer: str | None = None  # the job's answer, held during an infinite go
     best: str | None = None  # the first move of the last pv seen
     started: float = field(default_factory=time.monotonic)
     deadline: float | None = None  # answer with the best so far at this time
+    due: Deadline = field(default_factory=Deadline)  # the answer's time, as the job sees it
+    hash_mib: int = HASH_MIB_DEFAULT  # a set-up's table size
     ponder: bool = False  # until ponderhit (or stop)
     budget: float | None = None  # seconds to think after ponderhit
     best_line: str | None = None  # the last info line of the best move (multipv 1)
@@ -142,14 +150,29 @@ class Engine:
     :class:`~kamisado.engine.runner.Runner`); their messages wait in a queue and
     wake the loop of :meth:`run` through a pipe, which hands them to
     :meth:`on_worker`.
+
+    ``clock`` (seconds, monotonic) times the ``go`` commands: their
+    deadlines and the measured :attr:`overrun` that the engine keeps in
+    reserve.  The set-up (:func:`kamisado.protocol.kei_jobs.prepare`: the
+    tables, the solver's first use) starts with :meth:`run` and is waited
+    for before ``readyok`` (and before a ``go``); :attr:`prepared` counts
+    the set-ups done, and the Searcher's ``allocations`` the tables made.
     """
 
     def __init__(
-        self, write: Callable[[str], None], level: str = DEFAULT_LEVEL, seed: int = 0
+        self, write: Callable[[str], None], level: str = DEFAULT_LEVEL, seed: int = 0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if level not in LEVELS:
             raise ValueError(f"expected a level ({', '.join(LEVELS)}), found {level!r}")
         self.write = write
+        self.clock = clock
+        self.overrun = Overrun()
+        """The reserve: how late the timed answers came after they were planned."""
+        self.prepared = 0
+        """Set-ups done (tables made for the ``Hash`` of the time)."""
+        self._prepared_for: int | None = None  # the Hash the tables were made for
+        self._preparing: _Job | None = None  # the set-up running in the runner
         self.level = level
         self.seed = seed
         self.multipv = 1
@@ -205,6 +228,44 @@ class Engine:
         out = _Outbox(self.number, self.inbox, self._wake_write, self.runner)
         self.runner.start(_job, out, job)
 
+    def prepare(self) -> None:
+        """Start the set-up for the ``Hash`` of now in the runner, unless done
+        or running (:meth:`ready` waits for it)."""
+        if self._prepared_for == self.hash_mib or self.job is not None:
+            return
+        if self._preparing is not None:
+            return
+        self._preparing = _Job("prepare", hash_mib=self.hash_mib)
+        self.job = self._preparing
+        self._start(("prepare", self.hash_mib, self.level))
+
+    def ready(self) -> None:
+        """Wait until the set-up for the ``Hash`` of now is done (started if
+        needed); the first time, measure the overrun (:meth:`measure_overrun`)."""
+        while self._prepared_for != self.hash_mib or self._preparing is not None:
+            if self._preparing is None:
+                if self.job is not None:  # a go or a fill: its own answer first
+                    return
+                self.prepare()
+            self.runner.wait()
+            self.on_worker()
+        if not self.overrun.seen and self.job is None:
+            self.measure_overrun()
+
+    def measure_overrun(self, samples: int = OVERRUN_SAMPLES) -> None:
+        """Seed the reserve before the first ``go``: ``samples`` searches of
+        :data:`OVERRUN_PROBE_MS` each in the runner's thread, each taken in
+        by :attr:`overrun` as late as this thread saw it end after it was
+        planned (on a busy machine, threads wait for a CPU)."""
+        from kamisado.engine import search
+
+        start = Position()
+        for _ in range(samples):
+            planned = self.clock() + OVERRUN_PROBE_MS / 1000
+            self.runner.start(search, start, limit=Limit(time=OVERRUN_PROBE_MS / 1000))
+            self.runner.wait()
+            self.overrun.observe((self.clock() - planned) * 1000)
+
     def _drop_job(self) -> None:
         """Stop the job and drop whatever it still sends."""
         self.runner.stop()
@@ -226,6 +287,14 @@ class Engine:
     def _message(self, kind: str, text: str) -> None:
         job = self.job
         if job is None:
+            return
+        if job.kind == "prepare":
+            if kind == "error":  # reported; the first go makes its tables itself
+                self.error(f"set-up: {text}")
+            else:
+                self.prepared += 1
+            self._prepared_for = job.hash_mib
+            self.job = self._preparing = None
             return
         if kind == "info":
             self.write(text)
@@ -256,10 +325,15 @@ class Engine:
                 # the last info before bestmove is always the best move's line
                 self.write(job.best_line)
             self.write(f"bestmove {answer or 'none'}")
+            if job.due.at is not None and not job.infinite:
+                # how late the answer came after it was planned: the reserve
+                self.overrun.observe((self.clock() - job.due.at) * 1000)
         else:
             self.write(f"fillchoice {answer or 'none'}")
 
     def _busy(self, what: str) -> bool:
+        if self.job is not None and self.job.kind == "prepare":
+            self.ready()
         if self.job is not None:
             self.error(f"{what}: still thinking; send stop first")
             return True
@@ -286,7 +360,9 @@ class Engine:
         self.write("keiok")
 
     def cmd_isready(self, args: list[str]) -> None:
-        """``isready``: answered at once with ``readyok``, even while searching."""
+        """``isready``: ``readyok`` once the set-up is done (the tables for the
+        ``Hash`` of now, the solver's first use); at once while searching."""
+        self.ready()
         self.write("readyok")
 
     def cmd_setoption(self, args: list[str]) -> None:
@@ -411,8 +487,10 @@ class Engine:
         """``go [movetime MS] [depth N] [nodes N] [infinite] [btime MS] [gtime MS]
         [binc MS] [ginc MS] [movestogo N] [ponder] [searchmoves MOVE...]``:
         answered by ``bestmove``."""
+        started = self.clock()  # the go's time starts when it is read
         if self._busy("go"):
             return
+        self.ready()  # a go without isready first: the set-up counts in its time
         try:
             go = parse_go_command(args)
         except ValueError as e:
@@ -431,7 +509,7 @@ class Engine:
             return
         pos = match.position
         try:
-            budget_ms = go.budget(pos.turn)
+            budget_ms = go.budget(pos.turn, self.overrun.ms)
         except ValueError as e:
             self.error(str(e))
             self.write("bestmove none")
@@ -447,10 +525,11 @@ class Engine:
             self.write("bestmove none")
             return
         limit = go.limit
-        # the search's own time: movetime less the overhead, or the time manager's
+        # the search's own time: movetime less the reserve (the measured
+        # overrun), or the time manager's (which keeps the reserve too)
         times = []
         if limit.movetime is not None:
-            times.append(max(limit.movetime - MOVE_OVERHEAD_MS, 1.0))
+            times.append(max(limit.movetime - self.overrun.reserve(limit.movetime), 1.0))
         if budget_ms is not None:
             times.append(float(budget_ms))
         think = min(times) / 1000 if times else None
@@ -459,7 +538,10 @@ class Engine:
             self.limit_strength and go.clocks and not limit.any
             and not go.ponder and not go.searchmoves
         )
-        job = _Job("go", infinite=limit.infinite or go.ponder, ponder=go.ponder)
+        job = _Job("go", infinite=limit.infinite or go.ponder, ponder=go.ponder,
+                   started=started, due=Deadline(self.clock))
+        if think is not None and not go.ponder and not limit.infinite:
+            job.due.at = started + think
         if go.searchmoves:
             job.fallback = go.searchmoves[0]
         if level:
@@ -476,6 +558,7 @@ class Engine:
                 searchmoves=go.searchmoves,
                 hash_mib=self.hash_mib,
                 win=limit.win,
+                deadline=job.due,
             )
         else:
             depth = limit.depth or (None if limit.win else MAX_DEPTH)
@@ -485,9 +568,13 @@ class Engine:
                 searchmoves=go.searchmoves,
                 hash_mib=self.hash_mib,
                 win=limit.win,
+                deadline=job.due,
             )
             if hard is not None and not limit.infinite:
                 job.deadline = job.started + hard / 1000
+            if job.due.at is not None:
+                # stopped at its planned time should the search not see it
+                job.deadline = min(job.deadline or job.due.at, job.due.at)
         self.job = job
         seed = position_seed(self.seed, pos)
         self._start(("go", pos.copy(stack=False), plan, self.level, seed))
@@ -506,7 +593,7 @@ class Engine:
         if job.answer is not None:
             self._finish(job.answer)
         elif job.budget is not None:
-            job.deadline = time.monotonic() + job.budget
+            job.deadline = job.due.at = self.clock() + job.budget
 
     def cmd_fill(self, args: list[str]) -> None:
         """``fill``: the round's winner chooses; answered by ``fillchoice left|right``."""
@@ -527,7 +614,7 @@ class Engine:
     def cmd_stop(self, args: list[str]) -> None:
         """``stop``: answer now with the best move so far (nothing happens when idle)."""
         job = self.job
-        if job is None:
+        if job is None or job.kind == "prepare":
             return
         job.stopped = True
         self.on_worker()  # an answer may be waiting already
@@ -577,16 +664,17 @@ class Engine:
     def run(self, fd: int = 0) -> int:
         """Read commands from file descriptor ``fd`` until ``quit`` or end of input."""
         buffer = b""
+        self.prepare()  # the set-up, while the client sends its handshake
         try:
             while not self.quit:
                 deadline = None if self.job is None else self.job.deadline
-                timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+                timeout = None if deadline is None else max(0.0, deadline - self.clock())
                 ready = wait([fd, self._wake_read], timeout)
                 if self._wake_read in ready:
                     self.on_worker()
                 job = self.job
                 if job is not None and job.deadline is not None and (
-                    time.monotonic() >= job.deadline
+                    self.clock() >= job.deadline
                 ):
                     self.cmd_stop([])  # out of time: the best move so far
                 if fd not in ready:

@@ -23,8 +23,12 @@ __all__ = [
     "WIN_MAX",
     "MOVES_HORIZON",
     "MOVE_OVERHEAD_MS",
+    "OVERRUN_DECAY",
+    "OVERRUN_MAX_MS",
+    "RESERVE_SHARE",
     "SAFETY_MS",
     "Go",
+    "Overrun",
     "Limits",
     "clip",
     "parse_go",
@@ -63,8 +67,16 @@ def quote(text: str, most: int = QUOTE_MAX) -> str:
 MAX_DEPTH = 100
 #: The longest win ``go win N`` looks for (the solver's horizon, ``SOLVE_MAX_DEPTH``).
 WIN_MAX = 4000
-#: Milliseconds kept back from ``movetime`` for the answer to travel.
+#: Milliseconds kept back from ``movetime`` for the answer to travel, at
+#: least: the reserve is the engine's measured overrun (:class:`Overrun`).
 MOVE_OVERHEAD_MS = 10.0
+#: The share of a measured overrun still reserved one timed answer later.
+OVERRUN_DECAY = 0.9
+#: The largest share of a ``movetime`` the reserve keeps back.
+RESERVE_SHARE = 0.75
+#: The largest overrun the reserve takes in (a single stall of seconds does
+#: not starve every later move).
+OVERRUN_MAX_MS = 250.0
 #: The largest number in a ``go`` (the search's node limit).
 _GO_NUMBER_MAX = 2**63 - 1
 #: The time manager shares the clock over this many moves when no ``movestogo`` is given.
@@ -93,23 +105,79 @@ def Limits(
     return Limit(time=time, depth=depth, nodes=nodes, infinite=infinite, win=win)
 
 
-def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None) -> int:
+class Overrun:
+    """How late the engine's answers come after it planned them: the reserve.
+
+    Each timed answer (``movetime``, a clock) is planned for a time (the
+    ``go``'s start plus the time to think); :meth:`observe` takes how many
+    milliseconds after it ``bestmove`` was written (a starved thread, the
+    answer's trip through the engine's loop, an extra step).  :attr:`ms`
+    is a running maximum that decays: each answer keeps
+    :data:`OVERRUN_DECAY` of the excess over ``floor`` (at least
+    :data:`MOVE_OVERHEAD_MS`), so one late answer raises the reserve at
+    once and it comes down again over a few dozen answers on time.  The
+    engine thinks ``movetime`` less :meth:`reserve` and shares its clock
+    less it.
+
+    >>> o = Overrun()
+    >>> o.ms, o.reserve(100)
+    (10.0, 10.0)
+    >>> o.observe(40.0); o.ms
+    40.0
+    >>> o.observe(-3.0); round(o.ms, 1)
+    37.0
+    >>> o.observe(10_000.0); o.ms, o.reserve(100)
+    (250.0, 75.0)
+    """
+
+    def __init__(self, floor: float = MOVE_OVERHEAD_MS, decay: float = OVERRUN_DECAY,
+                 most: float = OVERRUN_MAX_MS) -> None:
+        if not (0 <= decay < 1 and 0 <= floor <= most):
+            raise ValueError(
+                f"Overrun: expected 0 <= decay < 1 and 0 <= floor <= most,"
+                f" found decay {decay}, floor {floor}, most {most}"
+            )
+        self.floor = floor
+        self.decay = decay
+        self.most = most
+        self.ms = floor
+        """The reserve in milliseconds: the decayed maximum of the overruns seen."""
+        self.seen = 0
+        """How many answers were observed."""
+
+    def observe(self, late_ms: float) -> None:
+        """Take in one answer, ``late_ms`` after it was planned (negative: early)."""
+        self.seen += 1
+        decayed = self.floor + (self.ms - self.floor) * self.decay
+        self.ms = max(decayed, min(late_ms, self.most))
+
+    def reserve(self, allowed_ms: float) -> float:
+        """The milliseconds kept back from ``allowed_ms``: :attr:`ms`, at
+        most :data:`RESERVE_SHARE` of it (the search keeps the rest)."""
+        return min(self.ms, allowed_ms * RESERVE_SHARE)
+
+
+def time_budget(time_left: int, inc: int = 0, movestogo: int | None = None,
+                overhead: float = MOVE_OVERHEAD_MS) -> int:
     """Milliseconds to think on a move with ``time_left`` ms on the clock.
 
     The time manager of ``go btime MS gtime MS binc MS ginc MS [movestogo N]``:
     the remaining time shared over ``movestogo`` moves (else over
     :data:`MOVES_HORIZON`), plus :data:`INC_SHARE` of the increment, never
     more than the time left less :data:`SAFETY_MS` and the answer's
-    :data:`MOVE_OVERHEAD_MS`; at least 1 ms.
+    ``overhead`` (the engine's measured :class:`Overrun`, at least
+    :data:`MOVE_OVERHEAD_MS`); at least 1 ms.
 
     >>> time_budget(60000), time_budget(60000, 1000), time_budget(60000, movestogo=10)
     (3000, 3800, 6000)
     >>> time_budget(60000, movestogo=1), time_budget(100, 5000), time_budget(0)
     (59940, 40, 1)
+    >>> time_budget(100, 5000, overhead=30)
+    20
     """
     left = max(time_left, 0)
     share = left / (movestogo or MOVES_HORIZON) + INC_SHARE * max(inc, 0)
-    cap = left - SAFETY_MS - MOVE_OVERHEAD_MS
+    cap = left - SAFETY_MS - overhead
     return max(1, int(min(share, cap)))
 
 
@@ -151,8 +219,8 @@ class Go:
         """The clock of side ``turn`` (0 Black, 1 Gold), or None when not given."""
         return self.btime if turn == 0 else self.gtime
 
-    def budget(self, turn: int) -> int | None:
-        """:func:`time_budget` for side ``turn``; None without clocks.
+    def budget(self, turn: int, overhead: float = MOVE_OVERHEAD_MS) -> int | None:
+        """:func:`time_budget` for side ``turn`` (``overhead``: the reserve); None without clocks.
 
         Raises ``ValueError`` when clocks were given but not the mover's.
         """
@@ -163,7 +231,7 @@ class Go:
             side, word = ("Black", "btime") if turn == 0 else ("Gold", "gtime")
             raise ValueError(f"go: {side} is to move but no {word} was given")
         inc = (self.binc if turn == 0 else self.ginc) or 0
-        return time_budget(left, inc, self.movestogo)
+        return time_budget(left, inc, self.movestogo, overhead)
 
     def hard_limit(self, turn: int) -> int | None:
         """The most milliseconds the mover may take: its time left less :data:`SAFETY_MS`."""

@@ -7,6 +7,12 @@ finished depth), for ``MultiPV`` and ``searchmoves`` the same search
 keeping several lines at its root (:func:`_lines_job`), or for ``go win N``
 the solver (:func:`_win_job`).  A job's messages go back through an
 :class:`_Outbox`; :func:`format_info` writes KEI's ``info`` lines.
+
+Every step after the main search (a proven line finished by the solver,
+the solver of ``go win N``) is bounded by what the ``go`` has left: the
+:class:`Deadline` the engine shares with the job.  :func:`prepare` is the
+engine's set-up (its tables allocated and touched, the solver's first use),
+done before it answers ``readyok``.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import contextlib
 import os
 import queue
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,10 +32,41 @@ from kamisado.protocol.kei_go import MAX_DEPTH
 from kamisado.rules.board import Move
 from kamisado.rules.position import Position
 
-__all__ = ["TT_ENTRIES", "format_info"]
+__all__ = ["PV_SOLVE_MAX", "TT_ENTRIES", "Deadline", "format_info", "prepare"]
 
 #: Entries in the search's transposition table (``hashfull`` is estimated from it).
 TT_ENTRIES = 1 << 20
+#: The most seconds the solver spends finishing one proven line (less when
+#: the ``go`` has less left: :func:`_complete_pv`).
+PV_SOLVE_MAX = 0.1
+#: The least seconds worth giving the solver to finish a line (less left: the line as it is).
+PV_SOLVE_MIN = 0.002
+
+
+class Deadline:
+    """When the ``go``'s answer is due, on the engine's clock; shared by the
+    engine (which sets it, e.g. at ``ponderhit``) and the job (which reads it).
+
+    ``at`` is None while the go has no time limit (depth, nodes, infinite,
+    pondering).
+
+    >>> now = [10.0]
+    >>> d = Deadline(lambda: now[0], 10.25)
+    >>> d.left()
+    0.25
+    >>> now[0] = 11.0; d.left(), Deadline(lambda: now[0]).left()
+    (-0.75, None)
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic,
+                 at: float | None = None) -> None:
+        self.clock = clock
+        self.at = at
+
+    def left(self) -> float | None:
+        """Seconds until the answer is due (negative: late); None without a deadline."""
+        at = self.at
+        return None if at is None else at - self.clock()
 
 
 class _Sender(Protocol):
@@ -105,10 +143,28 @@ def _hashfull(nodes: int, entries: int = TT_ENTRIES) -> int:
     return min(1000, nodes * 1000 // entries)
 
 
-def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
-    """A proven line cut short by the transposition table, finished by the solver."""
+def _solve_time(left: float | None) -> float | None:
+    """Seconds for one extra solve with ``left`` seconds to the answer: at
+    most :data:`PV_SOLVE_MAX` and half of what is left (the solver looks at
+    its clock every 1024 nodes, and the answer must still be written);
+    None when that is under :data:`PV_SOLVE_MIN` (no time for it).
+
+    >>> _solve_time(None), _solve_time(5.0), _solve_time(0.05), _solve_time(0.003)
+    (0.1, 0.1, 0.025, None)
+    """
+    most = PV_SOLVE_MAX if left is None else min(PV_SOLVE_MAX, left / 2)
+    return most if most >= PV_SOLVE_MIN else None
+
+
+def _complete_pv(pos: Position, pv: list[Move], left: float | None = None) -> list[Move]:
+    """A proven line cut short by the transposition table, finished by the
+    solver within :func:`_solve_time` of ``left`` (the seconds the ``go``
+    has left, None: no limit); the line as it is when there is no time."""
     from kamisado.engine import solve
 
+    seconds = _solve_time(left)
+    if seconds is None:
+        return pv
     q = pos.copy(stack=False)
     for m in pv:
         if q.outcome is not None or not q.is_legal(m):
@@ -116,8 +172,26 @@ def _complete_pv(pos: Position, pv: list[Move]) -> list[Move]:
         q.push(m)
     if q.outcome is not None:
         return pv
-    rest = solve(q, limit=Limit(time=0.1))
+    rest = solve(q, limit=Limit(time=seconds))
     return pv + list(rest.pv) if rest.winner is not None else pv
+
+
+def prepare(hash_mib: int = HASH_MIB_DEFAULT, level: str | None = None) -> None:
+    """The engine's set-up, in the job's thread (with its Searcher active):
+    the search's table of ``hash_mib`` MiB and the solver's tables allocated
+    and touched (a one-ply search, a one-node solve, then emptied), the
+    opening book read and the level's player made, so that the first ``go``
+    pays for none of it."""
+    from kamisado.engine import book, clear_tables, search, solve
+    from kamisado.engine.levels import player
+
+    start = Position()
+    search(start, limit=Limit(depth=1), hash_mib=hash_mib)
+    solve(start, limit=Limit(nodes=1))
+    clear_tables()
+    book.entries()
+    if level is not None:
+        player(level, 0)
 
 
 @dataclass(frozen=True)
@@ -130,6 +204,7 @@ class _Plan:
     searchmoves: tuple[str, ...] = ()
     hash_mib: int = HASH_MIB_DEFAULT
     win: int | None = None  # go win N: a win within N moves
+    deadline: Deadline = field(default_factory=Deadline, compare=False)  # the answer's
 
     @property
     def by_root_moves(self) -> bool:
@@ -141,17 +216,31 @@ class _Plan:
         return hash_entries(self.hash_mib)
 
 
+def _within(limit: Limit, deadline: Deadline) -> Limit:
+    """``limit`` with its time cut to what ``deadline`` leaves (the thread
+    may start late on a busy machine)."""
+    left = deadline.left()
+    if limit.time is None or left is None or left >= limit.time:
+        return limit
+    return Limit(time=max(left, 0.001), depth=limit.depth, nodes=limit.nodes,
+                 infinite=limit.infinite, win=limit.win)
+
+
 def _search_job(
-    conn: _Sender, pos: Position, limit: Limit, seed: int, hash_mib: int = HASH_MIB_DEFAULT
+    conn: _Sender, pos: Position, limit: Limit, seed: int, hash_mib: int = HASH_MIB_DEFAULT,
+    deadline: Deadline | None = None,
 ) -> str | None:
     """One search of the engine, an ``info`` after each depth it finishes.
 
     The search stops by itself at the limits, or once it proves a result
     that ends the match within its depth (the engine's one rule).
-    ``hash_mib`` sizes its table (the ``Hash`` option).
+    ``hash_mib`` sizes its table (the ``Hash`` option); a proven line is
+    finished within what ``deadline`` leaves.
     """
     from kamisado.engine import Iteration, search
 
+    due = deadline if deadline is not None else Deadline()
+    limit = _within(limit, due)
     start = time.monotonic()
     best: str | None = None
 
@@ -160,7 +249,7 @@ def _search_job(
         moves = list(it.pv)
         score = it.value
         if score.is_proven and len(moves) < score.value:
-            moves = _complete_pv(pos, moves)
+            moves = _complete_pv(pos, moves, due.left())
         pv = [str(m) for m in moves]
         secs = time.monotonic() - start
         info: dict[str, Any] = {
@@ -203,7 +292,7 @@ def _win_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | None
 
     assert plan.win is not None
     start = time.monotonic()
-    limit = plan.limit
+    limit = _within(plan.limit, plan.deadline)
     r = solve(pos, limit=Limit(time=limit.time, nodes=limit.nodes, depth=plan.win))
     secs = time.monotonic() - start
     if r.winner == pos.turn and r.distance is not None and r.distance <= plan.win and r.pv:
@@ -233,7 +322,7 @@ def _win_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | None
         rest = Limit(depth=max(1, min(plan.win, MAX_DEPTH)))
     else:
         rest = Limit(time=left, nodes=limit.nodes, depth=limit.depth)
-    return _search_job(conn, pos, rest, seed, plan.hash_mib)
+    return _search_job(conn, pos, rest, seed, plan.hash_mib, plan.deadline)
 
 
 def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | None:
@@ -254,6 +343,7 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
     start = time.monotonic()
     best: str | None = None
     entries = hash_entries(plan.hash_mib)
+    due = plan.deadline
 
     def report(it: Iteration) -> None:
         nonlocal best
@@ -262,7 +352,7 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
             moves = list(line.pv)
             score = line.value
             if score.is_proven and len(moves) < score.value:
-                moves = _complete_pv(pos, moves)
+                moves = _complete_pv(pos, moves, due.left())
             conn.send(("info", format_info({
                 "depth": it.depth,
                 "seldepth": it.seldepth,
@@ -279,7 +369,7 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
 
     r = search(
         pos,
-        limit=plan.limit,
+        limit=_within(plan.limit, due),
         seed=seed,
         on_iteration=report,
         hash_mib=plan.hash_mib,
@@ -294,7 +384,7 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
         moves = list(r.lead.pv)
         score = r.lead.value
         if score.is_proven and len(moves) < score.value:
-            moves = _complete_pv(pos, moves)
+            moves = _complete_pv(pos, moves, due.left())
         conn.send(("info", format_info({
             "depth": r.lead_depth,
             "seldepth": max(r.seldepth, len(moves)),
@@ -316,12 +406,16 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
 
 
 def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
-    """Carry out one job of the engine, ``("go", pos, plan, level, seed)`` or
-    ``("fill", match, level, seed)``: its answer (or an error) is its last message."""
+    """Carry out one job of the engine, ``("go", pos, plan, level, seed)``,
+    ``("fill", match, level, seed)`` or ``("prepare", hash_mib, level)``: its
+    answer (or an error) is its last message."""
     from kamisado.engine.levels import player
 
     try:
-        if job[0] == "go":
+        if job[0] == "prepare":
+            prepare(job[1], job[2])
+            conn.send(("prepared", str(job[1])))
+        elif job[0] == "go":
             _, pos, plan, level, seed = job
             if plan.level:
                 move: str | None = str(player(level, seed).choose_move(pos))
@@ -330,7 +424,7 @@ def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
             elif plan.by_root_moves:
                 move = _lines_job(conn, pos, plan, seed)
             else:
-                move = _search_job(conn, pos, plan.limit, seed, plan.hash_mib)
+                move = _search_job(conn, pos, plan.limit, seed, plan.hash_mib, plan.deadline)
             conn.send(("bestmove", move or "none"))
         else:
             _, match, level, seed = job

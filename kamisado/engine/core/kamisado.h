@@ -478,6 +478,7 @@ typedef struct {
     int sv_log2;
     DfEntry *df; /* the proof-number search's table, made with sv */
     size_t df_mask;
+    unsigned long allocs; /* tables allocated (and zeroed) so far: a set-up's count */
     atomic_int stop;
 } Engine;
 

@@ -63,6 +63,7 @@ void engine_init(Engine *e)
     e->sv_log2 = 0;
     e->df = NULL;
     e->df_mask = 0;
+    e->allocs = 0;
     atomic_init(&e->stop, 0);
 }
 
@@ -99,6 +100,7 @@ int engine_sv_table(Engine *e, int log2)
     e->sv_mask = ((size_t)1 << log2) - 1;
     e->sv_log2 = log2;
     sv_tt_reset(t, e->sv_mask);
+    e->allocs += 2;
     return 0;
 }
 
@@ -114,6 +116,7 @@ int engine_se_table(Engine *e, int log2, int keep)
         e->se_log2 = log2;
         e->gen = 0;
         keep = 0;
+        e->allocs++;
     }
     if (!keep || !e->gen) {
         if (++e->gen == 0) {
