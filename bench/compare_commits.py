@@ -10,7 +10,7 @@ same as the working tree's), gives each its own fresh PostgreSQL database
 end), and runs the same load steps on both in turn: for every step (a
 number of concurrent games) and every repeat, a run of A then a run of B
 (A, B, A, B, ...), each a fresh ``kamisado web`` process started with
-``PYTHONPATH`` on its tree, driven by this tree's load client
+``PYTHONPATH`` on its tree and in its tree's root, driven by this tree's load client
 (``bench/load.py``, as ``bench/scale.py`` runs it: one server, ``--spread
 game``, two client processes).  A shared machine's load so falls on both
 alike.  ``.`` names the working tree as it is (uncommitted changes
@@ -149,7 +149,7 @@ def run_one(args: argparse.Namespace, tree: Path, db: str, games: int) -> dict[s
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     opts = argparse.Namespace(db=db, think=args.think, seconds=args.seconds, clients=args.clients,
                               spread="game")
-    got = step(opts, 1, games, env=env)
+    got = step(opts, 1, games, env=env, cwd=tree)
     got["load"] = os.getloadavg()[0]
     return got
 

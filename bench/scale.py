@@ -33,15 +33,17 @@ LOAD = Path(__file__).with_name("load.py")
 
 def step(
     args: argparse.Namespace, servers: int, games: int, env: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> dict[str, float]:
     """One run of load.py: moves/s, p50/p99 round trip, p50/p99 delivery (ms),
-    server CPU ms a move; ``env``: the environment its servers start in (e.g.
-    ``PYTHONPATH`` on another tree: ``bench/compare_commits.py``)."""
+    server CPU ms a move; ``env`` and ``cwd``: the environment and folder its
+    servers start in (``python -m`` puts the folder first on the path: another
+    tree's root runs that tree's server, ``bench/compare_commits.py``)."""
     cmd = [sys.executable, str(LOAD), "--servers", str(servers), "--db", args.db,
            "--games", str(games), "--think", str(args.think), "--seconds", str(args.seconds),
            "--clients", str(args.clients), "--spread", args.spread]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 180,
-                         env=env).stdout
+                         env=env, cwd=cwd).stdout
     got: dict[str, float] = {}
     rate = re.search(r"moves acknowledged: \d+ in [\d.]+ s \((\d+)/s\)", out)
     trip = re.search(r"move round trip: p50 ([\d.]+) ms, p90 [\d.]+ ms, p99 ([\d.]+) ms", out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,44 @@ def test_players_and_spectators_have_rooms_of_their_own(client: TestClient) -> N
     assert ids == sorted(ids)
 
 
+def test_a_join_reads_its_rooms_chat_once_while_the_game_is_in_memory(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A room's messages are read from the store by its first join while the
+    game is in memory; later joins are sent what was read, said and heard
+    since, without a read (a new game's second player costs nothing)."""
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    store = hub.store
+    reads: list[str | None] = []
+    real = store.chat_of_async
+
+    async def counted(game_id: str, room: str | None = None, after: int = 0,
+                      limit: int = 200) -> list[dict[str, Any]]:
+        reads.append(room)
+        return list(await real(game_id, room, after, limit))
+
+    monkeypatch.setattr(store, "chat_of_async", counted)
+    bob = browser(client)
+    gid, wb, wg = online_pair(client, bob)
+    wg.send_json({"type": "chat", "text": "hi"})  # answered once Gold's join is done
+    assert said(wg) == [("g", "hi", None)]
+    assert reads == ["players"]  # Black's join read it (empty); Gold's read nothing
+    again = history(bob, gid)  # a reload: what was said since the read
+    assert [(m["side"], m["text"]) for m in again["messages"]] == [("g", "hi")]
+    ws, _ = joined(browser(client), gid)  # a spectator: the spectators' room, read once
+    ws.send_json({"type": "chat", "canned": "hello"})
+    assert said(ws) == [(None, None, "hello")]
+    assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
+    assert reads == ["players", "spectators"]
+    close_all()  # nobody on the game: it leaves memory, and its next join reads again
+    deadline = time.monotonic() + 10
+    while gid in hub.games:  # (the server sees the connections close in its own time)
+        assert time.monotonic() < deadline, "the game stayed in memory"
+        time.sleep(0.01)
+    assert [m["text"] for m in history(bob, gid)["messages"]] == ["hi"]
+    assert reads == ["players", "spectators", "players"]
+
+
 def test_a_message_is_one_line_of_at_most_140_characters(client: TestClient) -> None:
     gid, wb, wg = online_pair(client, browser(client))
     longest = "é" * 139 + "🙂"  # characters, not bytes
@@ -219,3 +258,10 @@ def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:
                 ("b", "from A")]
             wb.send(json.dumps({"type": "chat", "canned": "good_game"}))
             assert [m["canned"] for m in frame(wa, "chat")["messages"]] == ["good_game"]
+            # a reload on A (which read the room on Black's join) is sent B's
+            # message too: what A heard of is kept with what it read
+            with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as again:
+                again.send(json.dumps({"type": "join", "game": gid}))
+                room = frame(again, "chat")
+                assert room["replace"] is True and [(m["side"], m["text"], m["canned"]) for m in room[
+                    "messages"]] == [("b", "from A", None), ("g", None, "good_game")]

@@ -61,6 +61,9 @@ class News:
                     await conn.execute(f"LISTEN {LOBBY_CHANNEL}")
                     pause = LISTEN_RETRY_S
                     for game_id in list(hub.games):  # what was missed meanwhile
+                        game = hub.games.get(game_id)
+                        if game is not None:  # its chat too, read again on the next join
+                            chat.forget(game)
                         await self.refresh(game_id)
                     if hub.on_lobby is not None:
                         await hub.on_lobby(store.origin, "tick")
