@@ -146,9 +146,10 @@ def test_players_and_spectators_have_rooms_of_their_own(client: TestClient) -> N
 def test_a_join_reads_its_rooms_chat_once_while_the_game_is_in_memory(
     client: TestClient, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """A room's messages are read from the store by its first join while the
-    game is in memory; later joins are sent what was read, said and heard
-    since, without a read (a new game's second player costs nothing)."""
+    """A game created here is not read (nobody can have written in it); a
+    game loaded from the store is read by each room's first join while it
+    is in memory; later joins are sent what was read, said and heard since,
+    without a read."""
     hub = client.app.state.hub  # type: ignore[attr-defined]
     store = hub.store
     reads: list[str | None] = []
@@ -164,21 +165,25 @@ def test_a_join_reads_its_rooms_chat_once_while_the_game_is_in_memory(
     gid, wb, wg = online_pair(client, bob)
     wg.send_json({"type": "chat", "text": "hi"})  # answered once Gold's join is done
     assert said(wg) == [("g", "hi", None)]
-    assert reads == ["players"]  # Black's join read it (empty); Gold's read nothing
-    again = history(bob, gid)  # a reload: what was said since the read
+    assert reads == []  # created by this process: neither join read it
+    again = history(bob, gid)  # a reload: what was said since
     assert [(m["side"], m["text"]) for m in again["messages"]] == [("g", "hi")]
-    ws, _ = joined(browser(client), gid)  # a spectator: the spectators' room, read once
+    ws, _ = joined(browser(client), gid)  # a spectator
     ws.send_json({"type": "chat", "canned": "hello"})
     assert said(ws) == [(None, None, "hello")]
     assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
-    assert reads == ["players", "spectators"]
-    close_all()  # nobody on the game: it leaves memory, and its next join reads again
+    assert reads == []
+    close_all()  # nobody on the game: it leaves memory, and its next joins read it
     deadline = time.monotonic() + 10
     while gid in hub.games:  # (the server sees the connections close in its own time)
         assert time.monotonic() < deadline, "the game stayed in memory"
         time.sleep(0.01)
     assert [m["text"] for m in history(bob, gid)["messages"]] == ["hi"]
-    assert reads == ["players", "spectators", "players"]
+    assert [m["text"] for m in history(bob, gid)["messages"]] == ["hi"]
+    assert reads == ["players"]  # once while the game is in memory
+    assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
+    assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
+    assert reads == ["players", "spectators"]
 
 
 def test_a_message_is_one_line_of_at_most_140_characters(client: TestClient) -> None:
@@ -238,6 +243,31 @@ def test_chat_needs_a_game(client: TestClient) -> None:
     OPEN.append(ws)
     ws.send_json({"type": "chat", "text": "anyone?"})
     assert ws.receive_json()["code"] == "not_joined"
+
+
+def test_a_message_written_on_another_process_before_the_first_join_here(pg_url: str) -> None:
+    """A game created on A but first joined on B, where Gold says something:
+    A's first join (which reads no chat of a game it created, unless another
+    process announced a message in it) still gets it, and so does a reload on A."""
+    with servers(pg_url, 2) as (a, b):
+        ann, bob = visit(a), visit(b)
+        game = create_on(a, {"target": 1, "online": True})
+        gid, tokens = game["id"], game["tokens"]
+        with ws_connect(f"ws://{b}/ws", additional_headers={"Cookie": bob}) as wb:
+            wb.send(json.dumps({"type": "join", "game": gid, "token": tokens["g"]}))
+            frame(wb)
+            wb.send(json.dumps({"type": "chat", "text": "first"}))
+            assert [m["text"] for m in frame(wb, "chat")["messages"]] == ["first"]
+            with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as wa:
+                wa.send(json.dumps({"type": "join", "game": gid, "token": tokens["b"]}))
+                frame(wa)
+                # in the history frame, or told just after it (A heard of it late)
+                assert [m["text"] for m in frame(wa, "chat")["messages"]] == ["first"]
+                with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as again:
+                    again.send(json.dumps({"type": "join", "game": gid}))
+                    room = frame(again, "chat")
+                    assert room["replace"] is True and [(m["side"], m["text"]) for m in room[
+                        "messages"]] == [("g", "first")]
 
 
 def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:

@@ -20,9 +20,11 @@ A join is sent its room's last messages (:func:`history`).  Each room is
 read from the store once while the game is in memory
 (:attr:`kamisado.web.game.Game.chat_log`), on the event loop, and kept up
 by what is said here and heard from the other processes: a game's later
-joins (a new game's second player, every rejoin) read nothing.  Losing the
-``LISTEN`` connection, which may miss announcements, forgets what was read
-(:func:`forget`).
+joins (a new game's second player, every rejoin) read nothing.  A game
+this process created (:class:`Unwritten`) is not read at all: nobody can
+have written in it unless another process announced a message meanwhile.
+Losing the ``LISTEN`` connection, which may miss announcements, forgets
+what was read (:func:`forget`) and which games were unwritten.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from kamisado.web.state import GameError
 if TYPE_CHECKING:
     from kamisado.web.game import Conn, Game
 
-__all__ = ["HISTORY", "PLAYERS", "ROOMS", "SPECTATORS", "check", "forget", "history", "refresh", "room_of",
-           "say"]
+__all__ = ["HISTORY", "PLAYERS", "ROOMS", "SPECTATORS", "UNWRITTEN_MAX", "Unwritten", "check", "forget",
+           "history", "refresh", "room_of", "say"]
 
 PLAYERS = "players"
 SPECTATORS = "spectators"
@@ -45,6 +47,40 @@ ROOMS = (PLAYERS, SPECTATORS)
 #: how many of a game's messages a page is sent when it joins, and how many
 #: of its last messages a process reads when another process announced one
 HISTORY = 200
+
+
+#: how many of the games it created last a process remembers as unwritten
+UNWRITTEN_MAX = 10_000
+
+
+class Unwritten:
+    """The games this process created whose chat nobody can have written in
+    yet (:attr:`kamisado.web.games.Hub.unwritten`): their first join reads
+    nothing.  A game leaves it on that join, when another process announces
+    a message in it while it is not in memory here (one in memory keeps its
+    own log, :func:`refresh`), when the ``LISTEN`` connection is lost, and
+    when :data:`UNWRITTEN_MAX` newer games came after it."""
+
+    def __init__(self, limit: int = UNWRITTEN_MAX) -> None:
+        self.limit = limit
+        self._ids: dict[str, None] = {}  # oldest first
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self._ids
+
+    def add(self, game_id: str) -> None:
+        """A game created here, its chat empty."""
+        self._ids[game_id] = None
+        while len(self._ids) > self.limit:
+            del self._ids[next(iter(self._ids))]
+
+    def discard(self, game_id: str) -> None:
+        """Someone may have written in the game."""
+        self._ids.pop(game_id, None)
+
+    def clear(self) -> None:
+        """Any game may have been written in (announcements were missed)."""
+        self._ids.clear()
 
 
 def has_chat(game: Game) -> bool:
@@ -138,6 +174,10 @@ async def history(game: Game, conn: Conn) -> None:
     if not has_chat(game) or len(conn.seats) > 1:
         return
     room = room_of(conn)
+    unwritten = game.served_by.unwritten
+    if game.row.id in unwritten:  # created here, and nobody wrote in it since
+        unwritten.discard(game.row.id)  # (its log now hears of what is written)
+        game.chat_read.update(ROOMS)
     if room not in game.chat_read:  # read once while the game is in memory
         store = game.store
         try:
