@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -173,6 +174,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs of each step and commit (default 3)")
     ap.add_argument("--p99", type=float, default=50.0, help="the round trip's p99 limit, ms (default 50)")
     args = ap.parse_args()
+    # a SIGTERM unwinds as Ctrl-C does: the worktrees, databases and servers go
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     loads = [int(n) for n in args.games.split(",")]
     if args.repeat < 1 or not loads or min(loads) < 1:
         ap.error("--repeat and every --games must be at least 1")
