@@ -25,7 +25,10 @@ load average), then for each step and commit the run with the median p99
 (as ``bench/scale.py --repeat`` judges a step) and the median CPU per move,
 then each commit's capacity (the highest moves/s of a step whose median
 p99 stayed under ``--p99``) and the ratio B/A.  Run it before a change of
-the web server lands: a change that costs moves/s shows here.
+the web server lands: a change that costs moves/s shows here.  On a
+machine that other jobs keep busy no load stays under the p99 limit;
+``--games 30 --think 0`` then saturates the server and the CPU per move is
+the figure to compare (docs/web.md, "Two commits side by side").
 """
 
 from __future__ import annotations
