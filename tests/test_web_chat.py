@@ -295,3 +295,19 @@ def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:
                 room = frame(again, "chat")
                 assert room["replace"] is True and [(m["side"], m["text"], m["canned"]) for m in room[
                     "messages"]] == [("b", "from A", None), ("g", None, "good_game")]
+
+
+def test_unwritten_games_are_the_last_created_not_announced() -> None:
+    """:class:`kamisado.web.chat.Unwritten`: the newest ``limit`` games
+    created, less those another process may have written in."""
+    from kamisado.web.chat import Unwritten
+
+    ids = Unwritten(limit=2)
+    for gid in ("a", "b", "c"):
+        ids.add(gid)
+    assert ("a" in ids, "b" in ids, "c" in ids) == (False, True, True)  # the oldest went
+    ids.discard("b")  # announced while not in memory here
+    ids.discard("zz")  # (never created here: nothing)
+    assert ("b" in ids, "c" in ids) == (False, True)
+    ids.clear()  # LISTEN lost: any may have been written in
+    assert "c" not in ids
