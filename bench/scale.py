@@ -22,8 +22,10 @@ not decide a step).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -31,12 +33,28 @@ from pathlib import Path
 LOAD = Path(__file__).with_name("load.py")
 
 
-def step(args: argparse.Namespace, servers: int, games: int) -> dict[str, float]:
-    """One run of load.py: moves/s, p50/p99 round trip, p50/p99 delivery (ms)."""
+def step(
+    args: argparse.Namespace, servers: int, games: int, env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> dict[str, float]:
+    """One run of load.py: moves/s, p50/p99 round trip, p50/p99 delivery (ms),
+    server CPU ms a move; ``env`` and ``cwd``: the environment and folder its
+    servers start in (``python -m`` puts the folder first on the path: another
+    tree's root runs that tree's server, ``bench/compare_commits.py``)."""
     cmd = [sys.executable, str(LOAD), "--servers", str(servers), "--db", args.db,
            "--games", str(games), "--think", str(args.think), "--seconds", str(args.seconds),
            "--clients", str(args.clients), "--spread", args.spread]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=args.seconds * 4 + 180).stdout
+    # in a process group of its own: stopped early (a timeout, Ctrl-C, this
+    # script's SIGTERM), load.py and the servers it started end together
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env=env, cwd=cwd, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=args.seconds * 4 + 180)
+    except BaseException:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait()
+        raise
     got: dict[str, float] = {}
     rate = re.search(r"moves acknowledged: \d+ in [\d.]+ s \((\d+)/s\)", out)
     trip = re.search(r"move round trip: p50 ([\d.]+) ms, p90 [\d.]+ ms, p99 ([\d.]+) ms", out)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -142,6 +143,49 @@ def test_players_and_spectators_have_rooms_of_their_own(client: TestClient) -> N
     assert ids == sorted(ids)
 
 
+def test_a_join_reads_its_rooms_chat_once_while_the_game_is_in_memory(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A game created here is not read (nobody can have written in it); a
+    game loaded from the store is read by each room's first join while it
+    is in memory; later joins are sent what was read, said and heard since,
+    without a read."""
+    hub = client.app.state.hub  # type: ignore[attr-defined]
+    store = hub.store
+    reads: list[str | None] = []
+    real = store.chat_of_async
+
+    async def counted(game_id: str, room: str | None = None, after: int = 0,
+                      limit: int = 200) -> list[dict[str, Any]]:
+        reads.append(room)
+        return list(await real(game_id, room, after, limit))
+
+    monkeypatch.setattr(store, "chat_of_async", counted)
+    bob = browser(client)
+    gid, wb, wg = online_pair(client, bob)
+    wg.send_json({"type": "chat", "text": "hi"})  # answered once Gold's join is done
+    assert said(wg) == [("g", "hi", None)]
+    assert reads == []  # created by this process: neither join read it
+    again = history(bob, gid)  # a reload: what was said since
+    assert [(m["side"], m["text"]) for m in again["messages"]] == [("g", "hi")]
+    ws, _ = joined(browser(client), gid)  # a spectator
+    ws.send_json({"type": "chat", "canned": "hello"})
+    assert said(ws) == [(None, None, "hello")]
+    assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
+    assert reads == []
+    close_all()  # nobody on the game: it leaves memory, and its next joins read it
+    deadline = time.monotonic() + 10
+    while gid in hub.games:  # (the server sees the connections close in its own time)
+        assert time.monotonic() < deadline, "the game stayed in memory"
+        time.sleep(0.01)
+    assert [m["text"] for m in history(bob, gid)["messages"]] == ["hi"]
+    assert [m["text"] for m in history(bob, gid)["messages"]] == ["hi"]
+    assert reads == ["players"]  # once while the game is in memory
+    assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
+    assert [m["canned"] for m in history(browser(client), gid)["messages"]] == ["hello"]
+    assert reads == ["players", "spectators"]
+
+
 def test_a_message_is_one_line_of_at_most_140_characters(client: TestClient) -> None:
     gid, wb, wg = online_pair(client, browser(client))
     longest = "é" * 139 + "🙂"  # characters, not bytes
@@ -201,6 +245,31 @@ def test_chat_needs_a_game(client: TestClient) -> None:
     assert ws.receive_json()["code"] == "not_joined"
 
 
+def test_a_message_written_on_another_process_before_the_first_join_here(pg_url: str) -> None:
+    """A game created on A but first joined on B, where Gold says something:
+    A's first join (which reads no chat of a game it created, unless another
+    process announced a message in it) still gets it, and so does a reload on A."""
+    with servers(pg_url, 2) as (a, b):
+        ann, bob = visit(a), visit(b)
+        game = create_on(a, {"target": 1, "online": True})
+        gid, tokens = game["id"], game["tokens"]
+        with ws_connect(f"ws://{b}/ws", additional_headers={"Cookie": bob}) as wb:
+            wb.send(json.dumps({"type": "join", "game": gid, "token": tokens["g"]}))
+            frame(wb)
+            wb.send(json.dumps({"type": "chat", "text": "first"}))
+            assert [m["text"] for m in frame(wb, "chat")["messages"]] == ["first"]
+            with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as wa:
+                wa.send(json.dumps({"type": "join", "game": gid, "token": tokens["b"]}))
+                frame(wa)
+                # in the history frame, or told just after it (A heard of it late)
+                assert [m["text"] for m in frame(wa, "chat")["messages"]] == ["first"]
+                with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as again:
+                    again.send(json.dumps({"type": "join", "game": gid}))
+                    room = frame(again, "chat")
+                    assert room["replace"] is True and [(m["side"], m["text"]) for m in room[
+                        "messages"]] == [("g", "first")]
+
+
 def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:
     with servers(pg_url, 2) as (a, b):
         ann, bob = visit(a), visit(b)
@@ -219,3 +288,26 @@ def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:
                 ("b", "from A")]
             wb.send(json.dumps({"type": "chat", "canned": "good_game"}))
             assert [m["canned"] for m in frame(wa, "chat")["messages"]] == ["good_game"]
+            # a reload on A (which read the room on Black's join) is sent B's
+            # message too: what A heard of is kept with what it read
+            with ws_connect(f"ws://{a}/ws", additional_headers={"Cookie": ann}) as again:
+                again.send(json.dumps({"type": "join", "game": gid}))
+                room = frame(again, "chat")
+                assert room["replace"] is True and [(m["side"], m["text"], m["canned"]) for m in room[
+                    "messages"]] == [("b", "from A", None), ("g", None, "good_game")]
+
+
+def test_unwritten_games_are_the_last_created_not_announced() -> None:
+    """:class:`kamisado.web.chat.Unwritten`: the newest ``limit`` games
+    created, less those another process may have written in."""
+    from kamisado.web.chat import Unwritten
+
+    ids = Unwritten(limit=2)
+    for gid in ("a", "b", "c"):
+        ids.add(gid)
+    assert ("a" in ids, "b" in ids, "c" in ids) == (False, True, True)  # the oldest went
+    ids.discard("b")  # announced while not in memory here
+    ids.discard("zz")  # (never created here: nothing)
+    assert ("b" in ids, "c" in ids) == (False, True)
+    ids.clear()  # LISTEN lost: any may have been written in
+    assert "c" not in ids

@@ -145,6 +145,14 @@ class Game(GameState):
     joining: int = 0
     #: the ids of the chat messages its connections here were sent (:mod:`kamisado.web.chat`)
     chat_seen: set[int] = field(default_factory=set, repr=False)
+    #: each room's last messages this process read, stored or heard of
+    #: since the game came into memory (oldest first, at most
+    #: :data:`kamisado.web.chat.HISTORY`): a join is sent these
+    chat_log: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    #: the rooms whose :attr:`chat_log` is whole: read from the store once
+    #: since the game came into memory, and kept up since (a join of such a
+    #: room reads nothing)
+    chat_read: set[str] = field(default_factory=set, repr=False)
 
     @property
     def served_by(self) -> Hub:

@@ -40,6 +40,7 @@ from typing import Any
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import OVER
 from kamisado.rules.record import Record
+from kamisado.web import chat
 from kamisado.web.clocks import ClockState
 from kamisado.web.computer import Computer, JobRunner
 from kamisado.web.flags import Flags
@@ -100,6 +101,8 @@ class Hub:
         self.repeats = Repeats(log)
         #: the game reports this process makes (:mod:`kamisado.web.reports`)
         self.reporter = Reporter(self)
+        #: the games created here whose chat nobody wrote in yet (their first join reads none)
+        self.unwritten = chat.Unwritten()
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task of the hub's (kept until done, cancelled by :meth:`close`)."""
@@ -140,6 +143,7 @@ class Hub:
         tokens (the row as :meth:`new_row` makes it)."""
         row, tokens = self.new_row(msg, player, registered, name)
         await self._store_new(row)
+        self.unwritten.add(row.id)
         return self._build(row, []), tokens  # kept in memory once someone joins it
 
     def new_row(

@@ -60,7 +60,11 @@ class News:
                     await conn.execute(f"LISTEN {CHANNEL}")
                     await conn.execute(f"LISTEN {LOBBY_CHANNEL}")
                     pause = LISTEN_RETRY_S
+                    hub.unwritten.clear()  # a chat message may have been missed
                     for game_id in list(hub.games):  # what was missed meanwhile
+                        game = hub.games.get(game_id)
+                        if game is not None:  # its chat too, read again on the next join
+                            chat.forget(game)
                         await self.refresh(game_id)
                     if hub.on_lobby is not None:
                         await hub.on_lobby(store.origin, "tick")
@@ -104,6 +108,8 @@ class News:
                     hub.flags.reread()
                 elif game_id in hub.games:
                     {"presence": presences, "chat": chats}.get(kind, states)[game_id] = None
+                elif kind == "chat":  # its first join here reads the chat
+                    hub.unwritten.discard(game_id)
             # the games at once (their reads run side by side in the store's threads)
             done = await asyncio.gather(*(self.refresh(game_id) for game_id in states), return_exceptions=True)
             for game_id, result in zip(states, done, strict=True):

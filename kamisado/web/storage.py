@@ -208,9 +208,24 @@ _GIVE_BACK = (
            games.c.clock_deadline >= _LAST, games.c.clock_since < _NOW)
     .values(clock_since=games.c.clock_since + _AWAY, clock_deadline=games.c.clock_deadline + _AWAY)
 )
+
+
+def _chat_query(room: bool) -> ClauseElement:
+    """A game's last chat messages, newest first (of one room, or both)."""
+    where = [chat.c.game_id == sa.bindparam("gid"), chat.c.id > sa.bindparam("after")]
+    if room:
+        where.append(chat.c.room == sa.bindparam("room"))
+    return sa.select(chat).where(*where).order_by(chat.c.id.desc()).limit(sa.bindparam("limit"))
+
+
+#: what a join reads of a game's chat, and what a process reads when
+#: another announced a message (on the event loop: :meth:`Store.chat_of_async`)
+_CHAT_OF_ROOM = _chat_query(room=True)
+_CHAT_OF = _chat_query(room=False)
+_CHAT_FIELDS = [c.name for c in chat.columns]
 _KEPT: tuple[ClauseElement, ...] = (
     _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
-    _INSERT_GAME, _PING, _ALIVE_ROWS, _SET_SETTING, _GIVE_BACK, *SHARED_KEPT,
+    _INSERT_GAME, _PING, _ALIVE_ROWS, _SET_SETTING, _GIVE_BACK, _CHAT_OF_ROOM, _CHAT_OF, *SHARED_KEPT,
 )
 
 
@@ -923,12 +938,29 @@ class Store(SharedCalls):
                 limit: int = 200) -> list[dict[str, Any]]:
         """A game's chat messages (of one room, or both), oldest first: the
         last ``limit`` of those with an id above ``after``."""
-        query = sa.select(chat).where(chat.c.game_id == game_id, chat.c.id > after)
+        values: dict[str, Any] = {"gid": game_id, "after": after, "limit": limit}
         if room is not None:
-            query = query.where(chat.c.room == room)
+            values["room"] = room
         with self._db.read() as tx:
-            rows = tx.run(query.order_by(chat.c.id.desc()).limit(limit)).mappings()
+            rows = tx.run(_CHAT_OF if room is None else _CHAT_OF_ROOM, values).mappings()
         return rows[::-1]
+
+    async def chat_of_async(self, game_id: str, room: str | None = None, after: int = 0,
+                            limit: int = 200) -> list[dict[str, Any]]:
+        """:meth:`chat_of` from the event loop (PostgreSQL: its one
+        statement on the loop's own connections, no thread; SQLite: in the
+        store's threads)."""
+        if self._pg is None:
+            return await self.call(self.chat_of, game_id, room, after, limit)
+        start = time.perf_counter()
+        values: dict[str, Any] = {"gid": game_id, "after": after, "limit": limit}
+        if room is not None:
+            values["room"] = room
+        try:
+            rows = await self._pg.rows_async(_CHAT_OF if room is None else _CHAT_OF_ROOM, values)
+        finally:
+            self._took("chat_of", start)
+        return [dict(zip(_CHAT_FIELDS, r, strict=True)) for r in rows[::-1]]
 
     # -- game reports (kamisado.web.reports) -------------------------------------------
 
