@@ -290,8 +290,11 @@ def test_the_next_puzzle_is_near_the_rating_and_not_tried(client: TestClient) ->
     hard = client.get("/api/puzzles/next?rating=2400").json()["puzzle"]
     assert abs(hard["rating"] - 2400) <= min(abs(p["rating"] - 2400) for p in load_puzzle_set()) + 1
     assert client.get("/api/puzzles/next?rating=abc").status_code == 400
-    fills = client.get("/api/puzzles/next?kind=only_defence").json()["puzzle"]
-    assert fills is None or fills["kind"] == "only_defence"
+    defence = client.get("/api/puzzles/next?kind=only_defence&rating=1500").json()["puzzle"]
+    of_kind = [p["rating"] for p in load_puzzle_set() if p["kind"] == "only_defence"]
+    assert of_kind  # the set has puzzles of the kind: the answer is one of them
+    assert defence is not None and defence["kind"] == "only_defence"
+    assert abs(defence["rating"] - 1500) <= min(abs(r - 1500) for r in of_kind) + 1
 
 
 def test_the_list_filters_by_kind_and_theme(client: TestClient) -> None:
