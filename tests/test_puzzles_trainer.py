@@ -183,16 +183,26 @@ def test_a_fill_and_a_defence_are_one_choice(client: TestClient) -> None:
 # -- ratings --------------------------------------------------------------------------------
 
 
-def test_a_rated_attempt_moves_both_ratings_and_a_retry_does_not(client: TestClient) -> None:
+def test_a_rated_attempt_moves_both_ratings_and_a_retry_does_not(
+    client: TestClient, app_db: tuple[Any, str]
+) -> None:
     sign_up(client, "puzzler")
     p = a_puzzle(None, lambda p: p["win_in"] == 1 and p["id"] != P01)
     att = attempt(client, p["id"])
     assert att["rated"] is True
     before = client.get(f"/api/puzzles/{p['id']}").json()
+    # the stored rating, not the page's rounded one: another test of the
+    # module's database may have rated this puzzle before (in any order)
+    engine = sa.create_engine(f"sqlite:///{app_db[1]}")
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(puzzles).where(puzzles.c.id == p["id"])).mappings().one()
+    engine.dispose()
+    assert round(row["rating"]) == before["rating"]
     wrong = next(str(m) for m in Position(p["kpn"]).legal_moves if str(m) not in p["accepted"])
     r = move(client, att["attempt"], wrong)
     assert r["result"] == "wrong" and r["rated"] is True
-    mine, theirs = rate_puzzle(Rating(), Rating(before["rating"], before["rd"]), False)
+    stored = Rating(row["rating"], row["rd"], row["vol"], row["attempts"])
+    mine, theirs = rate_puzzle(Rating(), stored, False)
     assert r["ratings"]["player"]["rating"] == round(mine.rating) < 1500
     assert r["ratings"]["puzzle"]["rating"] == round(theirs.rating) > before["rating"]
     after = client.get(f"/api/puzzles/{p['id']}").json()
