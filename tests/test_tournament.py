@@ -977,8 +977,8 @@ def test_stop_at_20_random_moments_then_resume(tmp_path: Path) -> None:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        time.sleep(0.2)
-        assert not [pid for pid in engines if _alive(pid)], (moment, how)
+        until(lambda started=engines: not [pid for pid in started if _alive(pid)],
+              f"the engines end ({moment}, {how})", timeout=10)
         assert took < 5 * tournament.STOP_WITHIN, (moment, how, took)
         after = set(finished(out))
         assert before <= at_signal <= after
