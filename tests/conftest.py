@@ -76,6 +76,32 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "loadgroup"
 
 
+def _order_seed(config: pytest.Config) -> int | None:
+    """The seed pytest-randomly shuffled the tests with (``None``: not shuffled,
+    ``-p no:randomly`` or the plugin missing)."""
+    if not config.pluginmanager.hasplugin("randomly"):
+        return None
+    seed = config.getoption("randomly_seed", None)
+    return seed if isinstance(seed, int) else None
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Print the order's seed first, also under ``-q`` (which hides the header
+    where pytest-randomly prints it); the workers of xdist take the main
+    process's seed, so they agree on the order."""
+    seed = _order_seed(session.config)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if seed is not None and reporter is not None and not hasattr(session.config, "workerinput"):
+        reporter.write_line(f"tests in random order: --randomly-seed={seed} repeats it, -p no:randomly keeps the file's")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: pytest.Config) -> None:
+    """The order's seed again at the end, beside the failures."""
+    seed = _order_seed(config)
+    if seed is not None:
+        terminalreporter.write_line(f"tests ran in random order: --randomly-seed={seed}")
+
+
 #: The test modules of the engine core and what plays through it: their
 #: answers depend on which core runs (compiled or pure Python), so CI runs
 #: them on both (``-m core`` with ``KAMISADO_PURE_PYTHON=1``, see .ci/run);

@@ -31,6 +31,7 @@ from kamisado.rules.board import Move
 from kamisado.rules.match import Match
 from kamisado.rules.position import Position
 from tests.conftest import cpu_seconds
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -185,8 +186,7 @@ def test_a_hang_behind_a_wrapper_script_kills_the_whole_process_group() -> None:
             await engine.play(Position(), timeout=0.5)
         assert time.monotonic() - t < CUT_SHORT < DEFAULT_TIMEOUT
         assert engine.returncode is not None
-        time.sleep(0.1)
-        assert not [pid for pid in grandchildren if _alive(pid)]
+        until(lambda: not [pid for pid in grandchildren if _alive(pid)], "the wrapper's engine ends", timeout=10)
 
     asyncio.run(asyncio.wait_for(main(), 20))
 

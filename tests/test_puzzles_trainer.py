@@ -191,16 +191,26 @@ def test_a_fill_and_a_defence_are_one_choice(client: TestClient) -> None:
 # -- ratings --------------------------------------------------------------------------------
 
 
-def test_a_rated_attempt_moves_both_ratings_and_a_retry_does_not(client: TestClient) -> None:
+def test_a_rated_attempt_moves_both_ratings_and_a_retry_does_not(
+    client: TestClient, app_db: tuple[Any, str]
+) -> None:
     sign_up(client, "puzzler")
     p = a_puzzle(None, lambda p: p["win_in"] == 1 and p["id"] != P01)
     att = attempt(client, p["id"])
     assert att["rated"] is True
     before = client.get(f"/api/puzzles/{p['id']}").json()
+    # the stored rating, not the page's rounded one: another test of the
+    # module's database may have rated this puzzle before (in any order)
+    engine = sa.create_engine(f"sqlite:///{app_db[1]}")
+    with engine.connect() as conn:
+        row = conn.execute(sa.select(puzzles).where(puzzles.c.id == p["id"])).mappings().one()
+    engine.dispose()
+    assert round(row["rating"]) == before["rating"]
     wrong = next(str(m) for m in Position(p["kpn"]).legal_moves if str(m) not in p["accepted"])
     r = move(client, att["attempt"], wrong)
     assert r["result"] == "wrong" and r["rated"] is True
-    mine, theirs = rate_puzzle(Rating(), Rating(before["rating"], before["rd"]), False)
+    stored = Rating(row["rating"], row["rd"], row["vol"], row["attempts"])
+    mine, theirs = rate_puzzle(Rating(), stored, False)
     assert r["ratings"]["player"]["rating"] == round(mine.rating) < 1500
     assert r["ratings"]["puzzle"]["rating"] == round(theirs.rating) > before["rating"]
     after = client.get(f"/api/puzzles/{p['id']}").json()
@@ -313,8 +323,11 @@ def test_the_next_puzzle_is_near_the_rating_and_not_tried(client: TestClient) ->
     hard = client.get("/api/puzzles/next?rating=2400").json()["puzzle"]
     assert abs(hard["rating"] - 2400) <= min(abs(p["rating"] - 2400) for p in load_puzzle_set()) + 1
     assert client.get("/api/puzzles/next?rating=abc").status_code == 400
-    fills = client.get("/api/puzzles/next?kind=only_defence").json()["puzzle"]
-    assert fills is None or fills["kind"] == "only_defence"
+    defence = client.get("/api/puzzles/next?kind=only_defence&rating=1500").json()["puzzle"]
+    of_kind = [p["rating"] for p in load_puzzle_set() if p["kind"] == "only_defence"]
+    assert of_kind  # the set has puzzles of the kind: the answer is one of them
+    assert defence is not None and defence["kind"] == "only_defence"
+    assert abs(defence["rating"] - 1500) <= min(abs(r - 1500) for r in of_kind) + 1
 
 
 def test_the_list_filters_by_kind_and_theme(client: TestClient) -> None:

@@ -16,7 +16,7 @@ from kamisado.rules.board import (
     MalformedError,
     Move,
 )
-from kamisado.rules.match import Match
+from kamisado.rules.match import FILL, FILLS, OVER, Match
 from kamisado.rules.notation import parse_move
 from kamisado.rules.position import Position
 from kamisado.rules.record import (
@@ -588,8 +588,31 @@ def test_documented_result_examples_read() -> None:
             assert (rec.end is None) == (value == "unfinished")
             assert rec.end is None or rec.end.early
         else:
-            rec = read(re.sub(r"Result: .*", f"Result: {value}", fig6)) if "deadlock" in value else None
-            assert rec is None or rec.end == GameEnd(1, "deadlock")
+            # a match over by the rules: the reader checks the line against the
+            # replayed match, so each example reads in a match that ends so
+            found = re.fullmatch(r"Black (\d+), Gold (\d+) \((goal|deadlock)\)", value)
+            assert found, value
+            black, gold, why = int(found[1]), int(found[2]), found[3]
+            text = fig6 if value == "Black 0, Gold 1 (deadlock)" else write(record_of(_random_match_ending(value)))
+            rec = read(re.sub(r"Result: .*", f"Result: {value}", text))
+            assert rec.end == GameEnd(0 if black > gold else 1, why)
+
+
+def _random_match_ending(result: str) -> Match:
+    """A match of random play (fixed seeds) whose record's result line is
+    ``result``, a natural end such as ``Black 3, Gold 1 (goal)``."""
+    target = max(int(n) for n in re.findall(r"\d+", result))
+    for seed in range(5000):
+        rng = random.Random(seed)
+        match = Match(target)
+        while match.state != OVER:
+            if match.state == FILL:
+                match.choose_fill(rng.choice(FILLS))
+            else:
+                match.push_move(rng.choice(match.legal_moves()))
+        if f"\nResult: {result}\n" in write(record_of(match)):
+            return match
+    raise AssertionError(f"no match of random play ends with {result!r}")
 
 
 def test_series_rounds_alternate_the_first_move() -> None:

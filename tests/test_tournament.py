@@ -33,6 +33,7 @@ from kamisado.protocol.tournament_config import (
 from kamisado.protocol.tournament_results import RESULTS_COLUMNS, result_of_record
 from kamisado.rules import record
 from kamisado.rules.match import Match
+from tests.waiting import until
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -355,8 +356,7 @@ def test_a_hanging_engine_behind_a_wrapper_script_is_killed_whole(
     assert rec.end is not None and rec.end.reason == "time" and rec.end.winner == 0
     hanging = [pid for pid, cmd in seen.items() if "hanging.py" in cmd]
     assert hanging, "the wrapped engine never started"
-    time.sleep(0.2)
-    assert not [pid for pid in seen if _alive(pid)]
+    until(lambda: not [pid for pid in seen if _alive(pid)], "the engines end", timeout=10)
 
 
 def _cmdline(pid: int) -> str:
@@ -432,8 +432,7 @@ def _stop_after(
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    time.sleep(0.2)
-    assert not [pid for pid in engines if _alive(pid)]
+    until(lambda: not [pid for pid in engines if _alive(pid)], "the engines end", timeout=10)
     return stdout
 
 
@@ -509,7 +508,7 @@ def test_stop_with_ctrl_c_then_resume(
 def test_ctrl_c_kills_an_engine_behind_a_wrapper_script(tmp_path: Path) -> None:
     out = tmp_path / "t"
     wrapped = f"hang=cmd:{ENGINES / 'wrapper.sh'} {sys.executable} {ENGINES / 'hanging.py'}"
-    proc = _start(out, "level:beginner", wrapped, "--games", "1", "--timeout", "60")
+    proc = _start(out, "level:beginner", wrapped, "--games", "1", "--timeout", "60", "--debug")
     engines: set[int] = set()
     try:
         deadline = time.monotonic() + 60
@@ -519,7 +518,10 @@ def test_ctrl_c_kills_an_engine_behind_a_wrapper_script(tmp_path: Path) -> None:
                 break
             time.sleep(0.05)
         assert any("hanging.py" in _cmdline(pid) for pid in engines)
-        time.sleep(0.5)  # it is waiting for the move now
+        # it is waiting for the move now (the debug log shows the go sent to it)
+        until(lambda: (out / "debug.log").exists()
+              and any(" hang > go" in ln for ln in (out / "debug.log").read_text().splitlines()),
+              "the wrapped engine was asked for a move")
         engines |= _descendants(proc.pid)
         os.killpg(proc.pid, signal.SIGINT)
         stdout, _ = proc.communicate(timeout=30)
@@ -529,8 +531,7 @@ def test_ctrl_c_kills_an_engine_behind_a_wrapper_script(tmp_path: Path) -> None:
             proc.wait()
     assert proc.returncode == 130
     assert "go on with: kamisado tournament --resume --out" in stdout
-    time.sleep(0.2)
-    assert not [pid for pid in engines if _alive(pid)]
+    until(lambda: not [pid for pid in engines if _alive(pid)], "the engines end", timeout=10)
 
 
 def test_built_in_engines_start_from_a_folder_holding_a_kamisado_folder(
@@ -977,8 +978,8 @@ def test_stop_at_20_random_moments_then_resume(tmp_path: Path) -> None:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        time.sleep(0.2)
-        assert not [pid for pid in engines if _alive(pid)], (moment, how)
+        until(lambda started=engines: not [pid for pid in started if _alive(pid)],
+              f"the engines end ({moment}, {how})", timeout=10)
         assert took < 5 * tournament.STOP_WITHIN, (moment, how, took)
         after = set(finished(out))
         assert before <= at_signal <= after
@@ -1026,8 +1027,8 @@ def test_a_stop_between_games_starts_no_other_game(tmp_path: Path) -> None:
     running, seen = _engine_processes_during(lambda: asyncio.run(go()))
     assert t.stopped and len(t.results) == 1 and len(lines) == 1
     assert running == set()
-    time.sleep(0.2)
-    assert seen and not [pid for pid in seen if _alive(pid)]
+    assert seen
+    until(lambda: not [pid for pid in seen if _alive(pid)], "the engines end", timeout=10)
 
 
 def test_records_carry_each_moves_score_depth_time_and_clocks(tmp_path: Path) -> None:

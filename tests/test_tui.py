@@ -38,6 +38,7 @@ from kamisado.tui.app import (
 )
 from kamisado.tui.moves import MoveList, move_list_lines
 from tests.conftest import cpu_seconds
+from tests.waiting import until_async
 
 SIZE = (130, 40)
 #: Figure 7(a) of the rulebook: Gold wins the round with f6-a1.
@@ -939,8 +940,7 @@ def test_the_computer_stops_on_a_flag_when_its_answer_is_not_wanted() -> None:
         thinker = Thinker()
         long = functools.partial(engine.search, time_ms=60_000)
         task = asyncio.ensure_future(thinker.run(long, Position()))
-        await asyncio.sleep(0.3)
-        assert thinker.running
+        await until_async(lambda: thinker.running, "the computer's thread thinks")
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task

@@ -4,7 +4,10 @@ message, and a restart in the middle of a move that keeps the time."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time as _time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -337,8 +340,17 @@ def test_a_move_as_the_store_comes_back_is_charged_only_its_own_time(db: str, cl
             black = legal_move(frame(ws))
             clock.ms += 2_000  # Black thinks 2 s, and a server says so in the store
             until(lambda: setting(store, "alive") == str(clock.ms), "no server said it was alive")
-            monkeypatch.setattr(web_flags, "FLAG_TICK_S", 3600.0)  # from its next round on
-            _time.sleep(1.5)  # (it is in that round's sleep now)
+            # from its next round on the loop sleeps for good: wait until it does
+            asleep = threading.Event()
+            real_sleep = asyncio.sleep
+
+            async def for_good(delay: float, *args: Any) -> Any:
+                asleep.set()
+                return await real_sleep(3600.0, *args)
+
+            looped = types.SimpleNamespace(**{**vars(asyncio), "sleep": for_good})
+            monkeypatch.setattr(web_flags, "asyncio", looped)
+            assert asleep.wait(60), "the flag loop did not start its next round"
             store.down = True
             ws.send_json({"type": "move", "move": black, "seq": 2})  # refused: the store is down
             assert ws.receive_json()["code"] == "storage"

@@ -22,9 +22,7 @@ from kamisado.web import games as web_games
 from kamisado.web.ratings import Rating, rate_game
 from kamisado.web.server import create_app
 from kamisado.web.storage import GameRow, Store
-
-#: long enough for the server's flag loop to look twice (it looks every second)
-FLAG_WAIT_S = 2.5
+from tests.waiting import until as poll_until
 
 
 class FakeTime:
@@ -653,8 +651,18 @@ def test_a_timed_computer_game_nobody_watches_pauses_its_clock(tmp_path: Path, c
             assert time.monotonic() < deadline, "the clock never paused"
             time.sleep(0.05)
         paused_at = row.actions
+        scans = [0]  # the flag loop's looks at the store's overdue games, counted
+        looks = hub.store.overdue
+
+        def counted(now_ms: int, limit: int = 100) -> list[str]:
+            scans[0] += 1
+            return list(looks(now_ms, limit))
+
+        hub.store.overdue = counted
+        seen = scans[0]
         clock.ms += 120_000  # two minutes: more than either side's time
-        time.sleep(FLAG_WAIT_S)
+        # the flag loop looks twice after it (not a time: a loaded machine looks later)
+        poll_until(lambda: scans[0] >= seen + 2, "the flag loop looked at the store twice")
         row = hub.store.load(g["id"])[0]
         # nothing happened while it was paused: no flag fell (the round may
         # have ended on the move it paused after: then it waits for a fill)

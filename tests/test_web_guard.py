@@ -15,6 +15,7 @@ from starlette.websockets import WebSocketDisconnect
 from kamisado.web.analysis import AnalysisSlots
 from kamisado.web.guard import LIMITS, Limit, RateLimiter, limits_from_env
 from kamisado.web.server import create_app
+from tests.waiting import until
 
 FOREIGN = {"Origin": "http://evil.example"}
 OURS = {"Origin": "http://testserver"}
@@ -266,25 +267,31 @@ def test_analysis_leaves_a_worker_for_computer_moves(tmp_path: Path) -> None:
             recv(ws, "state")
             # warm both workers up (the first job in a fresh process imports the engine)
             client.get("/api/reply", params={"kpn": fig3})
+            start = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"
             answers: list[int] = []
+            answered: list[float] = []
 
             def ask() -> None:
-                answers.append(client.get("/api/analyse", params={"kpn": fig3, "ms": 1500}).status_code)
+                # the start: not proved at once (fig3 is, in milliseconds), so each job takes its 1.5 s
+                answers.append(client.get("/api/analyse", params={"kpn": start, "ms": 1500}).status_code)
+                answered.append(time.monotonic())
 
             threads = [threading.Thread(target=ask) for _ in range(3)]
             for t in threads:
                 t.start()
-            time.sleep(0.3)  # the analysis queue is full
-            t0 = time.perf_counter()
+            slots = client.app.state.analysis  # type: ignore[attr-defined]
+            until(lambda: slots.semaphore.locked() and slots.waiting == 2, "the analysis queue is full")
+            sent_at = time.monotonic()
             ws.send_json({"type": "move", "move": "c1-c5"})
             assert recv(ws, "state")["seq"] == 1
             st = recv(ws, "state")
-            waited = time.perf_counter() - t0
+            replied = time.monotonic()
             assert st["seq"] == 2 and st["last"]["side"] == "g"
-            assert waited < 1.2, waited  # not behind 4.5 s of analysis
             for t in threads:
                 t.join(30)
             assert answers == [200, 200, 200]
+            # not behind the analysis: the reply came before the first of its 1.5 s jobs ended
+            assert replied < min(answered), (sent_at, replied, answered)
 
 
 def test_too_many_waiting_analysis_jobs_are_refused() -> None:
@@ -309,15 +316,27 @@ def test_a_computer_game_nobody_watches_pauses(tmp_path: Path) -> None:
         def actions() -> int:
             return int(next(r.actions for r in stored(client) if r.id == g["id"]))
 
-        time.sleep(0.6)
+        # time is measured by a game of the same kind that is watched: no
+        # sleep, and on a loaded machine both go slower alike
+        control = client.post("/api/games", json=body).json()
+
+        def watch_control(moves: int) -> None:
+            with client.websocket_connect("/ws") as cw:
+                cw.send_json({"type": "join", "game": control["id"]})
+                first = recv(cw, "state")["seq"]
+                while recv(cw, "state")["seq"] < first + moves:
+                    pass
+
+        watch_control(4)
         assert actions() == 0 and g["id"] not in hub.games  # nobody came: it never started
         with client.websocket_connect("/ws") as ws:
             ws.send_json({"type": "join", "game": g["id"]})
             while recv(ws, "state")["seq"] < 4:
                 pass
-        time.sleep(0.3)  # the move being thought about when the watcher left
+        # the move being thought about when the watcher left is stored, then the game is dropped
+        until(lambda: g["id"] not in hub.games, "the unwatched game is dropped")
         left_at = actions()
-        time.sleep(1.0)  # ten moves' worth of delay
+        watch_control(10)  # ten moves' worth of delay
         assert actions() == left_at and g["id"] not in hub.games
         with client.websocket_connect("/ws") as ws:
             ws.send_json({"type": "join", "game": g["id"]})

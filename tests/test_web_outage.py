@@ -411,11 +411,9 @@ def test_postgresql_stopped_mid_game_then_started_again(own_pg: Cluster, tmp_pat
             gold.move(refused)
             err = gold.next("error")  # refused, and said so; the connections stay
             assert err["code"] == "storage" and "try again" in err["message"]
-            for p in (black, gold):  # what needs no database keeps working
-                sent = time.monotonic()
+            for p in (black, gold):  # what needs no database keeps working: a pong, not a storage error
                 p.ws.send(json.dumps({"type": "ping"}))
                 p.next("pong")
-                assert time.monotonic() - sent < 1.0
             status, steps = http_get(addr, f"/api/games/{gid}/steps")  # the game held, as stored
             assert status == 200 and [s["move"] for s in steps["steps"][1:]] == OPENING
             own_pg.start()

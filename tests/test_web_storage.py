@@ -20,6 +20,7 @@ from kamisado.web.storage import (
     new_id,
     settings,
 )
+from tests.waiting import until_async
 
 psycopg = pytest.importorskip("psycopg")
 
@@ -223,11 +224,17 @@ def test_a_call_cancelled_mid_statement_leaves_no_busy_connection_behind(pg_url:
     store = Store(pg_url)
     gid = new_id()
 
+    def running_on_the_server() -> bool:
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE state = 'active'"
+                               " AND query = 'SELECT pg_sleep(5)' AND datname = current_database()").fetchone()
+        return row is not None and row[0] > 0
+
     async def run() -> None:
         assert store._pg is not None
         await store.create_async(GameRow.new(gid))
         slow = asyncio.ensure_future(store._pg.rows_async(sa.text("SELECT pg_sleep(5)"), {}))
-        await asyncio.sleep(0.3)
+        await until_async(running_on_the_server, "the slow statement runs on the server")  # mid-statement
         slow.cancel()
         with pytest.raises(asyncio.CancelledError):
             await slow

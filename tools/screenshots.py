@@ -256,6 +256,10 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         pg.click("#rv-prev")
         expect(pg.locator("#rv-lines li")).not_to_have_count(0, timeout=60_000)
         expect(pg.locator("#analysis")).not_to_contain_text("…")
+        # the evaluation graph (the server analyses every position first: slow on a
+        # loaded machine), its point of the step shown marked
+        expect(pg.locator("#rv-graph svg")).to_be_visible(timeout=120_000)
+        expect(pg.locator("#rv-graph [data-ply].current")).to_have_count(1)
         shoot(pg, out, "review", written, ignored)
 
         goto(pg, base, "/lesson/fig2")
