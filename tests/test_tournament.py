@@ -1109,6 +1109,18 @@ def _pending(pid: int, number: int) -> bool:
     return any(int(mask, 16) >> (number - 1) & 1 for mask in masks)
 
 
+def _stopped(proc: subprocess.Popen[str], stop: Callable[[], None]) -> tuple[str, str]:
+    """``stop()`` (signals to ``proc``), then what ``proc`` printed once it ended; it
+    is killed should the test fail first."""
+    try:
+        stop()
+        return proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 def _start_waiting_on(out: Path, engine: str) -> tuple[subprocess.Popen[str], set[int]]:
     """A tournament of ``level:beginner`` against ``engine`` (wrapping hanging.py),
     once hanging.py has been asked for a move; with the processes below it then."""
@@ -1155,13 +1167,7 @@ def test_sigterm_ends_a_run_of_wrapper_script_engines_with_130_and_no_engine_lef
 ) -> None:
     out = tmp_path / "t"
     proc, engines = _start_waiting_on(out, _wrapped(tmp_path, ""))
-    try:
-        proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    stdout, stderr = _stopped(proc, lambda: proc.send_signal(signal.SIGTERM))
     assert proc.returncode == 130, stderr
     assert "go on with: kamisado tournament --resume --out" in stdout
     assert "Unknown child process" not in stderr
@@ -1177,15 +1183,9 @@ def test_a_stop_does_not_wait_for_pipes_an_engine_outside_its_group_holds(
     # questions, ends by itself)
     out = tmp_path / "t"
     proc, engines = _start_waiting_on(out, _wrapped(tmp_path, "setsid"))
-    try:
-        sent = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-        took = time.monotonic() - sent
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    sent = time.monotonic()
+    stdout, stderr = _stopped(proc, lambda: proc.send_signal(signal.SIGTERM))
+    took = time.monotonic() - sent
     assert proc.returncode == 130, stderr
     assert "go on with: kamisado tournament --resume --out" in stdout
     # the deadline, not the engine's --timeout of 600 s, ended the wait
@@ -1202,7 +1202,8 @@ def test_a_second_signal_ends_the_run_at_once(tmp_path: Path, first: int) -> Non
     # two would merge), so the second follows once the first is taken.
     out = tmp_path / "t"
     proc, engines = _start_waiting_on(out, _wrapped(tmp_path, "setsid"))
-    try:
+
+    def twice() -> None:
         if first == signal.SIGINT:
             proc.send_signal(signal.SIGSTOP)
             proc.send_signal(signal.SIGINT)
@@ -1215,11 +1216,8 @@ def test_a_second_signal_ends_the_run_at_once(tmp_path: Path, first: int) -> Non
                 assert time.monotonic() < deadline
                 time.sleep(0.001)
             proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+
+    stdout, stderr = _stopped(proc, twice)
     assert proc.returncode == 130, stderr
     assert "stopped at once (a second signal)" in stderr
     assert finished(out) == {}  # state.json whole: read back
@@ -1229,17 +1227,15 @@ def test_a_second_signal_ends_the_run_at_once(tmp_path: Path, first: int) -> Non
 def test_sigterm_as_soon_as_the_command_takes_it_gives_130(tmp_path: Path) -> None:
     out = tmp_path / "t"
     proc = _start(out, "level:beginner", "level:novice", "--games", "4", "--movetime", "10")
-    try:
+
+    def when_taken() -> None:
         deadline = time.monotonic() + 60
         while proc.poll() is None and not _catches(proc.pid, signal.SIGTERM):
             assert time.monotonic() < deadline
             time.sleep(0.001)
         proc.send_signal(signal.SIGTERM)
-        stdout, stderr = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+
+    stdout, stderr = _stopped(proc, when_taken)
     assert proc.returncode == 130, stderr
     assert "stopped after 0 of 4 games" in stdout
 
