@@ -22,7 +22,7 @@ import os
 import queue
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from kamisado.engine import HASH_MIB_DEFAULT, hash_entries
@@ -222,8 +222,7 @@ def _within(limit: Limit, deadline: Deadline) -> Limit:
     left = deadline.left()
     if limit.time is None or left is None or left >= limit.time:
         return limit
-    return Limit(time=max(left, 0.001), depth=limit.depth, nodes=limit.nodes,
-                 infinite=limit.infinite, win=limit.win)
+    return replace(limit, time=max(left, 0.001))
 
 
 def _search_job(

@@ -223,6 +223,17 @@ def _chat_query(room: bool) -> ClauseElement:
 _CHAT_OF_ROOM = _chat_query(room=True)
 _CHAT_OF = _chat_query(room=False)
 _CHAT_FIELDS = [c.name for c in chat.columns]
+
+
+def _chat_call(game_id: str, room: str | None, after: int,
+               limit: int) -> tuple[ClauseElement, dict[str, Any]]:
+    """The kept statement and its values for :meth:`Store.chat_of`."""
+    values: dict[str, Any] = {"gid": game_id, "after": after, "limit": limit}
+    if room is None:
+        return _CHAT_OF, values
+    return _CHAT_OF_ROOM, {**values, "room": room}
+
+
 _KEPT: tuple[ClauseElement, ...] = (
     _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
     _INSERT_GAME, _PING, _ALIVE_ROWS, _SET_SETTING, _GIVE_BACK, _CHAT_OF_ROOM, _CHAT_OF, *SHARED_KEPT,
@@ -938,11 +949,9 @@ class Store(SharedCalls):
                 limit: int = 200) -> list[dict[str, Any]]:
         """A game's chat messages (of one room, or both), oldest first: the
         last ``limit`` of those with an id above ``after``."""
-        values: dict[str, Any] = {"gid": game_id, "after": after, "limit": limit}
-        if room is not None:
-            values["room"] = room
+        query, values = _chat_call(game_id, room, after, limit)
         with self._db.read() as tx:
-            rows = tx.run(_CHAT_OF if room is None else _CHAT_OF_ROOM, values).mappings()
+            rows = tx.run(query, values).mappings()
         return rows[::-1]
 
     async def chat_of_async(self, game_id: str, room: str | None = None, after: int = 0,
@@ -953,11 +962,9 @@ class Store(SharedCalls):
         if self._pg is None:
             return await self.call(self.chat_of, game_id, room, after, limit)
         start = time.perf_counter()
-        values: dict[str, Any] = {"gid": game_id, "after": after, "limit": limit}
-        if room is not None:
-            values["room"] = room
+        query, values = _chat_call(game_id, room, after, limit)
         try:
-            rows = await self._pg.rows_async(_CHAT_OF if room is None else _CHAT_OF_ROOM, values)
+            rows = await self._pg.rows_async(query, values)
         finally:
             self._took("chat_of", start)
         return [dict(zip(_CHAT_FIELDS, r, strict=True)) for r in rows[::-1]]
