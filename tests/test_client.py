@@ -345,14 +345,14 @@ def test_the_documented_minimal_engine_plays_a_match(tmp_path: Path) -> None:
 
 
 def test_option_lines() -> None:
-    from kamisado.protocol.client import Option, _parse_option
+    from kamisado.protocol.client.messages import Option, parse_option
 
-    assert _parse_option(
+    assert parse_option(
         "option name Move Overhead type spin default 10 min 0 max 5000"
     ) == (Option("Move Overhead", "spin", "10", 0, 5000))
-    combo = _parse_option("option name Style type combo default a b var a b var c")
+    combo = parse_option("option name Style type combo default a b var a b var c")
     assert combo is not None and combo.vars == ("a b", "c") and combo.default == "a b"
-    assert _parse_option("option name Broken") is None
+    assert parse_option("option name Broken") is None
     check = Option("Ponder", "check")
     assert check.check(True) == "true"
     with pytest.raises(ValueError, match="expected true or false"):

@@ -1,340 +1,49 @@
-"""Drive any KEI engine: an asyncio client and a blocking one.
+"""The asyncio client: :class:`KeiEngine` runs one engine process and asks it
+for moves, analyses and fills; :class:`AnalysisResult` is an analysis in
+progress.
 
-KEI, the Kamisado Engine Interface, is specified in ``docs/protocol.md``;
-``kamisado engine`` speaks it for the built-in engine.  This module is the
-other side, in the manner of python-chess's ``chess.engine``:
-:meth:`KeiEngine.popen` starts an engine as an ``asyncio`` subprocess and
-:class:`SimpleEngine` wraps it for code without an event loop (it runs a
-private event loop in a thread).
-
->>> import sys
+>>> import asyncio, sys
 >>> from kamisado.rules.position import Position
->>> with SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
-...     result = engine.play(Position(), Limit(depth=3))
-...     engine.name.startswith("Kamisado"), result.move in Position().legal_moves
-(True, True)
-
-Everything the engine says is checked: a move that is malformed or illegal
-in the position sent raises :class:`EngineError` naming the move and the
-position; an engine that exits raises :class:`EngineTerminatedError`; one
-that does not answer in time raises :class:`EngineTimeoutError` (and is
-killed, since its answers can no longer be matched to the questions).
-
-:class:`Limit` and :class:`Score` are those of :mod:`kamisado.engine.limits`, which
-the engine API, the KEI engine and the tools share.
+>>> async def first_move() -> bool:
+...     async with await popen_engine([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
+...         result = await engine.play(Position(), Limit(depth=2))
+...     return result.move in Position().legal_moves
+>>> asyncio.run(first_move())
+True
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import shlex
-import signal
-import threading
-from collections.abc import Callable, Coroutine, Mapping, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field
-from types import TracebackType
-from typing import IO, Any, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import IO, Any
 
-from kamisado.engine.limits import SCORE_KINDS, Limit, Score
+from kamisado.engine.limits import Limit
+from kamisado.protocol.client.messages import (
+    DEFAULT_TIMEOUT,
+    LOGGER,
+    TIME_GRACE,
+    Clock,
+    EngineError,
+    EngineTerminatedError,
+    EngineTimeoutError,
+    Info,
+    Option,
+    PlayResult,
+    go_command,
+    parse_info,
+    parse_option,
+)
+from kamisado.protocol.client.process import abandon_pipes, end_started, kill_group
 from kamisado.protocol.kei_go import clip, quote
 from kamisado.rules.board import KamisadoError, MalformedError, Move
 from kamisado.rules.match import FILL, FILLS, PLAYING, Match
 from kamisado.rules.position import Position
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "Clock",
-    "EngineError",
-    "EngineTerminatedError",
-    "EngineTimeoutError",
-    "AnalysisComplete",
-    "AnalysisResult",
-    "Info",
-    "KeiEngine",
-    "Limit",
-    "Option",
-    "PlayResult",
-    "Score",
-    "SimpleAnalysisResult",
-    "SimpleEngine",
-    "go_command",
-    "parse_info",
-    "popen_engine",
-]
-
-LOGGER = logging.getLogger("kamisado.protocol.client")
-
-#: Seconds to wait for an answer that has no time limit of its own.
-DEFAULT_TIMEOUT = 60.0
-#: Seconds allowed on top of ``Limit.time`` before an engine counts as hanging.
-TIME_GRACE = 5.0
-
-T = TypeVar("T")
-
-
-class EngineError(RuntimeError):
-    """The engine broke the protocol (an illegal move, a malformed answer)."""
-
-
-class EngineTerminatedError(EngineError):
-    """The engine process exited (or was never able to start)."""
-
-
-class EngineTimeoutError(EngineError, TimeoutError):
-    """The engine did not answer in time; it has been killed."""
-
-
-@dataclass
-class Info:
-    """One ``info`` line, parsed (absent fields are ``None``).
-
-    :meth:`as_dict` gives it as python-chess's ``InfoDict`` (only the
-    fields the line had; ``time`` in seconds; ``lowerbound``/``upperbound``
-    ``True`` when the score is a bound).
-    """
-
-    depth: int | None = None
-    seldepth: int | None = None
-    multipv: int | None = None
-    """The line's rank in a ``MultiPV`` search (1 the best)."""
-    score: Score | None = None
-    bound: str | None = None
-    """``"lower"`` or ``"upper"`` when the score is only a bound, else ``None``."""
-    nodes: int | None = None
-    nps: int | None = None
-    hashfull: int | None = None
-    """How full the engine's hash table is, in per mille."""
-    time: int | None = None
-    """Milliseconds since ``go``."""
-    currmove: Move | None = None
-    currmovenumber: int | None = None
-    pv: list[Move] = field(default_factory=list)
-    string: str | None = None
-    """The text of an ``info string`` line."""
-
-    @property
-    def lowerbound(self) -> bool:
-        """Whether the true score is at least :attr:`score`."""
-        return self.bound == "lower"
-
-    @property
-    def upperbound(self) -> bool:
-        """Whether the true score is at most :attr:`score`."""
-        return self.bound == "upper"
-
-    def as_dict(self) -> dict[str, Any]:
-        """The fields given, as python-chess's ``InfoDict`` (``time`` in seconds).
-
-        >>> parse_info("info depth 3 multipv 2 score cp 5 lowerbound time 250 pv c1-c5").as_dict()
-        {'depth': 3, 'multipv': 2, 'score': Score(kind='cp', value=5), 'lowerbound': True, \
-'time': 0.25, 'pv': [Move.from_str('c1-c5')]}
-        """
-        out: dict[str, Any] = {}
-        for key in ("depth", "seldepth", "multipv", "score"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        if self.bound is not None:
-            out[f"{self.bound}bound"] = True
-        for key in ("nodes", "nps", "hashfull"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        if self.time is not None:
-            out["time"] = self.time / 1000
-        for key in ("currmove", "currmovenumber", "string"):
-            if getattr(self, key) is not None:
-                out[key] = getattr(self, key)
-        if self.pv:
-            out["pv"] = list(self.pv)
-        return out
-
-
-def parse_info(line: str) -> Info:
-    """Parse an ``info`` line; malformed fields are skipped (and logged).
-
-    >>> i = parse_info("info depth 4 score win 3 nodes 120 pv c1-c5 b8-b3")
-    >>> i.depth, i.score, i.nodes, [str(m) for m in i.pv]
-    (4, Score(kind='win', value=3), 120, ['c1-c5', 'b8-b3'])
-    >>> parse_info("info string hello there").string
-    'hello there'
-    >>> i = parse_info("info depth 2 multipv 3 score cp -4 upperbound hashfull 12 pv c1-c5")
-    >>> i.multipv, i.bound, i.upperbound, i.hashfull
-    (3, 'upper', True, 12)
-    """
-    words = line.split()
-    info = Info()
-    i = 1
-    while i < len(words):
-        key = words[i]
-        try:
-            if key == "string":
-                info.string = line.split(None, 2)[2] if len(words) > 2 else ""
-                break
-            if key in ("depth", "seldepth", "multipv", "nodes", "nps", "hashfull", "time",
-                       "currmovenumber"):
-                setattr(info, key, int(words[i + 1]))
-                i += 2
-            elif key in ("lowerbound", "upperbound"):
-                info.bound = key[: -len("bound")]
-                i += 1
-            elif key == "currmove":
-                info.currmove = Move.from_str(words[i + 1])
-                i += 2
-            elif key == "score":
-                kind, value = words[i + 1], int(words[i + 2])
-                if kind not in SCORE_KINDS:
-                    raise ValueError(kind)
-                info.score = Score(kind, value)
-                i += 3
-            elif key == "pv":
-                info.pv = [Move.from_str(w) for w in words[i + 1 :]]
-                break
-            else:
-                LOGGER.debug("info: skipping unknown field %r", key)
-                i += 1
-        except (IndexError, ValueError):
-            LOGGER.warning("info: malformed field %s in %s", quote(key), quote(line))
-            i += 1
-    return info
-
-
-@dataclass(frozen=True)
-class Option:
-    """An option the engine declared in its handshake."""
-
-    name: str
-    type: str
-    default: str | None = None
-    min: int | None = None
-    max: int | None = None
-    vars: tuple[str, ...] = ()
-
-    def check(self, value: object) -> str:
-        """The value as text, or ``ValueError`` when it does not fit."""
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        if self.type == "spin":
-            try:
-                number = int(text)
-            except ValueError:
-                raise ValueError(
-                    f"option {self.name}: expected a whole number, found {value!r}"
-                ) from None
-            if (self.min is not None and number < self.min) or (
-                self.max is not None and number > self.max
-            ):
-                raise ValueError(
-                    f"option {self.name}: expected {self.min}..{self.max}, found {number}"
-                )
-        elif self.type == "combo" and text not in self.vars:
-            raise ValueError(
-                f"option {self.name}: expected one of {', '.join(self.vars)}, found {value!r}"
-            )
-        elif self.type == "check" and text not in ("true", "false"):
-            raise ValueError(f"option {self.name}: expected true or false, found {value!r}")
-        return text
-
-
-def _parse_option(line: str) -> Option | None:
-    words = line.split()
-    keys = {"name", "type", "default", "min", "max", "var"}
-    fields: dict[str, list[str]] = {}
-    vars_: list[str] = []
-    key: str | None = None
-    for w in words[1:]:
-        if w in keys and not (key == "name" and w not in ("type",)):
-            key = w
-            if key == "var":
-                vars_.append("")
-            else:
-                fields.setdefault(key, [])
-            continue
-        if key == "var":
-            vars_[-1] = f"{vars_[-1]} {w}".strip()
-        elif key is not None:
-            fields[key].append(w)
-    if "name" not in fields or "type" not in fields:
-        return None
-    try:
-        return Option(
-            name=" ".join(fields["name"]),
-            type=" ".join(fields["type"]),
-            default=" ".join(fields["default"]) if "default" in fields else None,
-            min=int(fields["min"][0]) if fields.get("min") else None,
-            max=int(fields["max"][0]) if fields.get("max") else None,
-            vars=tuple(vars_),
-        )
-    except ValueError:
-        return None
-
-
-@dataclass(frozen=True)
-class Clock:
-    """Both players' clocks for one move, in milliseconds (UCI's way).
-
-    ``go`` then carries ``btime``/``gtime`` (time left on Black's and
-    Gold's clocks), ``binc``/``ginc`` (the increment each gets after a
-    move) and, with periods of moves, ``movestogo`` (moves the side to
-    move still has to make in its period).
-
-    >>> Clock(9500, 10000, 100, 100).go_words()
-    ['btime', '9500', 'gtime', '10000', 'binc', '100', 'ginc', '100']
-    >>> Clock(60000, 58000, movestogo=12).go_words()[-2:]
-    ['movestogo', '12']
-    >>> Clock(1500, 2000).time_left(1)
-    2.0
-    """
-
-    btime: int
-    gtime: int
-    binc: int = 0
-    ginc: int = 0
-    movestogo: int | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("btime", "gtime", "binc", "ginc"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 0:
-                raise ValueError(f"Clock.{name}: expected milliseconds from 0, found {value!r}")
-        if self.movestogo is not None and (
-            not isinstance(self.movestogo, int) or self.movestogo < 1
-        ):
-            raise ValueError(f"Clock.movestogo: expected at least 1, found {self.movestogo!r}")
-
-    def time_left(self, side: int) -> float:
-        """Seconds on ``side``'s clock (0 Black, 1 Gold)."""
-        return (self.gtime if side else self.btime) / 1000
-
-    def go_words(self) -> list[str]:
-        """The words of ``go`` that carry the clocks."""
-        words = ["btime", str(self.btime), "gtime", str(self.gtime)]
-        words += ["binc", str(self.binc), "ginc", str(self.ginc)]
-        if self.movestogo is not None:
-            words += ["movestogo", str(self.movestogo)]
-        return words
-
-
-def go_command(limit: Limit | None = None, clock: Clock | None = None) -> str:
-    """The ``go`` line for a limit and clocks (either may be absent).
-
-    >>> go_command(Limit(depth=6), Clock(1000, 900))
-    'go btime 1000 gtime 900 binc 0 ginc 0 depth 6'
-    >>> go_command()
-    'go'
-    """
-    words = (limit or Limit()).go_command().split()
-    return " ".join(words[:1] + (clock.go_words() if clock else []) + words[1:])
-
-
-@dataclass
-class PlayResult:
-    """The engine's move, with the last ``info`` it sent and all of them."""
-
-    move: Move
-    info: Info
-    infos: list[Info]
+__all__ = ["AnalysisComplete", "AnalysisResult", "KeiEngine", "popen_engine"]
 
 
 def _position_command(game: Match | Position | str) -> tuple[str, Position]:
@@ -362,62 +71,6 @@ def _legal_line(pos: Position, moves: Sequence[Move]) -> bool:
             return False
         q.push(m)
     return True
-
-
-def _kill_group(process: asyncio.subprocess.Process) -> None:
-    """SIGKILL ``process``'s process group (the engine's own, see :meth:`KeiEngine.popen`).
-
-    Only through ``killpg``: the process itself is signalled only when its
-    group cannot be (``Process.kill`` first polls the process, and a poll
-    that reaps it before asyncio's child watcher does makes the watcher log
-    "Unknown child process pid N, will report returncode 255").
-    """
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-        return
-    except ProcessLookupError:  # the group is gone: so is its leader
-        return
-    except PermissionError:  # not its group (it made a new one): the leader alone
-        pass
-    if process.returncode is None:
-        with contextlib.suppress(ProcessLookupError):  # raced with its exit
-            process.kill()
-
-
-async def _end_started(starting: asyncio.Future[asyncio.subprocess.Process]) -> None:
-    """A stop came while an engine started: let the start finish (a few turns
-    of the loop; further cancels wait for it too), then kill the engine's
-    whole group and wait for the leader (its pipes abandoned after 2 s)."""
-    while not starting.done():
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.wait([starting])
-    if starting.cancelled() or starting.exception() is not None:
-        return
-    process = starting.result()
-    _kill_group(process)
-    for _ in range(2):
-        try:
-            async with asyncio.timeout(2.0):
-                await asyncio.shield(process.wait())
-            return
-        except (TimeoutError, asyncio.CancelledError):
-            _abandon_pipes(process)
-
-
-def _abandon_pipes(process: asyncio.subprocess.Process) -> None:
-    """Close this side of ``process``'s pipes, so that waiting for its exit no
-    longer waits for a process that holds them open.
-
-    The pipes only: closing the whole transport would poll the process,
-    reaping it under asyncio's child watcher (see :func:`_kill_group`).
-    """
-    transport = getattr(process, "_transport", None)
-    if transport is None:
-        return
-    for fd in (0, 1, 2):
-        pipe = transport.get_pipe_transport(fd)
-        if pipe is not None:
-            pipe.close()
 
 
 class KeiEngine:
@@ -491,7 +144,7 @@ class KeiEngine:
         try:
             process = await asyncio.shield(starting)
         except asyncio.CancelledError:
-            await _end_started(starting)
+            await end_started(starting)
             raise
         except OSError as e:
             raise EngineTerminatedError(
@@ -533,11 +186,11 @@ class KeiEngine:
         The group is the engine's own (see :meth:`popen`), so a wrapper
         script's children go with it.
         """
-        _kill_group(self.process)
+        kill_group(self.process)
 
     def abandon_pipes(self) -> None:
-        """Stop waiting for the engine's pipes (see :func:`_abandon_pipes`)."""
-        _abandon_pipes(self.process)
+        """Stop waiting for the engine's pipes (see :func:`~kamisado.protocol.client.process.abandon_pipes`)."""
+        abandon_pipes(self.process)
 
     async def _kill(self) -> None:
         self.kill_group()
@@ -636,7 +289,7 @@ class KeiEngine:
                 if words[0] == "id" and len(words) >= 2:
                     self.id[words[1]] = " ".join(words[2:])
                 elif words[0] == "option":
-                    option = _parse_option(line)
+                    option = parse_option(line)
                     if option is None:
                         LOGGER.warning("%s: malformed option line %s", self.name, quote(line))
                     else:
@@ -1051,230 +704,7 @@ class AnalysisResult:
             await self.wait()
 
 
-class SimpleAnalysisResult:
-    """A running analysis of a :class:`SimpleEngine`: an iterator of info dicts.
-
-    As python-chess's: iterate (it ends at ``bestmove``), :meth:`stop`,
-    :meth:`wait`, ``info``, ``multipv``; ``with`` stops it on leaving.
-    """
-
-    def __init__(self, simple: SimpleEngine, inner: AnalysisResult) -> None:
-        self._simple = simple
-        self.inner = inner
-
-    @property
-    def info(self) -> dict[str, Any]:
-        """See :attr:`AnalysisResult.info`."""
-        return self._simple._call(lambda: dict(self.inner.info))
-
-    @property
-    def multipv(self) -> list[dict[str, Any]]:
-        """See :attr:`AnalysisResult.multipv`."""
-        return self._simple._call(lambda: [dict(i) for i in self.inner.multipv])
-
-    def stop(self) -> None:
-        """See :meth:`AnalysisResult.stop`."""
-        self._simple._call(self.inner.stop)
-
-    def wait(self) -> PlayResult | None:
-        """See :meth:`AnalysisResult.wait`."""
-        return self._simple._run(self.inner.wait())
-
-    def would_block(self) -> bool:
-        """See :meth:`AnalysisResult.would_block`."""
-        return self._simple._call(self.inner.would_block)
-
-    def empty(self) -> bool:
-        """See :meth:`AnalysisResult.empty`."""
-        return self._simple._call(self.inner.empty)
-
-    def get(self) -> dict[str, Any]:
-        """See :meth:`AnalysisResult.get`."""
-        return self._simple._run(self.inner.get())
-
-    def next(self) -> dict[str, Any] | None:
-        """The next info dict, or ``None`` after the last."""
-        try:
-            return self.get()
-        except AnalysisComplete:
-            return None
-
-    def __iter__(self) -> SimpleAnalysisResult:
-        return self
-
-    def __next__(self) -> dict[str, Any]:
-        try:
-            return self.get()
-        except AnalysisComplete:
-            raise StopIteration from None
-
-    def __enter__(self) -> SimpleAnalysisResult:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-        with contextlib.suppress(EngineError):
-            self.wait()
-
 
 async def popen_engine(command: str | Sequence[str], **kwargs: Any) -> KeiEngine:
     """Start an engine: ``await popen_engine(["kamisado", "engine"])`` (see :meth:`KeiEngine.popen`)."""
     return await KeiEngine.popen(command, **kwargs)
-
-
-class SimpleEngine:
-    """A blocking KEI engine: the async client on a private event loop thread.
-
-    >>> import sys
-    >>> from kamisado.rules.match import Match
-    >>> engine = SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei", "--level", "beginner"])
-    >>> m = Match(3)
-    >>> move = engine.play(m).move
-    >>> move in m.legal_moves()
-    True
-    >>> engine.quit()
-    """
-
-    def __init__(
-        self, engine: KeiEngine, loop: asyncio.AbstractEventLoop, thread: threading.Thread
-    ) -> None:
-        self.engine = engine
-        self._loop = loop
-        self._thread = thread
-
-    @classmethod
-    def popen(cls, command: str | Sequence[str], **kwargs: Any) -> SimpleEngine:
-        """Start an engine (arguments as :meth:`KeiEngine.popen`)."""
-        loop = asyncio.new_event_loop()
-        ready = threading.Event()
-
-        def run() -> None:
-            asyncio.set_event_loop(loop)
-            loop.call_soon(ready.set)
-            loop.run_forever()
-
-        thread = threading.Thread(target=run, name="kamisado-engine-loop", daemon=True)
-        thread.start()
-        ready.wait()
-        try:
-            engine = asyncio.run_coroutine_threadsafe(
-                KeiEngine.popen(command, **kwargs), loop
-            ).result()
-        except BaseException:
-            cls._stop_loop(loop, thread)
-            raise
-        return cls(engine, loop, thread)
-
-    @staticmethod
-    def _stop_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join()
-        loop.close()
-
-    def _run(self, coro: Coroutine[Any, Any, T]) -> T:
-        if self._loop.is_closed():
-            coro.close()
-            raise EngineTerminatedError(f"engine {self.engine.name!r} has been closed")
-        future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        return future.result()
-
-    @property
-    def name(self) -> str:
-        """The engine's name."""
-        return self.engine.name
-
-    @property
-    def id(self) -> dict[str, str]:
-        """The engine's ``id`` lines."""
-        return self.engine.id
-
-    @property
-    def options(self) -> dict[str, Option]:
-        """The engine's declared options."""
-        return self.engine.options
-
-    def ping(self, timeout: float | None = None) -> None:
-        """See :meth:`KeiEngine.ping`."""
-        self._run(self.engine.ping(timeout))
-
-    def configure(self, options: Mapping[str, object]) -> None:
-        """See :meth:`KeiEngine.configure`."""
-        self._run(self.engine.configure(options))
-
-    def newgame(self) -> None:
-        """See :meth:`KeiEngine.newgame`."""
-        self._run(self.engine.newgame())
-
-    def play(
-        self, game: Match | Position | str, limit: Limit | None = None, **kwargs: Any
-    ) -> PlayResult:
-        """See :meth:`KeiEngine.play`."""
-        return self._run(self.engine.play(game, limit, **kwargs))
-
-    def fill(self, match: Match, **kwargs: Any) -> str:
-        """See :meth:`KeiEngine.fill`."""
-        return self._run(self.engine.fill(match, **kwargs))
-
-    def analyse(
-        self, game: Match | Position | str, limit: Limit, **kwargs: Any
-    ) -> dict[str, Any] | list[dict[str, Any]]:
-        """See :meth:`KeiEngine.analyse`: an info dict, or with ``multipv`` a list.
-
-        >>> import sys
-        >>> with SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
-        ...     lines = engine.analyse(Position(), Limit(depth=3), multipv=2)
-        ...     info = engine.analyse(Position(), Limit(depth=3))
-        >>> [d["multipv"] for d in lines], lines[0]["depth"], sorted(info)
-        ([1, 2], 3, ['depth', 'hashfull', 'nodes', 'nps', 'pv', 'score', 'seldepth', 'time'])
-        """
-        return self._run(self.engine.analyse(game, limit, **kwargs))
-
-    def analysis(
-        self, game: Match | Position | str, limit: Limit | None = None, **kwargs: Any
-    ) -> SimpleAnalysisResult:
-        """See :meth:`KeiEngine.analysis`: an iterator of info dicts that can be stopped.
-
-        >>> import sys
-        >>> with SimpleEngine.popen([sys.executable, "-m", "kamisado.protocol.kei"]) as engine:
-        ...     with engine.analysis(Position()) as analysis:
-        ...         for info in analysis:
-        ...             if info.get("depth", 0) >= 3:
-        ...                 break
-        ...     result = analysis.wait()
-        >>> result.move in Position().legal_moves, analysis.info["depth"] >= 3
-        (True, True)
-        """
-        return SimpleAnalysisResult(self, self._run(self.engine.analysis(game, limit, **kwargs)))
-
-    def _call(self, fn: Callable[[], T]) -> T:
-        """Run ``fn()`` in the event loop's thread (the analysis' state lives there);
-        once the engine is closed, here (nothing changes it any more)."""
-        if self._loop.is_closed():
-            return fn()
-
-        async def call() -> T:
-            return fn()
-
-        return self._run(call())
-
-    def quit(self) -> None:
-        """Quit the engine and end the private event loop (safe to call twice)."""
-        if self._loop.is_closed():
-            return
-        try:
-            self._run(self.engine.quit())
-        finally:
-            self._stop_loop(self._loop, self._thread)
-
-    close = quit
-
-    def __enter__(self) -> SimpleEngine:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.quit()
