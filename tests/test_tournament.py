@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from kamisado.engine.levels import SEED_MAX
-from kamisado.protocol import tournament
+from kamisado.protocol import tournament, tournament_engines
 from kamisado.protocol.tournament_cli import _Progress, main
 from kamisado.protocol.tournament_config import (
     Config,
@@ -568,7 +568,7 @@ def test_a_player_that_cannot_start_stops_the_run(
     # that the hanging engines are given up soon; both players hang, so no engine
     # that should answer is held to that second (a built-in engine's start took
     # 1.1-1.4 s at load 20)
-    monkeypatch.setattr(tournament, "HANDSHAKE_TIMEOUT", 1.0)
+    monkeypatch.setattr(tournament_engines, "HANDSHAKE_TIMEOUT", 1.0)
     out2 = tmp_path / "t2"
     hangs = mock("scripted", "--hang-at", "handshake")
     assert main([f"mute={hangs}", f"still={hangs}", "--timeout", "1", "--out", str(out2)]) == 1
@@ -1025,7 +1025,7 @@ def test_a_stop_between_games_starts_no_other_game(tmp_path: Path) -> None:
 
     async def go() -> set[object]:
         await t.run()
-        return set(t._running)
+        return set(t.engines.running)
 
     running, seen = _engine_processes_during(lambda: asyncio.run(go()))
     assert t.stopped and len(t.results) == 1 and len(lines) == 1

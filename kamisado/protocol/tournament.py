@@ -16,17 +16,17 @@ engine move's comment: its score and depth, the time it took and both clocks
 after it) into the output directory.
 
 What is played is set in :mod:`kamisado.protocol.tournament_config`; the
-results and the files of the output directory are in
-:mod:`kamisado.protocol.tournament_results`; the command line is
-:mod:`kamisado.protocol.tournament_cli`.
+engine processes are held by :mod:`kamisado.protocol.tournament_engines`;
+a game's clocks, forfeits, resignations and record headers are
+:mod:`kamisado.protocol.tournament_game`; the results and the files of the
+output directory are in :mod:`kamisado.protocol.tournament_results`; the
+command line is :mod:`kamisado.protocol.tournament_cli`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
-import math
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -35,14 +35,7 @@ from typing import Any, TextIO
 from kamisado.engine import Searcher, SolveResult
 from kamisado.engine.levels import SEED_MAX
 from kamisado.engine.limits import Score
-from kamisado.protocol.client import (
-    Clock,
-    EngineError,
-    EngineTerminatedError,
-    EngineTimeoutError,
-    Info,
-    KeiEngine,
-)
+from kamisado.protocol.client import Clock, EngineError, EngineTerminatedError, KeiEngine
 from kamisado.protocol.elo import SPRT, format_table
 from kamisado.protocol.tournament_config import (
     Config,
@@ -55,6 +48,24 @@ from kamisado.protocol.tournament_config import (
     swiss_round,
     swiss_rounds,
 )
+from kamisado.protocol.tournament_engines import (
+    NOT_STARTED,
+    RESTARTS,
+    BrokenPlayerError,
+    EnginePool,
+    Stopped,
+    one_line,
+)
+from kamisado.protocol.tournament_game import (
+    LostOnTime,
+    charge,
+    clock_text,
+    comment,
+    forfeit,
+    headers,
+    ms,
+    resign,
+)
 from kamisado.protocol.tournament_results import (
     GameResult,
     _atomic_write,
@@ -62,71 +73,15 @@ from kamisado.protocol.tournament_results import (
     result_of_record,
     write_state,
 )
-from kamisado.rules.board import SIDE_NAMES, KamisadoError, MalformedError
+from kamisado.rules.board import SIDE_NAMES, KamisadoError
 from kamisado.rules.match import FILL, OVER, Match
 from kamisado.rules.record import Comment, GameEnd, Record, load, write
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "HANDSHAKE_TIMEOUT",
-    "NOT_STARTED",
-    "RESTARTS",
-    "STOP_WITHIN",
-    "BrokenPlayerError",
-    "OptionsError",
-    "Tournament",
-]
-
-#: Seconds an engine has to start and finish the handshake (``kei`` .. ``keiok``).
-HANDSHAKE_TIMEOUT = 20.0
-#: Seconds to wait for answers without a time limit of their own, unless ``--timeout``.
-DEFAULT_TIMEOUT = 60.0
-
-
-#: In a forfeit's detail: the player could not start (or finish the handshake).
-NOT_STARTED = "could not start: "
+__all__ = ["STOP_WITHIN", "Tournament"]
 
 #: Seconds a stop (Ctrl-C, SIGTERM) takes at most to end the run, its engines
 #: killed and its output printed: engines are killed at once, not asked to quit.
 STOP_WITHIN = 2.0
-
-#: The restart policies (``--restart``), as in cutechess-cli: ``auto`` keeps an
-#: engine for the next game unless it crashed, timed out or broke the
-#: protocol in this one; ``on`` starts both engines afresh for every game;
-#: ``off`` keeps every engine that is still running.
-RESTARTS = ("auto", "on", "off")
-
-
-class BrokenPlayerError(RuntimeError):
-    """A player's engine could not start or finish the handshake (the run stops)."""
-
-    def __init__(self, player: str, reason: str) -> None:
-        super().__init__(f"player {player!r} {NOT_STARTED}{reason}")
-        self.player = player
-
-
-class OptionsError(ValueError):
-    """A player's option is not one its engine declared, or its value does not fit."""
-
-
-class _Stopped(Exception):
-    """The tournament is stopping: the game in progress is dropped."""
-
-
-class _LostOnTime(Exception):
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:.0f} ms"
-
-
-def _clock_text(seconds: float) -> str:
-    seconds = max(seconds, 0.0)
-    return f"{int(seconds // 60)}:{seconds % 60:04.1f}"
-
 
 # -- the tournament ----------------------------------------------------------------------
 
@@ -176,12 +131,9 @@ class Tournament:
         self.rating_interval = rating_interval
         #: The player rated at 0 in the tables (``None``: the mean is 0).
         self.anchor = anchor
-        self.engine_stderr = engine_stderr
         #: A player that cannot start forfeits its games (and is not rated)
         #: instead of stopping the run with :class:`BrokenPlayerError`.
         self.forfeit_broken = forfeit_broken
-        #: Where every line to and from the engines goes (``--debug``).
-        self.debug = debug
         #: ``progress(game, line)`` during a game, ``progress(game, None)`` after it.
         self.progress = progress
         #: When an engine is started afresh (see :data:`RESTARTS`).
@@ -189,10 +141,16 @@ class Tournament:
         #: Called once, when the first game's engines have both started.
         self.on_start = on_start
         #: How many engine processes were started (handshake done).
-        self.starts = 0
         self._stopping = False
-        self._running: set[KeiEngine] = set()  # every engine process we hold
-        self._idle: dict[str, list[KeiEngine]] = {}  # kept for the next game, by player
+        #: The engine processes, kept between games as ``restart`` says.
+        self.engines = EnginePool(
+            self.players,
+            timeout=config.timeout,
+            stopping=lambda: self._stopping,
+            stderr=engine_stderr,
+            debug=debug,
+            restart=restart,
+        )
         self._tasks: list[asyncio.Task[None]] = []
         self._solvers: set[Searcher] = set()  # the adjudicators of the games in progress
         self._solver_pool: list[Searcher] = []  # adjudicators between games
@@ -219,8 +177,7 @@ class Tournament:
         self._stopping = True
         for solver in list(self._solvers):
             solver.stop()
-        for engine in list(self._running):
-            engine.kill_group()
+        self.engines.kill_all()
         for task in self._tasks:
             task.cancel()
 
@@ -229,10 +186,10 @@ class Tournament:
 
         Plain system calls only, so that a signal handler may call it (a
         second Ctrl-C or SIGTERM); an engine still starting is killed by
-        the start itself once it sees the stop (:meth:`_popen`).
+        the start itself once it sees the stop
+        (:meth:`~kamisado.protocol.tournament_engines.EnginePool.popen`).
         """
-        for engine in list(self._running):
-            engine.kill_group()
+        self.engines.kill_all()
 
     def abandon(self) -> None:
         """The stop's deadline passed (:data:`STOP_WITHIN`): kill every engine's
@@ -240,8 +197,7 @@ class Tournament:
         left its group may still hold open."""
         self._stopping = True
         self.kill_engines()
-        for engine in list(self._running):
-            engine.abandon_pipes()
+        self.engines.abandon_pipes()
         for task in self._tasks:
             task.cancel()
 
@@ -295,168 +251,6 @@ class Tournament:
             result.seconds = seconds.get(n, 0.0)
             self.results[n] = result
 
-    # -- engines ---------------------------------------------------------------
-
-    def _tracer(self, label: str) -> Callable[[str, str], None] | None:
-        debug = self.debug
-        if debug is None:
-            return None
-
-        def trace(direction: str, line: str) -> None:
-            stamp = datetime.datetime.now().isoformat(timespec="milliseconds")
-            debug.write(f"{stamp} {label} {direction} {line}\n")
-            debug.flush()
-
-        return trace
-
-    async def _popen(self, name: str, label: str) -> KeiEngine:
-        spec = self.players[name]
-        if self._stopping:
-            raise _Stopped
-        engine = await KeiEngine.popen(
-            spec.command(),
-            timeout=self.config.timeout or DEFAULT_TIMEOUT,
-            setup_timeout=HANDSHAKE_TIMEOUT,
-            setpgrp=True,  # a Ctrl-C stops the tournament, which ends its engines
-            stderr=self.engine_stderr
-            if self.engine_stderr is not None
-            else asyncio.subprocess.DEVNULL,
-            trace=self._tracer(label),
-        )
-        self._running.add(engine)
-        self.starts += 1
-        if self._stopping:  # asked while it started
-            engine.kill_group()
-            self._running.discard(engine)
-            raise _Stopped
-        return engine
-
-    async def _acquire(self, name: str, seed: int, label: str) -> KeiEngine:
-        """An engine for ``name``'s next game: a kept one (seeded, ``newgame``) or a new one."""
-        idle = self._idle.get(name, [])
-        while idle:
-            engine = idle.pop()
-            if engine.returncode is not None:  # it died while kept
-                await _close(engine)
-                self._running.discard(engine)
-                continue
-            engine.trace = self._tracer(label)
-            try:
-                await self._configure(engine, name, self._seed_option(engine, name, seed))
-                await engine.newgame()
-            except EngineError:  # it broke while kept: start a new one
-                await self._release(engine, keep=False)
-                continue
-            return engine
-        return await self._start(name, seed, label)
-
-    async def _release(self, engine: KeiEngine, name: str = "", keep: bool = True) -> None:
-        """After a game: keep ``engine`` for ``name``'s next game, or end it."""
-        if keep and name and not self._stopping and engine.returncode is None:
-            self._idle.setdefault(name, []).append(engine)
-            return
-        self._running.discard(engine)
-        if self._stopping:
-            engine.kill_group()
-            with contextlib.suppress(EngineError):
-                await engine._kill()
-        else:
-            await _close(engine)
-
-    async def _close_idle(self) -> None:
-        """End every kept engine (at the end of the run)."""
-        idle = [e for engines in self._idle.values() for e in engines]
-        self._idle.clear()
-        for engine in idle:
-            if self.stopped:  # Ctrl-C: at once
-                await self._release(engine, keep=False)
-            else:  # the end, or the SPRT's: quit
-                self._running.discard(engine)
-                await _close(engine)
-
-    def _seed_option(self, engine: KeiEngine, name: str, seed: int) -> dict[str, object]:
-        """``{"Seed": seed}`` when the engine declared a Seed the player does not set."""
-        given = {k.lower() for k, _ in self.players[name].options}
-        option = {k.lower(): v for k, v in engine.options.items()}.get("seed")
-        if option is None or "seed" in given:
-            return {}
-        try:
-            return {option.name: option.check(seed)}
-        except ValueError:  # a seed the engine cannot take: its own default
-            return {}
-
-    def _player_options(self, engine: KeiEngine, name: str) -> dict[str, object]:
-        """The player's options (and LimitStrength for a built-in level)."""
-        spec = self.players[name]
-        options: dict[str, object] = dict(spec.options)
-        given = {k.lower() for k in options}
-        strength = {k.lower(): v for k, v in engine.options.items()}.get("limitstrength")
-        if spec.spec.startswith("level:") and strength is not None and (
-            "limitstrength" not in given
-        ):
-            # a built-in level plays at its level, within the clocks
-            options[strength.name] = "true"
-        return options
-
-    async def _configure(self, engine: KeiEngine, name: str, options: dict[str, object]) -> None:
-        if options:
-            try:
-                await engine.configure(options)
-            except ValueError as e:
-                raise OptionsError(f"player {name!r}: {e}") from None
-
-    async def _start(self, name: str, seed: int, label: str) -> KeiEngine:
-        engine = await self._popen(name, label)
-        try:
-            options = self._player_options(engine, name)
-            options.update(self._seed_option(engine, name, seed))
-            await self._configure(engine, name, options)
-            await engine.newgame()
-        except BaseException:
-            await self._release(engine, keep=False)
-            raise
-        return engine
-
-    async def check_options(self) -> None:
-        """Start each player with options once and check them against its declared options.
-
-        An option the engine did not declare, or a value that does not fit,
-        raises :class:`OptionsError`; an engine that cannot start raises
-        :class:`BrokenPlayerError` (nothing, with ``forfeit_broken``).
-        """
-        for spec in self.config.players:
-            if not spec.options:
-                continue
-            try:
-                engine = await self._popen(spec.name, f"check {spec.name}")
-            except EngineError as e:
-                if self._stopping:
-                    raise _Stopped from e
-                if self.forfeit_broken:
-                    continue
-                raise BrokenPlayerError(spec.name, _one_line(str(e))) from e
-            kept = False
-            try:
-                declared = {k.lower(): v for k, v in engine.options.items()}
-                for key, value in spec.options:
-                    option = declared.get(key.lower())
-                    if option is None:
-                        raise OptionsError(
-                            f"player {spec.name!r}: its engine has no option {key!r}"
-                            f" (it has: {', '.join(engine.options) or 'none'})"
-                        )
-                    try:
-                        option.check(value)
-                    except ValueError as e:
-                        raise OptionsError(f"player {spec.name!r}: {e}") from None
-                if self.restart != "on":  # set up, and kept for its first game
-                    await self._configure(
-                        engine, spec.name, self._player_options(engine, spec.name)
-                    )
-                    kept = True
-            finally:
-                await self._release(engine, spec.name, keep=kept)
-
     # -- playing ---------------------------------------------------------------
 
     def new_match(self, game: Game) -> Match:
@@ -503,21 +297,21 @@ class Tournament:
             ):
                 label = f"game {game.number} {SIDE_NAMES[side]} {name}"
                 try:
-                    engines[side] = await self._acquire(name, seed % (SEED_MAX + 1), label)
+                    engines[side] = await self.engines.acquire(name, seed % (SEED_MAX + 1), label)
                 except EngineError as e:
                     if self._stopping:
-                        raise _Stopped from e
+                        raise Stopped from e
                     if not self.forfeit_broken:
-                        raise BrokenPlayerError(name, _one_line(str(e))) from e
+                        raise BrokenPlayerError(name, one_line(str(e))) from e
                     reason = "crash" if isinstance(e, EngineTerminatedError) else "no answer"
-                    end = GameEnd(1 - side, reason, _one_line(NOT_STARTED + str(e)))
+                    end = GameEnd(1 - side, reason, one_line(NOT_STARTED + str(e)))
                     break
             if end is None and self.on_start is not None:
                 on_start, self.on_start = self.on_start, None
                 on_start()
             while end is None and match.state != OVER:
                 if self._stopping:
-                    raise _Stopped
+                    raise Stopped
                 if match.state == FILL:
                     side = match.current_winner()
                     engine = engines[side]
@@ -530,7 +324,7 @@ class Tournament:
                     )
                     elapsed = loop.time() - started
                     if clocks is not None and allowed is not None:
-                        self._charge(clocks, side, elapsed, margin, names[side], "fill")
+                        charge(clocks, side, elapsed, margin, names[side], "fill")
                     match.choose_fill(choice)
                 else:
                     if solver is not None:
@@ -562,18 +356,18 @@ class Tournament:
                     )
                     elapsed = loop.time() - started
                     if clocks is not None and tc is not None:
-                        self._charge(clocks, side, elapsed, margin, names[side], "move")
+                        charge(clocks, side, elapsed, margin, names[side], "move")
                         clocks[side] += tc.inc / 1000
                         made[side] += 1
                         if tc.moves and made[side] % tc.moves == 0:
                             clocks[side] += tc.base / 1000
                     elif movetime is not None and elapsed > movetime + margin:
-                        raise _LostOnTime(
-                            f"{names[side]} answered after {_ms(elapsed)}; movetime"
-                            f" {_ms(movetime)} + margin {_ms(margin)}"
+                        raise LostOnTime(
+                            f"{names[side]} answered after {ms(elapsed)}; movetime"
+                            f" {ms(movetime)} + margin {ms(margin)}"
                         )
                     key = (len(match.rounds), len(match.current.moves) + 1)
-                    comments[key] = _comment(answer.info, elapsed, clocks)
+                    comments[key] = comment(answer.info, elapsed, clocks)
                     match.push_move(answer.move)
                     if config.resign_score is not None and match.state != OVER:
                         end = self._resign(match, streaks, side, answer.info.score, names)
@@ -581,10 +375,10 @@ class Tournament:
             settled = True
         except EngineError as e:
             if self._stopping:  # its engines were killed: no forfeit, no record
-                raise _Stopped from e
-            end, culprit = self._forfeit(e, side, timed, clocks, allowed, margin, names)
+                raise Stopped from e
+            end, culprit = forfeit(e, side, timed, clocks, allowed, margin, names)
             settled = True
-        except _LostOnTime as e:
+        except LostOnTime as e:
             end, culprit = GameEnd(1 - side, "time", e.detail), side
             settled = True
         finally:
@@ -599,29 +393,16 @@ class Tournament:
                     keep = settled and (
                         self.restart == "off" or (self.restart == "auto" and at != culprit)
                     )
-                    await self._release(engine, names[at], keep=keep)
+                    await self.engines.release(engine, names[at], keep=keep)
         if self._stopping:  # stopped as the game ended: --resume plays it
-            raise _Stopped
-        extra = {
-            "Event": f"kamisado tournament, {config.format}",
-            "Game": str(game.number),
-            "Seed": str(game.seed),
-            "Time control": config.describe(),
-            "Black engine": self.players[game.black].spec,
-            "Gold engine": self.players[game.gold].spec,
-        }
-        for side_name, name in zip(SIDE_NAMES, names, strict=True):
-            if self.players[name].options:
-                extra[f"{side_name} options"] = " ".join(self.players[name].option_words())
-        if game.opening:
-            extra["Opening"] = game.opening
+            raise Stopped
         rec = Record.new(
             match,
             black=game.black,
             gold=game.gold,
             date=datetime.date.today().isoformat(),
             end=end,
-            **extra,
+            **headers(config, game, self.players),
         )
         rec.comments.update(comments)
         _atomic_write(self.out / game.filename, write(rec))
@@ -637,7 +418,7 @@ class Tournament:
         ms = self.config.adjudicate_proven
         assert ms is not None
         if self._stopping:
-            raise _Stopped
+            raise Stopped
         clear = solver not in self._used_solvers
         self._used_solvers.add(solver)
 
@@ -648,7 +429,7 @@ class Tournament:
 
         result = await asyncio.to_thread(prove)
         if self._stopping:
-            raise _Stopped
+            raise Stopped
         winner = result.winner
         if winner is None or not deciding[winner]:
             return None
@@ -667,77 +448,11 @@ class Tournament:
         score: Score | None,
         names: tuple[str, str],
     ) -> GameEnd | None:
-        """Count ``side``'s score and end the game by the resign rule when both agree.
-
-        The rule (cutechess-cli's ``-resign`` with ``twosided=true``): one
-        engine's scores were ``-resign_score`` or lower for its last
-        ``resign_moves`` moves, and the other's ``+resign_score`` or higher for
-        its last as many; a proven loss or win counts as beyond any score.
-        The round must decide the match (its winner's points plus one reach
-        the target), as a lost round of a longer match is not a lost match.
-        """
+        """The resign rule (:func:`~kamisado.protocol.tournament_game.resign`) with
+        the configured ``resign_score`` and ``resign_moves``."""
         limit, moves = self.config.resign_score, self.config.resign_moves
         assert limit is not None and moves is not None
-        if score is None:
-            value = 0.0
-        elif score.kind == "cp":
-            value = float(score.value)
-        else:
-            value = math.inf if score.kind == "win" else -math.inf
-        low, high = streaks[side]
-        streaks[side] = [low + 1 if value <= -limit else 0, high + 1 if value >= limit else 0]
-        for loser in (side, 1 - side):
-            winner = 1 - loser
-            if (
-                streaks[loser][0] >= moves
-                and streaks[winner][1] >= moves
-                and match.points[winner] + 1 >= match.target
-            ):
-                return GameEnd(
-                    winner,
-                    "adjudication",
-                    f"resigned: {names[loser]} scored -{limit} or lower and {names[winner]}"
-                    f" +{limit} or higher for {moves} move(s) each",
-                )
-        return None
-
-    @staticmethod
-    def _forfeit(
-        e: EngineError,
-        side: int,
-        timed: bool,
-        clocks: list[float] | None,
-        allowed: float | None,
-        margin: float,
-        names: tuple[str, str],
-    ) -> tuple[GameEnd, int]:
-        """How a game ends when ``side``'s engine failed with ``e`` (and that side)."""
-        if isinstance(e, EngineTimeoutError):
-            if timed:
-                what = "on its clock" if clocks is not None else "of movetime"
-                return GameEnd(
-                    1 - side,
-                    "time",
-                    f"{names[side]} did not answer within {_ms(allowed or 0)} {what}"
-                    f" + margin {_ms(margin)}; it was killed",
-                ), side
-            return GameEnd(1 - side, "no answer", _one_line(str(e))), side
-        if isinstance(e, EngineTerminatedError):
-            return GameEnd(1 - side, "crash", _one_line(str(e))), side
-        return GameEnd(1 - side, "illegal move", _one_line(str(e))), side
-
-    @staticmethod
-    def _charge(
-        clocks: list[float], side: int, elapsed: float, margin: float, name: str, what: str
-    ) -> None:
-        """Take ``elapsed`` off the clock: later than the clock plus the margin loses."""
-        left = clocks[side] - elapsed
-        if left < -margin:
-            raise _LostOnTime(
-                f"{name} answered its {what} after {_ms(elapsed)} with {_ms(clocks[side])}"
-                f" on its clock + margin {_ms(margin)}"
-            )
-        clocks[side] = max(left, 0.0)
+        return resign(match, streaks, side, score, names, limit, moves)
 
     def _show(self, game: Game, match: Match, clocks: list[float] | None) -> None:
         if self.progress is None:
@@ -745,7 +460,7 @@ class Tournament:
         moves = sum(len(r.moves) for r in match.rounds)
         text = f"game {game.number}: {moves} moves, {match.points[0]}-{match.points[1]}"
         if clocks is not None:
-            text += f", {_clock_text(clocks[0])} {_clock_text(clocks[1])}"
+            text += f", {clock_text(clocks[0])} {clock_text(clocks[1])}"
         self.progress(game.number, text)
 
     async def run(self) -> None:
@@ -757,8 +472,8 @@ class Tournament:
         decided (:attr:`verdict`).
         """
         try:
-            await self.check_options()
-        except _Stopped:
+            await self.engines.check_options(self.forfeit_broken)
+        except Stopped:
             return
         self.out.mkdir(parents=True, exist_ok=True)
         self.save_state()
@@ -771,7 +486,7 @@ class Tournament:
                 if not self._next_round():
                     break
         finally:
-            await self._close_idle()
+            await self.engines.close_idle(at_once=self.stopped)
 
     def _next_round(self) -> bool:
         """Pair a Swiss tournament's next round when the last one is over (``False``: none)."""
@@ -813,7 +528,7 @@ class Tournament:
                     return
                 try:
                     result = await self.play_game(game)
-                except _Stopped:
+                except Stopped:
                     return
                 self.results[game.number] = result
                 self.save_state()
@@ -880,10 +595,7 @@ class Tournament:
         self._stopping = True
         for solver in list(self._solvers):
             solver.stop()
-        idle = {id(e) for engines in self._idle.values() for e in engines}
-        for engine in list(self._running):
-            if id(engine) not in idle:
-                engine.kill_group()
+        self.engines.kill_busy()
         for task in self._tasks:
             if task is not asyncio.current_task():
                 task.cancel()
@@ -927,33 +639,3 @@ class Tournament:
             anchor=anchor,
             players=[p.name for p in self.config.players if p.name not in broken],
         )
-
-
-def _comment(info: Info, elapsed: float, clocks: list[float] | None) -> Comment:
-    """A move's comment for its record: the engine's last score and depth (as
-    its ``info`` gave them), the seconds the move took and both clocks after it.
-
-    >>> from kamisado.engine.limits import Score
-    >>> _comment(Info(depth=7, score=Score("cp", -12)), 0.2504, [1.5, 2.0]).text()
-    '-0.12/7 0.250s b=0:01.500 g=0:02.000'
-    >>> _comment(Info(depth=3), 1.0, None).text()  # no score: no depth either
-    '1.000s'
-    """
-    used = max(0, round(elapsed * 1000))
-    both = None if clocks is None else (round(clocks[0] * 1000), round(clocks[1] * 1000))
-    if info.score is not None:
-        with contextlib.suppress(MalformedError):  # a score out of KEI's range: left out
-            return Comment((info.score.kind, info.score.value), info.depth, used, both)
-    return Comment(None, None, used, both)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-async def _close(engine: KeiEngine) -> None:
-    try:
-        await engine.quit(timeout=2.0)
-    except asyncio.CancelledError:
-        engine.kill_group()
-        raise

@@ -59,14 +59,7 @@ from typing import Any, TextIO
 from kamisado.args import take_early_signals
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.protocol.elo import elo_table
-from kamisado.protocol.tournament import (
-    DEFAULT_TIMEOUT,
-    RESTARTS,
-    STOP_WITHIN,
-    BrokenPlayerError,
-    OptionsError,
-    Tournament,
-)
+from kamisado.protocol.tournament import STOP_WITHIN, Tournament
 from kamisado.protocol.tournament_config import (
     ADJUDICATE_MAX_MS,
     DEFAULT_MARGIN,
@@ -76,6 +69,12 @@ from kamisado.protocol.tournament_config import (
     load_openings,
     parse_players,
     swiss_rounds,
+)
+from kamisado.protocol.tournament_engines import (
+    DEFAULT_TIMEOUT,
+    RESTARTS,
+    BrokenPlayerError,
+    OptionsError,
 )
 from kamisado.protocol.tournament_results import (
     DEBUG_FILE,
