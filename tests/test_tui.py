@@ -344,7 +344,7 @@ def test_save_key_and_resume(tmp_path: Path) -> None:
             await pilot.press("s")
             await pilot.pause()
             assert "Saved" in app.messages[-1]
-            assert path.read_text() == write(Record(app.headers, app.match))
+            assert path.read_text() == write(Record(app.files.headers, app.match))
 
     run(first)
     rec = load(path)
@@ -1137,7 +1137,7 @@ def test_unfinished_games_are_kept_and_resume_goes_on_with_the_last(
 
     async def again() -> None:
         app = build_app(parse_args(["--resume", "--delay", "0"]))
-        assert app.keep_path == str(kept[-1]) and app.save_path is None
+        assert app.files.keep_path == str(kept[-1]) and app.files.save_path is None
         assert app.players[1] is not None and app.players[1].level == "beginner"
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.pause()

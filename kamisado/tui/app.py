@@ -25,13 +25,10 @@ flag, and the app keeps drawing meanwhile.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import datetime
 import os
 import re
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import ClassVar, TypeVar
 
 from textual import events
@@ -46,10 +43,10 @@ from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Static
 
 from kamisado.engine.levels import LEVELS, Player
-from kamisado.rules.board import COLOUR_NAMES, SQUARE_NAMES, KamisadoError, Move
+from kamisado.rules.board import KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.notation import move_entries
-from kamisado.rules.record import Record, load, save
+from kamisado.rules.record import Record, load
 from kamisado.tui import (
     Options,
     last_unfinished,
@@ -59,7 +56,9 @@ from kamisado.tui import (
 )
 from kamisado.tui.board import BoardView
 from kamisado.tui.computer import THINK_TIMEOUT, Thinker
+from kamisado.tui.files import RecordFiles
 from kamisado.tui.moves import MoveList
+from kamisado.tui.picking import pick
 from kamisado.tui.screens import (
     MIN_SIZE,
     FillScreen,
@@ -74,6 +73,7 @@ from kamisado.tui.words import (
     round_over_text,
     score_text,
     side_word,
+    thinking_text,
     title_text,
     turn_text,
 )
@@ -114,7 +114,8 @@ class KamisadoApp(App[int]):
     """Kamisado in the terminal: hotseat or against a computer level.
 
     ``players[side]`` is ``None`` for a person or a :class:`Player`.
-    ``save_path`` (if any) is written after every move and fill.
+    ``files`` (:class:`~kamisado.tui.files.RecordFiles`) writes the record after
+    every move and fill.
     """
 
     TITLE = "Kamisado"
@@ -162,11 +163,8 @@ class KamisadoApp(App[int]):
         self.set_reactive(KamisadoApp.plain, plain)
         self.set_reactive(KamisadoApp.flipped, flipped)
         self.players: list[Player | None] = list(players)
-        self.headers = headers
-        self.save_path = save_path
-        #: Where the unfinished match is kept in the data folder (written after
-        #: every move and fill from the first on, deleted once the match is over).
-        self.keep_path = keep_path
+        #: The record's headers, where it is saved and where it is kept while unfinished.
+        self.files = RecordFiles(headers, save_path=save_path, keep_path=keep_path)
         self.delay = delay
         self._think_started = 0.0
         self._spinner: Timer | None = None
@@ -371,21 +369,12 @@ class KamisadoApp(App[int]):
         """Draw the spinner and the seconds spent in the status line."""
         if not self.thinking:
             return
-        side = (
-            self.match.position.turn
-            if self.thinking == "move"
-            else (self.match.current_winner())
-        )
-        pl = self.players[side]
-        level = pl.level if pl else "?"
-        spinner = "|/-\\"[int(time.monotonic() * 5) % 4]
         took = time.monotonic() - self._think_started
-        what = "thinking about its move" if self.thinking == "move" else "choosing the fill"
         try:
             widget = self._main("#status", Static)
         except NoMatches:  # the app is closing: its widgets are gone before this timer
             return
-        widget.update(f"{spinner} {side_word(side)} ({level}) is {what}… {took:.1f} s")
+        widget.update(thinking_text(self.match, self.players, self.thinking, took))
         widget.set_classes("")
 
     # -- actions ---------------------------------------------------------------
@@ -431,74 +420,34 @@ class KamisadoApp(App[int]):
 
     def action_save(self) -> None:
         """Save the record (to ``--save FILE``, the resumed file, or a new file)."""
-        if self.save_path is None:
-            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-            self.save_path = f"kamisado-{stamp}.kmr"
         try:
-            self._write_record()
+            path = self.files.save(self.match)
         except OSError as e:
-            self.status(f"Could not save to {self.save_path}: {e.strerror or e}", "error")
+            self.status(f"Could not save to {self.files.save_path}: {e.strerror or e}", "error")
             return
-        self.status(f"Saved the record to {self.save_path}.")
-
-    def _write_record(self) -> None:
-        assert self.save_path is not None
-        save(Record(self.headers, self.match), self.save_path)
-
-    def _has_moves(self) -> bool:
-        m = self.match
-        return len(m.rounds) > 1 or bool(m.rounds[0].moves)
-
-    def _keep(self) -> None:
-        """Keep the unfinished match in the data folder (and forget it once over)."""
-        if self.match.state == OVER:
-            if self.keep_path is not None:
-                with contextlib.suppress(OSError):
-                    Path(self.keep_path).unlink()
-                self.keep_path = None
-            return
-        if not self._has_moves():
-            return
-        if self.keep_path is None:
-            stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-            self.keep_path = str(unfinished_folder() / f"kamisado-{stamp}.kmr")
-        try:
-            Path(self.keep_path).parent.mkdir(parents=True, exist_ok=True)
-            save(Record(self.headers, self.match), self.keep_path)
-        except OSError as e:
-            self.status(f"Could not keep the game in {self.keep_path}: {e.strerror or e}", "error")
+        self.status(f"Saved the record to {path}.")
 
     def _autosave(self) -> None:
-        self._keep()
-        if self.save_path is not None:
-            try:
-                self._write_record()
-            except OSError as e:
-                self.status(
-                    f"Could not save to {self.save_path}: {e.strerror or e}", "error"
-                )
+        for why in self.files.autosave(self.match):
+            self.status(why, "error")
 
     # -- leaving and taking back ------------------------------------------------
-
-    def _unsaved(self) -> bool:
-        """A match in progress, with moves, that was never saved to a file."""
-        return self.match.state != OVER and self._has_moves() and self.save_path is None
 
     async def action_quit(self) -> None:
         """``q``: leave; a match in progress that is not saved asks first."""
         if isinstance(self.screen, QuitScreen):
             return
-        if not self._unsaved() or self._too_small():
+        if not self.files.unsaved(self.match) or self._too_small():
             self.exit(0)
             return
-        self._push(QuitScreen(self.keep_path), self._after_quit)
+        self._push(QuitScreen(self.files.keep_path), self._after_quit)
 
     def _after_quit(self, what: str | None) -> None:
         if what == "leave":
             self.exit(0)
         elif what == "save":
             self.action_save()
-            if not self._unsaved():
+            if not self.files.unsaved(self.match):
                 self.exit(0)
 
     def action_takeback(self) -> None:
@@ -578,39 +527,13 @@ class KamisadoApp(App[int]):
         if why:
             self.status(why, "error")
             return
-        sq = message.square
-        pos = self.match.position
-        name = SQUARE_NAMES[sq]
-        legal = list(pos.legal_moves)
-        t = pos.board[sq]
-        if self.selected >= 0:
-            for move in legal:
-                if move.from_square == self.selected and move.to_square == sq:
-                    self.play(move)
-                    return
-        if pos.must_move < 0 and t >= 0 and any(m.from_square == sq for m in legal):
-            self.selected = sq
-            self.status(
-                f"{side_word(pos.turn)}'s {COLOUR_NAMES[t & 7]} tower picked: now its destination."
-            )
+        answer = pick(self.match.position, self.selected, message.square)
+        if answer.move is not None:
+            self.play(answer.move)
             return
-        if sq == self.selected:
-            self.status(f"{name}: that is the tower to move; pick one of its destinations.")
-            return
-        if pos.must_move < 0 and t >= 0 and t >> 3 == pos.turn:
-            self.status(f"{name}: that tower cannot move.", "error")
-            return
-        if self.selected < 0:
-            self.status(
-                f"{name}: pick one of {side_word(pos.turn)}'s towers first.", "error"
-            )
-            return
-        tower = pos.board[self.selected]
-        self.status(
-            f"{name}: not a legal destination of {side_word(pos.turn)}'s"
-            f" {COLOUR_NAMES[tower & 7]} tower.",
-            "error",
-        )
+        if answer.selected is not None:
+            self.selected = answer.selected
+        self.status(answer.text, answer.kind)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
@@ -727,18 +650,10 @@ class KamisadoApp(App[int]):
         self.players = [
             None if p is None else Player(p.level, p.seed + 1) for p in self.players
         ]
-        self.keep_path = None  # the finished one was forgotten; a new file
-        self.headers = dict(self.headers)
-        self.headers["Date"] = datetime.date.today().isoformat()
-        if "Seed" in self.headers:
-            pl = next(p for p in self.players if p is not None)
-            self.headers["Seed"] = str(pl.seed)
-        if self.save_path is not None:
-            p = Path(self.save_path)
-            self.save_path = str(p.with_name(f"{p.stem}-{self._game + 1}{p.suffix}"))
+        self.files.renew(self._game, next((p.seed for p in self.players if p is not None), None))
+        saving = self.files.save_path
         self.status(
-            "A new match begins."
-            + (f" Saving to {self.save_path}." if self.save_path else ""),
+            "A new match begins." + (f" Saving to {saving}." if saving else ""),
             "news",
         )
         pos = self.match.position

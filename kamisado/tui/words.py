@@ -31,6 +31,7 @@ __all__ = [
     "round_over_text",
     "score_text",
     "side_word",
+    "thinking_text",
     "title_text",
     "turn_text",
 ]
@@ -189,3 +190,19 @@ def result_text(match: Match, players: Players) -> str:
         human = 0 if players[0] is None else 1
         lines += ["", "You win!" if m.winner == human else "The computer wins."]
     return "\n".join(lines)
+
+
+def thinking_text(match: Match, players: Players, what: str, took: float) -> str:
+    """The status line while the computer thinks about its ``what`` (``'move'``
+    or ``'fill'``) for ``took`` seconds, its spinner turning five times a second.
+
+    >>> m = Match(3)
+    >>> thinking_text(m, (Player("casual", 1), None), "move", 0.0)
+    '| Black (casual) is thinking about its move… 0.0 s'
+    """
+    side = match.position.turn if what == "move" else match.current_winner()
+    pl = players[side]
+    level = pl.level if pl else "?"
+    spinner = "|/-\\"[int(took * 5) % 4]
+    doing = "thinking about its move" if what == "move" else "choosing the fill"
+    return f"{spinner} {side_word(side)} ({level}) is {doing}… {took:.1f} s"
