@@ -109,7 +109,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, config: p
 #: test of these modules marked ``any_core`` (what it tests is not the core's).
 CORE_TESTS = {
     "test_analysis.py", "test_book.py", "test_ckamisado.py", "test_engine.py",
-    "test_lessons.py", "test_levels.py", "test_kei.py", "test_tournament.py",
+    "test_lessons.py", "test_levels.py", "test_kei.py", "test_tournament_games.py",
+    "test_tournament_engines.py", "test_tournament_stop.py",
     "test_search_multipv.py", "test_kei_options.py",
 }
 #: The modules whose doctests run the engine core (and their submodules: the

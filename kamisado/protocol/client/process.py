@@ -16,7 +16,8 @@ __all__ = ["abandon_pipes", "end_started", "kill_group"]
 
 
 def kill_group(process: asyncio.subprocess.Process) -> None:
-    """SIGKILL ``process``'s process group (the engine's own, see :meth:`KeiEngine.popen`).
+    """SIGKILL ``process``'s process group (the engine's own, see
+    :meth:`~kamisado.protocol.client.engine.KeiEngine.popen`).
 
     Only through ``killpg``: the process itself is signalled only when its
     group cannot be (``Process.kill`` first polls the process, and a poll
