@@ -46,6 +46,13 @@ from kamisado.rules.position import Position
 __all__ = ["AnalysisComplete", "AnalysisResult", "KeiEngine", "popen_engine"]
 
 
+def _round_line(match: Match) -> str:
+    """The ``position`` line of the match's current round: its start and its moves."""
+    rnd = match.current
+    moves = " ".join(str(m) for m in rnd.moves)
+    return f"position kpn {rnd.start.kpn()}" + (f" moves {moves}" if moves else "")
+
+
 def _position_command(game: Match | Position | str) -> tuple[str, Position]:
     """The ``position`` line for a match, position or KPN, and the position it sets."""
     if isinstance(game, Match):
@@ -53,10 +60,7 @@ def _position_command(game: Match | Position | str) -> tuple[str, Position]:
             raise ValueError(
                 f"the match is not in a round in progress (state {game.state!r})"
             )
-        rnd = game.current
-        moves = " ".join(str(m) for m in rnd.moves)
-        line = f"position kpn {rnd.start.kpn()}" + (f" moves {moves}" if moves else "")
-        return line, game.position
+        return _round_line(game), game.position
     pos = Position(game) if isinstance(game, str) else game
     if pos.outcome is not None:
         raise ValueError("the round is over: there is no move to ask for")
@@ -540,9 +544,7 @@ class KeiEngine:
             raise ValueError(
                 f"a fill is asked only after a round of an unfinished match ends (state {match.state!r})"
             )
-        rnd = match.current
-        moves = " ".join(str(m) for m in rnd.moves)
-        line = f"position kpn {rnd.start.kpn()}" + (f" moves {moves}" if moves else "")
+        line = _round_line(match)
         async with self._lock:
             deadline = self._deadline(timeout)
             self._send(line)
