@@ -9,7 +9,9 @@ tournaments between engines and their Elo figures.
   (:class:`~kamisado.protocol.client.SimpleEngine`).
 * :mod:`kamisado.protocol.tournament_cli`: ``kamisado tournament``; what it
   plays is set in :mod:`kamisado.protocol.tournament_config`, played by
-  :mod:`kamisado.protocol.tournament` and written down by
+  :mod:`kamisado.protocol.tournament` (its engines held by
+  :mod:`kamisado.protocol.tournament_engines`, a game's rules in
+  :mod:`kamisado.protocol.tournament_game`) and written down by
   :mod:`kamisado.protocol.tournament_results`.
 * :mod:`kamisado.protocol.elo`: Elo differences and their error bars.
 """
