@@ -14,6 +14,7 @@ This module imports only the standard library and the rules.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import signal
@@ -227,8 +228,9 @@ def duration(
     """An argparse ``type`` for every option that takes a time: a duration read
     by :func:`read_duration`, returned in ``unit`` (the option's bare-number unit).
 
-    ``least`` ``None``: above 0; else at least ``least``; ``most``: at most
-    that (all in ``unit``).  ``whole``: an ``int``, refusing a fraction of ``unit``.
+    ``least`` ``None``: above 0; else at least ``least`` (``-math.inf``: any
+    sign, for a command that checks the range itself); ``most``: at most that
+    (all in ``unit``).  ``whole``: an ``int``, refusing a fraction of ``unit``.
 
     >>> duration("ms")("2s"), duration("s")("250ms"), duration("ms", whole=True)("1.5s")
     (2000.0, 0.25, 1500)
@@ -247,6 +249,8 @@ def duration(
     """
     if least is None:
         what = "a positive duration" + ("" if most is None else f" of at most {_shown(most, unit)}")
+    elif least == -math.inf and most is None:  # the command checks the range itself
+        what = "a duration"
     elif most is None:
         what = f"a duration of {_shown(least, unit)} or more" if least else "a duration of 0 or more"
     else:

@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import random
 import shlex
@@ -340,12 +341,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"clocks, each time in {duration_help('s')}: e.g. 10+0.1, 1m+100ms or"
         f" 40/60+0.5 (default {DEFAULT_TC} when no --movetime, --depth or --nodes)",
     )
-    p.add_argument("--movetime", type=duration("ms", 1, whole=True), metavar="TIME",
-                   help=f"time per move (go movetime), in {duration_help('ms')}")
+    p.add_argument("--movetime", type=duration("ms", -math.inf, whole=True),
+                   metavar="TIME", help=f"time per move (go movetime), in {duration_help('ms')}")
     p.add_argument("--depth", type=int, help="search depth per move (go depth)")
     p.add_argument("--nodes", type=int, help="nodes per move (go nodes)")
     p.add_argument(
-        "--margin", type=duration("ms", 0, whole=True), metavar="TIME",
+        "--margin", type=duration("ms", -math.inf, whole=True), metavar="TIME",
         help=f"how late an answer may be before it loses on time, in {duration_help('ms')}"
         f" (default {DEFAULT_MARGIN} ms)",
     )

@@ -128,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
 
     Every error is one line on standard error, exit status 2.
     """
+    import math
+
     from kamisado.args import Parser, duration, duration_help
 
     parser = Parser(
@@ -187,12 +189,12 @@ def main(argv: list[str] | None = None) -> int:
         help="websockets open at once for one player (its cookie), at most (default 16; 0: no cap)",
     )
     parser.add_argument(
-        "--ws-keep-out", type=duration("s", 0), default=60.0, metavar="TIME",
+        "--ws-keep-out", type=duration("s", -math.inf), default=60.0, metavar="TIME",
         help="a client closed for flooding frames is refused new websockets this long, in"
         f" {duration_help('s')} (default 60 s; 0: not at all)",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    for name in ("ws_per_address", "ws_per_player"):
+    for name in ("ws_per_address", "ws_per_player", "ws_keep_out"):
         if not getattr(args, name) >= 0:
             option = "--" + name.replace("_", "-")
             parser.error(f"{option}: expected 0 or more, found {getattr(args, name):g}")
