@@ -259,10 +259,12 @@ def duration(
     def read(text: str) -> float:
         try:
             value = read_duration(text, unit)
+            fits = (value > 0 if least is None else value >= least) and (
+                most is None or value <= most
+            )
         except ValueError:
-            value = -1.0
-        low_ok = value > 0 if least is None else value >= least
-        if not (low_ok and (most is None or value <= most)):
+            fits = False
+        if not fits:
             raise argparse.ArgumentTypeError(
                 f"expected {what}: {duration_help(unit)}; found {text!r}"
             )
