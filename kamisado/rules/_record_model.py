@@ -733,6 +733,8 @@ def result_text(record: Record | Match) -> str:
 # they are named there in tracebacks, pickles and the API reference, as before,
 # and their doctests (methods' too) run as that module's.
 def _rehome(obj: object, module: str = "kamisado.rules.record") -> None:
+    """Name ``module`` as the home of ``obj`` (a function or class defined here,
+    and a class's methods, properties and nested classes)."""
     obj = getattr(obj, "__func__", getattr(obj, "fget", obj))
     if hasattr(obj, "__module__") and getattr(obj, "__module__", None) == __name__:
         obj.__module__ = module

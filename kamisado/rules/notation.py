@@ -65,6 +65,7 @@ __all__ = [
     "short_form",
 ]
 
+
 class _Undone(Protocol):
     """What :func:`move_entries` reads of the last move's undo record
     (:class:`kamisado.rules.position.Undo`)."""
