@@ -338,8 +338,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument(
         "--tc", metavar="[MOVES/]BASE+INC",
-        help=f"clocks, each time in {duration_help('s')}: e.g. 10+0.1, 1m+100ms or"
-        f" 40/60+0.5 (default {DEFAULT_TC} when no --movetime, --depth or --nodes)",
+        help="clocks, e.g. 10+0.1, 1m+100ms or 40/60+0.5; each time in"
+        f" {duration_help('s')} (default {DEFAULT_TC} when no --movetime, --depth or"
+        " --nodes)",
     )
     p.add_argument("--movetime", type=duration("ms", -math.inf, whole=True),
                    metavar="TIME", help=f"time per move (go movetime), in {duration_help('ms')}")
