@@ -21,7 +21,6 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Literal, NoReturn, overload
 
 from kamisado.rules.board import MalformedError
@@ -158,7 +157,8 @@ def int_between(lo: int, hi: int) -> Callable[[str], int]:
 DURATION_UNITS: dict[str, int] = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
 _UNIT_WORDS = {"ms": "milliseconds", "s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
 _DURATION_RE = re.compile(
-    r"\s*(?P<n>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*(?P<unit>ms|s|m|h|d)?\s*"
+    r"\s*(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?"
+    r"\s*(?P<unit>ms|s|m|h|d)?\s*"
 )
 
 
@@ -193,23 +193,35 @@ def read_duration(text: str, unit: str) -> float:
     ValueError: expected a duration: milliseconds, or with a unit: 500ms, 2s, 1m; found '5x'
     """
     m = _DURATION_RE.fullmatch(text)
-    if m is None:
+    digits = (m["int"] + (m["frac"] or "")) if m else ""
+    if m is None or not digits:
         raise ValueError(f"expected a duration: {duration_help(unit)}; found {text!r}")
-    value = Fraction(m["n"]) * DURATION_UNITS[m["unit"] or unit] / DURATION_UNITS[unit]
+    # the number as digits * 10**exp, then one division of whole numbers: exact
+    # to the float (no fractions import for every command's start)
+    exp = int(m["exp"] or 0) - len(m["frac"] or "")
+    if exp > 400:
+        raise ValueError(f"expected a duration, found {text!r} (too long)")
+    if exp < -400 - len(digits):  # 1e-500 is 0
+        return 0.0
+    top: int = int(digits) * 10 ** max(exp, 0) * DURATION_UNITS[m["unit"] or unit]
+    bottom: int = 10 ** max(-exp, 0) * DURATION_UNITS[unit]
     try:
-        return float(value)
+        value = top / bottom
     except OverflowError:  # 1e400: no duration
         raise ValueError(f"expected a duration, found {text!r} (too long)") from None
+    return -value if m["sign"] == "-" and value else value
 
 
 def _shown(value: float, unit: str) -> str:
     """``value`` (in ``unit``) as a duration in the largest unit that holds it
     whole: ``_shown(60000, "ms") == "1m"``."""
-    ms = Fraction(value) * DURATION_UNITS[unit]
+    ms = value * DURATION_UNITS[unit]
+    if ms != int(ms):
+        return f"{value:g}{unit}"
     for name, size in sorted(DURATION_UNITS.items(), key=lambda kv: -kv[1]):
-        if ms % size == 0:
-            return f"{ms // size}{name}"
-    return f"{value:g}{unit}"
+        if int(ms) % size == 0:
+            return f"{int(ms) // size}{name}"
+    return f"{value:g}{unit}"  # pragma: no cover - every whole ms is some ms
 
 
 @overload
