@@ -19,6 +19,7 @@ import time
 from types import ModuleType
 from typing import Any
 
+from kamisado.args import duration, duration_help
 from kamisado.engine import _pyengine
 from kamisado.rules.board import START_KPN
 
@@ -86,7 +87,8 @@ def bench(reps: int, ms: float) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one run per figure")
-    ap.add_argument("--ms", type=float, default=1000.0, help="search time (default 1000)")
+    ap.add_argument("--ms", type=duration("ms"), default=1000.0,
+                    help=f"search time in {duration_help('ms')} (default 1000 ms)")
     args = ap.parse_args()
     bench(1 if args.quick else 3, args.ms)
 

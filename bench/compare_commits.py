@@ -52,6 +52,8 @@ sys.path.insert(0, str(HERE))
 
 from scale import step  # noqa: E402  (bench/ is not a package)
 
+from kamisado.args import duration, duration_help  # noqa: E402
+
 #: the files the compiled core is built from: a commit whose are the
 #: working tree's gets the working tree's build
 CORE = ["setup.py", "kamisado/engine/core", "kamisado/engine/_ckamisado.c"]
@@ -171,11 +173,14 @@ def main() -> int:
                     help="a PostgreSQL URL; its databases <name>_a and <name>_b are made anew and dropped")
     ap.add_argument("--games", default="300,325,350",
                     help="concurrent games of each step, rising (default 300,325,350)")
-    ap.add_argument("--think", type=float, default=0.3, help="mean pause before each move, s (default 0.3)")
-    ap.add_argument("--seconds", type=float, default=15.0, help="measured time of each run (default 15)")
+    ap.add_argument("--think", type=duration("s", 0), default=0.3,
+                    help=f"mean pause before each move, in {duration_help('s')} (default 0.3 s)")
+    ap.add_argument("--seconds", type=duration("s"), default=15.0,
+                    help=f"measured time of each run, in {duration_help('s')} (default 15 s)")
     ap.add_argument("--clients", type=int, default=2, help="load client processes (default 2)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each step and commit (default 3)")
-    ap.add_argument("--p99", type=float, default=50.0, help="the round trip's p99 limit, ms (default 50)")
+    ap.add_argument("--p99", type=duration("ms"), default=50.0,
+                    help=f"the round trip's p99 limit, in {duration_help('ms')} (default 50 ms)")
     args = ap.parse_args()
     # a SIGTERM unwinds as Ctrl-C does: the worktrees, databases and servers go
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -63,6 +63,8 @@ from load import (
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from kamisado.args import duration, duration_help
+
 PING = '{"type":"ping"}'
 #: ``--frame join``: a game that is not there, looked for in the store each time
 FRAMES = {"ping": PING, "join": '{"type":"join","game":"nosuchgame00"}'}
@@ -301,9 +303,11 @@ async def run(args: argparse.Namespace) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=20, help="normal games (default 20)")
-    ap.add_argument("--think", type=float, default=0.5,
-                    help="the normal players' mean pause before each move, seconds (default 0.5)")
-    ap.add_argument("--seconds", type=float, default=15.0, help="measured time per run (default 15)")
+    ap.add_argument("--think", type=duration("s", 0), default=0.5,
+                    help="the normal players' mean pause before each move, in"
+                    f" {duration_help('s')} (default 0.5 s)")
+    ap.add_argument("--seconds", type=duration("s"), default=15.0,
+                    help=f"measured time per run, in {duration_help('s')} (default 15 s)")
     ap.add_argument("--rounds", type=int, default=1,
                     help="pairs of runs (alone, beside the abuse; default 1)")
     ap.add_argument("--sockets", type=int, default=40,

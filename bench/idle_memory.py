@@ -29,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from load import Stats, one_game, raise_nofile, rss_kib, start_server  # noqa: E402
 
+from kamisado.args import duration, duration_help  # noqa: E402
+
 
 async def hold_games(url: str, stats: Stats, count: int, offset: int,
                      tasks: list[asyncio.Task[None]]) -> None:
@@ -96,7 +98,8 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=3000, help="idle games at the second reading (default 3000)")
     ap.add_argument("--small", type=int, default=500, help="idle games at the first reading (default 500)")
     ap.add_argument("--db", help="the server's database (default: a fresh SQLite file)")
-    ap.add_argument("--settle", type=float, default=3.0, help="seconds to wait before a reading (default 3)")
+    ap.add_argument("--settle", type=duration("s", 0), default=3.0,
+                    help=f"how long to wait before a reading, in {duration_help('s')} (default 3 s)")
     args = ap.parse_args()
     if not 0 < args.small < args.games:
         raise SystemExit("expected 0 < --small < --games")

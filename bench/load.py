@@ -62,6 +62,8 @@ from typing import Any
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
+from kamisado.args import duration, duration_help
+
 #: websockets one client process holds at most (the open files limit is
 #: 20,000 here and cannot be raised)
 PER_CLIENT = 9000
@@ -590,9 +592,10 @@ async def load(args: argparse.Namespace, urls: list[str], pids: list[int]) -> in
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=1000, help="concurrent games (default 1000)")
-    ap.add_argument("--seconds", type=float, default=20.0, help="measured time (default 20)")
-    ap.add_argument("--think", type=float, default=3.0,
-                    help="mean pause before each move, seconds (default 3)")
+    ap.add_argument("--seconds", type=duration("s"), default=20.0,
+                    help=f"measured time, in {duration_help('s')} (default 20 s)")
+    ap.add_argument("--think", type=duration("s", 0), default=3.0,
+                    help=f"mean pause before each move, in {duration_help('s')} (default 3 s)")
     ap.add_argument("--target", type=int, default=1, help="match target (default 1)")
     ap.add_argument("--url", help="a running server, e.g. http://127.0.0.1:8000/ (started with KAMISADO_WEB_LIMITS=off: one address opens every game); several, comma-separated")
     ap.add_argument("--servers", type=int,

@@ -35,6 +35,7 @@ from typing import Any
 from websockets.sync.client import connect
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from kamisado.args import duration, duration_help  # noqa: E402
 from tests.conftest import Cluster  # noqa: E402  (the tests' throwaway PostgreSQL)
 
 
@@ -245,7 +246,9 @@ def probe_outage(port: int, cluster: Cluster, log_path: str, games: int, seconds
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--server-args", default="", help="more arguments for kamisado web")
-    parser.add_argument("--slow-cap", type=float, default=30.0, help="how long to wait for a slow body's answer")
+    parser.add_argument("--slow-cap", type=duration("s"), default=30.0,
+                        help="how long to wait for a slow body's answer, in"
+                        f" {duration_help('s')} (default 30 s)")
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--outage", type=float, default=10.0)
     args = parser.parse_args()

@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 
 from kamisado import engine
+from kamisado.args import duration, duration_help
 from kamisado.engine.levels import player
 from kamisado.engine.limits import Limit
 from kamisado.rules.match import Match
@@ -90,13 +91,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--starts", type=int, default=12, help="round starts per match type")
     ap.add_argument("--level", default="strong", help="the level that plays the matches")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--limits", default="1,5,30", help="seconds, comma-separated")
+    ap.add_argument("--limits", default="1,5,30",
+                    help=f"the time limits, comma-separated, each in {duration_help('s')}")
     ap.add_argument("--modes", default="exact,winner")
     ap.add_argument("--slack", type=float, default=1.25, help="wall-clock limit of a solve over the largest CPU limit")
     ap.add_argument("--save", type=Path, help="write the starts (type<TAB>KPN) here")
     ap.add_argument("--load", type=Path, help="read the starts from here instead of playing")
     args = ap.parse_args(argv)
-    limits = [float(x) for x in args.limits.split(",")]
+    try:
+        limits = [duration("s")(x) for x in args.limits.split(",")]
+    except argparse.ArgumentTypeError as e:
+        ap.error(f"--limits: {e}")
     modes = args.modes.split(",")
     for mode in modes:
         if mode not in MODES:

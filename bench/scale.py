@@ -30,6 +30,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kamisado.args import duration, duration_help
+
 LOAD = Path(__file__).with_name("load.py")
 
 
@@ -79,10 +81,13 @@ def main() -> int:
     ap.add_argument("--servers", default="1,2", help="server counts to compare (default 1,2)")
     ap.add_argument("--games", default="50,100,150,200,300",
                     help="concurrent games of each step, rising (default 50,100,150,200,300)")
-    ap.add_argument("--think", type=float, default=0.3, help="mean pause before each move, s (default 0.3)")
-    ap.add_argument("--seconds", type=float, default=15.0, help="measured time of each step (default 15)")
+    ap.add_argument("--think", type=duration("s", 0), default=0.3,
+                    help=f"mean pause before each move, in {duration_help('s')} (default 0.3 s)")
+    ap.add_argument("--seconds", type=duration("s"), default=15.0,
+                    help=f"measured time of each step, in {duration_help('s')} (default 15 s)")
     ap.add_argument("--clients", type=int, default=2, help="client processes (default 2)")
-    ap.add_argument("--p99", type=float, default=50.0, help="the round trip's p99 limit, ms (default 50)")
+    ap.add_argument("--p99", type=duration("ms"), default=50.0,
+                    help=f"the round trip's p99 limit, in {duration_help('ms')} (default 50 ms)")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs of each step (fresh processes each); the step is judged by the run"
                     " with the median p99 (default 1)")

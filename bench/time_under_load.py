@@ -39,6 +39,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from kamisado.args import duration, duration_help
+
 #: The burner's program: one CPU kept busy.
 BURNER = "while True: pass"
 #: prctl's option: a signal sent to the child when its parent dies.
@@ -138,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tc", default="2+0.05", help="the clock games' --tc ('' for none)")
     ap.add_argument("--tc-games", type=int, default=10, help="games with the clock (default 10)")
     ap.add_argument("--starts", type=int, default=10, help="fresh engine starts (default 10)")
-    ap.add_argument("--movetime", type=int, default=500, help="the first go's ms (default 500)")
+    ap.add_argument("--movetime", type=duration("ms", 1, whole=True), default=500,
+                    help=f"the first go's movetime, in {duration_help('ms')} (default 500 ms)")
     ap.add_argument("--burners", type=int, default=2, help="CPU burners (default 2)")
     ap.add_argument("--seed", type=int, default=7, help="the tournament's seed (default 7)")
     args = ap.parse_args(argv)

@@ -1,7 +1,9 @@
 """What every ``kamisado`` command shares on its command line.
 
 :class:`Parser` (errors in one line, exit 2), the argparse types
-:func:`int_between` and :func:`positive_number`, :func:`die` and
+:func:`int_between` and :func:`duration` (every option that takes a time:
+a bare number in the option's own unit, or with a unit, ``500ms``, ``2s``,
+``1.5m``, ``1h``, ``2d``; :func:`read_duration`), :func:`die` and
 :func:`take_kpn`, and the stops noted from a command's first instruction
 (:func:`note_early_signals`).  The commands live in their wings (``kamisado analyse`` in
 :mod:`kamisado.engine.analysis`, ``kamisado engine`` in
@@ -14,23 +16,27 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import Literal, NoReturn, overload
 
 from kamisado.rules.board import MalformedError
 
 __all__ = [
+    "DURATION_UNITS",
     "EARLY_SIGNAL_COMMANDS",
     "SIGPIPE_STATUS",
     "Parser",
     "die",
+    "duration",
+    "duration_help",
     "int_between",
     "needs_extra",
     "note_early_signals",
-    "positive_number",
+    "read_duration",
     "take_early_signals",
     "quiet_pipe",
     "silence_stdout",
@@ -146,29 +152,139 @@ def int_between(lo: int, hi: int) -> Callable[[str], int]:
     return read
 
 
-def positive_number(unit: str) -> Callable[[str], float]:
-    """An argparse ``type``: a finite number above 0 (``nan`` and ``inf`` refused).
+#: The units a duration may carry (``500ms``, ``2s``, ``1.5m``, ``1h``, ``2d``),
+#: each with its length in milliseconds.  A bare number is in the option's own unit.
+DURATION_UNITS: dict[str, int] = {"ms": 1, "s": 1000, "m": 60_000, "h": 3_600_000, "d": 86_400_000}
+_UNIT_WORDS = {"ms": "milliseconds", "s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+_DURATION_RE = re.compile(
+    r"\s*(?P<sign>[+-]?)(?P<int>\d*)(?:\.(?P<frac>\d*))?(?:[eE](?P<exp>[+-]?\d+))?"
+    r"\s*(?P<unit>ms|s|m|h|d)?\s*"
+)
 
-    >>> positive_number("ms")("250")
-    250.0
-    >>> positive_number("ms")("inf")
+
+def duration_help(unit: str) -> str:
+    """What an option's help says of its durations: the bare number's unit, and
+    that a unit may be given.
+
+    >>> duration_help("ms")
+    'milliseconds, or with a unit: 500ms, 2s, 1m'
+    >>> duration_help("d")
+    'days, or with a unit: 12h, 30d'
+    """
+    examples = "12h, 30d" if unit in ("h", "d") else "500ms, 2s, 1m"
+    return f"{_UNIT_WORDS[unit]}, or with a unit: {examples}"
+
+
+def read_duration(text: str, unit: str) -> float:
+    """The duration ``text`` in ``unit`` (one of :data:`DURATION_UNITS`): a bare
+    number is already in ``unit``, or the number carries a unit of its own.
+
+    Exact in decimal (``1.1s`` is 1100 ms, not 1100.0000000000002).  Anything
+    but a number and a unit raises ``ValueError`` (``nan``, ``inf``, ``5x``);
+    the sign is the caller's to check, and the result is always finite.
+
+    >>> read_duration("1.5s", "ms"), read_duration("500ms", "s"), read_duration("2", "s")
+    (1500.0, 0.5, 2.0)
+    >>> read_duration("1m", "s"), read_duration("12h", "d"), read_duration("1.1s", "ms")
+    (60.0, 0.5, 1100.0)
+    >>> read_duration("5x", "ms")
     Traceback (most recent call last):
     ...
-    argparse.ArgumentTypeError: expected a positive number of ms, found 'inf'
+    ValueError: expected a duration: milliseconds, or with a unit: 500ms, 2s, 1m; found '5x'
     """
+    m = _DURATION_RE.fullmatch(text)
+    digits = (m["int"] + (m["frac"] or "")) if m else ""
+    if m is None or not digits:
+        raise ValueError(f"expected a duration: {duration_help(unit)}; found {text!r}")
+    # the number as digits * 10**exp, then one division of whole numbers: exact
+    # to the float (no fractions import for every command's start)
+    exp = int(m["exp"] or 0) - len(m["frac"] or "")
+    if exp > 400:
+        raise ValueError(f"expected a duration, found {text!r} (too long)")
+    if exp < -400 - len(digits):  # 1e-500 is 0
+        return 0.0
+    top: int = int(digits) * 10 ** max(exp, 0) * DURATION_UNITS[m["unit"] or unit]
+    bottom: int = 10 ** max(-exp, 0) * DURATION_UNITS[unit]
+    try:
+        value = top / bottom
+    except OverflowError:  # 1e400: no duration
+        raise ValueError(f"expected a duration, found {text!r} (too long)") from None
+    return -value if m["sign"] == "-" and value else value
+
+
+def _shown(value: float, unit: str) -> str:
+    """``value`` (in ``unit``) as a duration in the largest unit that holds it
+    whole: ``_shown(60000, "ms") == "1m"``."""
+    ms = value * DURATION_UNITS[unit]
+    if ms != int(ms):
+        return f"{value:g}{unit}"
+    for name, size in sorted(DURATION_UNITS.items(), key=lambda kv: -kv[1]):
+        if int(ms) % size == 0:
+            return f"{int(ms) // size}{name}"
+    return f"{value:g}{unit}"  # pragma: no cover - every whole ms is some ms
+
+
+@overload
+def duration(
+    unit: str, least: float | None = None, most: float | None = None,
+    *, whole: Literal[False] = False,
+) -> Callable[[str], float]: ...
+@overload
+def duration(
+    unit: str, least: float | None = None, most: float | None = None,
+    *, whole: Literal[True],
+) -> Callable[[str], int]: ...
+def duration(
+    unit: str, least: float | None = None, most: float | None = None, *, whole: bool = False,
+) -> Callable[[str], float] | Callable[[str], int]:
+    """An argparse ``type`` for every option that takes a time: a duration read
+    by :func:`read_duration`, returned in ``unit`` (the option's bare-number unit).
+
+    ``least`` ``None``: above 0; else at least ``least`` (``-math.inf``: any
+    sign, for a command that checks the range itself); ``most``: at most that
+    (all in ``unit``).  ``whole``: an ``int``, refusing a fraction of ``unit``.
+
+    >>> duration("ms")("2s"), duration("s")("250ms"), duration("ms", whole=True)("1.5s")
+    (2000.0, 0.25, 1500)
+    >>> duration("ms")("0")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a positive duration: milliseconds, or with a unit: 500ms, 2s, 1m; found '0'
+    >>> duration("ms", 20, 60000, whole=True)("2m")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a duration of 20ms..1m: milliseconds, or with a unit: 500ms, 2s, 1m; found '2m'
+    >>> duration("ms", 0, whole=True)("0.5")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected whole milliseconds, found '0.5'
+    """
+    if least is None:
+        what = "a positive duration" + ("" if most is None else f" of at most {_shown(most, unit)}")
+    elif least == -math.inf and most is None:  # the command checks the range itself
+        what = "a duration"
+    elif most is None:
+        what = f"a duration of {_shown(least, unit)} or more" if least else "a duration of 0 or more"
+    else:
+        what = f"a duration of {_shown(least, unit)}..{_shown(most, unit)}"
 
     def read(text: str) -> float:
         try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and value > 0):
-            raise argparse.ArgumentTypeError(
-                f"expected a positive number of {unit}, found {text!r}"
+            value = read_duration(text, unit)
+            fits = (value > 0 if least is None else value >= least) and (
+                most is None or value <= most
             )
-        return value
+        except ValueError:
+            fits = False
+        if not fits:
+            raise argparse.ArgumentTypeError(
+                f"expected {what}: {duration_help(unit)}; found {text!r}"
+            )
+        if whole and value != int(value):
+            raise argparse.ArgumentTypeError(f"expected whole {_UNIT_WORDS[unit]}, found {text!r}")
+        return int(value) if whole else value
 
-    read.__name__ = "number"
+    read.__name__ = "duration"
     return read
 
 

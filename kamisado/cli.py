@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import sys
 
-from kamisado.args import Parser, die, int_between, note_early_signals, quiet_pipe, take_kpn
+from kamisado.args import (
+    Parser,
+    die,
+    duration,
+    duration_help,
+    int_between,
+    note_early_signals,
+    quiet_pipe,
+    take_kpn,
+)
 
 # before the heavier imports: a stop of ``kamisado tournament`` from here on
 # is noted and ends the command with status 130 (docs/tournament.md)
@@ -308,8 +317,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("gif", help=COMMANDS["gif"])
     s.add_argument("record", metavar="RECORD", help="a match record")
     s.add_argument("out", metavar="OUT.gif", help="the GIF to write")
-    s.add_argument("--delay", metavar="MS", type=int_between(20, 60000), default=700,
-                   help="milliseconds per move (default 700; a round's end stays 3 times as long)")
+    s.add_argument("--delay", metavar="TIME", type=duration("ms", 20, 60000, whole=True),
+                   default=700, help=f"time per move, in {duration_help('ms')} (20ms..1m,"
+                   " default 700 ms; a round's end stays 3 times as long)")
     _picture_options(s, 360, flip=False)
     s.set_defaults(func=cmd_gif)
 

@@ -185,9 +185,9 @@ def test_version_names_the_engine_backend() -> None:
         (("perft", START_KPN, "11"), "found 11"),
         (("engine", "--seed", "-1"), "kamisado engine: --seed: expected a whole number"),
         (("play", "--seed", "x"), "kamisado play: --seed: expected a whole number"),
-        (("play", "--delay", "nan"), "kamisado play: --delay: expected seconds"),
+        (("play", "--delay", "nan"), "kamisado play: --delay: expected a duration of 0 or more: seconds"),
         (("tournament", "--out", "/nonexistent/t", "--timeout", "inf", "level:beginner",
-          "level:novice"), "kamisado tournament: --timeout: expected a positive number"),
+          "level:novice"), "kamisado tournament: --timeout: expected a positive duration"),
         (("tournament", "--seed", "-2", "--out", "x"), "kamisado tournament: --seed"),
     ],
 )

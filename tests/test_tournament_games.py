@@ -92,7 +92,7 @@ def test_players_and_match_types() -> None:
     assert parse_tc("40/60+0.5") == TimeControl(60000, 500, 40)
     assert parse_tc("5") == TimeControl(5000, 0) and str(parse_tc("2+0.05")) == "2+0.05"
     assert [parse_tc("3/1").movestogo(n) for n in range(5)] == [3, 2, 1, 3, 2]
-    for bad in ("", "10+", "+1", "1m", "10+0.1+2", "a/10", "-1+0", "nan", "0/10+1", "0+0"):
+    for bad in ("", "10+", "+1", "1x", "10+0.1+2", "a/10", "-1+0", "nan", "0/10+1", "0+0"):
         with pytest.raises(ValueError, match="--tc"):
             parse_tc(bad)
 

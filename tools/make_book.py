@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # tools/generated.py, 
 import generated  # noqa: E402
 
 from kamisado import engine
+from kamisado.args import duration, duration_help  # noqa: E402
 from kamisado.engine.levels import winning_replies
 from kamisado.rules.board import START_KPN, Move
 from kamisado.rules.position import Position
@@ -113,8 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="tools/make_book.py",
                                  description=__doc__.split("\n\n")[0])
     ap.add_argument("--max-ply", type=int, default=3)
-    ap.add_argument("--threshold", type=float, default=0.3,
-                    help="expand a position only if solving its moves took longer (seconds)")
+    ap.add_argument("--threshold", type=duration("s", 0), default=0.3,
+                    help="expand a position only if solving its moves took longer; in"
+                    f" {duration_help('s')} (default 0.3 s)")
     ap.add_argument("--max-positions", type=int, default=5000)
     mode = generated.add_options(ap, "kamisado/data/book.txt")
     mode.add_argument("--out", type=Path, help="write the book to this file instead")

@@ -23,7 +23,7 @@ import argparse
 from collections.abc import Sequence
 
 from kamisado import engine
-from kamisado.args import Parser, die, int_between, positive_number, take_kpn
+from kamisado.args import Parser, die, duration, duration_help, int_between, take_kpn
 from kamisado.engine.levels import LEVELS, SEED_MAX, player
 from kamisado.engine.limits import Limit, Score
 from kamisado.engine.review import (
@@ -70,9 +70,9 @@ def _parser(name: str, description: str, nargs: str = "+") -> Parser:
 
 
 def main_analyse(argv: Sequence[str]) -> int:
-    """``kamisado analyse KPN [--lines N] [--time MS] [--depth N] [--nodes N] [--seed N]``,
-    ``kamisado analyse --graph FILE RECORD [--nodes N] [--time MS] [--depth N]``, or
-    ``kamisado analyse --review RECORD [--lines N] [--nodes N] [--time MS] [--depth N]``.
+    """``kamisado analyse KPN [--lines N] [--time TIME] [--depth N] [--nodes N] [--seed N]``,
+    ``kamisado analyse --graph FILE RECORD [--nodes N] [--time TIME] [--depth N]``, or
+    ``kamisado analyse --review RECORD [--lines N] [--nodes N] [--time TIME] [--depth N]``.
 
     Prints one line per completed depth (depth, score, nodes, time), then the
     principal variation, and ``<side> wins in N`` when the result is proven.
@@ -107,9 +107,9 @@ def main_analyse(argv: Sequence[str]) -> int:
                    metavar="N", help="stop after N nodes (each position's budget with"
                    " --graph: default 20000, no clock, so the curve is reproducible;"
                    f" the solver's with --review: default {SOLVE_NODES})")
-    p.add_argument("--time", type=positive_number("ms"), default=None, metavar="MS",
-                   help="thinking time in milliseconds (default 1000; with --graph"
-                   " per position, and no default)")
+    p.add_argument("--time", type=duration("ms"), default=None, metavar="TIME",
+                   help=f"thinking time in {duration_help('ms')} (default 1000 ms; with"
+                   " --graph per position, and no default)")
     p.add_argument("--depth", type=int_between(1, engine.MAX_DEPTH), default=None,
                    metavar="N", help=f"stop at this depth (1..{engine.MAX_DEPTH})")
     p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
@@ -251,8 +251,8 @@ def main_solve(argv: Sequence[str]) -> int:
     0
     """
     p = _parser("solve", "Prove who wins the round with best play.")
-    p.add_argument("--time", type=positive_number("seconds"), default=60.0, metavar="S",
-                   help="give up after this many seconds (default 60)")
+    p.add_argument("--time", type=duration("s"), default=60.0, metavar="TIME",
+                   help=f"give up after this long, in {duration_help('s')} (default 60 s)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--winner", action="store_true",
                      help="prove only who wins, not in how many moves (much faster):"
@@ -293,12 +293,12 @@ def main_solve(argv: Sequence[str]) -> int:
 
 
 def main_best(argv: Sequence[str]) -> int:
-    """``kamisado best KPN (--level NAME | --time MS) [--seed N]``: the move, square form."""
+    """``kamisado best KPN (--level NAME | --time TIME) [--seed N]``: the move, square form."""
     p = _parser("best", "Print the engine's move for a position.")
     g = p.add_mutually_exclusive_group(required=True)
     g.add_argument("--level", choices=list(LEVELS), help="play at this level")
-    g.add_argument("--time", type=positive_number("ms"), metavar="MS",
-                   help="search for this many milliseconds")
+    g.add_argument("--time", type=duration("ms"), metavar="TIME",
+                   help=f"search for this long, in {duration_help('ms')}")
     p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0, metavar="N",
                    help=f"seed of the level's choices (0..{SEED_MAX}, default 0)")
     args = p.parse_args(argv)

@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import random
 import shlex
@@ -290,7 +291,7 @@ def _sprt_word(word: str) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``kamisado tournament``: see ``--help``."""
-    from kamisado.args import Parser, int_between, positive_number
+    from kamisado.args import Parser, duration, duration_help, int_between
 
     p = Parser(
         prog="kamisado tournament",
@@ -336,20 +337,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument(
         "--tc", metavar="[MOVES/]BASE+INC",
-        help=f"clocks in seconds, e.g. 10+0.1 or 40/60+0.5 (default {DEFAULT_TC}"
-        " when no --movetime, --depth or --nodes)",
+        help="clocks, e.g. 10+0.1, 1m+100ms or 40/60+0.5; each time in"
+        f" {duration_help('s')} (default {DEFAULT_TC} when no --movetime, --depth or"
+        " --nodes)",
     )
-    p.add_argument("--movetime", type=int, help="milliseconds per move (go movetime)")
+    p.add_argument("--movetime", type=duration("ms", -math.inf, whole=True),
+                   metavar="TIME", help=f"time per move (go movetime), in {duration_help('ms')}")
     p.add_argument("--depth", type=int, help="search depth per move (go depth)")
     p.add_argument("--nodes", type=int, help="nodes per move (go nodes)")
     p.add_argument(
-        "--margin", type=int, metavar="MS",
-        help=f"milliseconds an answer may be late before it loses on time"
-        f" (default {DEFAULT_MARGIN})",
+        "--margin", type=duration("ms", -math.inf, whole=True), metavar="TIME",
+        help=f"how late an answer may be before it loses on time, in {duration_help('ms')}"
+        f" (default {DEFAULT_MARGIN} ms)",
     )
-    p.add_argument("--timeout", type=positive_number("seconds"),
-                   help="seconds an engine may take to answer what has no time limit"
-                   f" (default {DEFAULT_TIMEOUT:g})")
+    p.add_argument("--timeout", type=duration("s"), metavar="TIME",
+                   help="how long an engine may take to answer what has no time limit, in"
+                   f" {duration_help('s')} (default {DEFAULT_TIMEOUT:g} s)")
     p.add_argument(
         "--openings", metavar="FILE",
         help="KPN lines (KPN [moves ...]), a match record or a folder of records;"
@@ -378,9 +381,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="print the table every N games (default 0: at the end only)",
     )
     p.add_argument(
-        "--adjudicate-proven", type=int_between(1, ADJUDICATE_MAX_MS), metavar="MS",
-        help="before each move, give the solver MS milliseconds: a proven round that"
-        " decides the match ends the game (adjudication)",
+        "--adjudicate-proven", type=duration("ms", 1, ADJUDICATE_MAX_MS, whole=True),
+        metavar="TIME",
+        help="before each move, give the solver this long: a proven round that decides the"
+        f" match ends the game (adjudication); in {duration_help('ms')}"
+        f" (1ms..{ADJUDICATE_MAX_MS // 1000}s)",
     )
     p.add_argument(
         "--resign-score", type=int_between(1, 1_000_000), metavar="N",

@@ -3,7 +3,7 @@
 Players are built-in levels (``level:club``) or any external engine command
 (``cmd:python my_engine.py``), optionally named (``Bob=cmd:./bob``) and
 followed by their options (``option.Hash=64``): :func:`parse_players`.
-Time controls (``--tc 10+0.1``, ``40/60+0.5``) are read by :func:`parse_tc`,
+Time controls (``--tc 10+0.1``, ``40/60+0.5``, ``1m+100ms``) are read by :func:`parse_tc`,
 openings (KPN lines, a match record or a folder of them) by
 :func:`load_openings`.  A :class:`Config` holds everything that decides which
 games are played and how (it is kept in ``state.json``), and :func:`schedule`
@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kamisado.args import DURATION_UNITS, read_duration
 from kamisado.engine.levels import LEVELS, SEED_MAX
 from kamisado.engine.limits import Limit
 from kamisado.rules.board import KamisadoError
@@ -217,7 +218,12 @@ def parse_match_type(text: str) -> tuple[int, bool]:
 # -- time controls -----------------------------------------------------------------
 
 _NUMBER = r"(?:\d+(?:\.\d*)?|\.\d+)"
-_TC_RE = re.compile(rf"(?:(\d+)/)?({_NUMBER})(?:\+({_NUMBER}))?")
+_TIME = rf"{_NUMBER}\s*(?:{'|'.join(DURATION_UNITS)})?"
+_TC_RE = re.compile(rf"(?:(\d+)/)?({_TIME})(?:\+({_TIME}))?")
+_TC_FORM = (
+    "expected BASE+INC in seconds (10+0.1) or MOVES/BASE+INC (40/60+0.5), each time a"
+    " bare number of seconds or with a unit (1m+100ms)"
+)
 
 
 @dataclass(frozen=True)
@@ -246,15 +252,27 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:g}"
 
 
+def _tc_ms(part: str) -> int:
+    """One time of a ``--tc`` in whole milliseconds: bare seconds (read as
+    before units came: ``float(part) * 1000``, rounded) or with a unit."""
+    if part[-1].isalpha():
+        return round(read_duration(part, "ms"))
+    return round(float(part) * 1000)
+
+
 def parse_tc(text: str) -> TimeControl:
-    """``BASE+INC`` or ``MOVES/BASE+INC``, in seconds (``+INC`` may be left out).
+    """``BASE+INC`` or ``MOVES/BASE+INC`` (``+INC`` may be left out), each
+    time in seconds or with a unit (:func:`kamisado.args.read_duration`:
+    ``500ms``, ``2s``, ``1m``), rounded to whole milliseconds.
 
     >>> parse_tc("40/60"), parse_tc("0.5+.05")
     (TimeControl(base=60000, inc=0, moves=40), TimeControl(base=500, inc=50, moves=None))
+    >>> parse_tc("1m+100ms") == parse_tc("60+0.1"), str(parse_tc("40/2m+1s"))
+    (True, '40/120+1')
     >>> parse_tc("10+-1")
     Traceback (most recent call last):
     ...
-    ValueError: --tc: expected BASE+INC in seconds (10+0.1) or MOVES/BASE+INC (40/60+0.5), found '10+-1'
+    ValueError: --tc: expected BASE+INC in seconds (10+0.1) or MOVES/BASE+INC (40/60+0.5), each time a bare number of seconds or with a unit (1m+100ms), found '10+-1'
     >>> parse_tc("0+1")
     Traceback (most recent call last):
     ...
@@ -262,14 +280,11 @@ def parse_tc(text: str) -> TimeControl:
     """
     m = _TC_RE.fullmatch(text.strip())
     if m is None:
-        raise ValueError(
-            "--tc: expected BASE+INC in seconds (10+0.1) or MOVES/BASE+INC (40/60+0.5),"
-            f" found {text!r}"
-        )
+        raise ValueError(f"--tc: {_TC_FORM}, found {text!r}")
     moves, base, inc = m.group(1), m.group(2), m.group(3)
     tc = TimeControl(
-        round(float(base) * 1000),
-        round(float(inc or 0) * 1000),
+        _tc_ms(base),
+        _tc_ms(inc or "0"),
         None if moves is None else int(moves),
     )
     if tc.base < 1:

@@ -13,6 +13,25 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from kamisado.rules._record_model import (
+    _KEY_RE,
+    _ROUND_RE,
+    EARLY_REASONS,
+    NATURAL_REASONS,
+    REASONS,
+    TITLE,
+    Comment,
+    CommentError,
+    GameEnd,
+    Record,
+    _fail,
+    _score,
+    _scores,
+    _start_entries,
+    game_end,
+    result_text,
+    winner_text,
+)
 from kamisado.rules.board import (
     BLACK,
     COLOUR_NAMES,
@@ -39,25 +58,6 @@ from kamisado.rules.notation import (
     resolve,
 )
 from kamisado.rules.position import Position
-from kamisado.rules.record import (
-    _KEY_RE,
-    _ROUND_RE,
-    EARLY_REASONS,
-    NATURAL_REASONS,
-    REASONS,
-    TITLE,
-    Comment,
-    CommentError,
-    GameEnd,
-    Record,
-    _fail,
-    _score,
-    _scores,
-    _start_entries,
-    game_end,
-    result_text,
-    winner_text,
-)
 
 __all__ = ["read"]
 

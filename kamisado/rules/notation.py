@@ -26,8 +26,8 @@ distance, without the final colour: ``uL5``, ``rF4``, ``g0`` (a pass),
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple, Protocol
 
 from kamisado.rules.board import (
     COLOUR_LETTERS,
@@ -42,9 +42,10 @@ from kamisado.rules.board import (
     IllegalMoveError,
     MalformedError,
     Move,
+    Outcome,
+    Pass,
     parse_colour,
 )
-from kamisado.rules.position import Position
 
 __all__ = [
     "DIRECTIONS",
@@ -63,6 +64,46 @@ __all__ = [
     "resolve",
     "short_form",
 ]
+
+
+class _Undone(Protocol):
+    """What :func:`move_entries` reads of the last move's undo record
+    (:class:`kamisado.rules.position.Undo`)."""
+
+    @property
+    def code(self) -> int: ...
+    @property
+    def pushed(self) -> int: ...
+
+
+class PositionLike(Protocol):
+    """What this module reads and does to a position: the members of
+    :class:`kamisado.rules.position.Position` it uses.
+
+    A structural type, so that notation needs no import of the position
+    module (which imports notation for :meth:`~kamisado.rules.position.Position.parse_move`):
+    every function here takes a real :class:`kamisado.rules.position.Position`.
+    """
+
+    @property
+    def board(self) -> list[int]: ...
+    @property
+    def turn(self) -> int: ...
+    @property
+    def must_move(self) -> int: ...
+    @property
+    def outcome(self) -> Outcome | None: ...
+    @property
+    def initial_passes(self) -> tuple[Pass, ...]: ...
+    @property
+    def legal_moves(self) -> Iterable[Move]: ...
+    def passes(self) -> tuple[Pass, ...]: ...
+    def push(self, move: Move) -> None: ...
+    def pop(self) -> Move: ...
+    def peek(self) -> _Undone: ...
+    def check_move(self, move: Move) -> None: ...
+    def _must_reason(self) -> str: ...
+
 
 #: Direction words of the long form; the short form uses their first letters.
 DIRECTIONS = ("Forward", "Left", "Right", "Back")
@@ -130,10 +171,11 @@ def move_direction(side: int, move: Move) -> tuple[str, int]:
     return "Right", dist
 
 
-def move_entries(pos: Position, move: Move) -> list[Entry]:
+def move_entries(pos: PositionLike, move: Move) -> list[Entry]:
     """Entries a legal move writes: the move, a pushed tower's ``Back 1``
     entry for a push, and the passes the rules apply after it.
 
+    >>> from kamisado.rules.position import Position
     >>> pos = Position()
     >>> [e.long() for e in move_entries(pos, Move.from_str("c1-c5"))]
     ['Red Forward 4 Blue']
@@ -158,14 +200,14 @@ def move_entries(pos: Position, move: Move) -> list[Entry]:
     return out
 
 
-def _furthest_pushed(pos: Position, frm: int, side: int) -> int:
+def _furthest_pushed(pos: PositionLike, frm: int, side: int) -> int:
     """Square of the furthest tower pushed by the push just made from ``frm``."""
     undo = pos.peek()
     assert undo.code & 63 == frm and undo.pushed > 0
     return RAYS[side][FORWARD][frm][undo.pushed]
 
 
-def entries_after_load(pos: Position) -> list[Entry]:
+def entries_after_load(pos: PositionLike) -> list[Entry]:
     """Pass entries the rules applied when ``pos`` was loaded from KPN."""
     return [
         Entry(p.side, p.colour, "", 0, SQUARE_COLOUR[p.square])
@@ -173,12 +215,12 @@ def entries_after_load(pos: Position) -> list[Entry]:
     ]
 
 
-def long_form(pos: Position, move: Move) -> str:
+def long_form(pos: PositionLike, move: Move) -> str:
     """The rulebook's form of a legal move, e.g. ``Red Forward 4 Blue``."""
     return move_entries(pos, move)[0].long()
 
 
-def short_form(pos: Position, move: Move) -> str:
+def short_form(pos: PositionLike, move: Move) -> str:
     """The short form of a legal move, e.g. ``rF4``."""
     return move_entries(pos, move)[0].short()
 
@@ -437,10 +479,11 @@ def parse_entry(text: str) -> Entry | _Spec:
     return _Spec(w.colour, w.direction, w.distance, w.finish)
 
 
-def candidates(pos: Position, written: Written) -> list[Move]:
+def candidates(pos: PositionLike, written: Written) -> list[Move]:
     """The legal moves of ``pos`` that fit what ``written`` names, leaving
     out the finish colour (a square form fits only itself).
 
+    >>> from kamisado.rules.position import Position
     >>> pos = Position()
     >>> [str(m) for m in candidates(pos, read_text("c5"))]
     ['c1-c5', 'g1-c5']
@@ -464,13 +507,14 @@ def candidates(pos: Position, written: Written) -> list[Move]:
     return hits
 
 
-def parse_move(pos: Position, text: str) -> Move:
+def parse_move(pos: PositionLike, text: str) -> Move:
     """Read a move in any written form and check it against ``pos``.
 
     Raises ``MalformedError`` for unreadable text, ``IllegalMoveError`` for
     a move the rules refuse and ``AmbiguousMoveError`` for text that fits
     several legal moves (``c5`` on a first move that two towers can make).
 
+    >>> from kamisado.rules.position import Position
     >>> pos = Position()
     >>> parse_move(pos, "c5")
     Traceback (most recent call last):
@@ -480,7 +524,7 @@ def parse_move(pos: Position, text: str) -> Move:
     return resolve(pos, read_text(text), text)
 
 
-def resolve(pos: Position, written: Written, text: str) -> Move:
+def resolve(pos: PositionLike, written: Written, text: str) -> Move:
     """The legal move of ``pos`` that ``written`` (read from ``text``) names.
 
     Raises ``IllegalMoveError`` (the reason in words) or
@@ -528,7 +572,7 @@ def resolve(pos: Position, written: Written, text: str) -> Move:
     return move
 
 
-def _one(pos: Position, text: str, hits: list[Move], none: str) -> Move:
+def _one(pos: PositionLike, text: str, hits: list[Move], none: str) -> Move:
     if len(hits) == 1:
         return hits[0]
     if not hits:

@@ -23,14 +23,13 @@ not import Textual); the app itself is :mod:`kamisado.tui.app`.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kamisado.args import Parser, int_between
+from kamisado.args import Parser, duration, duration_help, int_between
 from kamisado.engine.levels import LEVELS, SEED_MAX, Player
 from kamisado.rules.board import Move
 from kamisado.rules.match import Match
@@ -125,10 +124,11 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--delay",
-        type=float,
+        type=duration("s", 0),
         default=0.4,
-        metavar="SECONDS",
-        help="shortest time a computer move takes on screen (default 0.4)",
+        metavar="TIME",
+        help=f"shortest time a computer move takes on screen, in {duration_help('s')}"
+        " (default 0.4 s)",
     )
     return p
 
@@ -145,8 +145,6 @@ def parse_args(argv: Sequence[str]) -> Options:
         p.error(
             "--resume takes the match type from the record; leave out --match and --series"
         )
-    if not 0 <= ns.delay < math.inf:
-        p.error(f"--delay: expected seconds of at least 0, found {ns.delay}")
     return Options(
         level=ns.level,
         colour=ns.colour,

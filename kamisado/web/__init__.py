@@ -128,7 +128,9 @@ def main(argv: list[str] | None = None) -> int:
 
     Every error is one line on standard error, exit status 2.
     """
-    from kamisado.args import Parser
+    import math
+
+    from kamisado.args import Parser, duration, duration_help
 
     parser = Parser(
         prog="kamisado web",
@@ -153,9 +155,9 @@ def main(argv: list[str] | None = None) -> int:
         " generated once and kept in the database)",
     )
     parser.add_argument(
-        "--session-days", type=float, default=30.0, metavar="DAYS",
-        help="a signed-in session unused for this many days is over: the browser is signed"
-        " out (default 30)",
+        "--session-days", type=duration("d", None, 36500), default=30.0, metavar="TIME",
+        help="a signed-in session unused this long is over: the browser is signed out; in"
+        f" {duration_help('d')} (default 30 days, at most 36500)",
     )
     parser.add_argument(
         "--metrics-allow", default="localhost", metavar="LIST", type=_allow,
@@ -187,9 +189,9 @@ def main(argv: list[str] | None = None) -> int:
         help="websockets open at once for one player (its cookie), at most (default 16; 0: no cap)",
     )
     parser.add_argument(
-        "--ws-keep-out", type=float, default=60.0, metavar="SECONDS",
-        help="a client closed for flooding frames is refused new websockets this long"
-        " (default 60; 0: not at all)",
+        "--ws-keep-out", type=duration("s", -math.inf), default=60.0, metavar="TIME",
+        help="a client closed for flooding frames is refused new websockets this long, in"
+        f" {duration_help('s')} (default 60 s; 0: not at all)",
     )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     for name in ("ws_per_address", "ws_per_player", "ws_keep_out"):
@@ -211,8 +213,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"expected at least 1 worker, found {args.workers}")
-    if not 0 < args.session_days <= 36500:
-        parser.error(f"expected --session-days above 0 (at most 36500), found {args.session_days:g}")
     from kamisado.web.storage import SQLiteInUse, lock_sqlite
 
     try:
