@@ -2,7 +2,7 @@
 
 The extension is the engine core in plain C (``kamisado/engine/core/*.c``,
 no Python: docs/engine-core.md) with its Python binding
-(``kamisado/engine/_ckamisado.c``).  It is optional: where it cannot be built (no C
+(``kamisado/engine/_ckamisado*.c``).  It is optional: where it cannot be built (no C
 compiler, no Python headers) the install still succeeds and the package runs
 the same engine in pure Python (``kamisado.engine._pyengine``; ``kamisado --version``
 says which).  ``-g0`` comes after Python's own CFLAGS (which hold ``-g``): the
@@ -19,10 +19,15 @@ setup(
     ext_modules=[
         Extension(
             "kamisado.engine._ckamisado",
-            sources=["kamisado/engine/_ckamisado.c"]
-            + [f"{CORE}/{name}.c" for name in ("board", "tables", "solve", "eval", "search")],
+            sources=[
+                f"kamisado/engine/_ckamisado{part}.c" for part in ("", "_position", "_searcher")
+            ]
+            + [
+                f"{CORE}/{name}.c"
+                for name in ("board", "tables", "solve", "solve_pn", "solve_pt", "eval", "search")
+            ],
             include_dirs=[CORE],
-            depends=[f"{CORE}/kamisado.h"],
+            depends=[f"{CORE}/kamisado.h", f"{CORE}/solve.h", "kamisado/engine/_ckamisado.h"],
             extra_compile_args=[
                 "-O3",
                 "-Wall",

@@ -79,8 +79,14 @@ def test_the_core_has_no_python() -> None:
 
 
 def test_the_binding_includes_the_core_header_only() -> None:
-    text = (ROOT / "kamisado" / "engine" / "_ckamisado.c").read_text(encoding="utf-8")
-    assert re.findall(r'#include "([^"]+)"', text) == ["kamisado.h"]
+    binding = ROOT / "kamisado" / "engine"
+    header = (binding / "_ckamisado.h").read_text(encoding="utf-8")
+    assert re.findall(r'#include "([^"]+)"', header) == ["kamisado.h"]
+    files = sorted(binding.glob("_ckamisado*.c"))
+    assert len(files) >= 3, files
+    for f in files:
+        text = f.read_text(encoding="utf-8")
+        assert re.findall(r'#include "([^"]+)"', text) == ["_ckamisado.h"], f
 
 
 @pytest.mark.parametrize("entry", PERFT, ids=[e["name"] for e in PERFT])
