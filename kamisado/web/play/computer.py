@@ -28,12 +28,22 @@ from typing import TYPE_CHECKING, Any, Protocol
 from kamisado.rules.match import OVER
 from kamisado.web.basics import clocks
 from kamisado.web.play import flags
+from kamisado.web.play.game import Game, HubFace
 from kamisado.web.play.state import GameError
 from kamisado.web.work import worker
 
 if TYPE_CHECKING:
-    from kamisado.web.play.game import Game
-    from kamisado.web.play.games import Hub
+    from kamisado.web.basics.metrics import Metrics
+
+
+class ComputerHub(HubFace, Protocol):
+    """What the computer uses of the hub: :class:`~kamisado.web.play.game.HubFace`,
+    the metrics, and holding a game in memory while it thinks."""
+
+    metrics: Metrics
+
+    async def hold(self, game_id: str) -> Game | None: ...
+
 
 __all__ = ["PAGE_THINK_S", "RETRY_MAX_S", "RETRY_S", "THINK_LEASE_MS", "THINK_RENEW_S", "Computer", "JobRunner"]
 
@@ -85,7 +95,7 @@ class Computer:
     """The hub's computer: the pool (or the job queue) and the moves it thinks about."""
 
     def __init__(
-        self, hub: Hub, pool_factory: Callable[[], Executor] | None, jobs: JobRunner | None = None
+        self, hub: ComputerHub, pool_factory: Callable[[], Executor] | None, jobs: JobRunner | None = None
     ) -> None:
         self.hub = hub
         self.pool_factory = pool_factory

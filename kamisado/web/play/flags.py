@@ -30,16 +30,26 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from kamisado.rules.match import OVER
 from kamisado.web.basics import clocks
 from kamisado.web.basics.clocks import ClockState
+from kamisado.web.play.game import Game, HubFace
 from kamisado.web.play.state import GameError
 
-if TYPE_CHECKING:
-    from kamisado.web.play.game import Game
-    from kamisado.web.play.games import Hub
+
+class _News(Protocol):
+    async def refresh(self, game_id: str) -> None: ...
+
+
+class FlagsHub(HubFace, Protocol):
+    """What the flags use of the hub: :class:`~kamisado.web.play.game.HubFace`
+    and the news of other processes (a game another process changed is read
+    again before its flag falls)."""
+
+    @property
+    def news(self) -> _News: ...
 
 __all__ = ["FLAG_SCAN_S", "FLAG_TICK_S", "OUTAGE_MS", "Flags", "flag", "pause_clock", "resume_clock"]
 
@@ -59,7 +69,7 @@ OUTAGE_MS = 3_000
 class Flags:
     """The hub's watch over the clocks (:meth:`run`, a task of the hub's)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: FlagsHub) -> None:
         self.hub = hub
         #: whether this process reached the store at its last try: until it
         #: has (again), no flag falls and no clock is charged
@@ -72,6 +82,11 @@ class Flags:
         self._moved = 0
         self._beating: asyncio.Lock | None = None
         self._down = False
+
+    async def pause(self, game: Game) -> None:
+        """Stop the clock of a computer-against-computer game nobody watches
+        (:func:`pause_clock`; lock held)."""
+        await pause_clock(game)
 
     def store_failed(self) -> None:
         """The store could not be reached: no flag falls and no action is

@@ -29,7 +29,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from kamisado.rules.board import SIDE_LETTERS, KamisadoError
 from kamisado.rules.match import FILL, OVER, PLAYING
@@ -48,21 +48,29 @@ from kamisado.web.basics.messages import (
 )
 from kamisado.web.basics.ratings import Rating, computer_rating, speed_of
 from kamisado.web.basics.views import ClockView, SeatView, frame_position
-from kamisado.web.play import flags, offers
-from kamisado.web.play.presence import PRESENCE_TTL_MS
 from kamisado.web.play.seats import seats_for
 from kamisado.web.play.state import GameError, GameState
 from kamisado.web.store.storage import Store
 
 if TYPE_CHECKING:
-    from kamisado.web.play.games import Hub
+    import random
 
-__all__ = ["REJOIN", "Conn", "Game", "load_ratings", "rate", "send", "send_error"]
+    from kamisado.web.basics.metrics import Metrics
+    from kamisado.web.basics.noise import Repeats
+
+__all__ = ["PRESENCE_TTL_MS", "REJOIN", "Conn", "Game", "GameHub", "HubFace", "load_ratings", "rate", "send",
+           "send_error"]
 
 log = logging.getLogger("kamisado.web")
 
 SendFn = Callable[[str], Awaitable[None]]
 CloseFn = Callable[[int, str], Awaitable[None]]
+
+#: Several processes on one database: a seat held through another process
+#: counts as connected while that process renewed its presence within
+#: ``PRESENCE_TTL_MS`` (:mod:`kamisado.web.play.presence` renews it every
+#: ``PRESENCE_RENEW_S``).
+PRESENCE_TTL_MS = 30_000
 
 #: The close code of a connection whose game had to be reloaded from the
 #: store and could not be (1013, "try again later"): the client rejoins.
@@ -111,6 +119,84 @@ async def close_to_rejoin(conn: Conn, error: GameError) -> None:
             await conn.close(REJOIN, "rejoin: the game is reloaded from the store")
 
 
+class HubFace(Protocol):
+    """What a game and the services around it use of the hub that holds the
+    games (:class:`kamisado.web.play.games.Hub`): its store, its tasks, its
+    log of repeated failures and the games it holds.  They take this narrow
+    face, not the hub's class, so no import runs back up to the hub.
+
+    >>> sorted(name for name in dir(HubFace) if not name.startswith("_"))
+    ['evict', 'load', 'spawn']
+    """
+
+    store: Store
+    repeats: Repeats
+    games: dict[str, Game]
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` as a task of the hub's."""
+
+    async def load(self, game_id: str) -> Game | None:
+        """The game, in memory or read from the store, without holding it."""
+
+    def evict(self, game: Game) -> None:
+        """Let the game leave memory when nothing holds it."""
+
+
+class _Presence(Protocol):
+    def share(self, game: Game) -> None: ...
+    async def load_elsewhere(self, game: Game) -> bool: ...
+
+
+class _Computer(Protocol):
+    def kick(self, game: Game, *, page: bool = True) -> None: ...
+
+
+class _Flags(Protocol):
+    async def ensure_live(self) -> None: ...
+    def store_failed(self) -> None: ...
+    async def pause(self, game: Game) -> None: ...
+
+
+class _Reporter(Protocol):
+    def auto(self, game: Game) -> None: ...
+
+
+class _Unwritten(Protocol):
+    def __contains__(self, game_id: object) -> bool: ...
+    def discard(self, game_id: str) -> None: ...
+
+
+class GameHub(HubFace, Protocol):
+    """What a game's actions use of its hub: :class:`HubFace`, the services
+    it tells of a change (presence, the computer, the flags, reports), and
+    the offers' two actions, which live above the game
+    (:mod:`kamisado.web.play.offers`)."""
+
+    draining: bool
+    claim_after_s: float
+    metrics: Metrics
+
+    @property
+    def rng(self) -> random.Random: ...
+    @property
+    def presence(self) -> _Presence: ...
+    @property
+    def computer(self) -> _Computer: ...
+    @property
+    def flags(self) -> _Flags: ...
+    @property
+    def reporter(self) -> _Reporter: ...
+    @property
+    def unwritten(self) -> _Unwritten: ...
+
+    async def takeback(self, game: Game, conn: Conn, msg: TakebackMsg) -> None:
+        """A takeback asked for (:func:`kamisado.web.play.offers.takeback`)."""
+
+    async def rematch(self, game: Game, conn: Conn, msg: RematchMsg) -> None:
+        """A rematch asked for (:func:`kamisado.web.play.offers.rematch`)."""
+
+
 @dataclass(eq=False)
 class Game(GameState):
     """A game in memory: its stored state, its connections, its lock and its actions."""
@@ -119,7 +205,7 @@ class Game(GameState):
     #: built outside a server); it holds the game in memory
     #: (:attr:`kamisado.web.play.games.Hub.games`) while a connection is on it or
     #: its computer thinks, and reads it for a request without holding it
-    hub: Hub | None = field(default=None, repr=False)
+    hub: GameHub | None = field(default=None, repr=False)
     conns: set[Conn] = field(default_factory=set, repr=False)
     thinking: bool = False
     #: the action this process holds the computer's turn for (shown thinking
@@ -156,7 +242,7 @@ class Game(GameState):
     chat_read: set[str] = field(default_factory=set, repr=False)
 
     @property
-    def served_by(self) -> Hub:
+    def served_by(self) -> GameHub:
         """The hub the game is of (a game's actions need it)."""
         if self.hub is None:
             raise RuntimeError(f"game {self.row.id} is of no server")
@@ -323,7 +409,7 @@ class Game(GameState):
             hub.presence.share(self)
         self.mark_presence(clocks.now_ms())
         if not self.conns:
-            self.spawn_locked(lambda: flags.pause_clock(self))  # a computer-against-computer game nobody watches
+            self.spawn_locked(lambda: hub.flags.pause(self))  # a computer-against-computer game nobody watches
         hub.evict(self)
         if held:
             hub.spawn(self.broadcast())
@@ -453,14 +539,14 @@ class Game(GameState):
         connection holds both seats or plays the computer, else by an offer
         the opponent accepts (docs/web.md, "Game controls";
         :func:`kamisado.web.play.offers.takeback`)."""
-        await self._locked(conn, lambda c, m: offers.takeback(self, c, m), msg)
+        await self._locked(conn, lambda c, m: self.served_by.takeback(self, c, m), msg)
 
     async def rematch(self, conn: Conn, msg: RematchMsg) -> None:
         """Once the match is over, the same game again with the colours
         swapped: at once alone (hotseat, the computer), else by offer and
         acceptance (:func:`kamisado.web.play.offers.rematch`).  Every connection
         holding a seat is sent the new game."""
-        await self._locked(conn, lambda c, m: offers.rematch(self, c, m), msg)
+        await self._locked(conn, lambda c, m: self.served_by.rematch(self, c, m), msg)
 
     async def claim(self, conn: Conn, msg: ClaimMsg) -> None:
         """Claim the win of a real-time game between people whose opponent

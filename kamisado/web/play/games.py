@@ -41,10 +41,10 @@ from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import OVER
 from kamisado.rules.record import Record
 from kamisado.web.basics.clocks import ClockState
-from kamisado.web.basics.messages import CreateMsg, JoinMsg
+from kamisado.web.basics.messages import CreateMsg, JoinMsg, RematchMsg, TakebackMsg
 from kamisado.web.basics.metrics import Metrics
 from kamisado.web.basics.noise import Repeats
-from kamisado.web.play import chat
+from kamisado.web.play import chat, offers
 from kamisado.web.play.computer import Computer, JobRunner
 from kamisado.web.play.flags import Flags
 from kamisado.web.play.game import Conn, Game, close_to_rejoin, load_ratings, send_error
@@ -103,6 +103,16 @@ class Hub:
         self.reporter = Reporter(self)
         #: the games created here whose chat nobody wrote in yet (their first join reads none)
         self.unwritten = chat.Unwritten()
+
+    async def takeback(self, game: Game, conn: Conn, msg: TakebackMsg) -> None:
+        """A takeback asked for in ``game`` (lock held): the offers' rule
+        (:func:`kamisado.web.play.offers.takeback`), which lives above the game."""
+        await offers.takeback(game, conn, msg)
+
+    async def rematch(self, game: Game, conn: Conn, msg: RematchMsg) -> None:
+        """A rematch asked for in ``game`` (lock held):
+        :func:`kamisado.web.play.offers.rematch`."""
+        await offers.rematch(game, conn, msg)
 
     def spawn(self, work: Coroutine[Any, Any, None]) -> None:
         """Run ``work`` as a task of the hub's (kept until done, cancelled by :meth:`close`)."""

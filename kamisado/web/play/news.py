@@ -15,20 +15,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kamisado.rules.board import KamisadoError
 from kamisado.rules.match import OVER
 from kamisado.web.basics import clocks
 from kamisado.web.basics.noise import reason
 from kamisado.web.play import chat
-from kamisado.web.play.game import load_ratings
+from kamisado.web.play.game import Game, HubFace, load_ratings
 from kamisado.web.play.state import GameState
 from kamisado.web.store.storage import CHANNEL, LOBBY_CHANNEL
 
 if TYPE_CHECKING:
-    from kamisado.web.play.game import Game
-    from kamisado.web.play.games import Hub
+    from kamisado.web.play.computer import Computer
+    from kamisado.web.play.flags import Flags
+    from kamisado.web.play.presence import Presence
+
+
+class NewsHub(HubFace, Protocol):
+    """What the news use of the hub: :class:`~kamisado.web.play.game.HubFace`,
+    the lobby's handler, the games without chat, and the services told of
+    another process's change."""
+
+    on_lobby: Callable[[str, str], Awaitable[None]] | None
+    unwritten: chat.Unwritten
+
+    @property
+    def computer(self) -> Computer: ...
+    @property
+    def flags(self) -> Flags: ...
+    @property
+    def presence(self) -> Presence: ...
+
 
 __all__ = ["LISTEN_RETRY_MAX_S", "LISTEN_RETRY_S", "News"]
 
@@ -43,7 +62,7 @@ LISTEN_RETRY_MAX_S = 5.0
 class News:
     """The hub's ear for the other processes (:meth:`run`, a task of the hub's)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: NewsHub) -> None:
         self.hub = hub
 
     async def run(self) -> None:

@@ -17,29 +17,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol
 
 from kamisado.web.basics import clocks
+from kamisado.web.play.game import PRESENCE_TTL_MS, Game, HubFace
 
 if TYPE_CHECKING:
-    from kamisado.web.play.game import Game
-    from kamisado.web.play.games import Hub
+    from kamisado.web.play.computer import Computer
+
+
+class PresenceHub(HubFace, Protocol):
+    """What presence uses of the hub: :class:`~kamisado.web.play.game.HubFace`,
+    the lobby's handler and the computer (a lease of a process gone is taken over)."""
+
+    on_lobby: Callable[[str, str], Awaitable[None]] | None
+
+    @property
+    def computer(self) -> Computer: ...
+
 
 __all__ = ["PRESENCE_RENEW_S", "PRESENCE_TTL_MS", "Presence"]
 
 log = logging.getLogger("kamisado.web")
 
-#: Several processes on one database: a seat held through another process
-#: counts as connected while that process renewed its presence within
-#: ``PRESENCE_TTL_MS`` (it renews every ``PRESENCE_RENEW_S``).
-PRESENCE_TTL_MS = 30_000
+#: A process renews its presence this often; a seat held through it counts
+#: as connected while it renewed within :data:`PRESENCE_TTL_MS`.
 PRESENCE_RENEW_S = 10.0
 
 
 class Presence:
     """The hub's share of who is connected, with the other processes."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: PresenceHub) -> None:
         self.hub = hub
         #: games whose held seats changed since the store last heard: written
         #: by one task, in order

@@ -28,7 +28,7 @@ import json
 import logging
 import math
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kamisado.engine.report import (
     REPORT_NODES,
@@ -41,12 +41,21 @@ from kamisado.rules.board import Move
 from kamisado.rules.match import Match
 from kamisado.web.basics import clocks
 from kamisado.web.basics.views import move_view
+from kamisado.web.play.game import Game, HubFace
 from kamisado.web.store.storage import new_id
 from kamisado.web.work import worker
 
 if TYPE_CHECKING:
-    from kamisado.web.play.game import Game
-    from kamisado.web.play.games import Hub
+    from kamisado.web.play.computer import Computer
+
+
+class ReportsHub(HubFace, Protocol):
+    """What reports use of the hub: :class:`~kamisado.web.play.game.HubFace`
+    and the computer (reports are made behind its moves)."""
+
+    @property
+    def computer(self) -> Computer: ...
+
 
 __all__ = ["LEASE_MS", "LOOK_S", "SLICE", "Reporter", "report_view"]
 
@@ -93,7 +102,7 @@ def worded(data: dict[str, Any], match: Match) -> None:
 class Reporter:
     """This process's maker of game reports (:meth:`run`, a task of the hub's)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: ReportsHub) -> None:
         self.hub = hub
         #: this process, as a report's owner
         self.owner = new_id(9)

@@ -12,20 +12,39 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from kamisado.web.play.state import GameError
+from kamisado.web.store.schema import GameRow
+from kamisado.web.store.storage import Store
 
-if TYPE_CHECKING:
-    from kamisado.web.play.game import Conn, Game
 
-__all__ = ["seats_for"]
+class Seated(Protocol):
+    """What :func:`seats_for` reads of a game (:class:`kamisado.web.play.game.Game`):
+    its row and its store."""
+
+    row: GameRow
+
+    @property
+    def store(self) -> Store: ...
+
+
+class Joiner(Protocol):
+    """What :func:`seats_for` reads of a joining connection
+    (:class:`kamisado.web.play.game.Conn`): its player, whether it has an
+    account, its display name."""
+
+    player: str | None
+    registered: bool
+    name: str
+
+__all__ = ["Joiner", "Seated", "seats_for"]
 
 log = logging.getLogger("kamisado.web")
 
 
 async def seats_for(
-    game: Game, conn: Conn, token: str | None
+    game: Seated, conn: Joiner, token: str | None
 ) -> tuple[tuple[int, ...], tuple[str, str] | None]:
     """The seats a joining connection holds, and the informational error
     to send after the state (``None``: all went as asked).
