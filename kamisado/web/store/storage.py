@@ -48,33 +48,31 @@ from sqlalchemy.sql.expression import ClauseElement
 
 from kamisado.rules.match import OVER
 from kamisado.web.basics.clocks import ClockState
-from kamisado.web.basics.ratings import PROVISIONAL_RD, Rating, rate_game
 from kamisado.web.store.database import (
     CONNECT_TIMEOUT_S,
     Checkpointer,
     Database,
-    IntegrityErrors,
     PostgreSQL,
     SQLite,
     sqlite_pragmas,
 )
 from kamisado.web.store.migrations import upgrade
+from kamisado.web.store.player_calls import PlayerCalls
 from kamisado.web.store.schema import (
     GameRow,
     actions,
     challenges,
-    chat,
     games,
     metadata,
     players,
     presence,
     rating_history,
     ratings,
-    reports,
     settings,
 )
 from kamisado.web.store.sharing import CHANNEL, LOBBY_CHANNEL, PG_KEPT, SharedCalls
 from kamisado.web.store.sharing import KEPT as SHARED_KEPT
+from kamisado.web.store.side_calls import CHAT_KEPT, SideCalls
 
 __all__ = [
     "CHANNEL",
@@ -210,33 +208,9 @@ _GIVE_BACK = (
 )
 
 
-def _chat_query(room: bool) -> ClauseElement:
-    """A game's last chat messages, newest first (of one room, or both)."""
-    where = [chat.c.game_id == sa.bindparam("gid"), chat.c.id > sa.bindparam("after")]
-    if room:
-        where.append(chat.c.room == sa.bindparam("room"))
-    return sa.select(chat).where(*where).order_by(chat.c.id.desc()).limit(sa.bindparam("limit"))
-
-
-#: what a join reads of a game's chat, and what a process reads when
-#: another announced a message (on the event loop: :meth:`Store.chat_of_async`)
-_CHAT_OF_ROOM = _chat_query(room=True)
-_CHAT_OF = _chat_query(room=False)
-_CHAT_FIELDS = [c.name for c in chat.columns]
-
-
-def _chat_call(game_id: str, room: str | None, after: int,
-               limit: int) -> tuple[ClauseElement, dict[str, Any]]:
-    """The kept statement and its values for :meth:`Store.chat_of`."""
-    values: dict[str, Any] = {"gid": game_id, "after": after, "limit": limit}
-    if room is None:
-        return _CHAT_OF, values
-    return _CHAT_OF_ROOM, {**values, "room": room}
-
-
 _KEPT: tuple[ClauseElement, ...] = (
     _INSERT_ACTION, _UPDATE_GAME, _GAME_ROW, _TOKENS, _ACTION_COUNT, _PG_APPEND, _PG_LOAD, _OVERDUE,
-    _INSERT_GAME, _PING, _ALIVE_ROWS, _SET_SETTING, _GIVE_BACK, _CHAT_OF_ROOM, _CHAT_OF, *SHARED_KEPT,
+    _INSERT_GAME, _PING, _ALIVE_ROWS, _SET_SETTING, _GIVE_BACK, *CHAT_KEPT, *SHARED_KEPT,
 )
 
 
@@ -362,7 +336,7 @@ def _new_sqlite_file(path: str) -> None:
 T = TypeVar("T")
 
 
-class Store(SharedCalls):
+class Store(PlayerCalls, SideCalls, SharedCalls):
     """The game store over one database URL (see :func:`database_url`).
 
     Every call runs on the database's one code path
@@ -781,271 +755,6 @@ class Store(SharedCalls):
                 .order_by(games.c.updated)
                 .limit(limit)
             ).scalars()
-
-    # -- ratings ---------------------------------------------------------------
-
-    def ratings_of(self, player_ids: list[str], speed: str) -> dict[str, Rating]:
-        """The ratings of some players for a speed (a player with no rated
-        game yet is not in the answer: it starts at ``Rating()``)."""
-        if not player_ids:
-            return {}
-        with self._db.read() as tx:
-            rows = tx.run(
-                ratings.select().where(ratings.c.player.in_(player_ids), ratings.c.speed == speed)
-            ).mappings()
-        return {r["player"]: Rating(r["rating"], r["rd"], r["vol"], r["games"]) for r in rows}
-
-    def player_ratings(self, player: str) -> dict[str, Rating]:
-        """A player's rating for each speed it has played rated games at."""
-        with self._db.read() as tx:
-            rows = tx.run(ratings.select().where(ratings.c.player == player)).mappings()
-        return {r["speed"]: Rating(r["rating"], r["rd"], r["vol"], r["games"]) for r in rows}
-
-    def rating_history(self, player: str, limit: int = 500) -> list[dict[str, Any]]:
-        """A player's rating after each rated game, oldest first:
-        ``{"speed", "at", "rating", "rd", "change", "game"}``."""
-        with self._db.read() as tx:
-            rows = tx.run(
-                rating_history.select()
-                .where(rating_history.c.player == player)
-                .order_by(rating_history.c.at.desc())
-                .limit(limit)
-            ).mappings()
-        out = [
-            {"speed": r["speed"], "at": r["at"], "rating": r["rating"], "rd": r["rd"],
-             "change": r["change"], "game": r["game_id"]}
-            for r in rows
-        ]
-        return out[::-1]
-
-    def results(self, player: str) -> dict[str, dict[str, int]]:
-        """A player's rated games won and lost per speed (a rated game's
-        winner gains rating, its loser loses some): ``{speed: {"won",
-        "lost"}}``, only the speeds it has played rated games at."""
-        won = sa.case((rating_history.c.change > 0, 1), else_=0)
-        lost = sa.case((rating_history.c.change > 0, 0), else_=1)
-        with self._db.read() as tx:
-            rows = tx.run(
-                sa.select(rating_history.c.speed, sa.func.sum(won), sa.func.sum(lost))
-                .where(rating_history.c.player == player)
-                .group_by(rating_history.c.speed)
-            ).rows
-        return {speed: {"won": int(w or 0), "lost": int(lo or 0)} for speed, w, lo in rows}
-
-    def leaderboard(self, speed: str, since: float, limit: int = 50) -> list[dict[str, Any]]:
-        """The best ``limit`` players at ``speed`` who played a rated game
-        there at or after ``since`` (seconds), highest rating first; a
-        provisional rating is left out (as lichess does)."""
-        active = (
-            sa.select(rating_history.c.player)
-            .where(rating_history.c.speed == speed, rating_history.c.at >= since)
-            .distinct()
-        )
-        with self._db.read() as tx:
-            rows = tx.run(
-                sa.select(ratings.c.player, players.c.name, ratings.c.rating, ratings.c.rd, ratings.c.games)
-                .select_from(ratings.join(players, players.c.id == ratings.c.player))
-                .where(ratings.c.speed == speed, ratings.c.rd <= PROVISIONAL_RD,
-                       ratings.c.player.in_(active))
-                .order_by(ratings.c.rating.desc(), ratings.c.player)
-                .limit(limit)
-            ).mappings()
-        return [dict(r) for r in rows]
-
-    def rating_changes(self, game_id: str) -> dict[str, tuple[float, float]]:
-        """How a rated game changed its players' ratings: player -> (rating
-        after, change); empty until it was rated."""
-        with self._db.read() as tx:
-            rows = tx.run(rating_history.select().where(rating_history.c.game_id == game_id)).mappings()
-        return {r["player"]: (r["rating"], r["change"]) for r in rows}
-
-    def rate(self, game_id: str, speed: str, winner: str, loser: str) -> bool:
-        """Update two players' ratings for a rated game ``winner`` won, in one
-        transaction, at most once per game: the history rows' key
-        ``(player, game_id)`` refuses a second update (then nothing changes
-        and ``False`` is returned)."""
-        now = time.time()
-        try:
-            with self._db.write() as tx:
-                rows = tx.run(
-                    ratings.select().where(
-                        ratings.c.player.in_([winner, loser]), ratings.c.speed == speed
-                    ).with_for_update()
-                ).mappings()
-                before = {r["player"]: Rating(r["rating"], r["rd"], r["vol"], r["games"]) for r in rows}
-                old_w, old_l = before.get(winner, Rating()), before.get(loser, Rating())
-                new_w, new_l = rate_game(old_w, old_l)
-                for player, old, new in ((winner, old_w, new_w), (loser, old_l, new_l)):
-                    tx.run(rating_history.insert().values(
-                        player=player, game_id=game_id, speed=speed, at=now,
-                        rating=new.rating, rd=new.rd, change=new.rating - old.rating,
-                    ))
-                    values = {"rating": new.rating, "rd": new.rd, "vol": new.vol,
-                              "games": new.games, "updated": now}
-                    if player in before:
-                        tx.run(ratings.update().where(
-                            ratings.c.player == player, ratings.c.speed == speed).values(**values))
-                    else:
-                        tx.run(ratings.insert().values(player=player, speed=speed, **values))
-        except IntegrityErrors:
-            return False  # rated already (by this server or another)
-        return True
-
-    # -- lists -----------------------------------------------------------------
-
-    def _rows(self, query: sa.Select[Any]) -> list[GameRow]:
-        with self._db.read() as tx:
-            return [GameRow(**r) for r in tx.run(query).mappings()]
-
-    def games_public(self, player: str, limit: int = 50) -> list[GameRow]:
-        """A player's online games (what its player page shows), newest first."""
-        return self._rows(
-            games.select()
-            .where(sa.or_(games.c.black_player == player, games.c.gold_player == player),
-                   games.c.online.is_(True))
-            .order_by(games.c.updated.desc())
-            .limit(limit)
-        )
-
-    def games_of(self, player: str, limit: int = 200) -> list[GameRow]:
-        """The games a player holds a seat of, most recently updated first."""
-        return self._rows(
-            games.select()
-            .where(sa.or_(games.c.black_player == player, games.c.gold_player == player))
-            .order_by(games.c.updated.desc())
-            .limit(limit)
-        )
-
-    def live(self, limit: int = 50) -> list[GameRow]:
-        """Ongoing games (not over), most recently updated first."""
-        return self._rows(
-            games.select().where(games.c.state != OVER).order_by(games.c.updated.desc()).limit(limit)
-        )
-
-    def move_games(self, old: str, new: str) -> int:
-        """Give every seat ``old`` holds to ``new`` (a player signing in
-        brings the games played anonymously); returns the seats moved."""
-        moved = 0
-        with self._db.write() as tx:
-            for col in (games.c.black_player, games.c.gold_player):
-                moved += tx.run(games.update().where(col == old).values({col.name: new})).rowcount
-        return moved
-
-    # -- a game's chat (kamisado.web.play.chat) -------------------------------------------
-
-    def add_chat(self, game_id: str, room: str, player: str | None, name: str, side: str | None,
-                 text: str | None, canned: str | None, at: float | None = None) -> dict[str, Any]:
-        """Store one chat message of a game's room (committed before anyone
-        is sent it) and announce it to the other processes (``chat``); the
-        message as stored, with its id (ids grow with each message)."""
-        row = {"game_id": game_id, "room": room, "at": time.time() if at is None else at,
-               "player": player, "name": name, "side": side, "text": text, "canned": canned}
-        with self._db.write() as tx:
-            found = tx.run(chat.insert().values(**row).returning(chat.c.id)).scalar()
-            self._announce(tx, game_id, "chat")
-        return {"id": int(found), **row}
-
-    def chat_of(self, game_id: str, room: str | None = None, after: int = 0,
-                limit: int = 200) -> list[dict[str, Any]]:
-        """A game's chat messages (of one room, or both), oldest first: the
-        last ``limit`` of those with an id above ``after``."""
-        query, values = _chat_call(game_id, room, after, limit)
-        with self._db.read() as tx:
-            rows = tx.run(query, values).mappings()
-        return rows[::-1]
-
-    async def chat_of_async(self, game_id: str, room: str | None = None, after: int = 0,
-                            limit: int = 200) -> list[dict[str, Any]]:
-        """:meth:`chat_of` from the event loop (PostgreSQL: its one
-        statement on the loop's own connections, no thread; SQLite: in the
-        store's threads)."""
-        if self._pg is None:
-            return await self.call(self.chat_of, game_id, room, after, limit)
-        start = time.perf_counter()
-        query, values = _chat_call(game_id, room, after, limit)
-        try:
-            rows = await self._pg.rows_async(query, values)
-        finally:
-            self._took("chat_of", start)
-        return [dict(zip(_CHAT_FIELDS, r, strict=True)) for r in rows[::-1]]
-
-    # -- game reports (kamisado.web.play.reports) -------------------------------------------
-
-    def report_of(self, game_id: str) -> dict[str, Any] | None:
-        """A game's report row (``None``: never asked for)."""
-        with self._db.read() as tx:
-            rows = tx.run(reports.select().where(reports.c.game_id == game_id)).mappings()
-        return dict(rows[0]) if rows else None
-
-    def ask_report(self, game_id: str, total: int, auto: bool, now: float) -> bool:
-        """Queue a game's report of ``total`` positions, at most once: a report
-        queued, running or done stays as it is (``False``); a failed one is
-        queued again.  Returns whether a report was queued."""
-        fresh = {"state": "queued", "auto": auto, "asked": now, "done": 0, "total": total,
-                 "owner": None, "lease": None, "looks": None, "report": None,
-                 "finished": None, "error": None}
-        try:
-            with self._db.write() as tx:
-                tx.run(reports.insert().values(game_id=game_id, **fresh))
-            return True
-        except IntegrityErrors:
-            pass
-        with self._db.write() as tx:
-            again = tx.run(reports.update().where(
-                reports.c.game_id == game_id, reports.c.state == "failed").values(**fresh)).rowcount
-        return again == 1
-
-    def take_report(self, owner: str, lease_until: int, now_ms: int) -> dict[str, Any] | None:
-        """Take the next report to work on for ``owner`` until ``lease_until``
-        (ms): a queued one (asked by a click before a rated game's), or one
-        whose owner's lease ran out (its process died); ``None`` when none."""
-        free = sa.or_(reports.c.state == "queued",
-                      sa.and_(reports.c.state == "running", reports.c.lease < now_ms))
-        with self._db.read() as tx:
-            ids = tx.run(sa.select(reports.c.game_id).where(free)
-                         .order_by(reports.c.auto, reports.c.asked).limit(5)).scalars()
-        for game_id in ids:
-            with self._db.write() as tx:
-                took = tx.run(reports.update().where(reports.c.game_id == game_id, free)
-                              .values(state="running", owner=owner, lease=lease_until)).rowcount
-            if took == 1:
-                return self.report_of(game_id)
-        return None
-
-    def report_progress(self, game_id: str, owner: str, done: int, looks: str, lease_until: int) -> bool:
-        """Store a report's progress (``done`` positions, their ``looks``) and
-        renew ``owner``'s lease; ``False`` when ``owner`` no longer holds it."""
-        with self._db.write() as tx:
-            return bool(tx.run(reports.update().where(
-                reports.c.game_id == game_id, reports.c.owner == owner, reports.c.state == "running",
-            ).values(done=done, looks=looks, lease=lease_until)).rowcount == 1)
-
-    def finish_report(self, game_id: str, owner: str, report: str | None, error: str | None,
-                      now: float) -> bool:
-        """Store a report (``done``), or why it failed (``failed``, ``error``)."""
-        values: dict[str, Any] = {"state": "done" if error is None else "failed", "report": report,
-                                  "error": None if error is None else error[:200], "finished": now,
-                                  "owner": None, "lease": None}
-        if error is None:
-            values["looks"] = None
-        with self._db.write() as tx:
-            return bool(tx.run(reports.update().where(
-                reports.c.game_id == game_id, reports.c.owner == owner, reports.c.state == "running",
-            ).values(**values)).rowcount == 1)
-
-    def setting(self, name: str, make: Callable[[], str]) -> str:
-        """A stored setting; made by ``make`` and stored when missing (when
-        two servers make it at once, the first stored wins)."""
-        query = sa.select(settings.c.value).where(settings.c.name == name)
-        with self._db.read() as tx:
-            value: str | None = tx.run(query).scalar()
-        if value is not None:
-            return value
-        with contextlib.suppress(*IntegrityErrors), self._db.write() as tx:
-            tx.run(settings.insert().values(name=name, value=make()))
-        with self._db.read() as tx:
-            stored: str = tx.run(query).scalar()
-            return stored
 
     def list(self, limit: int = 50) -> list[GameRow]:
         """The most recently updated games, newest first."""
