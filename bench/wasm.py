@@ -29,7 +29,7 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from kamisado import engine  # noqa: E402
-from kamisado.web.live import LiveServer  # noqa: E402
+from kamisado.web.site.live import LiveServer  # noqa: E402
 
 WASM = Path(__file__).resolve().parent.parent / "kamisado" / "web" / "static" / "engine" / "kamisado.wasm"
 START = "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 1 0 0"

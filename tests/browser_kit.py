@@ -21,7 +21,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from kamisado.web.live import LiveServer
+from kamisado.web.site.live import LiveServer
 from tests.conftest import CHROMIUM_ARGS
 
 __all__ = ["LiveServer"]  # re-exported: test files import it from here

@@ -27,7 +27,7 @@ import pytest
 
 from kamisado.rules.match import FILL, FILLS, OVER, Match
 from kamisado.rules.position import Position
-from kamisado.web import players as _players
+from kamisado.web.accounts import players as _players
 
 #: The servers' password hasher (argon2-cffi's defaults: 64 MiB and tens of
 #: milliseconds a hash, on purpose), kept for the test that checks it

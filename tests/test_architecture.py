@@ -3,7 +3,11 @@
 Every module of ``kamisado/`` is read (not imported) and each of its
 imports, at the top or inside a function, is checked against the room it
 belongs to: a room uses only the rooms inside it.  The rules use nothing
-outside the standard library.
+outside the standard library.  No module imports, however indirectly, one
+that imports it back (imports under ``TYPE_CHECKING`` and inside functions
+count): the one edge left out is the notebook hook.  The web wing's own
+rooms (``kamisado/web/*/``) form layers the same way, and no folder grows
+past a handful of modules.
 """
 
 from __future__ import annotations
@@ -48,6 +52,28 @@ THIRD_PARTY: dict[str, set[str]] = {
 EXCEPTIONS = {("rules", "pictures", "_repr_svg_")}
 
 
+#: The web wing's rooms (``kamisado/web/<room>/``) and the rooms each may
+#: import (itself always allowed); ``top`` is ``kamisado/web/__init__.py``
+#: (``kamisado web``'s command line), which may use them all.
+WEB_ALLOWED: dict[str, set[str]] = {
+    "basics": set(),
+    "store": {"basics"},
+    "work": {"basics"},
+    "edge": {"basics"},
+    "accounts": {"basics", "store"},
+    "play": {"basics", "store", "work"},
+    "community": {"basics", "store", "play"},
+    "site": {"basics", "store", "work", "edge", "accounts", "play", "community"},
+    "top": {"basics", "store", "work", "edge", "accounts", "play", "community", "site"},
+}
+
+#: The most modules (``__init__.py`` not counted) at the top of
+#: ``kamisado/web/`` and in any folder of the package (the migrations'
+#: versions, a history, are not counted).
+WEB_TOP_MAX = 12
+FOLDER_MAX = 15
+
+
 def room_of(module: str) -> str:
     """The room of a dotted module name inside the package.
 
@@ -73,8 +99,12 @@ def modules() -> list[tuple[str, Path]]:
     return out
 
 
-def imports(path: Path, module: str) -> list[tuple[str, int, str | None]]:
-    """Every module imported by the file: (dotted name, line, enclosing function)."""
+def imports(path: Path, module: str, submodules: bool = False) -> list[tuple[str, int, str | None]]:
+    """Every module imported by the file: (dotted name, line, enclosing function).
+
+    With ``submodules``, ``from package import name`` gives ``package.name``
+    when that is a module of the package (``from kamisado.web.basics import
+    clocks``), else ``package`` (a name its ``__init__`` holds)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     found: list[tuple[str, int, str | None]] = []
 
@@ -96,6 +126,9 @@ def imports(path: Path, module: str) -> list[tuple[str, int, str | None]]:
                 if name == "kamisado":
                     found.extend((f"kamisado.{a.name}", child.lineno, func)
                                  for a in child.names)
+                elif submodules and name.startswith("kamisado"):
+                    found.extend((f"{name}.{a.name}" if _is_module(f"{name}.{a.name}") else name,
+                                  child.lineno, func) for a in child.names)
                 else:
                     found.append((name, child.lineno, func))
             visit(child, func)
@@ -105,8 +138,103 @@ def imports(path: Path, module: str) -> list[tuple[str, int, str | None]]:
 
 
 def _is_module(name: str) -> bool:
-    return (PACKAGE.parent / Path(*name.split("."))).with_suffix(".py").exists() or (
-        PACKAGE.parent / Path(*name.split(".")) / "__init__.py").exists()
+    path = PACKAGE.parent / Path(*name.split("."))
+    return (path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+            or path.with_suffix(".pyi").exists())  # the C extension: its stub stands for it
+
+
+def web_room_of(module: str) -> str | None:
+    """The web room of a dotted module name (``None``: outside the web wing).
+
+    >>> web_room_of("kamisado.web.play.game"), web_room_of("kamisado.web"), web_room_of("kamisado.tui")
+    ('play', 'top', None)
+    """
+    parts = module.split(".")
+    if parts[:2] != ["kamisado", "web"]:
+        return None
+    return parts[2] if len(parts) > 2 else "top"
+
+
+def graph() -> dict[str, dict[str, tuple[Path, int]]]:
+    """Every module's imports of the package's modules: ``{module: {imported:
+    (file, line)}}``, every import counted (at the top, inside functions,
+    under ``TYPE_CHECKING``).  ``from package import name`` is an edge to
+    the submodule when ``name`` is one, else to the package's
+    ``__init__``; a module of the package that is not read here (the
+    migrations, the C extension) is no node.  The notebook hook
+    (:data:`EXCEPTIONS`) is left out."""
+    known = dict(modules())
+    edges: dict[str, dict[str, tuple[Path, int]]] = {m: {} for m in known}
+    for module, path in known.items():
+        for name, line, func in imports(path, module, submodules=True):
+            if name.split(".")[0] != "kamisado":
+                continue
+            while name not in known and not _is_module(name) and "." in name:
+                name = name.rsplit(".", 1)[0]  # ``from kamisado.engine import solve``
+            if name not in known or name == module:
+                continue
+            if (room_of(module), room_of(name), func) in EXCEPTIONS:
+                continue
+            edges[module].setdefault(name, (path, line))
+    return edges
+
+
+def circles(edges: dict[str, dict[str, tuple[Path, int]]]) -> list[list[str]]:
+    """The import circles: one circle (a path back to its start) for each
+    group of modules that reach one another (Tarjan's strongly connected
+    components), sorted.
+
+    >>> circles({"a": {"b": ...}, "b": {"a": ...}, "c": {"a": ...}})
+    [['a', 'b', 'a']]
+    """
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.add(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    found = []
+    for group in groups:  # a shortest way round from the group's first module
+        start = min(group)
+        paths = {start: [start]}
+        queue = [start]
+        circle: list[str] | None = None
+        while queue and circle is None:
+            v = queue.pop(0)
+            for w in sorted(edges[v]):
+                if w == start:
+                    circle = paths[v] + [start]
+                    break
+                if w in group and w not in paths:
+                    paths[w] = paths[v] + [w]
+                    queue.append(w)
+        assert circle is not None
+        found.append(circle)
+    return sorted(found)
 
 
 def test_every_room_imports_only_inward() -> None:
@@ -172,3 +300,63 @@ def test_a_room_that_imports_outward_is_caught(tmp_path: Path) -> None:
     found = imports(bad, "kamisado.rules.bad")
     assert [(n, f) for n, _, f in found] == [("kamisado.engine", None),
                                               ("kamisado.pictures", "f")]
+
+
+def test_no_import_circle() -> None:
+    """No module imports one that imports it back, however far round (every
+    import counted; the notebook hook left out)."""
+    found = [" -> ".join(c) for c in circles(graph())]
+    assert not found, "import circles:\n" + "\n".join(found)
+
+
+def test_the_web_rooms_import_only_inward() -> None:
+    """The web wing's rooms form layers (:data:`WEB_ALLOWED`)."""
+    wrong = []
+    for module, imported in graph().items():
+        room = web_room_of(module)
+        if room is None:
+            continue
+        for name, (path, line) in imported.items():
+            target = web_room_of(name)
+            if target is None or target == room or target in WEB_ALLOWED[room]:
+                continue
+            wrong.append(f"{path.relative_to(PACKAGE.parent)}:{line}: web {room} imports {name}")
+    assert wrong == []
+    rooms = {p.name for p in (PACKAGE / "web").iterdir() if (p / "__init__.py").exists()}
+    assert rooms == set(WEB_ALLOWED) - {"top"}
+
+
+def test_every_web_room_says_its_job() -> None:
+    """Each web room's ``__init__`` says its job in its docstring, and holds nothing else."""
+    for room in set(WEB_ALLOWED) - {"top"}:
+        tree = ast.parse((PACKAGE / "web" / room / "__init__.py").read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree), room
+        assert len(tree.body) == 1, room
+
+
+def test_no_folder_holds_too_many_modules() -> None:
+    counts = {}
+    for folder in [PACKAGE, *PACKAGE.rglob("*")]:
+        if not folder.is_dir() or "__pycache__" in folder.parts or folder.name == "versions":
+            continue
+        counts[folder.relative_to(PACKAGE.parent).as_posix()] = len(
+            [p for p in folder.glob("*.py") if p.name != "__init__.py"])
+    assert counts["kamisado/web"] <= WEB_TOP_MAX
+    assert {f: n for f, n in counts.items() if n > FOLDER_MAX} == {}
+
+
+def test_a_circle_is_caught_and_named(tmp_path: Path) -> None:
+    """The checker itself: a circle through a function's import and a
+    ``TYPE_CHECKING`` import is found, and named module by module."""
+    game = tmp_path / "game.py"
+    games = tmp_path / "games.py"
+    game.write_text("def f():\n    from kamisado.web.play import games\n")
+    games.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                     "    from kamisado.web.play.game import Game\n")
+    edges: dict[str, dict[str, tuple[Path, int]]] = {}
+    for module, path in (("kamisado.web.play.game", game), ("kamisado.web.play.games", games)):
+        edges[module] = {name: (path, line) for name, line, _func in imports(path, module, submodules=True)
+                         if name.startswith("kamisado")}
+    assert edges == {"kamisado.web.play.game": {"kamisado.web.play.games": (game, 2)},
+                     "kamisado.web.play.games": {"kamisado.web.play.game": (games, 3)}}
+    assert circles(edges) == [["kamisado.web.play.game", "kamisado.web.play.games", "kamisado.web.play.game"]]

@@ -1,4 +1,4 @@
-"""``kamisado backup`` and ``kamisado restore`` (``kamisado/web/backup.py``):
+"""``kamisado backup`` and ``kamisado restore`` (``kamisado/web/store/backup.py``):
 backups taken while a real server plays are consistent snapshots, a backup
 restored into a fresh server plays on, and what cannot be done is refused
 in one line with nothing changed."""
@@ -22,9 +22,9 @@ import pytest
 from websockets.sync.client import connect
 
 from kamisado.cli import main
-from kamisado.web import migrations
-from kamisado.web.state import GameState
-from kamisado.web.storage import Store
+from kamisado.web.play.state import GameState
+from kamisado.web.store import migrations
+from kamisado.web.store.storage import Store
 from tests.conftest import stop_process
 
 pytestmark = pytest.mark.timeout(300)
@@ -219,7 +219,7 @@ def db(tmp_path: Path) -> Path:
     path = tmp_path / "games.sqlite3"
     store = Store(str(path))
     try:
-        from kamisado.web.storage import GameRow
+        from kamisado.web.store.storage import GameRow
 
         store.create(GameRow.new("g1", target=1))
         store.append("g1", 0, "c1-c5", state="playing", points=(0, 0))
@@ -283,7 +283,7 @@ def test_restore_refusals_and_force(capsys: pytest.CaptureFixture[str], db: Path
     target = tmp_path / "target.sqlite3"
     store = Store(str(target))
     try:
-        from kamisado.web.storage import GameRow
+        from kamisado.web.store.storage import GameRow
 
         store.create(GameRow.new("mine", target=3))
     finally:

@@ -62,7 +62,7 @@ def test_web_on_postgresql_without_the_postgres_extra(tmp_path: Path) -> None:
 
 
 def test_only_the_extras_own_modules_count_as_the_extra_missing() -> None:
-    from kamisado.web.jobs import queue_missing
+    from kamisado.web.work.jobs import queue_missing
 
     assert queue_missing(ModuleNotFoundError(name="arq.connections"))
     assert queue_missing(ModuleNotFoundError(name="redis"))
@@ -186,7 +186,7 @@ def test_migrations_log_nothing_below_a_warning(
 ) -> None:
     import sqlalchemy as sa
 
-    from kamisado.web import migrations
+    from kamisado.web.store import migrations
 
     alembic_log = logging.getLogger("alembic")
     before = alembic_log.level

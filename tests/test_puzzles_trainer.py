@@ -16,11 +16,11 @@ from starlette.testclient import TestClient
 
 from kamisado.lessons import load_puzzle_set, puzzle_step
 from kamisado.rules.position import Position
-from kamisado.web.puzzles import KINDS, STREAK_STEP
-from kamisado.web.ratings import Rating, rate_puzzle
-from kamisado.web.schema import puzzle_attempts, puzzle_ratings, puzzles
-from kamisado.web.server import create_app
-from kamisado.web.storage import Store
+from kamisado.web.basics.ratings import Rating, rate_puzzle
+from kamisado.web.site.puzzles import KINDS, STREAK_STEP
+from kamisado.web.site.server import create_app
+from kamisado.web.store.schema import puzzle_attempts, puzzle_ratings, puzzles
+from kamisado.web.store.storage import Store
 from tests.test_web_controls import browser, sign_up
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -153,7 +153,7 @@ def test_the_web_app_names_the_backend() -> None:
     from starlette.testclient import TestClient
 
     from kamisado import __version__
-    from kamisado.web.server import create_app
+    from kamisado.web.site.server import create_app
 
     with TestClient(create_app("sqlite://", workers=0)) as client:
         got = client.get("/api/engine").json()

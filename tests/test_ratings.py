@@ -1,11 +1,11 @@
-"""Ratings (kamisado.web.ratings): Glicko-2 per game, speeds, the computer levels' fixed ratings."""
+"""Ratings (kamisado.web.basics.ratings): Glicko-2 per game, speeds, the computer levels' fixed ratings."""
 
 from __future__ import annotations
 
 import pytest
 
 from kamisado.engine.levels import LEVELS
-from kamisado.web.ratings import (
+from kamisado.web.basics.ratings import (
     COMPUTER_OFFSET,
     COMPUTER_RATINGS,
     PROVISIONAL_RD,

@@ -252,7 +252,7 @@ def test_analyse_review_of_a_bad_record(tmp_path: Path, capsys: pytest.CaptureFi
 def test_the_web_review_marks_the_blunder_and_analyse_gives_three_lines(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
-    from kamisado.web.server import create_app
+    from kamisado.web.site.server import create_app
 
     text = record.write(record.Record.new(match_of(BLUNDER), black="Ann", gold="Bo"))
     with TestClient(create_app(str(tmp_path / "games.db"), workers=1)) as client:

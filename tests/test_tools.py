@@ -199,7 +199,7 @@ def test_analysis_on_a_node_budget_repeats(monkeypatch: pytest.MonkeyPatch) -> N
     # what tools/screenshots.py sets for the server's engine processes
     from kamisado.rules.board import START_KPN, Move
     from kamisado.rules.match import Match
-    from kamisado.web import worker
+    from kamisado.web.work import worker
 
     match = Match(1)
     for move in ("a1-a4", "e8-e5"):

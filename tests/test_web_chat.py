@@ -17,8 +17,8 @@ import pytest
 from starlette.testclient import TestClient
 from websockets.sync.client import connect as ws_connect
 
-from kamisado.web.guard import LIMITS, RateLimiter
-from kamisado.web.server import create_app
+from kamisado.web.edge.guard import LIMITS, RateLimiter
+from kamisado.web.site.server import create_app
 from tests.test_web_processes import create as create_on
 from tests.test_web_processes import frame, servers, visit
 
@@ -298,9 +298,9 @@ def test_a_message_reaches_a_player_on_another_process(pg_url: str) -> None:
 
 
 def test_unwritten_games_are_the_last_created_not_announced() -> None:
-    """:class:`kamisado.web.chat.Unwritten`: the newest ``limit`` games
+    """:class:`kamisado.web.play.chat.Unwritten`: the newest ``limit`` games
     created, less those another process may have written in."""
-    from kamisado.web.chat import Unwritten
+    from kamisado.web.play.chat import Unwritten
 
     ids = Unwritten(limit=2)
     for gid in ("a", "b", "c"):

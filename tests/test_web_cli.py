@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kamisado.web.pages import MAX_JSON_BODY, MAX_RECORD_BODY
-from kamisado.web.storage import database_url
+from kamisado.web.site.pages import MAX_JSON_BODY, MAX_RECORD_BODY
+from kamisado.web.store.storage import database_url
 
 
 def web(
@@ -189,7 +189,7 @@ def test_session_days_reach_the_app_and_bad_ones_are_one_line(tmp_path: Path) ->
     for bad in ("0", "-1", "nan", "inf"):
         refused(web("--port", "0", "--db", str(tmp_path / "g.db"), "--session-days", bad), "--session-days")
     # the app is made with the lifetime in seconds (it stops right there)
-    spy = ("import kamisado.web.server as server\n"
+    spy = ("import kamisado.web.site.server as server\n"
            "server.create_app = lambda *a, **k: (print('idle', k['session_idle']), sys.exit(0))")
     done = web("--port", "0", "--db", str(tmp_path / "g.db"), "--session-days", "1.5", before=spy)
     assert done.returncode == 0 and "idle 129600.0" in done.stdout, done

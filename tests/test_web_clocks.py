@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado.web import clocks as web_clocks
-from kamisado.web import flags as web_flags
-from kamisado.web.clocks import DAY_MS, ClockState, TimeControl, parse_control
-from kamisado.web.server import create_app
+from kamisado.web.basics import clocks as web_clocks
+from kamisado.web.basics.clocks import DAY_MS, ClockState, TimeControl, parse_control
+from kamisado.web.play import flags as web_flags
+from kamisado.web.site.server import create_app
 
 
 def test_increment_is_added_after_each_move_and_only_the_running_side_loses_time() -> None:

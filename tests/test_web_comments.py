@@ -15,7 +15,7 @@ from starlette.testclient import TestClient
 
 from kamisado.rules import record
 from kamisado.rules.match import Match
-from kamisado.web.server import create_app
+from kamisado.web.site.server import create_app
 
 
 @pytest.fixture

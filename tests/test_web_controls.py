@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado.web import clocks as web_clocks
-from kamisado.web import computer as web_computer
-from kamisado.web import games as web_games
-from kamisado.web.ratings import Rating, rate_game
-from kamisado.web.server import create_app
-from kamisado.web.storage import GameRow, Store
+from kamisado.web.basics import clocks as web_clocks
+from kamisado.web.basics.ratings import Rating, rate_game
+from kamisado.web.play import computer as web_computer
+from kamisado.web.play import games as web_games
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import GameRow, Store
 from tests.waiting import until as poll_until
 
 
@@ -278,7 +278,7 @@ def test_takeback_offer_accept_decline_online(client: TestClient) -> None:
 def test_the_offer_column_is_read_as_an_offer_or_a_declined_one(
     stored: str | None, offer: tuple[str, int] | None, declined: tuple[str, int] | None
 ) -> None:
-    from kamisado.web.state import GameState
+    from kamisado.web.play.state import GameState
 
     game = GameState.build(GameRow(id="g", target=1, offer=stored), [])
     assert (game.offer(), game.declined()) == (offer, declined)

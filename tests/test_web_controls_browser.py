@@ -19,8 +19,8 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from kamisado.web import clocks as web_clocks
-from kamisado.web import games as web_games
+from kamisado.web.basics import clocks as web_clocks
+from kamisado.web.play import games as web_games
 from tests import browser_kit
 from tests.browser_kit import (
     QUICK_WIN,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import typing
 
-from kamisado.web.messages import Message
-from kamisado.web.websocket import HANDLERS
+from kamisado.web.basics.messages import Message
+from kamisado.web.site.websocket import HANDLERS
 
 
 def test_every_message_type_has_a_handler() -> None:

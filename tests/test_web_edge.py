@@ -22,10 +22,10 @@ from starlette.websockets import WebSocketDisconnect
 from uvicorn.protocols.utils import ClientDisconnected
 from websockets.sync.client import connect
 
-from kamisado.web.edge import Edge
-from kamisado.web.noise import Repeats
-from kamisado.web.server import create_app
-from kamisado.web.storage import Store
+from kamisado.web.basics.noise import Repeats
+from kamisado.web.edge.edge import Edge
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import Store
 
 pytestmark = pytest.mark.timeout(120, method="thread")
 

@@ -322,7 +322,7 @@ def test_the_engine_data_and_the_wasm_are_served() -> None:
 
     from starlette.testclient import TestClient
 
-    from kamisado.web.server import create_app
+    from kamisado.web.site.server import create_app
 
     with TestClient(create_app("sqlite://", workers=0)) as c:
         book = c.get("/static/engine/data/book.txt")

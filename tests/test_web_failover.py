@@ -22,8 +22,8 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from kamisado.rules.match import Match
-from kamisado.web.flags import OUTAGE_MS
-from kamisado.web.storage import Store
+from kamisado.web.play.flags import OUTAGE_MS
+from kamisado.web.store.storage import Store
 from tests.conftest import Cluster, stop_process
 from tests.test_web_processes import FRAME_GAP, create, frame, start_server
 
@@ -31,7 +31,7 @@ from tests.test_web_processes import FRAME_GAP, create, frame, start_server
 pytestmark = pytest.mark.timeout(120, method="thread")
 
 CLOCK = {"initial": 600, "increment": 5}
-REJOIN = 1013  # kamisado.web.game.REJOIN: "try again later", rejoin
+REJOIN = 1013  # kamisado.web.play.game.REJOIN: "try again later", rejoin
 
 
 class Server:
@@ -442,7 +442,7 @@ def test_a_computer_move_goes_on_within_seconds_of_its_thinker_being_killed(pg_u
     # takes the move over once the lease it no longer renews has run out,
     # within THINK_LEASE_MS + THINK_RENEW_S on a quiet machine (printed);
     # Black, on the process left, gets the move
-    from kamisado.web.computer import THINK_LEASE_MS, THINK_RENEW_S
+    from kamisado.web.play.computer import THINK_LEASE_MS, THINK_RENEW_S
 
     with servers(pg_url, 2) as (a, b):
         game = create(a.addr, {"target": 1, "gold": "novice", "delay": 6})

@@ -1,4 +1,4 @@
-"""Websocket floods (kamisado/web/guard.py ``Sockets``, kamisado/web/websocket.py):
+"""Websocket floods (kamisado/web/edge/guard.py ``Sockets``, kamisado/web/site/websocket.py):
 caps on websockets per address and per player, a frame budget shared by all
 of an address's connections, and a flooder kept out a while."""
 
@@ -18,7 +18,7 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 
-from kamisado.web.guard import (
+from kamisado.web.edge.guard import (
     LIMITS,
     SOCKET_LIMITS,
     Limit,
@@ -26,7 +26,7 @@ from kamisado.web.guard import (
     SocketLimits,
     Sockets,
 )
-from kamisado.web.server import create_app
+from kamisado.web.site.server import create_app
 
 
 class Clock:

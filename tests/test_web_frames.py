@@ -21,9 +21,9 @@ from kamisado.rules.board import (
 )
 from kamisado.rules.match import Match
 from kamisado.rules.position import Position
-from kamisado.web.messages import CreatedFrame, ErrorFrame, PongFrame
-from kamisado.web.server import create_app
-from kamisado.web.views import move_view, position_view, towers
+from kamisado.web.basics.messages import CreatedFrame, ErrorFrame, PongFrame
+from kamisado.web.basics.views import move_view, position_view, towers
+from kamisado.web.site.server import create_app
 
 FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 

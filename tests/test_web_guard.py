@@ -1,4 +1,4 @@
-"""Limits, the Origin rule and the security headers (kamisado/web/guard.py)."""
+"""Limits, the Origin rule and the security headers (kamisado/web/edge/guard.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from kamisado.web.analysis import AnalysisSlots
-from kamisado.web.guard import LIMITS, Limit, RateLimiter, limits_from_env
-from kamisado.web.server import create_app
+from kamisado.web.edge.guard import LIMITS, Limit, RateLimiter, limits_from_env
+from kamisado.web.site.analysis import AnalysisSlots
+from kamisado.web.site.server import create_app
 from tests.waiting import until
 
 FOREIGN = {"Origin": "http://evil.example"}

@@ -25,7 +25,7 @@ import pytest
 from websockets.sync.client import connect
 
 from kamisado.rules.match import Match
-from kamisado.web.storage import Store
+from kamisado.web.store.storage import Store
 from tests.conftest import stop_process
 
 
@@ -268,8 +268,8 @@ def test_a_worker_or_server_that_cannot_reach_redis_fails_in_one_line(tmp_path: 
 def test_the_runner_refuses_other_functions_and_fails_at_once_without_redis() -> None:
     import asyncio
 
-    from kamisado.web import worker
-    from kamisado.web.jobs import JobError, QueueRunner
+    from kamisado.web.work import worker
+    from kamisado.web.work.jobs import JobError, QueueRunner
 
     runner = QueueRunner("redis://127.0.0.1:1/0")
     with pytest.raises(ValueError, match="print is not a job the workers run"):

@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
-from kamisado.web import migrations
-from kamisado.web.storage import Store, metadata
+from kamisado.web.store import migrations
+from kamisado.web.store.storage import Store, metadata
 
 DATA = Path(__file__).parent / "data"
 
@@ -63,7 +63,7 @@ def test_migrations_make_exactly_the_tables_the_code_uses(tmp_path: Path) -> Non
 
 
 def test_migrations_on_postgresql(pg_url: str) -> None:
-    from kamisado.web.storage import database_url
+    from kamisado.web.store.storage import database_url
 
     engine = sa.create_engine(database_url(pg_url))
     with engine.begin() as conn:  # every table there, whichever revision made it
@@ -160,7 +160,7 @@ def test_a_downgrade_keeps_the_actions(tmp_path: Path) -> None:
     # SQLite would delete every action through ON DELETE CASCADE
     from alembic import command
 
-    from kamisado.web.storage import GameRow
+    from kamisado.web.store.storage import GameRow
 
     db = tmp_path / "down.sqlite3"
     store = Store(str(db))

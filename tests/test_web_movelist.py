@@ -11,9 +11,9 @@ import pytest
 
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import FILL, FILLS, PLAYING
-from kamisado.web.game import Game
-from kamisado.web.storage import GameRow
-from kamisado.web.views import MoveList, rounds_view
+from kamisado.web.basics.views import MoveList, rounds_view
+from kamisado.web.play.game import Game
+from kamisado.web.store.storage import GameRow
 
 
 def play(seed: int, target: int, series: bool) -> None:

@@ -1,5 +1,5 @@
 """A failure that repeats is logged once per interval with a count (issue
-25, item 6): :class:`kamisado.web.noise.Repeats` with an injected clock,
+25, item 6): :class:`kamisado.web.basics.noise.Repeats` with an injected clock,
 and the server's own failures while its store is down (one traceback per
 kind of failure, not one per game per second)."""
 
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado.web.noise import Repeats
-from kamisado.web.server import create_app
+from kamisado.web.basics.noise import Repeats
+from kamisado.web.site.server import create_app
 from tests.test_web_outage import FlakyStore
 from tests.waiting import until_async
 

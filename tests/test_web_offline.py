@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado.web import offline
-from kamisado.web.messages import ComputerMoveMsg, ProtocolError, parse
-from kamisado.web.server import create_app
-from kamisado.web.storage import Store
+from kamisado.web.basics.messages import ComputerMoveMsg, ProtocolError, parse
+from kamisado.web.site import offline
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import Store
 from tests.test_web_controls import error, state, until
 
 OPEN: list[Any] = []
@@ -104,7 +104,7 @@ def test_the_manifest_and_the_worker_are_served_with_their_types(client: TestCli
 
 
 def test_the_cache_version_follows_the_files_contents(tmp_path: Path) -> None:
-    from kamisado.web.pages import STATIC
+    from kamisado.web.site.pages import STATIC
 
     urls = ("/", "/static/style.css", "/static/js/main.js")
     copy = tmp_path / "static"

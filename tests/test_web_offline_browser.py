@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from kamisado.web.live import LiveServer
+from kamisado.web.site.live import LiveServer
 from tests.browser_kit import browser, move, open_page, start  # noqa: F401 (fixtures)
 from tests.test_web_layout import check
 

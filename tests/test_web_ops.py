@@ -1,5 +1,5 @@
-"""Running ``kamisado web`` as a service (``kamisado/web/ops.py``,
-``kamisado/web/metrics.py``): health and readiness checks, the Prometheus
+"""Running ``kamisado web`` as a service (``kamisado/web/site/ops.py``,
+``kamisado/web/basics/metrics.py``): health and readiness checks, the Prometheus
 metrics and who may read them, JSON logs, and the graceful stop on SIGTERM
 (every page told, what is being stored stored, nothing stored after)."""
 
@@ -33,9 +33,9 @@ from starlette.testclient import TestClient
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from kamisado.web.ops import GracefulServer, JsonFormatter, parse_allow
-from kamisado.web.server import create_app
-from kamisado.web.storage import Store
+from kamisado.web.site.ops import GracefulServer, JsonFormatter, parse_allow
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import Store
 from tests.conftest import Cluster, stop_process
 
 # a regression here blocks in a receive: fail it in bounded time instead
@@ -236,7 +236,7 @@ def test_metrics_count_what_the_server_did(tmp_path: Path) -> None:
 
 
 def test_a_flag_is_counted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from kamisado.web import clocks
+    from kamisado.web.basics import clocks
 
     now = [1_700_000_000_000]
     monkeypatch.setattr(clocks, "now_ms", lambda: now[0])

@@ -29,10 +29,10 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from kamisado.web import computer as web_computer
-from kamisado.web.game import REJOIN
-from kamisado.web.server import create_app
-from kamisado.web.storage import GameRow, Store
+from kamisado.web.play import computer as web_computer
+from kamisado.web.play.game import REJOIN
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import GameRow, Store
 from tests.conftest import Cluster, stop_process
 
 # a regression here blocks in a receive: fail it in bounded time instead

@@ -17,7 +17,7 @@ from starlette.testclient import TestClient
 from kamisado.pictures import svg
 from kamisado.rules import record
 from kamisado.rules.match import Match
-from kamisado.web.server import create_app
+from kamisado.web.site.server import create_app
 
 QUICK_WIN = ["a1-a4", "e8-e5", "a4-e8"]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -165,7 +165,7 @@ def test_the_evaluation_graph_needs_the_engine(client: TestClient) -> None:
 
 
 def test_the_pictures_are_rate_limited(tmp_path: Path) -> None:
-    from kamisado.web.guard import LIMITS
+    from kamisado.web.edge.guard import LIMITS
 
     with TestClient(create_app(str(tmp_path / "games.db"), workers=0, limits=LIMITS)) as client:
         g = upload(client, QUICK_WIN[:1])

@@ -13,9 +13,9 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from kamisado.web.ratings import Rating, rate_game
-from kamisado.web.schema import players, rating_history, ratings
-from kamisado.web.server import create_app
+from kamisado.web.basics.ratings import Rating, rate_game
+from kamisado.web.site.server import create_app
+from kamisado.web.store.schema import players, rating_history, ratings
 from tests.test_web_controls import (
     browser,
     close_all,

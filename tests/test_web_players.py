@@ -14,9 +14,9 @@ import pytest
 import sqlalchemy as sa
 from starlette.testclient import TestClient
 
-from kamisado.web.players import COOKIE
-from kamisado.web.server import create_app
-from kamisado.web.storage import players
+from kamisado.web.accounts.players import COOKIE
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import players
 
 
 @pytest.fixture
@@ -308,7 +308,7 @@ def test_my_games_are_mine_only_their_turn_first(app_client: TestClient) -> None
 
 
 def test_player_posts_from_another_site_are_refused(app_client: TestClient) -> None:
-    # the Origin rule (kamisado.web.guard) covers the player endpoints too
+    # the Origin rule (kamisado.web.edge.guard) covers the player endpoints too
     r = app_client.post("/api/signup", json={"account": "evil", "password": "12345678"},
                         headers={"Origin": "http://evil.example"})
     assert r.status_code == 403
@@ -322,7 +322,7 @@ def test_the_servers_hash_passwords_with_argon2id_at_its_defaults(tmp_path: Path
     cheaper parameters stores a new one at the defaults."""
     from argon2 import PasswordHasher
 
-    from kamisado.web.players import Players
+    from kamisado.web.accounts.players import Players
     from tests.conftest import PRODUCTION_HASHER
 
     real, defaults = PRODUCTION_HASHER(), PasswordHasher()

@@ -63,7 +63,7 @@ def two(pg_url: str) -> Iterator[tuple[str, str]]:
 
 
 #: Seconds between two frames of one connection: under the server's frame
-#: limit (30 a second, kamisado.web.guard.LIMITS["frame"]).
+#: limit (30 a second, kamisado.web.edge.guard.LIMITS["frame"]).
 FRAME_GAP = 1 / 25
 
 

@@ -15,8 +15,15 @@ from starlette.testclient import TestClient
 from kamisado.rules import record
 from kamisado.rules.match import Match
 from kamisado.rules.position import Position
-from kamisado.web.messages import CreateMsg, FillMsg, JoinMsg, MoveMsg, ProtocolError, parse
-from kamisado.web.server import create_app
+from kamisado.web.basics.messages import (
+    CreateMsg,
+    FillMsg,
+    JoinMsg,
+    MoveMsg,
+    ProtocolError,
+    parse,
+)
+from kamisado.web.site.server import create_app
 
 FIG7A = "2b3n1/4U3/5u1B/3o4/1pN2Or1/4y1P1/g7/1G1R3Y g u 3 0 0"
 
@@ -462,7 +469,7 @@ def test_deeply_nested_json_is_malformed(client: TestClient) -> None:
 
 
 def test_bodies_over_the_limit_are_refused(client: TestClient) -> None:
-    from kamisado.web.pages import MAX_JSON_BODY, MAX_RECORD_BODY
+    from kamisado.web.site.pages import MAX_JSON_BODY, MAX_RECORD_BODY
 
     before = stored(client)
     too_long = b" " * (MAX_JSON_BODY + 1)

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from kamisado.web.guard import LIMITS, Limit
-from kamisado.web.server import create_app
+from kamisado.web.edge.guard import LIMITS, Limit
+from kamisado.web.site.server import create_app
 from tests.conftest import stop_process
 from tests.test_web_cli import refused, start, web
 

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from kamisado.lessons import load_puzzle_set
 from kamisado.rules.position import Position
-from kamisado.web.ratings import Rating, rate_puzzle
+from kamisado.web.basics.ratings import Rating, rate_puzzle
 from tests import browser_kit
 from tests.browser_kit import click_square, page, sign_up
 

@@ -25,12 +25,12 @@ import pytest
 import websockets
 from websockets.asyncio.client import connect as ws_connect
 
-from kamisado.web import game as web_game
-from kamisado.web import games as web_games
-from kamisado.web import seats as web_seats
-from kamisado.web.game import Conn, Game
-from kamisado.web.messages import CreateMsg, JoinMsg, MoveMsg
-from kamisado.web.storage import Store
+from kamisado.web.basics.messages import CreateMsg, JoinMsg, MoveMsg
+from kamisado.web.play import game as web_game
+from kamisado.web.play import games as web_games
+from kamisado.web.play import seats as web_seats
+from kamisado.web.play.game import Conn, Game
+from kamisado.web.store.storage import Store
 from tests.test_web_controls import browser, close_all, connect, me, open_ws, state, until
 from tests.test_web_processes import servers, visit
 from tests.test_web_seeks import database_of_its_own
@@ -184,7 +184,7 @@ def test_two_starts_of_a_puzzle_on_two_processes_are_rated_once(own_db: str) -> 
 def test_two_starts_of_a_puzzle_at_once_on_sqlite_are_rated_once(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
-    from kamisado.web.server import create_app
+    from kamisado.web.site.server import create_app
 
     with TestClient(create_app(str(tmp_path / "games.db"), workers=0, limits={})) as c:
         c.get("/")
@@ -355,8 +355,8 @@ def _lobby_frames(c: Any) -> list[dict[str, Any]]:
 def test_a_pairing_stored_and_never_told_is_told_once_on_the_next_lobby_connection(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
-    from kamisado.web.seeks import pair_up
-    from kamisado.web.server import create_app
+    from kamisado.web.community.seeks import pair_up
+    from kamisado.web.site.server import create_app
 
     with TestClient(create_app(str(tmp_path / "games.db"), workers=0)) as ann:
         try:

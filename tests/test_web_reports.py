@@ -16,9 +16,9 @@ from starlette.testclient import TestClient
 
 from kamisado.rules import record
 from kamisado.rules.match import Match
-from kamisado.web.schema import GameRow, reports
-from kamisado.web.server import create_app
-from kamisado.web.storage import Store, new_id
+from kamisado.web.site.server import create_app
+from kamisado.web.store.schema import GameRow, reports
+from kamisado.web.store.storage import Store, new_id
 from tests.test_web_controls import (
     a_move,
     browser,

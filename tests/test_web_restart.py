@@ -20,7 +20,7 @@ from websockets.exceptions import WebSocketException
 from websockets.sync.client import ClientConnection, connect
 
 from kamisado.rules.match import Match
-from kamisado.web.storage import Store
+from kamisado.web.store.storage import Store
 from tests.test_web_failover import CLOCK, Server, action, servers
 from tests.test_web_processes import FRAME_GAP, create
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from kamisado.web import clocks as web_clocks
+from kamisado.web.basics import clocks as web_clocks
 from tests import browser_kit
 from tests.browser_kit import (
     LiveServer,

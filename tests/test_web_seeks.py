@@ -17,9 +17,9 @@ import pytest
 from starlette.testclient import TestClient
 from websockets.sync.client import connect as ws_connect
 
-from kamisado.web.schema import players, ratings, seeks
-from kamisado.web.seeks import RANGE_STEP_MS, SEEK_TTL_MS, pair_up, rating_range
-from kamisado.web.server import create_app
+from kamisado.web.community.seeks import RANGE_STEP_MS, SEEK_TTL_MS, pair_up, rating_range
+from kamisado.web.site.server import create_app
+from kamisado.web.store.schema import players, ratings, seeks
 from tests.test_web_controls import (
     browser,
     close_all,

@@ -23,11 +23,8 @@ import sqlalchemy as sa
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from kamisado.web.migrations import upgrade
-from kamisado.web.players import COOKIE, PasswordHasher, PlayerError, Players
-from kamisado.web.schema import sessions, sign_in_failures
-from kamisado.web.server import create_app
-from kamisado.web.sessions import (
+from kamisado.web.accounts.players import COOKIE, PasswordHasher, PlayerError, Players
+from kamisado.web.accounts.sessions import (
     FREE_FAILURES,
     SESSION_IDLE_S,
     AccountLocked,
@@ -35,7 +32,10 @@ from kamisado.web.sessions import (
     SignInLocks,
     digest,
 )
-from kamisado.web.storage import database_url
+from kamisado.web.site.server import create_app
+from kamisado.web.store.migrations import upgrade
+from kamisado.web.store.schema import sessions, sign_in_failures
+from kamisado.web.store.storage import database_url
 
 RIGHT = "correct horse battery"
 DAY = 24 * 3600.0

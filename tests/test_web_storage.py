@@ -10,9 +10,9 @@ import pytest
 import sqlalchemy as sa
 
 from kamisado.rules.match import Match
-from kamisado.web.game import Game
-from kamisado.web.sharing import CHANNEL
-from kamisado.web.storage import (
+from kamisado.web.play.game import Game
+from kamisado.web.store.sharing import CHANNEL
+from kamisado.web.store.storage import (
     GameRow,
     SequenceError,
     Store,
@@ -123,7 +123,7 @@ def test_fills_and_whole_matches_replay(store: Store) -> None:
 def test_server_restart_resumes_games_on_either_database(store: Store) -> None:
     from starlette.testclient import TestClient
 
-    from kamisado.web.server import create_app
+    from kamisado.web.site.server import create_app
 
     url = store.url
     with TestClient(create_app(url, workers=0)) as client:
@@ -324,7 +324,7 @@ def test_a_lease_is_renewed_while_its_holder_thinks_and_taken_over_once_it_is_si
     # so it is not taken while renewed; once its holder falls silent it is
     # taken THINK_LEASE_MS after the last renewal; a store that closes
     # (a process stopping) lets go of its leases at once
-    from kamisado.web.computer import THINK_LEASE_MS
+    from kamisado.web.play.computer import THINK_LEASE_MS
 
     a, b = Store(pg_url), Store(pg_url)
     try:
@@ -375,7 +375,7 @@ def forget_alive(store: Store) -> None:
 
 
 def given_back_once(store: Store) -> None:
-    from kamisado.web.clocks import ClockState, TimeControl
+    from kamisado.web.basics.clocks import ClockState, TimeControl
 
     t = 1_700_000_000_000
     moved = 0

@@ -18,9 +18,9 @@ from starlette.testclient import TestClient
 
 from kamisado.rules import record
 from kamisado.rules.match import Match
-from kamisado.web.server import create_app
-from kamisado.web.storage import Store, players
-from kamisado.web.text import check_storable, unstorable
+from kamisado.web.basics.text import check_storable, unstorable
+from kamisado.web.site.server import create_app
+from kamisado.web.store.storage import Store, players
 
 SURROGATE = "\ud800"
 NUL = "\x00"

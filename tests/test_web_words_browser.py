@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from kamisado.lessons import lessons_json, puzzles_json
-from kamisado.web import worker
+from kamisado.web.work import worker
 from tests import browser_kit
 from tests.browser_kit import (
     QUICK_WIN,

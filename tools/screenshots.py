@@ -11,7 +11,7 @@ one is stale, missing or no longer taken.  ``--write`` writes the PNGs to
 docs/screenshots, ``--out DIR`` to another folder.  The pixels depend on the
 browser and its fonts: the tracked PNGs are Debian's Chromium's.
 
-Starts the real app (:func:`kamisado.web.server.create_app` under uvicorn, in a
+Starts the real app (:func:`kamisado.web.site.server.create_app` under uvicorn, in a
 thread) on a throwaway SQLite database, drives Debian's Chromium with
 Playwright as a person would, and writes one PNG per view and size:
 
@@ -63,9 +63,9 @@ except ImportError:  # pragma: no cover - run without the test extra
     sys.exit(generated.fail("screenshots.py", "needs Playwright, in the 'test' extra:"
                             " pip install -e '.[test]'"))
 
-from kamisado.web.live import LiveServer
-from kamisado.web.pages import rating_chart
-from kamisado.web.worker import ANALYSIS_NODES_ENV
+from kamisado.web.site.live import LiveServer
+from kamisado.web.site.pages import rating_chart
+from kamisado.web.work.worker import ANALYSIS_NODES_ENV
 
 OUT = generated.ROOT / "docs" / "screenshots"
 #: The engine's budget for the review's analysis (nodes, not the clock).

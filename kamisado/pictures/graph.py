@@ -444,7 +444,7 @@ def rating_svg(
 
     ``history`` is the player's points, oldest first, each a dict (or an
     object) with ``at`` (when, epoch seconds), ``rating`` and ``rd`` (its
-    Glicko-2 deviation, :mod:`kamisado.web.ratings`); other keys are ignored.
+    Glicko-2 deviation, :mod:`kamisado.web.basics.ratings`); other keys are ignored.
     x is the date (UTC, ``YYYY-MM-DD`` ticks), y the rating with round ticks.
     The shaded ``<path class="band">`` covers rating - rd to rating + rd
     (one deviation, about a 68% interval; not 2 rd), clipped to the chart so

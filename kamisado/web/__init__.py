@@ -42,7 +42,7 @@ def _database(arg: str | None) -> str:
     """The database URL for ``--db``, checked by opening it once."""
     import sqlalchemy as sa
 
-    from kamisado.web.storage import Store, database_url, default_database_url
+    from kamisado.web.store.storage import Store, database_url, default_database_url
 
     try:
         url = database_url(arg) if arg else default_database_url()
@@ -74,7 +74,7 @@ def _queue(url: str) -> None:
     """Check that the job queue's Redis at ``url`` can be reached."""
     import asyncio
 
-    from kamisado.web.jobs import (
+    from kamisado.web.work.jobs import (
         JobError,
         connect,
         disconnect,
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         if not getattr(args, name) >= 0:
             option = "--" + name.replace("_", "-")
             parser.error(f"{option}: expected 0 or more, found {getattr(args, name):g}")
-    from kamisado.web.public import PublicSite, forwarded_hosts
+    from kamisado.web.edge.public import PublicSite, forwarded_hosts
 
     try:
         PublicSite.from_url(args.public_url)
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"expected a port 0-65535, found {args.port}")
     if args.workers is not None and args.workers < 1:
         parser.error(f"expected at least 1 worker, found {args.workers}")
-    from kamisado.web.storage import SQLiteInUse, lock_sqlite
+    from kamisado.web.store.storage import SQLiteInUse, lock_sqlite
 
     try:
         db = _database(args.db)
@@ -234,8 +234,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _allow(text: str) -> tuple[Any, ...]:
-    """``--metrics-allow``: the networks (:func:`kamisado.web.ops.parse_allow`)."""
-    from kamisado.web.ops import parse_allow
+    """``--metrics-allow``: the networks (:func:`kamisado.web.site.ops.parse_allow`)."""
+    from kamisado.web.site.ops import parse_allow
 
     try:
         return parse_allow(text)
@@ -251,9 +251,9 @@ def _fail(message: str) -> int:
 def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     import uvicorn
 
-    from kamisado.web.guard import SocketLimits
-    from kamisado.web.ops import GracefulServer, configure_logging
-    from kamisado.web.server import create_app
+    from kamisado.web.edge.guard import SocketLimits
+    from kamisado.web.site.ops import GracefulServer, configure_logging
+    from kamisado.web.site.server import create_app
 
     log_config = configure_logging(args.log_format)
     sockets = SocketLimits(args.ws_per_address, args.ws_per_player, args.ws_keep_out)
@@ -276,7 +276,7 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
         ws_max_size=65_536,
     )
     # SIGTERM: stop accepting, tell every page the server restarts, store what
-    # is being stored, then stop (kamisado.web.ops)
+    # is being stored, then stop (kamisado.web.site.ops)
     server = GracefulServer(config, app)
 
     def announce() -> None:

@@ -1,5 +1,5 @@
 /* The service worker: the page works offline.  Served as /sw.js (its scope
-   is every route) by kamisado/web/offline.py, which writes in the cache's
+   is every route) by kamisado/web/site/offline.py, which writes in the cache's
    version (a hash of the contents of everything precached: a deploy that
    changes a file changes it) and the URLs to precache.
    - the app shell (the page, /static/...): cache first;
@@ -17,7 +17,7 @@ const SHELL = `kamisado-shell-${VERSION}`;
 const API = `kamisado-api-${VERSION}`;
 /** The API answers kept for offline use as they come (the others: the network only). */
 const KEPT = ["/api/lessons", "/api/position", "/api/levels", "/api/board", "/api/me", "/api/offline/"];
-/** The positions the lessons show, by their /api/position URLs (kamisado/web/offline.py). */
+/** The positions the lessons show, by their /api/position URLs (kamisado/web/site/offline.py). */
 const POSITIONS = "/api/offline/positions";
 /** @type {string[]} */
 const PRECACHE = [/*__PRECACHE__*/];

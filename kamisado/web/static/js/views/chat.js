@@ -15,7 +15,7 @@ import { sideName, t } from "../i18n.js";
 
 /** The longest message, in characters (as the server counts them: code points). */
 export const CHAT_MAX = 140;
-/** The canned messages' codes (the server's kamisado.web.messages.CANNED). */
+/** The canned messages' codes (the server's kamisado.web.basics.messages.CANNED). */
 export const CANNED = ["hello", "good_luck", "good_game", "thanks"];
 const MUTED_KEY = "kamisado.chat.muted";
 

@@ -1,0 +1,1 @@
+"""Accounts: players, their passwords and server-side sessions."""

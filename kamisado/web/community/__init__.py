@@ -1,0 +1,1 @@
+"""Players finding games: challenges (the lobby) and quick pairing (seeks)."""

@@ -1,0 +1,1 @@
+"""The engine's work off the event loop: in the process pool (worker) or on the Redis queue (jobs, ``kamisado worker``)."""
