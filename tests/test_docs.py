@@ -445,3 +445,18 @@ def test_ci_runs_the_readme_commands() -> None:
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()]
     assert make_venv in ci, f".ci/run does not make the README's venv: {make_venv}"
     assert test_command in ci, f".ci/run does not run the README's tests: {test_command}"
+
+
+@pytest.mark.parametrize("name", ["mkdocs_hooks", "griffe_doctests"])
+def test_site_tools_examples(name: str) -> None:
+    """The examples of the site's hooks (tools/, run by ``mkdocs build``) hold."""
+    import importlib.util
+
+    if name == "griffe_doctests":
+        pytest.importorskip("griffe", reason="the docs extra: pip install -e '.[docs]'")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
