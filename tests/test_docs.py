@@ -432,3 +432,31 @@ def test_named_tests_exist() -> None:
         if name not in defined
     ]
     assert not missing, "\n".join(missing)
+
+
+def test_ci_runs_the_readme_commands() -> None:
+    """``.ci/run`` makes the venv as the README's first command does and runs its tests as its second."""
+    readme = next(b for b in BLOCKS if b.page.name == "README.md" and "pytest" in b.text)
+    first = next(b for b in BLOCKS if b.page.name == "README.md" and "kamisado web" in b.text)
+    make_venv = first.text.split("&&")[0].strip()
+    test_command = readme.text.strip().split("&&")[-1].strip()
+    assert make_venv == "python3 -m venv .venv", make_venv
+    assert test_command.startswith(".venv/bin/python -m pytest"), test_command
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()]
+    assert make_venv in ci, f".ci/run does not make the README's venv: {make_venv}"
+    assert test_command in ci, f".ci/run does not run the README's tests: {test_command}"
+
+
+@pytest.mark.parametrize("name", ["mkdocs_hooks", "griffe_doctests"])
+def test_site_tools_examples(name: str) -> None:
+    """The examples of the site's hooks (tools/, run by ``mkdocs build``) hold."""
+    import importlib.util
+
+    if name == "griffe_doctests":
+        pytest.importorskip("griffe", reason="the docs extra: pip install -e '.[docs]'")
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
