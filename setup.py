@@ -4,7 +4,7 @@ The extension is the engine core in plain C (``kamisado/engine/core/*.c``,
 no Python: docs/engine-core.md) with its Python binding
 (``kamisado/engine/_ckamisado*.c``).  It is optional: where it cannot be built (no C
 compiler, no Python headers) the install still succeeds and the package runs
-the same engine in pure Python (``kamisado.engine._pyengine``; ``kamisado --version``
+the same engine in pure Python (``kamisado.engine._pure.engine``; ``kamisado --version``
 says which).  ``-g0`` comes after Python's own CFLAGS (which hold ``-g``): the
 module is built without debug information.  ``-fvisibility=hidden``: the
 core's functions and tables are called and read directly, as those of one

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from kamisado.args import duration, duration_help
-from kamisado.engine import _pyengine
+from kamisado.engine._pure import engine as _pyengine
 from kamisado.rules.board import START_KPN
 
 SEARCHES = [

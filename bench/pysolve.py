@@ -1,7 +1,7 @@
 """Two trees' pure-Python solvers side by side: the same solves, timed.
 
 Takes two worktree roots, e.g. the tree before a change of
-``kamisado/engine/_pysolve`` and the tree after, and runs in each, in turn, a
+``kamisado/engine/_pure/solve`` and the tree after, and runs in each, in turn, a
 fresh process on the pure-Python core (``KAMISADO_PURE_PYTHON=1``, the tree
 first on ``PYTHONPATH``) that times a few solves of each kind: exact (the
 alpha-beta solve with a horizon), who wins (the proof-number search), the

@@ -1,7 +1,7 @@
 """The engine core (``kamisado.engine._ckamisado``) against the rules reference.
 
 The core is the one :mod:`kamisado.engine._backend` picks: the compiled one, or the
-pure-Python ``kamisado.engine._pyengine`` where it is not built or
+pure-Python ``kamisado.engine._pure.engine`` where it is not built or
 ``KAMISADO_PURE_PYTHON=1`` is set (the same API, the same tests).
 
 * the move generator, make/unmake, passes, deadlocks and KPN against

@@ -1,4 +1,4 @@
-"""The pure-Python engine (``kamisado.engine._pyengine``) against the compiled one.
+"""The pure-Python engine (``kamisado.engine._pure.engine``) against the compiled one.
 
 The pure engine is a drop-in for ``kamisado.engine._ckamisado``: the same positions
 (moves in the same order, Zobrist keys, passes, outcomes, KPN), the same
@@ -28,7 +28,7 @@ import pytest
 
 from kamisado import engine
 from kamisado.engine import _backend
-from kamisado.engine import _pyengine as P
+from kamisado.engine._pure import engine as P
 from kamisado.rules.board import GOAL_RANK, START_KPN
 from kamisado.rules.position import Position
 from tests.conftest import random_positions

@@ -8,7 +8,7 @@ import pytest
 
 from kamisado import engine
 from kamisado.engine import MULTIPV_MAX, Line, search
-from kamisado.engine import _pyengine as P
+from kamisado.engine._pure import engine as P
 from kamisado.engine.review import search_root_move
 from kamisado.rules.board import Move
 from kamisado.rules.position import Position

@@ -25,7 +25,7 @@ from __future__ import annotations
 import pytest
 
 from kamisado import engine
-from kamisado.engine import _pyengine as P
+from kamisado.engine._pure import engine as P
 from kamisado.rules.position import Position
 from tests.test_pyengine import SOLVABLE, late_positions
 from tests.test_solve_points import WIN2, near_end_positions

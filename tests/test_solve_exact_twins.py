@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import pytest
 
-from kamisado.engine import _pyengine as P
+from kamisado.engine._pure import engine as P
 from tests.test_pyengine import late_positions
 from tests.test_solve_points import near_end_positions
 

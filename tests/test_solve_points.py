@@ -23,7 +23,7 @@ import re
 import pytest
 
 from kamisado import engine
-from kamisado.engine import _pyengine as P
+from kamisado.engine._pure import engine as P
 from kamisado.engine.analysis import main_solve
 from kamisado.rules.board import RING_POINTS
 from kamisado.rules.position import Position

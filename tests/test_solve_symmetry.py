@@ -20,8 +20,8 @@ import random
 
 import pytest
 
-from kamisado.engine import _pyengine as P
-from kamisado.engine._pysolve import mirror_symmetric
+from kamisado.engine._pure import engine as P
+from kamisado.engine._pure.solve import mirror_symmetric
 from kamisado.rules import position as core
 from tests.test_pyengine import late_positions
 

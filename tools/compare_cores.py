@@ -27,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the tests' helpers, this kamisado
 
-from kamisado.engine import _pyengine as P  # noqa: E402
+from kamisado.engine._pure import engine as P  # noqa: E402
 
 try:
     from kamisado.engine import _ckamisado as C  # noqa: E402

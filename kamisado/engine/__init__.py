@@ -4,7 +4,7 @@ Both work on any round position (Sumos, pushes, passes, deadlocks, the match
 fields) given as a :class:`kamisado.rules.position.Position` or as KPN text, and use
 the C extension :mod:`kamisado.engine._ckamisado` (built by ``pip install -e .``
 where there is a C compiler) or, without it, the same engine in pure Python
-(:mod:`kamisado.engine._pyengine`: slower, same results); :data:`BACKEND` says
+(:mod:`kamisado.engine._pure.engine`: slower, same results); :data:`BACKEND` says
 which (``KAMISADO_PURE_PYTHON=1`` forces pure Python).
 
 :func:`solve` proves who wins the round with best play and in how many moves

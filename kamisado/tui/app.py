@@ -16,7 +16,7 @@ Computer moves never block the screen (:mod:`kamisado.tui.computer`): the
 computer thinks in a thread whose search releases the GIL and stops on a
 flag, and the app keeps drawing meanwhile.
 
->>> from kamisado.tui import Options
+>>> from kamisado.tui.options import Options
 >>> app = build_app(Options(level="beginner", colour="gold", target=3))
 >>> app.match.name, app.players[0] is not None, app.players[1] is None
 ('Standard', True, True)
@@ -47,17 +47,11 @@ from kamisado.rules.board import KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.notation import move_entries
 from kamisado.rules.record import Record, load
-from kamisado.tui import (
-    Options,
-    last_unfinished,
-    think_fill,
-    think_move,
-    unfinished_folder,
-)
 from kamisado.tui.board import BoardView
-from kamisado.tui.computer import THINK_TIMEOUT, Thinker
+from kamisado.tui.computer import THINK_TIMEOUT, Thinker, think_fill, think_move
 from kamisado.tui.files import RecordFiles
 from kamisado.tui.moves import MoveList
+from kamisado.tui.options import Options, last_unfinished, unfinished_folder
 from kamisado.tui.picking import pick
 from kamisado.tui.screens import (
     MIN_SIZE,

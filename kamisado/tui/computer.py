@@ -6,7 +6,7 @@ the app keeps drawing meanwhile, and :meth:`Thinker.stop` (a new match, the
 app closing) sets the search's stop flag instead of ending a process.
 
 >>> import asyncio
->>> from kamisado.tui import think_move
+>>> from kamisado.tui.computer import think_move
 >>> from kamisado.engine.levels import Player
 >>> from kamisado.rules.position import Position
 >>> move, _ = asyncio.run(Thinker().run(think_move, Player("beginner", 1), Position()))
@@ -20,9 +20,13 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from kamisado.engine.levels import Player
 from kamisado.engine.runner import Runner
+from kamisado.rules.board import Move
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
 
-__all__ = ["THINK_TIMEOUT", "Thinker"]
+__all__ = ["THINK_TIMEOUT", "Thinker", "think_fill", "think_move"]
 
 #: Seconds before a computer that gives no answer is given up (and stopped).
 THINK_TIMEOUT = 300.0
@@ -61,3 +65,23 @@ class Thinker:
     def close(self) -> None:
         """Stop the computer and wait for its thread (a moment)."""
         self.runner.close()
+
+
+def think_move(player: Player, pos: Position) -> tuple[Move, Player]:
+    """The player's move in ``pos`` and the player afterwards (its random state moved on).
+
+    Runs in the computer's thread (:mod:`kamisado.tui.computer`); the player
+    comes back with its random state moved on, so its choices stay
+    replayable from its seed.
+
+    >>> from kamisado.engine.levels import player
+    >>> move, after = think_move(player("beginner", 1), Position())
+    >>> move in Position().legal_moves
+    True
+    """
+    return player.choose_move(pos), player
+
+
+def think_fill(player: Player, match: Match) -> tuple[str, Player]:
+    """The player's fill (``'left'`` or ``'right'``) after winning a round of ``match``."""
+    return player.choose_fill(match), player

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from kamisado.rules.match import OVER, Match
 from kamisado.rules.record import Record, save
-from kamisado.tui import unfinished_folder
+from kamisado.tui.options import unfinished_folder
 
 __all__ = ["RecordFiles"]
 

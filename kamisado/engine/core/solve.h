@@ -234,7 +234,7 @@ SV_SHARED void sv_order(Solver *s, const uint16_t *mv, int n, int ttmove, int *s
 
 /* The keys and the ends of the threshold games of points (see solve_pt.c). */
 
-/* splitmix64 from 0x706F696E7473 ("points"), the 4th set to 0 (as _pysolve) */
+/* splitmix64 from 0x706F696E7473 ("points"), the 4th set to 0 (as _pure/solve) */
 static const u64 PT_CUT_KEY[7] = {
     0x9c5cb4002ea3b053ULL, 0x7af84b5b255a4c68ULL, 0x7b37b773663f055cULL, 0,
     0xe49b8132f7f2e7c1ULL, 0xd60173d2f1b4b8a7ULL, 0x11749709bdf21866ULL,

@@ -1,4 +1,4 @@
-"""Tables and state helpers of the pure-Python engine (:mod:`kamisado.engine._pyengine`).
+"""Tables and state helpers of the pure-Python engine (:mod:`kamisado.engine._pure.engine`).
 
 The constants and tables of ``init_tables()`` in ``_ckamisado.c`` (the same
 Zobrist keys, from the same splitmix64 sequence), bitmasks over the 64

@@ -4,7 +4,7 @@ them: C's shared helpers of ``core/solve.c`` (``can_win_now``, ``sv_child``,
 made once per solve as closures over the position's arrays (local names are
 the fastest Python has; the searches bind them again).
 
->>> from kamisado.engine._pyboard import Limits, occupancy
+>>> from kamisado.engine._pure.board import Limits, occupancy
 >>> cp = _core.Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
 >>> mv = Moves(cp, Limits(0, 0.0, None), Table())
 >>> mv.can_win_now(occupancy(cp.board)), mv.win_now(cp.move_codes())
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kamisado.engine._pyboard import (
+from kamisado.engine._pure.board import (
     BIT,
     FIRST_STEP,
     FORWARD,
@@ -27,7 +27,7 @@ from kamisado.engine._pyboard import (
     Limits,
     safe_replies_fn,
 )
-from kamisado.engine._pysolve.common import _LOSE2, _WIN3, Table
+from kamisado.engine._pure.solve.common import _LOSE2, _WIN3, Table
 from kamisado.rules import position as _core
 from kamisado.rules.board import GOAL_RANK, SQUARE_COLOUR
 

@@ -9,10 +9,10 @@ or ``KAMISADO_PURE_PYTHON=1`` is set.
 
 Moves, passes, deadlocks and KPN are those of :class:`kamisado.rules.position.Position`
 (``move_codes``, ``push_code``, ``pop_code``).  The search
-(:mod:`kamisado.engine._pysearch`) is a faithful port of the C search, so the same
+(:mod:`kamisado.engine._pure.search`) is a faithful port of the C search, so the same
 position, depth, weights and seed give the same score, line and node count;
-the solver (:mod:`kamisado.engine._pysolve`) gives the same exact values (winner
-and distance).  Tables and shared helpers are in :mod:`kamisado.engine._pyboard`.
+the solver (:mod:`kamisado.engine._pure.solve`) gives the same exact values (winner
+and distance).  Tables and shared helpers are in :mod:`kamisado.engine._pure.board`.
 
 >>> p = Position()
 >>> len(p.moves()), p.perft(2)
@@ -37,8 +37,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from kamisado.engine import _pysearch, _pysolve
-from kamisado.engine._pyboard import (
+from kamisado.engine._pure import search as _search
+from kamisado.engine._pure import solve as _solve
+from kamisado.engine._pure.board import (
     DEFAULT_WEIGHTS,
     EVAL_MAX,
     MATE,
@@ -159,7 +160,7 @@ def _weights(o: object) -> list[int]:
 def _position(o: object, function: str) -> Position:
     if not isinstance(o, Position):
         raise TypeError(
-            f"{function}() argument 1 must be kamisado.engine._pyengine.Position,"
+            f"{function}() argument 1 must be kamisado.engine._pure.engine.Position,"
             f" not {type(o).__name__}"
         )
     return o
@@ -349,7 +350,7 @@ def evaluate(pos: Position, weights: tuple[int, ...] | list[int] | None = None) 
     p = _position(pos, "evaluate")
     w = _weights(weights)
     _in_progress(p)
-    return _pysearch.evaluator(p._p, w, 0)(p._occ, p._hash)
+    return _search.evaluator(p._p, w, 0)(p._occ, p._hash)
 
 
 class Searcher:
@@ -375,8 +376,8 @@ class Searcher:
     """
 
     def __init__(self) -> None:
-        self._se = _pysearch.Table()
-        self._sv = _pysolve.Table()
+        self._se = _search.Table()
+        self._sv = _solve.Table()
         self._stop = False
         self._se_owner: int | None = None
         self._sv_owner: int | None = None
@@ -421,7 +422,7 @@ class Searcher:
         seed: int = 0,
         tt_log2: int = 20,
         keep_tt: bool = False,
-        on_iteration: _pysearch.OnIteration | None = None,
+        on_iteration: _search.OnIteration | None = None,
         multipv: int = 0,
         root_moves: Sequence[int] | None = None,
     ) -> dict[str, Any]:
@@ -473,7 +474,7 @@ class Searcher:
             raise RuntimeError("search: this Searcher is searching in another thread")
         self._se_owner = me
         try:
-            return _pysearch.run(
+            return _search.run(
                 p._p.copy(stack=False), p._hash, p._occ, d or MAX_DEPTH, ms, nodes, w, s, log2,
                 keep, on_iteration, self._se, self, k, roots,
             )
@@ -524,7 +525,7 @@ class Searcher:
             raise RuntimeError("solve: this Searcher is solving in another thread")
         self._sv_owner = threading.get_ident()
         try:
-            return _pysolve.run(
+            return _solve.run(
                 p._p.copy(stack=False), p._hash, p._occ, nodes, ms, d, want_pv, log2, self._sv,
                 self, want_exact, want_points,
             )
@@ -572,7 +573,7 @@ def search(
     seed: int = 0,
     tt_log2: int = 20,
     keep_tt: bool = False,
-    on_iteration: _pysearch.OnIteration | None = None,
+    on_iteration: _search.OnIteration | None = None,
     multipv: int = 0,
     root_moves: Sequence[int] | None = None,
 ) -> dict[str, Any]:

@@ -7,8 +7,8 @@ when the round ends with a score above ``c`` for it (a win with ``r`` rings
 scores ``2r + 1``, a loss ``-(2r + 1)``): cut 0 is who wins, cut 2 "wins
 with a tower of at least one ring", and so on.
 
->>> from kamisado.engine._pyboard import Limits, full_hash, occupancy
->>> from kamisado.engine._pysolve.common import Table
+>>> from kamisado.engine._pure.board import Limits, full_hash, occupancy
+>>> from kamisado.engine._pure.solve.common import Table
 >>> from kamisado.rules.position import Position
 >>> cp = Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
 >>> moves = Moves(cp, Limits(0, 0.0, None), Table())
@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kamisado.engine._pyboard import MATE, SMK, SOLVE_MAX_DEPTH
-from kamisado.engine._pysolve.common import _LOSE2, _WIN3, CUT_KEY, _pick_next
-from kamisado.engine._pysolve.dfpn import ProofSearch
-from kamisado.engine._pysolve.moves import Moves
+from kamisado.engine._pure.board import MATE, SMK, SOLVE_MAX_DEPTH
+from kamisado.engine._pure.solve.common import _LOSE2, _WIN3, CUT_KEY, _pick_next
+from kamisado.engine._pure.solve.dfpn import ProofSearch
+from kamisado.engine._pure.solve.moves import Moves
 
 
 class PointsSearch:

@@ -12,7 +12,7 @@ True
 
 from __future__ import annotations
 
-from kamisado.engine._pyboard import MATE, splitmix
+from kamisado.engine._pure.board import MATE, splitmix
 from kamisado.rules import position as _core
 
 _SV_INF = 32000

@@ -21,7 +21,7 @@ whatever the order of the nodes, and every search visits the nodes C's
 does (the node counts are the same).
 
 >>> from kamisado.rules.position import Position
->>> from kamisado.engine._pyboard import full_hash, occupancy
+>>> from kamisado.engine._pure.board import full_hash, occupancy
 >>> p = Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
 >>> r = run(p, full_hash(p), occupancy(p.board), 0, 0.0, 0, True, 0, Table())
 >>> r["result"], r["distance"], len(r["pv"])
@@ -33,8 +33,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kamisado.engine._pyboard import MATE, Limits, StopFlag
-from kamisado.engine._pysolve.common import (
+from kamisado.engine._pure.board import MATE, Limits, StopFlag
+from kamisado.engine._pure.solve.common import (
     _DEFAULT_LOG2,
     _MAX_LOG2,
     _MIN_LOG2,
@@ -42,10 +42,10 @@ from kamisado.engine._pysolve.common import (
     Table,
     mirror_symmetric,
 )
-from kamisado.engine._pysolve.dfpn import ProofSearch
-from kamisado.engine._pysolve.exact import ExactSearch
-from kamisado.engine._pysolve.moves import Moves
-from kamisado.engine._pysolve.points import PointsSearch
+from kamisado.engine._pure.solve.dfpn import ProofSearch
+from kamisado.engine._pure.solve.exact import ExactSearch
+from kamisado.engine._pure.solve.moves import Moves
+from kamisado.engine._pure.solve.points import PointsSearch
 from kamisado.rules import position as _core
 
 __all__ = ["CUT_KEY", "Solver", "Table", "mirror_symmetric", "run"]
@@ -55,7 +55,7 @@ class Solver:
     """The state of one solve (C's ``Solver``): the shared :class:`Moves`
     over ``cp`` and the searches by kind, which share its table and history.
 
-    >>> from kamisado.engine._pyboard import full_hash, occupancy
+    >>> from kamisado.engine._pure.board import full_hash, occupancy
     >>> cp = _core.Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
     >>> s = Solver(cp, Limits(0, 0.0, None), Table())
     >>> s.points.pt_root(full_hash(cp), occupancy(cp.board), 0)[0]

@@ -8,8 +8,8 @@ as C; the table holds bounds on exact values (valid at every depth), so the
 values are C's whatever the order of the nodes.  Without a horizon
 (:meth:`ExactSearch.ex_root`), the proof-number search says who wins first.
 
->>> from kamisado.engine._pyboard import Limits, full_hash, occupancy
->>> from kamisado.engine._pysolve.common import Table
+>>> from kamisado.engine._pure.board import Limits, full_hash, occupancy
+>>> from kamisado.engine._pure.solve.common import Table
 >>> from kamisado.rules.position import Position
 >>> cp = Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
 >>> moves = Moves(cp, Limits(0, 0.0, None), Table())
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kamisado.engine._pyboard import BIT, FIRST_STEP, MATE, SMK, SOLVE_MAX_DEPTH, make
-from kamisado.engine._pysolve.common import (
+from kamisado.engine._pure.board import BIT, FIRST_STEP, MATE, SMK, SOLVE_MAX_DEPTH, make
+from kamisado.engine._pure.solve.common import (
     _LOSE2,
     _SV_INF,
     _WIN3,
@@ -37,8 +37,8 @@ from kamisado.engine._pysolve.common import (
     _up,
     mirror_symmetric,
 )
-from kamisado.engine._pysolve.dfpn import ProofSearch
-from kamisado.engine._pysolve.moves import Moves
+from kamisado.engine._pure.solve.dfpn import ProofSearch
+from kamisado.engine._pure.solve.moves import Moves
 from kamisado.rules.board import GOAL_RANK, SQUARE_COLOUR
 
 

@@ -1,9 +1,9 @@
 """Who wins, by the pure-Python solver's depth-first proof-number search:
 C's ``df_mid`` and ``df_root`` of ``core/solve.c``, in the game of a cut
-(cut 0: who wins; see :mod:`kamisado.engine._pysolve.points`).
+(cut 0: who wins; see :mod:`kamisado.engine._pure.solve.points`).
 
->>> from kamisado.engine._pyboard import Limits, full_hash, occupancy
->>> from kamisado.engine._pysolve.common import Table
+>>> from kamisado.engine._pure.board import Limits, full_hash, occupancy
+>>> from kamisado.engine._pure.solve.common import Table
 >>> from kamisado.rules.position import Position
 >>> cp = Position("1pyrgn2/o3u3/7b/8/2R1N3/8/6G1/3YPUBO b b 1 0 0")
 >>> proof = ProofSearch(Moves(cp, Limits(0, 0.0, None), Table()))
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kamisado.engine._pyboard import MATE, SMK
-from kamisado.engine._pysolve.common import _PN_INF, _PN_MAX, CUT_KEY
-from kamisado.engine._pysolve.moves import Moves
+from kamisado.engine._pure.board import MATE, SMK
+from kamisado.engine._pure.solve.common import _PN_INF, _PN_MAX, CUT_KEY
+from kamisado.engine._pure.solve.moves import Moves
 
 
 class ProofSearch:

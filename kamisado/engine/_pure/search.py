@@ -9,7 +9,7 @@ score, line and node count as the compiled search.  Moves are made with
 down the recursion as arguments.
 
 >>> from kamisado.rules.position import Position
->>> from kamisado.engine._pyboard import DEFAULT_WEIGHTS, full_hash, occupancy
+>>> from kamisado.engine._pure.board import DEFAULT_WEIGHTS, full_hash, occupancy
 >>> p = Position()
 >>> r = run(p, full_hash(p), occupancy(p.board), 3, 0.0, 0, DEFAULT_WEIGHTS, 0, 20, False, None, Table())
 >>> r["depth"], [d for d, *_ in r["iterations"]], p.kpn() == Position().kpn()
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kamisado.engine._pyboard import (
+from kamisado.engine._pure.board import (
     BIT,
     COLOUR_SQ,
     EVAL_MAX,
