@@ -360,3 +360,69 @@ def test_a_circle_is_caught_and_named(tmp_path: Path) -> None:
     assert edges == {"kamisado.web.play.game": {"kamisado.web.play.games": (game, 2)},
                      "kamisado.web.play.games": {"kamisado.web.play.game": (games, 3)}}
     assert circles(edges) == [["kamisado.web.play.game", "kamisado.web.play.games", "kamisado.web.play.game"]]
+
+
+#: The largest a file of code may grow (lines), and a class in it; migrations aside.
+FILE_MAX = 1000
+CLASS_MAX = 600
+#: The largest a page of docs/ may grow, and the README.
+PAGE_MAX = 800
+README_MAX = 300
+ROOT = PACKAGE.parent
+CODE_SUFFIXES = {".py", ".c", ".h", ".pyi", ".js", ".css", ".html"}
+
+
+def code_files() -> list[Path]:
+    """Every file of code in the clone's own folders (not node_modules, not a migration)."""
+    out = []
+    for top in ("kamisado", "tests", "bench", "tools", ".ci"):
+        for path in sorted((ROOT / top).rglob("*")):
+            if path.suffix in CODE_SUFFIXES and path.is_file() and "versions" not in path.parts \
+                    and "__pycache__" not in path.parts:
+                out.append(path)
+    return out
+
+
+def lines_of(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def too_long(paths: list[Path], most: int, root: Path = ROOT) -> dict[str, int]:
+    """The files of ``paths`` over ``most`` lines, and their lengths (named from ``root``).
+
+    >>> too_long([Path(__file__)], 10**6)
+    {}
+    """
+    return {p.relative_to(root).as_posix(): n for p in paths if (n := lines_of(p)) > most}
+
+
+def test_no_file_of_code_is_over_a_thousand_lines() -> None:
+    files = code_files()
+    assert len(files) > 200 and any(p.suffix == ".c" for p in files) and any(p.suffix == ".js" for p in files)
+    assert too_long(files, FILE_MAX) == {}
+
+
+def test_no_class_is_over_six_hundred_lines() -> None:
+    big = {}
+    for path in code_files():
+        if path.suffix not in {".py", ".pyi"}:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and (n := node.end_lineno - node.lineno + 1) > CLASS_MAX:  # type: ignore[operator]
+                big[f"{path.relative_to(ROOT).as_posix()}:{node.name}"] = n
+    assert big == {}
+
+
+def test_docs_pages_and_the_readme_stay_short() -> None:
+    pages = sorted((ROOT / "docs").glob("*.md"))
+    assert (ROOT / "docs" / "index.md") in pages and len(pages) > 10
+    assert too_long(pages, PAGE_MAX) == {}
+    assert too_long([ROOT / "README.md"], README_MAX) == {}
+
+
+def test_a_long_file_is_caught(tmp_path: Path) -> None:
+    """The checker itself: one line over is caught, the limit itself is not."""
+    at, over = tmp_path / "at.py", tmp_path / "over.py"
+    at.write_text("x = 1\n" * FILE_MAX)
+    over.write_text("x = 1\n" * (FILE_MAX + 1))
+    assert too_long([at, over], FILE_MAX, tmp_path) == {"over.py": FILE_MAX + 1}
