@@ -62,7 +62,11 @@ from typing import Any
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from kamisado.args import duration, duration_help
+# this client reads its options with this tree's kamisado, whatever PYTHONPATH
+# says: bench/compare_commits.py points PYTHONPATH at another commit's tree for
+# the servers this script starts (they inherit it), which may predate these helpers
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from kamisado.args import duration, duration_help  # noqa: E402
 
 #: websockets one client process holds at most (the open files limit is
 #: 20,000 here and cannot be raised)
