@@ -76,6 +76,18 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "loadgroup"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: object) -> None:
+    """Tell each xdist worker the ``--dist`` mode this process chose.
+
+    A worker reads only the command line as typed (not what
+    :func:`pytest_cmdline_main` set): without this, a worker of a plain
+    ``pytest`` run would not name its tests' ``xdist_group`` to the
+    scheduler, and a module's module-scoped server, browser or computed
+    positions would be set up on every worker its tests reach."""
+    node.workerinput["kamisado_dist"] = node.config.option.dist  # type: ignore[attr-defined]
+
+
 def _order_seed(config: pytest.Config) -> int | None:
     """The seed pytest-randomly shuffled the tests with (``None``: not shuffled,
     ``-p no:randomly`` or the plugin missing)."""
@@ -133,6 +145,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     share a module-scoped fixture (a live server, a browser) run on one
     worker, which starts that fixture once; the other tests go to whichever
     worker is free."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("kamisado_dist") == "loadgroup":
+        config.option.loadgroup = True  # read by xdist's worker after this hook
     for item in items:
         if _is_core(item):
             item.add_marker(pytest.mark.core)
