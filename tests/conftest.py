@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -127,6 +128,24 @@ CORE_TESTS = {
 #: The modules whose doctests run the engine core (and their submodules: the
 #: whole engine room, its levels and analysis included).
 CORE_DOCTESTS = ("kamisado.engine",)
+#: This folder: the test modules.
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m core`` alone (CI's run on the pure-Python core, .ci/run),
+    a test module that holds no core test is not imported at all: one not in
+    :data:`CORE_TESTS` whose text never says ``mark.core`` (the marker
+    written on a test, a class or ``pytestmark``).  Every test of such a
+    module would be deselected anyway; importing them (the browser, the web
+    server, the terminal game) cost each worker about half its collection."""
+    if config.option.markexpr != "core" or collection_path.suffix != ".py":
+        return None
+    if collection_path.parent != TESTS or not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.name in CORE_TESTS or "mark.core" in collection_path.read_text(encoding="utf-8"):
+        return None
+    return True
 
 
 def _is_core(item: pytest.Item) -> bool:
