@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -76,6 +77,18 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "loadgroup"
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: object) -> None:
+    """Tell each xdist worker the ``--dist`` mode this process chose.
+
+    A worker reads only the command line as typed (not what
+    :func:`pytest_cmdline_main` set): without this, a worker of a plain
+    ``pytest`` run would not name its tests' ``xdist_group`` to the
+    scheduler, and a module's module-scoped server, browser or computed
+    positions would be set up on every worker its tests reach."""
+    node.workerinput["kamisado_dist"] = node.config.option.dist  # type: ignore[attr-defined]
+
+
 def _order_seed(config: pytest.Config) -> int | None:
     """The seed pytest-randomly shuffled the tests with (``None``: not shuffled,
     ``-p no:randomly`` or the plugin missing)."""
@@ -116,6 +129,24 @@ CORE_TESTS = {
 #: The modules whose doctests run the engine core (and their submodules: the
 #: whole engine room, its levels and analysis included).
 CORE_DOCTESTS = ("kamisado.engine",)
+#: This folder: the test modules.
+TESTS = Path(__file__).resolve().parent
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under ``-m core`` alone (CI's run on the pure-Python core, .ci/run),
+    a test module that holds no core test is not imported at all: one not in
+    :data:`CORE_TESTS` whose text never says ``mark.core`` (the marker
+    written on a test, a class or ``pytestmark``).  Every test of such a
+    module would be deselected anyway; importing them (the browser, the web
+    server, the terminal game) cost each worker about half its collection."""
+    if config.option.markexpr != "core" or collection_path.suffix != ".py":
+        return None
+    if collection_path.parent != TESTS or not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.name in CORE_TESTS or "mark.core" in collection_path.read_text(encoding="utf-8"):
+        return None
+    return True
 
 
 def _is_core(item: pytest.Item) -> bool:
@@ -134,6 +165,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     share a module-scoped fixture (a live server, a browser) run on one
     worker, which starts that fixture once; the other tests go to whichever
     worker is free."""
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get("kamisado_dist") == "loadgroup":
+        config.option.loadgroup = True  # read by xdist's worker after this hook
     for item in items:
         if _is_core(item):
             item.add_marker(pytest.mark.core)
