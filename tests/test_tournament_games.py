@@ -341,7 +341,9 @@ def test_movetime_is_enforced_and_periods_send_movestogo(tmp_path: Path) -> None
     # periods: MOVES/BASE+INC sends movestogo, and the base comes back each period
     out2 = tmp_path / "p"
     log = tmp_path / "p.log"
-    argv = [clocked("--log", str(log), "--share", "0.1"), "level:beginner", "--tc", "3/2+0",
+    # (a hundredth of its clock a move: the long match's hundreds of moves
+    # take seconds, not half a minute)
+    argv = [clocked("--log", str(log), "--share", "0.01"), "level:beginner", "--tc", "3/2+0",
             "--match", "long"]
     assert main([*argv, "--games", "1", "--seed", "2", "--out", str(out2)]) == 0
     lines = go_lines(log)
@@ -350,7 +352,7 @@ def test_movetime_is_enforced_and_periods_send_movestogo(tmp_path: Path) -> None
     assert togo[:4] == [3, 2, 1, 3]
     assert all(line.split()[-2] == "movestogo" for line in lines)
     before, after = (int(lines[i].split()[2]) for i in (2, 3))
-    # a new period: two seconds more, less the tenth of the clock the third
+    # a new period: two seconds more, less the hundredth of the clock the third
     # move took and the time the answer took to come (however loaded the machine)
     assert after > before + 1000
 
