@@ -59,9 +59,9 @@ def needs_extra(what: str, extra: str) -> str:
     is not installed, and how to install it.
 
     >>> needs_extra("--queue", "queue")
-    "--queue needs the 'queue' extra: pip install 'kamisado[queue]'"
+    "--queue needs the 'queue' extra: in the kamisado clone, .venv/bin/pip install -e '.[queue]'"
     """
-    return f"{what} needs the {extra!r} extra: pip install 'kamisado[{extra}]'"
+    return f"{what} needs the {extra!r} extra: in the kamisado clone, .venv/bin/pip install -e '.[{extra}]'"
 
 
 def _stdout_gone() -> bool:

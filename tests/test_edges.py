@@ -42,7 +42,7 @@ def test_web_queue_without_the_queue_extra(tmp_path: Path, module: str) -> None:
     result = kamisado("web", "--no-browser", "--port", "0", "--db", str(tmp_path / "g.db"),
                       "--queue", "redis://127.0.0.1:1/0", before=MISSING.format(name=module))
     one_line(result, "kamisado web: --queue needs the 'queue' extra:"
-             " pip install 'kamisado[queue]'")
+             " in the kamisado clone, .venv/bin/pip install -e '.[queue]'")
 
 
 @pytest.mark.parametrize("module", ["arq", "redis"])
@@ -50,7 +50,7 @@ def test_worker_without_the_queue_extra(module: str) -> None:
     result = kamisado("worker", "--queue", "redis://127.0.0.1:1/0",
                       before=MISSING.format(name=module))
     one_line(result, "kamisado worker: --queue needs the 'queue' extra:"
-             " pip install 'kamisado[queue]'")
+             " in the kamisado clone, .venv/bin/pip install -e '.[queue]'")
 
 
 def test_web_on_postgresql_without_the_postgres_extra(tmp_path: Path) -> None:
@@ -58,7 +58,7 @@ def test_web_on_postgresql_without_the_postgres_extra(tmp_path: Path) -> None:
                       "--db", "postgresql://nobody@127.0.0.1:1/none",
                       before=MISSING.format(name="psycopg"))
     one_line(result, "kamisado web: a PostgreSQL --db needs the 'postgres' extra:"
-             " pip install 'kamisado[postgres]'")
+             " in the kamisado clone, .venv/bin/pip install -e '.[postgres]'")
 
 
 def test_only_the_extras_own_modules_count_as_the_extra_missing() -> None:

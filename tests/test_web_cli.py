@@ -61,7 +61,7 @@ def test_a_port_in_use_is_named_with_the_way_out(tmp_path: Path) -> None:
 def test_a_missing_postgresql_driver_names_the_extra() -> None:
     result = web("--db", "postgresql://nobody@127.0.0.1:1/none",
                  before="sys.modules['psycopg'] = None  # as if it were not installed")
-    refused(result, "pip install 'kamisado[postgres]'")
+    refused(result, "in the kamisado clone, .venv/bin/pip install -e '.[postgres]'")
 
 
 def test_database_errors_are_one_line_without_the_password(tmp_path: Path) -> None:

@@ -23,8 +23,8 @@ DB_HELP = """\
 database: a path to an SQLite file (created when missing; its folder must
 exist), an SQLite URL (sqlite:///games.db is relative to the current folder,
 four slashes sqlite:////home/me/games.db absolute) or a PostgreSQL URL
-postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (needs pip install
-'kamisado[postgres]'); default: games.sqlite3 in the user's data folder"""
+postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (needs the postgres extra:
+.venv/bin/pip install -e '.[postgres]' in the clone); default: games.sqlite3 in the user's data folder"""
 
 
 class _Failure(Exception):
