@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import argparse
 import errno
+import signal
 import socket
 import sys
 import threading
 import webbrowser
 from typing import Any
 
-from kamisado.args import needs_extra
+from kamisado.args import needs_extra, take_early_signals
 
 __all__ = ["main"]
 
@@ -227,10 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     except _Failure as exc:
         return _fail(str(exc))
     try:
-        return _serve(args, db, sock)
+        status = _serve(args, db, sock)
     finally:
         if lock is not None:
             lock.close()
+    if status == -signal.SIGTERM:  # as before: ended by the SIGTERM, once shut down
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.raise_signal(signal.SIGTERM)
+    return status
 
 
 def _allow(text: str) -> tuple[Any, ...]:
@@ -288,9 +293,50 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
         host = "127.0.0.1" if args.host in ("0.0.0.0", "") else args.host
         url = f"http://{host}:{port}/"
         print(f"kamisado web: serving on {url} (database {db.split('@')[-1]})", flush=True)
-        if not args.no_browser:
-            webbrowser.open(url)
+        if not args.no_browser and not _open_browser(url):
+            print(f"kamisado web: no browser could be opened; open {url} in one", flush=True)
 
-    threading.Thread(target=announce, daemon=True).start()
-    server.run(sockets=[sock])
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C (SIGINT) and SIGTERM stop the server the same graceful way
+        # from here on, even when this process was started with SIGINT
+        # ignored; those that came while it started (kamisado.args.note_early_signals)
+        # stop it now.  uvicorn puts these handlers back once it has shut down.
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, server.handle_exit)
+        for number in take_early_signals():
+            server.handle_exit(number, None)
+    if not server.should_exit:
+        threading.Thread(target=announce, daemon=True).start()
+        server.run(sockets=[sock])
+    return _stop_status(server.stopped_by)
+
+
+def _stop_status(stopped_by: int | None) -> int:
+    """The exit status after a stop by the signal ``stopped_by`` (None: none):
+    130 for Ctrl-C (SIGINT), as the shells give; ``-SIGTERM`` for SIGTERM
+    (:func:`main` then ends the process by it, as uvicorn does); else 0.
+
+    >>> _stop_status(signal.SIGINT), _stop_status(signal.SIGTERM) == -signal.SIGTERM, _stop_status(None)
+    (130, True, 0)
+    """
+    if stopped_by == signal.SIGINT:
+        return 128 + signal.SIGINT
+    if stopped_by == signal.SIGTERM:
+        return -signal.SIGTERM
     return 0
+
+
+def _open_browser(url: str) -> bool:
+    """Open ``url`` in the user's browser; whether one was started
+    (:func:`webbrowser.open`: False, or an error, where there is none, e.g.
+    with no display or a ``BROWSER`` command that fails).
+
+    >>> import os
+    >>> os.environ["BROWSER"] = "false"  # doctest: +SKIP
+    >>> _open_browser("http://127.0.0.1:8000/")  # doctest: +SKIP
+    False
+    """
+    try:
+        return bool(webbrowser.open(url))
+    except (webbrowser.Error, OSError):
+        return False

@@ -32,6 +32,7 @@ import ipaddress
 import json
 import logging
 import socket
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -258,11 +259,25 @@ class GracefulServer(uvicorn.Server):
     sends new connections to another process), then :func:`drain`, then
     uvicorn's own shutdown (the websockets closed with 1012, "service
     restart"; the requests under way finished; the app's lifespan ends,
-    which closes the store).  A second Ctrl-C stops at once."""
+    which closes the store).  A second Ctrl-C stops at once.
+    ``stopped_by``: the first signal that stopped it (None: none yet).
+
+    >>> import signal
+    >>> server = GracefulServer(uvicorn.Config(app=None), app=None)
+    >>> server.handle_exit(signal.SIGINT, None)
+    >>> server.should_exit, server.stopped_by == signal.SIGINT
+    (True, True)
+    """
 
     def __init__(self, config: uvicorn.Config, app: Any) -> None:
         super().__init__(config)
         self.app = app
+        self.stopped_by: int | None = None
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.stopped_by is None:
+            self.stopped_by = sig
+        super().handle_exit(sig, frame)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         if not self.force_exit:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -50,8 +51,11 @@ WORKER_NICE = 10
 
 def start_worker(parent: int) -> None:
     """The pool's initializer: run below the server's priority
-    (:data:`WORKER_NICE`) and end when the server ``parent`` dies
-    (:func:`die_with_parent`)."""
+    (:data:`WORKER_NICE`), leave Ctrl-C to the server (a terminal sends
+    SIGINT to its whole process group; the server stops its pool) and end
+    when the server ``parent`` dies (:func:`die_with_parent`)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(os, "nice"):
         with contextlib.suppress(OSError):
             os.nice(WORKER_NICE)
@@ -72,7 +76,6 @@ def die_with_parent(parent: int) -> None:
     """
     if sys.platform.startswith("linux"):
         import ctypes
-        import signal
 
         try:
             libc = ctypes.CDLL(None, use_errno=True)
