@@ -169,3 +169,19 @@ def test_open_browser_is_false_when_webbrowser_fails(monkeypatch: pytest.MonkeyP
     seen = []
     monkeypatch.setattr(webbrowser, "open", lambda url: seen.append(url) or True)
     assert _open_browser("http://127.0.0.1:8000/") is True and seen == ["http://127.0.0.1:8000/"]
+
+
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_while_it_starts_ends_it_before_it_serves(tmp_path: Path, number: int) -> None:
+    # the command line as `kamisado web` runs it; the stop comes right after
+    # kamisado.cli's first lines (kamisado.args.note_early_signals), before
+    # the web modules are even imported
+    code = ("import os, sys\nsys.argv[0] = 'kamisado'\nimport kamisado.cli as cli\n"
+            f"os.kill(os.getpid(), {int(number)})\nsys.exit(cli.main())")
+    done = subprocess.run(
+        [sys.executable, "-c", code, "web", "--port", "0", "--no-browser", "--db",
+         str(tmp_path / "games.sqlite3")],
+        capture_output=True, text=True, timeout=STOP_DEADLINE,
+    )
+    assert done.returncode == (130 if number == signal.SIGINT else -signal.SIGTERM), done
+    assert "serving on" not in done.stdout and done.stderr == "", done
