@@ -20,8 +20,8 @@ from kamisado.args import (
     take_kpn,
 )
 
-# before the heavier imports: a stop of ``kamisado tournament`` from here on
-# is noted and ends the command with status 130 (docs/tournament.md)
+# before the heavier imports: a stop of ``kamisado tournament`` or ``kamisado
+# web`` from here on is noted and ends the command (docs/tournament.md, docs/deploy.md)
 if __name__ == "__main__" or sys.argv[0].endswith("kamisado"):
     note_early_signals(sys.argv[1:])
 
