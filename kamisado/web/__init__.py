@@ -303,8 +303,8 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
         # stop it now.  uvicorn puts these handlers back once it has shut down.
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, server.handle_exit)
-        for number in take_early_signals():
-            server.handle_exit(number, None)
+        for came in take_early_signals():
+            server.handle_exit(came, None)
     if not server.should_exit:
         threading.Thread(target=announce, daemon=True).start()
         server.run(sockets=[sock])
