@@ -37,7 +37,12 @@ from kamisado.rules.board import (
 )
 from kamisado.rules.match import FILLS
 from kamisado.web.basics.clocks import QUICK_SPEEDS, TimeControl, parse_control
-from kamisado.web.basics.text import UnstorableText, check_storable, unseeable, unstorable_char
+from kamisado.web.basics.text import (
+    UnstorableText,
+    check_storable,
+    unseeable,
+    unstorable_char,
+)
 from kamisado.web.basics.views import (
     ClockView,
     EndedView,
