@@ -205,6 +205,30 @@ def test_a_message_is_one_line_of_at_most_140_characters(client: TestClient) -> 
     assert [m["text"] for m in store.chat_of(gid)] == [longest]  # nothing else was stored
 
 
+def test_a_message_is_text_a_person_can_see(client: TestClient) -> None:
+    gid, wb, wg = online_pair(client, browser(client))
+    seen = ["re\u0301sume\u0301 \u0645\u0631\u062d\u0628\u064b\u0627 \u05e9\u05b8\u05dc\u05d5\u05b9\u05dd",
+            "\u0928\u092e\u0938\u094d\u0924\u0947 \u6c49\u5b57 \U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f44d\U0001f3fd \U0001f1ef\U0001f1f5"]
+    for bad, rule in (("\u200b", "chat: a chat line needs a visible character"),
+                      ("\ufeff", "chat: a chat line needs a visible character"),
+                      ("\u200d\u2060\u00ad", "chat: a chat line needs a visible character"),
+                      ("gg\u202e", "chat: no bidi controls (U+202E found)"),
+                      ("a" + "\u0301" * 139, "chat: at most 3 combining marks on one character (U+0061 carries 139)")):
+        wb.send_json({"type": "chat", "text": bad})
+        wb.send_json({"type": "ping"})  # answered after the chat: a refusal is never waited for in vain
+        got = [until(wb, lambda m: m["type"] in ("error", "chat", "pong"))]
+        if got[0]["type"] != "pong":
+            got.append(until(wb, kind("pong")))
+        assert [(m["type"], m.get("code"), m.get("message")) for m in got] == [
+            ("error", "malformed", rule), ("pong", None, None)], bad
+    for text in seen:
+        wb.send_json({"type": "chat", "text": text})
+        assert said(wb) == [("b", text, None)]
+        assert said(wg) == [("b", text, None)]  # the first frame the other seat gets: nothing refused reached it
+    store = client.app.state.hub.store
+    assert [m["text"] for m in store.chat_of(gid)] == seen  # nothing refused was stored
+
+
 def test_chat_is_rate_limited_per_player(tmp_path: Path) -> None:
     now = [1000.0]
     limiter = RateLimiter(dict(LIMITS), lambda: now[0])

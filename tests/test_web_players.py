@@ -170,6 +170,38 @@ def test_display_names_are_checked(app_client: TestClient) -> None:
     assert me(app_client)["name"] == "Ann Smith"
 
 
+def test_names_are_text_a_person_can_see(app_client: TestClient) -> None:
+    c = app_client
+    for name in ("Zoe\u0308", "\u0645\u0631\u064e\u062d", "\u05e9\u05b8\u05dc\u05d5\u05b9\u05dd", "\u0928\u092e\u0938\u094d\u0924\u0947",
+                 "\u6c49\u5b57", "\U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f44d\U0001f3fd \U0001f1ef\U0001f1f5"):
+        assert post(c, "/api/me", {"name": name})["name"] == name
+    for name, rule in (("\u200b", "display name: a display name needs a visible character"),
+                       ("\ufeff", "display name: a display name needs a visible character"),
+                       ("Ann\u202e", "display name: no bidi controls (U+202E found)"),
+                       ("\u2066Ann\u2069", "display name: no bidi controls (U+2066 found)"),
+                       ("a" + "\u0301" * 139, "display name: at most 3 combining marks on one character (U+0061 carries 139)"),
+                       ("A\ufeffnn", "display name: no invisible characters (U+FEFF found)")):
+        assert post(c, "/api/me", {"name": name}, 400) == {"error": rule}
+        assert post(c, "/api/signup", {"account": "ann_1", "password": "long enough", "name": name}, 400) \
+            == {"error": rule}
+    assert me(c)["name"] == "\U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f44d\U0001f3fd \U0001f1ef\U0001f1f5"
+    assert me(c)["signed_in"] is False
+    for account, rule in (("\u200b", "account name: an account name needs a visible character"),
+                          ("ann\u202e", "account name: no bidi controls (U+202E found)"),
+                          ("a" + "\u0301" * 139, "account name: at most 3 combining marks on one character (U+0061 carries 139)")):
+        assert post(c, "/api/signup", {"account": account, "password": "long enough"}, 400) == {"error": rule}
+    assert me(c)["signed_in"] is False
+    with c.app.state.hub.store.engine.connect() as conn:  # type: ignore[attr-defined]
+        assert conn.execute(sa.select(sa.func.count()).where(players.c.account.is_not(None))).scalar_one() == 0
+    assert post(c, "/api/signup", {"account": "ann_1", "password": "long enough"})["signed_in"] is True
+    for key in ("black_name", "gold_name"):  # a game's seat names are display names too
+        r = c.post("/api/games", json={key: "\u202eAnn"})
+        assert r.status_code == 400 and r.json()["error"] == f"create: {key}: no bidi controls (U+202E found)"
+        r = c.post("/api/games", json={key: "\u200b"})
+        assert r.status_code == 400 and r.json()["error"] == f"create: {key}: a name needs a visible character"
+    assert c.post("/api/games", json={"black_name": "\u05e9\u05dc\u05d5\u05dd", "gold_name": "Zoe\u0308"}).status_code == 200
+
+
 def test_an_online_game_shows_its_creator_under_the_players_name(app_client: TestClient) -> None:
     post(app_client, "/api/me", {"name": "Ann"})
     g = post(app_client, "/api/games", {"target": 1, "online": True, "seat": "g"})

@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 from kamisado.rules import record
 from kamisado.rules.match import Match
-from kamisado.web.basics.text import check_storable, unstorable
+from kamisado.web.basics.text import check_storable, unseeable, unstorable
 from kamisado.web.site.server import create_app
 from kamisado.web.store.storage import Store, players
 
@@ -148,3 +148,56 @@ def test_websocket_frames_with_unstorable_text_are_malformed_and_the_connection_
         ws.send_json({"type": "join", "game": made["id"], "token": made["tokens"]["b"]})
         assert ws.receive_json()["type"] == "state"  # and still plays
     assert count(client, "games") == games
+
+
+# -- text a person can see (issue 40, item 4) ----------------------------------
+
+#: Ordinary text of several scripts: each passes.
+SEEN = [
+    "Ann Smith", "Zoe\u0308 and re\u0301sume\u0301",  # Latin, é as e + one combining mark
+    "Vie\u0323\u0302t",  # Vietnamese ệ decomposed: two marks
+    "\u0645\u064e\u0631\u0652\u062d\u064e\u0628\u064b\u0627",  # Arabic with its vowel marks
+    "\u05e9\u05b8\u05c1\u05dc\u05d5\u05b9\u05dd",  # Hebrew with points
+    "\u0928\u092e\u0938\u094d\u0924\u0947", "\u0915\u094d\u0937\u093f",  # Devanagari
+    "\u6c49\u5b57 \u304b\u306a \ud55c\uad6d\uc5b4",  # CJK
+    "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645",  # Persian with a zero-width non-joiner
+    "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",  # a family: ZWJ sequence
+    "\U0001f44d\U0001f3fd \U0001f469\U0001f3ff\u200d\U0001f4bb",  # skin tones
+    "\U0001f1ef\U0001f1f5 \U0001f3f3\ufe0f\u200d\U0001f308",  # flags
+    "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",  # Scotland: tags
+    "1\ufe0f\u20e3 \u2764\ufe0f",  # a keycap (two marks), a heart with its selector
+    "\u05e2\u05d1\u05e8\u05d9\u05ea\u200f 42",  # a right-to-left mark
+    "hi\u200b",  # an invisible character beside visible ones
+]
+
+
+@pytest.mark.parametrize("text", SEEN)
+def test_ordinary_text_of_every_script_can_be_seen(text: str) -> None:
+    assert unseeable(text) is None
+
+
+@pytest.mark.parametrize(("text", "rule"), [
+    ("\u200b", "a chat line needs a visible character"),
+    ("\ufeff", "a chat line needs a visible character"),
+    ("\u200d\u2060\u00ad", "a chat line needs a visible character"),
+    (" \u3000\u00a0", "a chat line needs a visible character"),
+    ("\u0301", "a chat line needs a visible character"),  # a lone mark
+    ("\u3164\u2800", "a chat line needs a visible character"),  # a Hangul filler, blank braille
+    ("\u200e", "a chat line needs a visible character"),  # a mark alone shows nothing
+    ("abc\u202edef", "no bidi controls (U+202E found)"),
+    ("\u202a", "no bidi controls (U+202A found)"),
+    ("x\u2066y\u2069", "no bidi controls (U+2066 found)"),
+    ("ok \u2069", "no bidi controls (U+2069 found)"),
+    ("a" + "\u0301" * 139, "at most 3 combining marks on one character (U+0061 carries 139)"),
+    ("e\u0301\u0302\u0303\u0304", "at most 3 combining marks on one character (U+0065 carries 4)"),
+    ("a\u0301\u0301\u200d\u0301\u0301", "at most 3 combining marks on one character (U+0061 carries 4)"),
+    ("fine, then o\u20dd\u20dd\u20dd\u20dd", "at most 3 combining marks on one character (U+006F carries 4)"),
+    ("\u0301\u0301\u0301\u0301x", "at most 3 combining marks on one character (4 at the start)"),
+])
+def test_each_rule_is_named(text: str, rule: str) -> None:
+    assert unseeable(text, "a chat line") == rule
+
+
+def test_three_marks_pass_and_each_character_counts_its_own() -> None:
+    assert unseeable("a\u0301\u0302\u0303") is None
+    assert unseeable("a\u0301\u0302\u0303b\u0301\u0302\u0303 \u0301\u0302\u0303") is None

@@ -36,6 +36,7 @@ import os
 import re
 import secrets
 import time
+import unicodedata
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -60,7 +61,7 @@ from kamisado.web.accounts.sessions import (
     SignInLocks,
     digest,
 )
-from kamisado.web.basics.text import UnstorableText, check_storable
+from kamisado.web.basics.text import UnstorableText, check_storable, unseeable
 from kamisado.web.store.storage import Store, players
 
 __all__ = [
@@ -126,21 +127,46 @@ def new_player_id() -> str:
     return secrets.token_urlsafe(16)
 
 
-def check_name(name: Any) -> str:
-    """A display name: at most 40 characters on one line (trimmed; may be empty).
+#: The format characters a display name may hold beside printable ones:
+#: the zero-width non-joiner and joiner (Persian words, emoji sequences such
+#: as 👩‍💻), the direction marks (U+200E, U+200F, U+061C) and the tag
+#: characters of subdivision flags (🏴 + tags).  Other invisible ones
+#: (U+200B, U+FEFF, U+2060...) are refused.
+_NAME_FORMAT = re.compile("[\u200c-\u200f\u061c\U000e0020-\U000e007f]")
 
-    >>> check_name("  Ann  ")
-    'Ann'
+
+def check_name(name: Any) -> str:
+    """A display name: at most 40 characters on one line (trimmed; may be
+    empty), text a person can see (:func:`~kamisado.web.basics.text.unseeable`).
+
+    >>> check_name("  Ann  "), check_name("\\U0001f469\\u200d\\U0001f4bb")
+    ('Ann', '👩\\u200d💻')
     >>> check_name("two\\nlines")
     Traceback (most recent call last):
     ...
     kamisado.web.accounts.players.PlayerError: expected a name of at most 40 characters on one line
+    >>> check_name("Ann\\u202e")
+    Traceback (most recent call last):
+    ...
+    kamisado.web.accounts.players.PlayerError: display name: no bidi controls (U+202E found)
+    >>> check_name("A\\u200bnn")
+    Traceback (most recent call last):
+    ...
+    kamisado.web.accounts.players.PlayerError: display name: no invisible characters (U+200B found)
     """
     if not isinstance(name, str):
         raise PlayerError("expected the name as a string")
     text: str = name.strip()
-    if len(text) > MAX_NAME or any(not c.isprintable() for c in text):
+    problem = unseeable(text, "a display name") if text else None
+    if problem is not None:
+        raise PlayerError(f"display name: {problem}")
+    if len(text) > MAX_NAME or any(c in "\r\n" for c in text):
         raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line")
+    unshown = next((c for c in text if not c.isprintable() and not _NAME_FORMAT.fullmatch(c)), None)
+    if unshown is not None:
+        if unicodedata.category(unshown) in ("Cc", "Zl", "Zp"):
+            raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line")
+        raise PlayerError(f"display name: no invisible characters (U+{ord(unshown):04X} found)")
     return text
 
 
@@ -153,7 +179,14 @@ def check_account(account: Any) -> str:
     Traceback (most recent call last):
     ...
     kamisado.web.accounts.players.PlayerError: expected an account name of 3 to 30 letters, digits, _ or -
+    >>> check_account("ann\\u202e")
+    Traceback (most recent call last):
+    ...
+    kamisado.web.accounts.players.PlayerError: account name: no bidi controls (U+202E found)
     """
+    problem = unseeable(account, "an account name") if isinstance(account, str) and account else None
+    if problem is not None:
+        raise PlayerError(f"account name: {problem}")
     if not isinstance(account, str) or not ACCOUNT_RE.fullmatch(account):
         raise PlayerError("expected an account name of 3 to 30 letters, digits, _ or -")
     return account.lower()

@@ -37,7 +37,12 @@ from kamisado.rules.board import (
 )
 from kamisado.rules.match import FILLS
 from kamisado.web.basics.clocks import QUICK_SPEEDS, TimeControl, parse_control
-from kamisado.web.basics.text import UnstorableText, check_storable, unstorable_char
+from kamisado.web.basics.text import (
+    UnstorableText,
+    check_storable,
+    unseeable,
+    unstorable_char,
+)
 from kamisado.web.basics.views import (
     ClockView,
     EndedView,
@@ -361,6 +366,9 @@ def parse_create(obj: dict[str, Any]) -> CreateMsg:
         name = _get(obj, key, str, what, "").strip()
         if len(name) > 40 or any(c in name for c in "\r\n"):
             raise ProtocolError(f"{what}: expected {key} of at most 40 characters on one line")
+        problem = unseeable(name, "a name") if name else None
+        if problem is not None:
+            raise ProtocolError(f"{what}: {key}: {problem}")
         names.append(name)
     delay = _get(obj, "delay", float, what, 0.0)
     if not 0.0 <= delay <= 10.0:
@@ -430,6 +438,10 @@ def parse_chat(obj: dict[str, Any]) -> ChatMsg:
     Traceback (most recent call last):
     ...
     kamisado.web.basics.messages.ProtocolError: chat: expected at most 140 characters, found 141
+    >>> parse_chat({"text": "\\u200b"})
+    Traceback (most recent call last):
+    ...
+    kamisado.web.basics.messages.ProtocolError: chat: a chat line needs a visible character
     """
     what = "chat"
     text = _get(obj, "text", str, what, None) if obj.get("text") is not None else None
@@ -448,6 +460,9 @@ def parse_chat(obj: dict[str, Any]) -> ChatMsg:
         raise ProtocolError(f"{what}: expected at most {CHAT_MAX} characters, found {len(text)}")
     if any(unicodedata.category(c) in ("Cc", "Zl", "Zp") for c in text):
         raise ProtocolError(f"{what}: expected one line of text, without control characters")
+    problem = unseeable(text, "a chat line")
+    if problem is not None:
+        raise ProtocolError(f"{what}: {problem}")
     return ChatMsg(text=text)
 
 
