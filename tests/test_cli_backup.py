@@ -294,3 +294,32 @@ def test_restore_refusals_and_force(capsys: pytest.CaptureFixture[str], db: Path
     status, out, err = run(capsys, "restore", str(backup), "--db", str(target), "--force")
     assert (status, err) == (0, "") and out == f"kamisado restore: {target}: 1 game, 2 actions (schema {migrations.head()})\n"
     assert stored(target) == {"g1": 2}
+
+
+@pytest.mark.parametrize(("edit", "needles"), [
+    ("UPDATE actions SET token = 'zz-zz' WHERE seq = 1", ("game g1 does not replay", "action 1 'zz-zz'")),
+    ("UPDATE games SET start_kpn = 'garbage'", ("game g1 does not replay", "start KPN 'garbage'")),
+    ("DELETE FROM actions WHERE seq = 0", ("game g1 does not replay", "action 0 missing")),
+])
+def test_restore_refuses_a_backup_whose_games_do_not_replay(
+        capsys: pytest.CaptureFixture[str], db: Path, tmp_path: Path, edit: str,
+        needles: tuple[str, ...]) -> None:
+    backup = tmp_path / "backup.sqlite3"
+    assert run(capsys, "backup", str(backup), "--db", str(db))[0] == 0
+    conn = sqlite3.connect(backup)
+    conn.execute(edit)
+    conn.commit()
+    conn.close()
+    fresh = tmp_path / "new.sqlite3"
+    refused(run(capsys, "restore", str(backup), "--db", str(fresh)), "restore", *needles)
+    assert not fresh.exists()  # nothing written
+    target = tmp_path / "target.sqlite3"
+    store = Store(str(target))
+    try:
+        from kamisado.web.store.storage import GameRow
+
+        store.create(GameRow.new("mine", target=3))
+    finally:
+        store.close()
+    refused(run(capsys, "restore", str(backup), "--db", str(target), "--force"), "restore", *needles)
+    assert stored(target) == {"mine": 0}  # as it was, even with --force
