@@ -124,6 +124,16 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def main_restore(argv: list[str] | None = None) -> int:
+    """Run ``kamisado restore``: :func:`kamisado.web.store.backup.main_restore`,
+    refusing a backup with a game that does not replay through the rules
+    (:func:`kamisado.web.play.state.replay_games`)."""
+    from kamisado.web.play.state import replay_games
+    from kamisado.web.store.backup import main_restore as restore
+
+    return restore(argv, check=replay_games)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the web server (``kamisado web --help``).
 

@@ -19,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import datetime
 import json
+import sqlite3
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Self
 
 from kamisado.rules.board import SIDE_LETTERS, KamisadoError, Move
@@ -38,7 +40,7 @@ from kamisado.web.basics.views import (
 )
 from kamisado.web.store.storage import GameRow, new_id
 
-__all__ = ["DECLINED", "ENDINGS", "GameError", "GameState", "rematch_row"]
+__all__ = ["DECLINED", "ENDINGS", "GameError", "GameState", "rematch_row", "replay_games"]
 
 #: Actions that end a match before its points decide it (stored as actions,
 #: replayed like moves): ``resign-b`` Black resigns, ``time-g`` Gold's flag
@@ -370,3 +372,40 @@ def rematch_row(old: GameRow, seed: int) -> GameRow:
     if row.control is not None:
         row.set_clock(ClockState.start(row.control))
     return row
+
+
+def replay_games(conn: sqlite3.Connection, path: Path) -> None:
+    """Replay every game of the kamisado database on ``conn`` from its start
+    KPN through its actions in order, the way the server rebuilds a game
+    (:meth:`GameState.build`); :class:`BackupError`
+    naming the first game that does not replay and why.
+
+    >>> import sqlite3
+    >>> from pathlib import Path
+    >>> conn = sqlite3.connect(":memory:")
+    >>> _ = conn.executescript(
+    ...     "CREATE TABLE games (id, target, series, start_kpn);"
+    ...     "CREATE TABLE actions (game_id, seq, token);"
+    ...     "INSERT INTO games VALUES ('g1', 1, 0, 'garbage');")
+    >>> replay_games(conn, Path("b.sqlite3"))
+    Traceback (most recent call last):
+    ...
+    kamisado.web.store.backup.BackupError: b.sqlite3: game g1 does not replay: start KPN 'garbage', target 1: a KPN has 3 fields ...
+    """
+    from kamisado.web.store.backup import BackupError
+
+    for gid, target, series, kpn in conn.execute(
+            "SELECT id, target, series, start_kpn FROM games ORDER BY id").fetchall():
+        where = f"{path}: game {gid} does not replay"
+        try:
+            game = GameState.build(GameRow(gid, target=target, series=bool(series), start_kpn=kpn), [])
+        except (KamisadoError, TypeError) as exc:
+            raise BackupError(f"{where}: start KPN {kpn!r}, target {target!r}: {exc}") from None
+        tokens = conn.execute("SELECT seq, token FROM actions WHERE game_id = ? ORDER BY seq", (gid,))
+        for n, (seq, token) in enumerate(tokens.fetchall()):
+            if seq != n:
+                raise BackupError(f"{where}: action {n} missing (next stored: {seq})")
+            try:
+                game.apply(token)
+            except (KamisadoError, TypeError, AttributeError) as exc:
+                raise BackupError(f"{where}: action {seq} {token!r}: {exc}") from None
