@@ -252,6 +252,17 @@ def test_backup_refusals(capsys: pytest.CaptureFixture[str], db: Path, tmp_path:
     assert not (tmp_path / "b").exists() and not list(tmp_path.glob(".b.*"))  # nor a partial one
 
 
+def holding_one_game(target: Path) -> None:
+    """Make ``target`` a database that holds one game, ``mine``, with no actions."""
+    from kamisado.web.store.storage import GameRow
+
+    store = Store(str(target))
+    try:
+        store.create(GameRow.new("mine", target=3))
+    finally:
+        store.close()
+
+
 def test_restore_refusals_and_force(capsys: pytest.CaptureFixture[str], db: Path, tmp_path: Path) -> None:
     backup = tmp_path / "backup.sqlite3"
     assert run(capsys, "backup", str(backup), "--db", str(db))[0] == 0
@@ -281,13 +292,7 @@ def test_restore_refusals_and_force(capsys: pytest.CaptureFixture[str], db: Path
 
     # a database holding games is replaced only with --force
     target = tmp_path / "target.sqlite3"
-    store = Store(str(target))
-    try:
-        from kamisado.web.store.storage import GameRow
-
-        store.create(GameRow.new("mine", target=3))
-    finally:
-        store.close()
+    holding_one_game(target)
     refused(run(capsys, "restore", str(backup), "--db", str(target)), "restore", "holds 1 game;",
             "--force")
     assert stored(target) == {"mine": 0}
@@ -314,12 +319,6 @@ def test_restore_refuses_a_backup_whose_games_do_not_replay(
     refused(run(capsys, "restore", str(backup), "--db", str(fresh)), "restore", *needles)
     assert not fresh.exists()  # nothing written
     target = tmp_path / "target.sqlite3"
-    store = Store(str(target))
-    try:
-        from kamisado.web.store.storage import GameRow
-
-        store.create(GameRow.new("mine", target=3))
-    finally:
-        store.close()
+    holding_one_game(target)
     refused(run(capsys, "restore", str(backup), "--db", str(target), "--force"), "restore", *needles)
     assert stored(target) == {"mine": 0}  # as it was, even with --force
