@@ -161,6 +161,9 @@ def start(pg: Page, mode: str, target: str = "1", **selects: str) -> None:
             pg.select_option(f'select[name="{name}"]', value)
     pg.click("#start")
     expect(pg.locator("#view-play")).to_be_visible()
+    # the game's state has come (the page drops the board's count until it
+    # does, and takes no move meanwhile): a click before it would be lost
+    expect(pg.locator("#board")).to_have_attribute("data-seq", re.compile(r"\d"))
 
 
 def settings(pg: Page, lang: str | None = None, **checks: bool) -> None:
