@@ -113,8 +113,14 @@ def seq(pg: Page) -> int:
     return int(board.get_attribute("data-seq") or 0)
 
 
-def move(pg: Page, frm: str, to: str) -> None:
-    """Click a tower, then its destination; wait for the server's answer."""
+def move(pg: Page, frm: str, to: str, seen: int | None = None) -> None:
+    """Click a tower, then its destination; wait for the server's answer.
+
+    ``seen``: the actions the game holds before this move, waited for on this
+    page first (in a game of two pages the other's last move may not have
+    reached this one yet: counted from a stale board, the answer is missed)."""
+    if seen is not None:
+        expect(pg.locator("#board")).to_have_attribute("data-seq", str(seen))
     n = seq(pg)
     pg.locator(f'#board .square[data-square="{frm}"]').click()
     expect(pg.locator(f'#board .dest[data-dest="{to}"]')).to_have_count(1)
@@ -293,11 +299,11 @@ def take(base: str, out: Path, chromium: str, ignored: dict[str, list[generated.
         goto(opp, base, f"/game/{made['id']}?t={made['tokens']['g']}")
         expect(opp.locator("#board")).to_have_attribute("data-you", "g")
         for i, (frm, to) in enumerate(QUICK_WIN[:2]):
-            move(pg if i % 2 == 0 else opp, frm, to)
+            move(pg if i % 2 == 0 else opp, frm, to, seen=i)
         # the live timed game as the player to move sees it: both clocks, the board
         expect(pg.locator("#status")).to_contain_text("Your move")
         shoot(pg, out, "live", written, ignored)
-        move(pg, *QUICK_WIN[2])
+        move(pg, *QUICK_WIN[2], seen=2)
         expect(pg.locator("#result")).to_be_visible()
         expect(pg.locator(".seat .rating-change")).to_have_count(2)
         # a rated game's report is made by itself once the game is over: shot when it is done
