@@ -204,8 +204,27 @@ def main(argv: list[str] | None = None) -> int:
         help="a client closed for flooding frames is refused new websockets this long, in"
         f" {duration_help('s')} (default 60 s; 0: not at all)",
     )
+    parser.add_argument(
+        "--header-timeout", type=duration("s", -math.inf), default=10.0, metavar="TIME",
+        help="a connection that has not sent a whole request head this long after it opened"
+        f" (or after the last answer) is closed, in {duration_help('s')} (default 10 s; 0: never)",
+    )
+    parser.add_argument(
+        "--connections-per-address", type=int, default=256, metavar="N",
+        help="connections open at once from one address, at most; more are answered 503"
+        " (default 256; 0: no cap; the proxies of --forwarded-allow-ips are not capped so)",
+    )
+    parser.add_argument(
+        "--max-connections", type=int, default=None, metavar="N",
+        help="connections open at once, at most: at the cap the one that has waited longest"
+        " for its request head is closed, or else the new one answered 503 (default: the"
+        " file-descriptor limit less a reserve of a tenth, at least 100; 0: no cap)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    for name in ("ws_per_address", "ws_per_player", "ws_keep_out"):
+    for name in ("ws_per_address", "ws_per_player", "ws_keep_out", "header_timeout",
+                 "connections_per_address", "max_connections"):
+        if getattr(args, name) is None:
+            continue
         if not getattr(args, name) >= 0:
             option = "--" + name.replace("_", "-")
             parser.error(f"{option}: expected 0 or more, found {getattr(args, name):g}")
@@ -266,7 +285,9 @@ def _fail(message: str) -> int:
 def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     import uvicorn
 
+    from kamisado.web.edge.doors import DoorLimits, Doors, default_total, protocols
     from kamisado.web.edge.guard import SocketLimits
+    from kamisado.web.edge.public import forwarded_hosts
     from kamisado.web.site.ops import GracefulServer, configure_logging
     from kamisado.web.site.server import create_app
 
@@ -276,8 +297,14 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
                      session_idle=args.session_days * 24 * 3600, metrics_allow=args.metrics_allow,
                      public_url=args.public_url, forwarded_allow_ips=args.forwarded_allow_ips,
                      sockets=sockets)
+    proxies = () if args.forwarded_allow_ips is None else tuple(forwarded_hosts(args.forwarded_allow_ips))
+    doors = Doors(DoorLimits(
+        head_timeout=args.header_timeout, per_address=args.connections_per_address,
+        total=default_total() if args.max_connections is None else args.max_connections, exempt=proxies))
+    http, ws = protocols(doors)  # slow heads closed, connections capped (kamisado.web.edge.doors)
     config = uvicorn.Config(
         app,
+        http=http,
         host=args.host,
         port=args.port,
         log_config=log_config,
@@ -286,7 +313,7 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
         # own default believes localhost's, and any client on the machine could name any address)
         proxy_headers=False,
         loop="auto",  # uvloop (a dependency; not on Windows): a cheaper event loop
-        ws="websockets-sansio",
+        ws=ws,  # uvicorn's "websockets-sansio", counted by the doors
         ws_per_message_deflate=False,  # small frames: compressing costs more than it saves
         ws_max_size=65_536,
     )
