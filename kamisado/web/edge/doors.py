@@ -131,16 +131,19 @@ class Doors:
         limits = self.limits
         if limits.per_address and self._counts.get(peer, 0) >= limits.per_address \
                 and not limits.is_exempt(peer):
-            self.repeats.failed("refused connections: too many from one address", peer,
-                                level=logging.WARNING)
+            self.repeats.failed("refused connections: too many from one address", peer, Refused(
+                f"{limits.per_address} open from it (--connections-per-address)"), level=logging.WARNING, traceback=False)
             return "too many connections from this address"
         if limits.total and len(self._peers) >= limits.total:
             if not self._waiting:
-                self.repeats.failed("refused connections: too many open", peer, level=logging.WARNING)
+                self.repeats.failed("refused connections: too many open", peer, Refused(
+                    f"{limits.total} open, none waiting for its head (--max-connections)"),
+                    level=logging.WARNING, traceback=False)
                 return "too many connections"
             oldest = next(iter(self._waiting))
-            self.repeats.failed("closed the connections that waited longest for a request head:"
-                                " too many open", self._peers.get(oldest), level=logging.WARNING)
+            self.repeats.failed("closed the connections that waited longest for a request head",
+                                self._peers.get(oldest), Refused(f"{limits.total} open (--max-connections)"),
+                                level=logging.WARNING, traceback=False)
             self.release(oldest)
             self.evicted = [*self.evicted[-99:], oldest]
             self._close(oldest)
@@ -176,6 +179,10 @@ class Doors:
     def connections(self) -> Iterable[Any]:
         """Every connection counted."""
         return list(self._peers)
+
+
+class Refused(Exception):
+    """Why a connection was refused or closed (in the log's line)."""
 
 
 def _refuse(transport: asyncio.Transport, status: bytes, why: str) -> None:
@@ -248,7 +255,8 @@ def protocols(doors: Doors) -> tuple[type[H11Protocol], type[WebSocketsSansIOPro
             if self.conn.trailing_data[0]:  # part of a head came: say why (a silent preconnect is not logged)
                 self.gate.repeats.failed(
                     f"closed connections that sent no whole request head in {self.gate.limits.head_timeout:g} s",
-                    self.client[0] if self.client else None, level=logging.WARNING)
+                    self.client[0] if self.client else None, Refused("too slow (--header-timeout)"),
+                    level=logging.WARNING, traceback=False)
                 _refuse(self.transport, b"408 Request Timeout", "the request head took too long")
             else:
                 self.transport.close()
