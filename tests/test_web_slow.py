@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -186,3 +190,38 @@ def test_at_the_cap_the_longest_waiting_head_makes_room_else_the_new_one_is_refu
             assert second.recv(65536).startswith(b"HTTP/1.1 200 ")
         first.close()
         second.close()
+
+
+def test_kamisado_web_closes_slow_heads_and_caps_an_address(tmp_path: Path) -> None:
+    """The options reach the server: ``kamisado web`` itself (a subprocess)."""
+    argv = [sys.executable, "-m", "kamisado.cli", "web", "--port", "0", "--no-browser", "--workers", "1",
+            "--db", str(tmp_path / "g.sqlite3"), "--header-timeout", "300ms",
+            "--connections-per-address", "2", "--max-connections", "50"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        port = next(int(found.group(1)) for line in proc.stdout
+                    if (found := re.search(r"serving on http://[\d.]+:(\d+)/", line)))
+        slow, held = opened(port), opened(port)
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-a: b")
+        refused = until_closed(opened(port))
+        assert refused.startswith(b"HTTP/1.1 503 ") and b"too many connections from this address" in refused
+        assert answer_healthz(opened(port, "127.0.0.2")).startswith(b"HTTP/1.1 200 ")
+        assert until_closed(slow).startswith(b"HTTP/1.1 408 ")
+        assert until_closed(held) == b""
+    finally:
+        proc.terminate()
+        proc.communicate(timeout=60)
+
+
+def answer_healthz(sock: socket.socket) -> bytes:
+    sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    return until_closed(sock)
+
+
+@pytest.mark.parametrize("option", ["--header-timeout", "--connections-per-address", "--max-connections"])
+def test_the_options_are_checked(option: str) -> None:
+    result = subprocess.run([sys.executable, "-m", "kamisado.cli", "web", "--no-browser", option, "-1"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines()[-1].endswith(f"{option}: expected 0 or more, found -1")
