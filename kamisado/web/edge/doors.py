@@ -14,7 +14,7 @@ websocket protocol, subclassed; passed as ``uvicorn.Config(http=..., ws=...)``):
   whose head came is never cut by this: its body has its own limit
   (:mod:`kamisado.web.edge.edge`), and an upgraded websocket none.
 - **A cap per address.** At most ``per_address`` connections open at once
-  from one peer address; the next is answered 503 with
+  from one peer address (IPv6: its /64); the next is answered 503 with
   ``Connection: close`` at once. The reverse proxies of
   ``--forwarded-allow-ips`` are not capped so (every visitor comes through
   them: the peer is the proxy; the proxy caps its own clients).
@@ -32,8 +32,11 @@ Refusals and timeouts are logged once a minute with a count
 >>> doors.admit(a, "10.0.0.1"), doors.admit(b, "10.0.0.1"), doors.admit(c, "10.0.0.1")
 (None, None, 'too many connections from this address')
 >>> doors.waits(a); doors.waits(b); doors.admit(c, "10.0.0.2")  # at the cap: a waited longest
->>> doors.evicted == [a], len(doors), doors.waiting()
-(True, 2, 1)
+>>> doors.evictions, len(doors), doors.waiting()
+(1, 2, 1)
+>>> v6 = Doors(DoorLimits(per_address=1))  # IPv6: one /64 is one address
+>>> v6.admit(a, "2001:db8::1"), v6.admit(b, "2001:db8::2"), v6.admit(c, "2001:db8:0:1::1")
+(None, 'too many connections from this address', None)
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import asyncio
 import ipaddress
 import logging
 import resource
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -51,6 +54,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from kamisado.web.basics.noise import Repeats
+from kamisado.web.edge.guard import client_key
 
 __all__ = ["DoorLimits", "Doors", "default_total", "protocols"]
 
@@ -115,21 +119,23 @@ class Doors:
         self.limits = limits
         self._close = close or (lambda conn: conn.close())
         self.repeats = repeats or Repeats(log)
-        self._peers: dict[Any, str] = {}
+        self._peers: dict[Any, str] = {}  # connection: its client_key (addr:...)
         self._counts: dict[str, int] = {}
         self._waiting: dict[Any, None] = {}  # ordered: the longest-waiting first
-        #: the connections closed to make room (the last 100), for tests and benches
-        self.evicted: list[Any] = []
+        #: how many connections were closed to make room
+        self.evictions = 0
 
     def __len__(self) -> int:
         return len(self._peers)
 
     def admit(self, conn: Any, peer: str) -> str | None:
-        """Count ``conn`` from ``peer`` in, or say why not (it is then not
-        counted): too many from its address, or too many in all with none
-        waiting for its head (else the longest-waiting is closed)."""
+        """Count ``conn`` from ``peer`` (an address: IPv6 counted by its
+        /64) in, or say why not (it is then not counted): too many from its
+        address, or too many in all with none waiting for its head (else the
+        longest-waiting is closed)."""
         limits = self.limits
-        if limits.per_address and self._counts.get(peer, 0) >= limits.per_address \
+        key = client_key({"client": (peer, 0)})
+        if limits.per_address and self._counts.get(key, 0) >= limits.per_address \
                 and not limits.is_exempt(peer):
             self.repeats.failed("refused connections: too many from one address", peer, Refused(
                 f"{limits.per_address} open from it (--connections-per-address)"), level=logging.WARNING, traceback=False)
@@ -142,13 +148,13 @@ class Doors:
                 return "too many connections"
             oldest = next(iter(self._waiting))
             self.repeats.failed("closed the connections that waited longest for a request head",
-                                self._peers.get(oldest), Refused(f"{limits.total} open (--max-connections)"),
+                                self._peers.get(oldest, "")[5:], Refused(f"{limits.total} open (--max-connections)"),
                                 level=logging.WARNING, traceback=False)
             self.release(oldest)
-            self.evicted = [*self.evicted[-99:], oldest]
+            self.evictions += 1
             self._close(oldest)
-        self._peers[conn] = peer
-        self._counts[peer] = self._counts.get(peer, 0) + 1
+        self._peers[conn] = key
+        self._counts[key] = self._counts.get(key, 0) + 1
         return None
 
     def waits(self, conn: Any) -> None:
@@ -175,10 +181,6 @@ class Doors:
     def waiting(self) -> int:
         """How many connections wait for a request head."""
         return len(self._waiting)
-
-    def connections(self) -> Iterable[Any]:
-        """Every connection counted."""
-        return list(self._peers)
 
 
 class Refused(Exception):
