@@ -123,6 +123,18 @@ def test_a_slow_head_is_closed_with_408_and_a_silent_connection_without_a_word()
         wait_for(lambda: len(doors) == 0)
 
 
+def test_a_head_trickled_a_byte_at_a_time_is_closed_all_the_same() -> None:
+    """Each byte that comes does not restart the clock (slowloris)."""
+    with serving(DoorLimits(head_timeout=0.5, per_address=0)) as (port, doors):
+        sock = opened(port)
+        sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-a: ")
+        deadline = time.monotonic() + DEADLINE_S
+        with pytest.raises(OSError):  # the server closed it: a send fails (reset, broken pipe)
+            while time.monotonic() < deadline:
+                sock.sendall(b"b")
+                time.sleep(0.02)  # the client's pace, not a wait for the server
+
+
 def test_a_kept_alive_connection_is_not_cut_mid_request_but_its_next_head_is_timed() -> None:
     with serving(DoorLimits(head_timeout=0.3, per_address=0)) as (port, doors):
         sock = opened(port)
