@@ -42,6 +42,7 @@ Refusals and timeouts are logged once a minute with a count
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import logging
 import resource
@@ -105,7 +106,12 @@ class DoorLimits:
             address = ipaddress.ip_address(peer)
         except ValueError:
             return False
-        return any(address in ipaddress.ip_network(net, strict=False) for net in self.exempt)
+        return any(address in net for net in _networks(self.exempt))
+
+
+@functools.lru_cache(maxsize=8)
+def _networks(items: tuple[str, ...]) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(item, strict=False) for item in items)
 
 
 class Doors:
