@@ -34,7 +34,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from kamisado.web.basics.text import unseeable
@@ -100,7 +100,7 @@ def when(at: float) -> str:
     >>> when(0.0)
     '1970-01-01 00:00 UTC'
     """
-    return datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def check_hours(value: Any) -> float:
