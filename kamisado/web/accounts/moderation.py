@@ -239,12 +239,12 @@ class Moderation:
 
     def mute(self, actor: Actor, player: str, hours: Any, reason: Any = None) -> float:
         """Mute a player for ``hours``: until when (seconds)."""
-        hours = check_hours(hours)
+        length = check_hours(hours)
         note = check_note(reason)
         self.player(player)
-        until = self.clock() + hours * 3600.0
+        until = self.clock() + length * 3600.0
         self.store.set_muted(player, until)
-        self._audit(actor, "mute", player, note, f"{hours:g} h")
+        self._audit(actor, "mute", player, note, f"{length:g} h")
         return until
 
     def unmute(self, actor: Actor, player: str, reason: Any = None) -> None:
