@@ -139,7 +139,8 @@ def test_quick_pairing_never_pairs_a_blocker_with_the_blocked(client: TestClient
     assert ann.post(f"/api/players/{bob_id}/block").status_code == 200
     wa = seek(ann, "3+2")
     wb = seek(bob, "3+2")
-    assert match(client) == 0  # either way round
+    assert match(client) == 0  # either way round (by this pass or the ones the seeks ran)
+    assert lobby_of(client).seeks.paired == 0
     assert [r["game"] for r in seek_rows(client)] == [None, None]
     assert ann.delete(f"/api/players/{bob_id}/block").status_code == 200
     assert match(client) == 1
@@ -291,3 +292,22 @@ def test_a_non_moderator_gets_403_on_every_moderator_route(client: TestClient) -
             r = c.post(f"/api/mod/players/{bob_id}/{action}", json={"hours": 1})
             assert r.status_code == 403 and r.json() == {"error": "moderators only"}
     assert joined  # (the chat kit's helpers are shared with the chat's tests)
+
+
+def test_a_websocket_open_when_its_account_closed_elsewhere_neither_chats_nor_pairs(
+        client: TestClient, db: Path) -> None:
+    ann, _ = account(client, "ann")
+    bob, _ = account(client, "bob")
+    cy, _ = account(client, "cyril")
+    gid, wb, wg = online_pair(ann, bob)
+    wseek = connect(bob)  # Bob's pages stay open: closed through another process (the command line)
+    assert admin.main(["close", "bob", "--db", str(db)]) == 0
+    wg.send_json({"type": "chat", "text": "still here"})
+    refused = frames(wg, "error")
+    assert refused["code"] == "closed" and refused["message"] == "chat: this account was closed by a moderator"
+    wseek.send_json({"type": "seek", "speed": "3+2", "rated": False})
+    frames(wseek, "seeking")
+    seek(cy, "3+2")
+    assert match(client) == 0  # Bob's seek is never paired (by this pass or the one the seek ran)
+    assert lobby_of(client).seeks.paired == 0
+    assert gid and wb

@@ -195,10 +195,12 @@ async def say(game: Game, conn: Conn, msg: ChatMsg) -> None:
     store = game.store
     if conn.player is not None:
         try:
-            until = await store.call(store.muted_until, conn.player)
+            until, closed = await store.call(store.standing, conn.player)
         except Exception as exc:
             game.served_by.repeats.failed("could not read a mute", game.row.id, exc)
             raise GameError("storage", "chat: the message could not be saved; try again") from None
+        if closed is not None:  # (a websocket of another process, until its session watch closes it)
+            raise GameError("closed", "chat: this account was closed by a moderator")
         if until is not None and until > time.time():
             raise GameError("muted", _muted_text(until))
     try:

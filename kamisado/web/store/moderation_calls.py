@@ -106,12 +106,16 @@ class ModerationCalls:
             rows = tx.run(sa.select(*_PLAYER).where(players.c.account == account)).mappings()
         return rows[0] if rows else None
 
-    def muted_until(self, player: str) -> float | None:
-        """Until when a player is muted (seconds; ``None``: never muted, or
-        unmuted; the caller compares with the time)."""
+    def standing(self, player: str) -> tuple[float | None, float | None]:
+        """Until when a player is muted and since when its account is
+        closed (seconds; ``None``: not; the caller compares the mute's end
+        with the time)."""
         with self._db.read() as tx:
-            value = tx.run(sa.select(players.c.muted_until).where(players.c.id == player)).scalar()
-        return None if value is None else float(value)
+            rows = tx.run(sa.select(players.c.muted_until, players.c.closed).where(players.c.id == player)).rows
+        if not rows:
+            return None, None
+        muted, closed = rows[0]
+        return (None if muted is None else float(muted)), (None if closed is None else float(closed))
 
     def set_roles(self, player: str, roles: str | None) -> None:
         """A player's roles (space-separated; ``None``: none)."""

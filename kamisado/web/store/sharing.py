@@ -30,6 +30,7 @@ from kamisado.web.store.schema import (
     ratings,
     seeks,
 )
+from kamisado.web.store.schema import players as people
 
 __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 
@@ -415,6 +416,9 @@ class SharedCalls:
                 .with_for_update(skip_locked=True)
             ).mappings()
             seekers = sorted({r["player"] for r in rows})
+            closed = set(tx.run(sa.select(people.c.id).where(
+                people.c.id.in_(seekers), people.c.closed.is_not(None))).scalars()) if seekers else set()
+            rows = [r for r in rows if r["player"] not in closed]  # (a closed account's seek, until it goes)
             apart = {(str(a), str(b)) for a, b in tx.run(sa.select(blocks.c.blocker, blocks.c.blocked).where(
                 blocks.c.blocker.in_(seekers), blocks.c.blocked.in_(seekers))).rows} if len(seekers) > 1 else set()
             pairs = pairer(rows, now_ms, apart)
