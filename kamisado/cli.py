@@ -351,6 +351,7 @@ PLUGINS: dict[str, tuple[str, str]] = {
     "worker": ("kamisado.web.work.jobs:main", "think for kamisado web --queue: computer moves and analysis"),
     "backup": ("kamisado.web.store.backup:main_backup", "copy kamisado web's SQLite database, while it plays"),
     "restore": ("kamisado.web:main_restore", "put a backup back (never under a running server)"),
+    "admin": ("kamisado.web.accounts.admin:main", "moderate kamisado web: roles, reports, mutes, closed accounts"),
     "play": ("kamisado.tui:main", "play in the terminal"),
     "engine": ("kamisado.protocol.kei:main", "speak the engine protocol on stdin/stdout"),
     "tournament": ("kamisado.protocol.tournament_cli:main", "play a tournament between engines"),

@@ -147,7 +147,8 @@ def test_sign_up_sign_in_and_sign_out_with_clear_errors(app_client: TestClient) 
     assert "at least 8" in post(c, "/api/signup", {"account": "ann", "password": "short"}, 400)["error"]
     assert "JSON object" in c.post("/api/signup", content=b"[1]").json()["error"]
     done = post(c, "/api/signup", {"account": "Ann_1", "password": "correct horse"})
-    assert done == {"id": anon["id"], "name": "Ann_1", "account": "ann_1", "signed_in": True}
+    assert done == {"id": anon["id"], "name": "Ann_1", "account": "ann_1", "signed_in": True,
+                    "moderator": False, "muted_until": None}
     assert "sign out first" in post(c, "/api/signup", {"account": "other", "password": "12345678"}, 409)["error"]
     other = browser(c)
     taken = post(other, "/api/signup", {"account": "ANN_1", "password": "12345678"}, 409)

@@ -94,6 +94,7 @@ MAX_NAME = 40
 #: ``last_seen`` is written at most this often (seconds) per player.
 SEEN_EVERY_S = 3600.0
 WRONG = "wrong account name or password"
+CLOSED = "this account was closed by a moderator"
 
 log = logging.getLogger("kamisado.web")
 
@@ -115,11 +116,24 @@ class Player:
     account: str | None
     created: float
     last_seen: float
+    #: moderation (:mod:`kamisado.web.accounts.moderation`): the account's
+    #: roles (space-separated), until when it is muted, since when closed
+    roles: str | None = None
+    muted_until: float | None = None
+    closed: float | None = None
+
+    @property
+    def moderator(self) -> bool:
+        """Whether the account holds the ``moderator`` role."""
+        return "moderator" in (self.roles or "").split()
 
     def view(self) -> dict[str, Any]:
-        """The player as ``GET /api/me`` answers it."""
+        """The player as ``GET /api/me`` answers it (``muted_until``: the
+        end of a mute not over yet, in seconds since the epoch, else null)."""
+        muted = self.muted_until if self.muted_until is not None and self.muted_until > time.time() else None
         return {"id": self.id, "name": self.name, "account": self.account,
-                "signed_in": self.account is not None}
+                "signed_in": self.account is not None, "moderator": self.moderator,
+                "muted_until": muted}
 
 
 def new_player_id() -> str:
@@ -259,7 +273,8 @@ class Players:
     def _row(self, conn: sa.Connection, where: Any) -> Player | None:
         row = conn.execute(
             sa.select(players.c.id, players.c.name, players.c.account,
-                      players.c.created, players.c.last_seen).where(where)
+                      players.c.created, players.c.last_seen, players.c.roles,
+                      players.c.muted_until, players.c.closed).where(where)
         ).first()
         return None if row is None else Player(*row)
 
@@ -334,7 +349,9 @@ class Players:
         against a dummy hash.  Every attempt on a well-formed name counts
         against it, whoever makes it from wherever (:class:`SignInLocks`):
         after a few failures the name is locked, and :class:`AccountLocked`
-        (429) answers without looking at the password."""
+        (429) answers without looking at the password.  An account a
+        moderator closed is refused (403, :data:`CLOSED`) once the password
+        is right."""
         if not isinstance(account, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
             raise PlayerError(WRONG, 401)
         name = account.lower()
@@ -354,6 +371,8 @@ class Players:
         player = self.get(row[0])
         if player is None:
             raise PlayerError(WRONG, 401)
+        if player.closed is not None:
+            raise PlayerError(CLOSED, 403)
         return player
 
     def _verify(self, hashed: str, password: str) -> bool:
@@ -399,7 +418,8 @@ class Players:
         found = self.sessions.player(token)
         if found is None or (player_id is not None and found != player_id):
             return None
-        return self.get(found)
+        player = self.get(found)
+        return None if player is None or player.closed is not None else player
 
     def password_hash(self, player_id: str) -> str | None:
         """The stored hash of a player's password (for tests and audits)."""

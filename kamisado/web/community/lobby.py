@@ -17,6 +17,11 @@ each process lists every process's challenges, a challenge is taken once
 (``DELETE ... RETURNING``) whichever process accepts it, and the process
 holding the poster sends it ``started``.
 
+A direct challenge from a player its addressee blocks (docs/web-moderation.md)
+is answered as any other (``challenging``) but never reaches them: it is
+kept in its poster's process alone (``hidden``), never stored, listed or
+announced, and nobody can accept or decline it.
+
 >>> lobby = Lobby()
 >>> lobby.challenges
 {}
@@ -91,6 +96,8 @@ class Challenge:
     msg: ChallengeMsg
     provisional: bool = False
     created: float = field(default_factory=time.time)
+    #: a direct challenge its addressee blocks the poster of: never shown to them
+    hidden: bool = False
 
     def view(self, viewer: Conn) -> dict[str, Any]:
         """The challenge as the ``lobby`` frame shows it to ``viewer``."""
@@ -282,7 +289,8 @@ class Lobby:
         self.watchers.discard(conn)
         await self.seeks.gone(conn)
         gone = [cid for cid, c in self.challenges.items() if c.conn is conn]
-        direct = [self.challenges[cid] for cid in gone if self.challenges[cid].msg.to is not None]
+        direct = [self.challenges[cid] for cid in gone
+                  if self.challenges[cid].msg.to is not None and not self.challenges[cid].hidden]
         for cid in gone:
             del self.challenges[cid]
         for challenge in direct:
@@ -311,6 +319,11 @@ class Lobby:
             if not await self.online(hub, msg.to):
                 raise GameError("offline", "challenge: that player is not online now;"
                                 " challenge them when they are")
+            if await _blocks(hub, msg.to, conn.player):  # answered alike, shown to nobody
+                hidden = Challenge(new_id(), conn, conn.player, conn.name, None, msg, hidden=True)
+                self.challenges[hidden.id] = hidden
+                await self._raw(conn, _frame({"type": "challenging", "challenge": hidden.view(conn)}))
+                return hidden
         rating: int | None = None
         provisional = False
         speed = speed_of(msg.clock.days if msg.clock else None,
@@ -376,7 +389,7 @@ class Lobby:
             self.bind(hub)
             return await self._accept_shared(hub, conn, msg)
         challenge = self.challenges.get(msg.challenge)
-        if challenge is None:
+        if challenge is None or challenge.hidden:
             raise GameError("no_challenge", f"accept: the challenge {msg.challenge!r} is gone")
         if conn.player is None:
             raise GameError("no_player", "accept: open the page first (the lobby needs a player)")
@@ -526,7 +539,13 @@ class Lobby:
             pending = [self._row_view(r, conn) for r in self._rows if r.get("to_player") == conn.player]
         else:
             pending = [c.view(conn) for c in sorted(self.challenges.values(), key=lambda c: c.created)
-                       if c.msg.to == conn.player]
+                       if c.msg.to == conn.player and not c.hidden]
+        try:  # a challenge of a player blocked after it was made
+            blocked = await hub.store.call(hub.store.blocking, [(conn.player, c["by"]["player"]) for c in pending])
+        except Exception as exc:
+            hub.repeats.failed("could not read the blocks", None, exc)
+            blocked = set()
+        pending = [c for c in pending if (conn.player, c["by"]["player"]) not in blocked]
         await self._raw(conn, _frame({"type": "notices", "challenges": pending}))
 
     async def decline(self, hub: Hub, conn: Conn, msg: DeclineMsg) -> None:
@@ -541,7 +560,7 @@ class Lobby:
                 raise GameError("storage", "decline: the lobby could not be read; try again") from None
             to = None if row is None else row.get("to_player")
         else:
-            to = None if local is None else local.msg.to
+            to = None if local is None or local.hidden else local.msg.to
         if to is None or conn.player is None or to != conn.player:
             raise GameError("no_challenge", f"decline: no challenge {msg.challenge!r} to you")
         if hub.store.shared:
@@ -596,6 +615,16 @@ class Lobby:
     async def _raw(conn: Conn, frame: str) -> None:
         with contextlib.suppress(Exception):
             await conn.send_text(frame)
+
+
+async def _blocks(hub: Hub, blocker: str, blocked: str) -> bool:
+    """Whether ``blocker`` blocks ``blocked`` (the store's truth, shared by
+    every process)."""
+    try:
+        return bool(await hub.store.call(hub.store.blocking, [(blocker, blocked)]))
+    except Exception:
+        log.exception("could not read a block")
+        raise GameError("storage", "challenge: it could not be saved; try again") from None
 
 
 async def _take(hub: Hub, challenge_id: str, what: str) -> dict[str, Any]:

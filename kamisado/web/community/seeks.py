@@ -53,7 +53,7 @@ import contextlib
 import json
 import logging
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -119,11 +119,15 @@ def rating_range(waited_ms: int) -> int:
     return min(RANGE_MAX, RANGE_START + RANGE_STEP * steps)
 
 
-def compatible(a: dict[str, Any], b: dict[str, Any], now_ms: int) -> bool:
+def compatible(a: dict[str, Any], b: dict[str, Any], now_ms: int,
+               apart: Collection[tuple[str, str]] = ()) -> bool:
     """Whether two seeks (rows of ``seeks``) may be paired at ``now_ms``:
-    the same speed, both rated or both casual, two players, and (rated) the
-    ratings within the wider of the two seeks' ranges."""
+    the same speed, both rated or both casual, two players, neither
+    blocking the other (``apart``: the ``(blocker, blocked)`` pairs), and
+    (rated) the ratings within the wider of the two seeks' ranges."""
     if a["speed"] != b["speed"] or bool(a["rated"]) != bool(b["rated"]) or a["player"] == b["player"]:
+        return False
+    if (a["player"], b["player"]) in apart or (b["player"], a["player"]) in apart:
         return False
     if not a["rated"]:
         return True
@@ -131,10 +135,12 @@ def compatible(a: dict[str, Any], b: dict[str, Any], now_ms: int) -> bool:
     return abs(int(a["rating"] or 1500) - int(b["rating"] or 1500)) <= reach
 
 
-def pair_up(rows: list[dict[str, Any]], now_ms: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+def pair_up(rows: list[dict[str, Any]], now_ms: int,
+            apart: Collection[tuple[str, str]] = ()) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     """The pairs of a pass: the seeks oldest first, each paired with the
     compatible seek nearest in rating (the older first on a tie); a player
-    is paired once (their other seeks go)."""
+    is paired once (their other seeks go); two players one of whom blocks
+    the other (``apart``: ``(blocker, blocked)`` pairs) never are."""
     order = sorted(rows, key=lambda r: (int(r["created"]), r["id"]))
     busy: set[str] = set()
     pairs: list[tuple[dict[str, Any], dict[str, Any]]] = []
@@ -143,7 +149,7 @@ def pair_up(rows: list[dict[str, Any]], now_ms: int) -> list[tuple[dict[str, Any
             continue
         best: dict[str, Any] | None = None
         for b in order[i + 1:]:
-            if b["player"] in busy or not compatible(a, b, now_ms):
+            if b["player"] in busy or not compatible(a, b, now_ms, apart):
                 continue
             if best is None or abs(int(b["rating"] or 1500) - int(a["rating"] or 1500)) < abs(
                     int(best["rating"] or 1500) - int(a["rating"] or 1500)):

@@ -123,6 +123,8 @@ LIMITS: dict[str, Limit] = {
         Limit("account", 10 / 60, 10, "sign-up and sign-in attempts"),
         # chat messages (kamisado.web.play.chat), per address and per player
         Limit("chat", 20 / 60, 8, "chat messages"),
+        # players' reports of players (POST /api/players/{id}/report)
+        Limit("complaint", 10 / 3600, 5, "player reports"),
         Limit("frame", 30.0, 60, "websocket frames"),
         Limit("flood", 300.0, 600, "websocket frames"),
     )
@@ -157,10 +159,12 @@ def route_limit(method: str, path: str) -> str | None:
 
     >>> route_limit("GET", "/api/games/abc/match.gif"), route_limit("GET", "/api/games/abc/steps")
     ('gif', None)
-    >>> route_limit("POST", "/api/puzzles/attempts/12")
-    'analysis'
+    >>> route_limit("POST", "/api/puzzles/attempts/12"), route_limit("POST", "/api/players/abc/report")
+    ('analysis', 'complaint')
     """
     name = ROUTE_LIMITS.get((method, path))
+    if name is None and method == "POST" and path.startswith("/api/players/") and path.endswith("/report"):
+        name = "complaint"
     if name is None and method == "POST" and path.startswith("/api/puzzles/attempts/"):
         name = "analysis"  # a puzzle move: the solver may judge it and reply
     if name is None and path.startswith("/api/games/"):

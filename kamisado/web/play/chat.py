@@ -16,6 +16,12 @@ same PostgreSQL database hears of it (``NOTIFY``, kind ``chat``:
 game (:func:`refresh`).  The page shows every message as text, never as
 HTML; muting the opponent is the page's (kept in the browser).
 
+Moderation (docs/web-moderation.md): a player a moderator muted is refused
+(``muted``, with the time the mute ends), so their chat reaches nobody;
+a message is never sent to a connection whose player blocks its writer
+(at delivery and in the history a join is sent; the blocks are read from
+the store, so a block made through any process counts).
+
 A join is sent its room's last messages (:func:`history`).  Each room is
 read from the store once while the game is in memory
 (:attr:`kamisado.web.play.game.Game.chat_log`), on the event loop, and kept up
@@ -29,6 +35,8 @@ what was read (:func:`forget`) and which games were unwritten.
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from kamisado.rules.board import SIDE_LETTERS
@@ -129,19 +137,48 @@ def forget(game: Game) -> None:
     game.chat_read.clear()
 
 
+async def _blocked(game: Game, readers: list[Conn], rows: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """Which ``(reader, writer)`` players of these readers and messages are
+    blocks (one read of the store; none when no message has a writer)."""
+    pairs = sorted({(c.player, r["player"]) for c in readers for r in rows
+                    if c.player is not None and r.get("player") and c.player != r["player"]})
+    if not pairs:
+        return set()
+    store = game.store
+    try:
+        found: set[tuple[str, str]] = await store.call(store.blocking, pairs)
+    except Exception as exc:  # the store is away: better unsent than sent to a blocker
+        game.served_by.repeats.failed("could not read the blocks", game.row.id, exc)
+        return set(pairs)
+    return found
+
+
 async def _send(game: Game, rows: list[dict[str, Any]]) -> None:
     """Send messages to the game's connections on this process, each room's
-    to its readers, and remember them (:func:`_remember`)."""
+    to its readers (none to a reader whose player blocks its writer), and
+    remember them (:func:`_remember`)."""
     _remember(game, rows)
+    readers = list(game.conns)
+    blocked = await _blocked(game, readers, rows)
     for room in ROOMS:
-        messages = [_wire(r) for r in rows if r["room"] == room]
-        if not messages:
+        mine = [r for r in rows if r["room"] == room]
+        if not mine:
             continue
-        text = ChatFrame(game.row.id, room, messages).to_json()
-        for conn in list(game.conns):
-            if room_of(conn) == room:
+        text = ChatFrame(game.row.id, room, [_wire(r) for r in mine]).to_json()
+        for conn in readers:
+            if room_of(conn) != room:
+                continue
+            shown = [r for r in mine if (conn.player, r.get("player")) not in blocked]
+            if len(shown) == len(mine):
                 await game.send(conn, text)
+            elif shown:
+                await game.send(conn, ChatFrame(game.row.id, room, [_wire(r) for r in shown]).to_json())
     game.chat_seen.update(r["id"] for r in rows)
+
+
+def _muted_text(until: float) -> str:
+    at = datetime.fromtimestamp(until, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"chat: a moderator muted you until {at}; your messages reach nobody until then"
 
 
 async def say(game: Game, conn: Conn, msg: ChatMsg) -> None:
@@ -156,6 +193,16 @@ async def say(game: Game, conn: Conn, msg: ChatMsg) -> None:
     else:
         name = conn.name
     store = game.store
+    if conn.player is not None:
+        try:
+            until, closed = await store.call(store.standing, conn.player)
+        except Exception as exc:
+            game.served_by.repeats.failed("could not read a mute", game.row.id, exc)
+            raise GameError("storage", "chat: the message could not be saved; try again") from None
+        if closed is not None:  # (a websocket of another process, until its session watch closes it)
+            raise GameError("closed", "chat: this account was closed by a moderator")
+        if until is not None and until > time.time():
+            raise GameError("muted", _muted_text(until))
     try:
         row = await store.call(store.add_chat, game.row.id, room, conn.player, name, side,
                                msg.text, msg.canned)
@@ -190,9 +237,12 @@ async def history(game: Game, conn: Conn) -> None:
         _remember(game, read)
         game.chat_read.add(room)
     rows = game.chat_log.get(room, [])
+    if rows:
+        blocked = await _blocked(game, [conn], rows)
+        game.chat_seen.update(r["id"] for r in rows)
+        rows = [r for r in rows if (conn.player, r.get("player")) not in blocked]
     if not rows:
         return
-    game.chat_seen.update(r["id"] for r in rows)
     await game.send(conn, ChatFrame(game.row.id, room, [_wire(r) for r in rows], True).to_json())
 
 

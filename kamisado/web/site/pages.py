@@ -33,6 +33,7 @@ from kamisado.web.edge.public import PublicSite
 from kamisado.web.play.game import Game
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
+from kamisado.web.site.moderation import blocked_for
 from kamisado.web.store.storage import GameRow
 
 __all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "STATIC", "bad", "game_or_404", "hub_of", "read_body"]
@@ -298,7 +299,8 @@ async def _player_or_404(request: Request) -> Player | Response:
 
 async def player_page(request: Request) -> Response:
     """``GET /api/players/{id}``: a player as others see it: name, ratings
-    per speed, rating history, online games (no token, no account name)."""
+    per speed, rating history, online games (no token, no account name),
+    and whether the viewer blocks it (``blocked``)."""
     player = await _player_or_404(request)
     if isinstance(player, Response):
         return player
@@ -321,8 +323,14 @@ async def player_page(request: Request) -> Response:
         item["you"] = [SIDE_LETTERS[s] for s, owner in enumerate(row.owners) if owner == player.id]
         games.append(item)
     lobby: Lobby = request.app.state.lobby
+    try:
+        blocked = await blocked_for(request, player.id)
+    except Exception:
+        log.exception("could not read a block")
+        return bad("the store cannot be read; try again", 503)
     return JSONResponse({
         "online": await lobby.online(hub, player.id),
+        "blocked": blocked,
         "results": {speed: results.get(speed, {"won": 0, "lost": 0}) for speed in SPEEDS},
         "recent": recent,
         "id": player.id,

@@ -64,6 +64,7 @@ from kamisado.web.site.analysis import (
     reply,
 )
 from kamisado.web.site.engine_data import ROUTES as ENGINE_DATA_ROUTES
+from kamisado.web.site.moderation import ROUTES as MODERATION_ROUTES
 from kamisado.web.site.images import board_png, board_svg, match_gif
 from kamisado.web.site.offline import ROUTES as OFFLINE_ROUTES
 from kamisado.web.site.ops import LOCALHOST, Network
@@ -235,6 +236,7 @@ ROUTES = [
     Route("/api/lessons", lessons),
     *PUZZLE_ROUTES,
     *PLAYER_ROUTES,
+    *MODERATION_ROUTES,
     *OPS_ROUTES,
     *OFFLINE_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),

@@ -84,7 +84,8 @@ class PlayerCalls:
     def leaderboard(self, speed: str, since: float, limit: int = 50) -> list[dict[str, Any]]:
         """The best ``limit`` players at ``speed`` who played a rated game
         there at or after ``since`` (seconds), highest rating first; a
-        provisional rating is left out (as lichess does)."""
+        provisional rating is left out (as lichess does), and so is an
+        account a moderator closed."""
         active = (
             sa.select(rating_history.c.player)
             .where(rating_history.c.speed == speed, rating_history.c.at >= since)
@@ -95,7 +96,7 @@ class PlayerCalls:
                 sa.select(ratings.c.player, players.c.name, ratings.c.rating, ratings.c.rd, ratings.c.games)
                 .select_from(ratings.join(players, players.c.id == ratings.c.player))
                 .where(ratings.c.speed == speed, ratings.c.rd <= PROVISIONAL_RD,
-                       ratings.c.player.in_(active))
+                       ratings.c.player.in_(active), players.c.closed.is_(None))
                 .order_by(ratings.c.rating.desc(), ratings.c.player)
                 .limit(limit)
             ).mappings()

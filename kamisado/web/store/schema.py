@@ -38,6 +38,11 @@ Made and changed only by the Alembic migrations in
 ``seeks``
     the lobby's quick pairing: who seeks a game at which speed (revision
     0012; :mod:`kamisado.web.community.seeks`).
+``blocks``, ``player_reports``, ``mod_audit``
+    moderation (revision 0016; :mod:`kamisado.web.accounts.moderation`): who
+    blocks whom, players' reports of players (not a game's report), and
+    every moderator's action; ``players`` then says an account's roles,
+    until when it is muted, and since when it is closed.
 
 A row of ``games`` is read and written as a :class:`GameRow`.
 """
@@ -57,10 +62,13 @@ from kamisado.web.basics.clocks import ClockState, TimeControl
 __all__ = [
     "GameRow",
     "actions",
+    "blocks",
     "challenges",
     "chat",
     "games",
     "metadata",
+    "mod_audit",
+    "player_reports",
     "players",
     "presence",
     "puzzle_attempts",
@@ -150,6 +158,12 @@ players = sa.Table(
     sa.Column("name", sa.String(40), nullable=False),
     sa.Column("account", sa.String(30), nullable=True),
     sa.Column("password_hash", sa.String(200), nullable=True),
+    # moderation (revision 0016): the account's roles (space-separated:
+    # ``moderator``), until when it is muted (seconds), since when it is
+    # closed (``NULL``: open)
+    sa.Column("roles", sa.String(60), nullable=True),
+    sa.Column("muted_until", sa.Float, nullable=True),
+    sa.Column("closed", sa.Float, nullable=True),
     sa.Index("players_account", "account", unique=True),
 )
 
@@ -405,6 +419,58 @@ reports = sa.Table(
     sa.Column("finished", sa.Float, nullable=True),
     sa.Column("error", sa.String(200), nullable=True),
     sa.Index("reports_state", "state", "auto", "asked"),
+)
+
+
+#: Who blocks whom (revision 0016): the blocked player's direct challenges
+#: and chat never reach the blocker, and quick pairing never pairs the two.
+blocks = sa.Table(
+    "blocks",
+    metadata,
+    sa.Column("blocker", sa.String(40), primary_key=True),
+    sa.Column("blocked", sa.String(40), primary_key=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Index("blocks_blocked", "blocked"),
+)
+
+#: A player's report of another player (revision 0016; named apart from a
+#: game's analysis ``reports``): the reason (``abuse``, ``cheat``, ``spam``,
+#: ``other``), the text, the game it is about; ``state`` ``open`` until a
+#: moderator resolves it (who, when, the note).
+player_reports = sa.Table(
+    "player_reports",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("reporter", sa.String(40), nullable=False),
+    sa.Column("reported", sa.String(40), nullable=False),
+    sa.Column("reason", sa.String(10), nullable=False),
+    sa.Column("text", sa.String(2000), nullable=False),
+    sa.Column("game", sa.String(40), nullable=True),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("state", sa.String(10), nullable=False),
+    sa.Column("resolved_by", sa.String(80), nullable=True),
+    sa.Column("resolved_at", sa.Float, nullable=True),
+    sa.Column("note", sa.String(300), nullable=True),
+    sa.Index("player_reports_state", "state", "created"),
+    sa.Index("player_reports_reported", "reported", "reporter", "state"),
+)
+
+#: Every moderator action (revision 0016), from the site or the command
+#: line: when, who (``actor``: the moderator's account, or ``cli:USER``;
+#: ``actor_player`` their player id), what (``grant``, ``mute``, ``close``...),
+#: on whom (a player id), why, and what else it says (a role, an hour).
+mod_audit = sa.Table(
+    "mod_audit",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("at", sa.Float, nullable=False),
+    sa.Column("actor", sa.String(80), nullable=False),
+    sa.Column("actor_player", sa.String(40), nullable=True),
+    sa.Column("action", sa.String(20), nullable=False),
+    sa.Column("target", sa.String(40), nullable=True),
+    sa.Column("reason", sa.String(300), nullable=True),
+    sa.Column("detail", sa.String(200), nullable=True),
+    sa.Index("mod_audit_at", "at"),
 )
 
 

@@ -21,7 +21,16 @@ from typing import Any
 import sqlalchemy as sa
 
 from kamisado.web.store.database import Database, PostgreSQL, Tx
-from kamisado.web.store.schema import GameRow, challenges, games, presence, ratings, seeks
+from kamisado.web.store.schema import (
+    GameRow,
+    blocks,
+    challenges,
+    games,
+    presence,
+    ratings,
+    seeks,
+)
+from kamisado.web.store.schema import players as people
 
 __all__ = ["CHANNEL", "KEPT", "LOBBY_CHANNEL", "SharedCalls"]
 
@@ -366,7 +375,8 @@ class SharedCalls:
 
     def pair_seeks(
         self, now_ms: int, alive_since: int, new: list[dict[str, Any]],
-        pairer: Callable[[list[dict[str, Any]], int], list[tuple[dict[str, Any], dict[str, Any]]]],
+        pairer: Callable[[list[dict[str, Any]], int, set[tuple[str, str]]],
+                         list[tuple[dict[str, Any], dict[str, Any]]]],
         games_of: Callable[[list[tuple[dict[str, Any], dict[str, Any]]]], list[GameRow]],
         players: list[str] | None = None, kept_since: int = 0,
     ) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[dict[str, Any]], list[GameRow],
@@ -377,7 +387,8 @@ class SharedCalls:
         not paired yet read and locked (PostgreSQL: ``FOR UPDATE SKIP
         LOCKED``, under an advisory lock that makes the passes of several
         processes one after the other; SQLite: ``BEGIN IMMEDIATE``),
-        ``pairer`` picks the pairs, every other seek of their players is
+        ``pairer`` picks the pairs (told the blocks between the seekers,
+        ``(blocker, blocked)``: never paired), every other seek of their players is
         deleted, each pair's game (``games_of``) is stored and both seeks of
         the pair say it (``seeks.game``), all in the same commit: a seek is
         paired at most once whichever process looks, never without its
@@ -404,7 +415,13 @@ class SharedCalls:
                 seeks.select().where(seeks.c.game.is_(None)).order_by(seeks.c.created, seeks.c.id)
                 .with_for_update(skip_locked=True)
             ).mappings()
-            pairs = pairer(rows, now_ms)
+            seekers = sorted({r["player"] for r in rows})
+            closed = set(tx.run(sa.select(people.c.id).where(
+                people.c.id.in_(seekers), people.c.closed.is_not(None))).scalars()) if seekers else set()
+            rows = [r for r in rows if r["player"] not in closed]  # (a closed account's seek, until it goes)
+            apart = {(str(a), str(b)) for a, b in tx.run(sa.select(blocks.c.blocker, blocks.c.blocked).where(
+                blocks.c.blocker.in_(seekers), blocks.c.blocked.in_(seekers))).rows} if len(seekers) > 1 else set()
+            pairs = pairer(rows, now_ms, apart)
             if not pairs:
                 return [], [], [], waiting
             paired = {r["id"] for pair in pairs for r in pair}

@@ -57,6 +57,7 @@ from kamisado.web.store.database import (
     sqlite_pragmas,
 )
 from kamisado.web.store.migrations import upgrade
+from kamisado.web.store.moderation_calls import ModerationCalls
 from kamisado.web.store.player_calls import PlayerCalls
 from kamisado.web.store.schema import (
     GameRow,
@@ -336,7 +337,7 @@ def _new_sqlite_file(path: str) -> None:
 T = TypeVar("T")
 
 
-class Store(PlayerCalls, SideCalls, SharedCalls):
+class Store(PlayerCalls, SideCalls, SharedCalls, ModerationCalls):
     """The game store over one database URL (see :func:`database_url`).
 
     Every call runs on the database's one code path
