@@ -4,7 +4,7 @@
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
    #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
-   #/account, #/local/<id> (a game played offline, kept on this device);
+   #/account, #/mod (the moderators' page), #/local/<id> (a game played offline, kept on this device);
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
 import { loadLang, t, translatePage } from "./i18n.js";
@@ -21,6 +21,8 @@ import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showLeaderboard } from "./views/leaderboard.js";
+import { showMod } from "./views/mod.js";
+import { whenSessionEnds } from "./socket.js";
 import { followNotices } from "./notices.js";
 import { startOffline } from "./offline.js";
 import { inLocal, leaveLocal, localMove, openLocal, rerenderLocal } from "./views/local.js";
@@ -29,7 +31,7 @@ import { inLocal, leaveLocal, localMove, openLocal, rerenderLocal } from "./view
 function showView(name) {
   $$(".view").forEach((v) => v.classList.toggle("active", v.id === `view-${name}`));
   const tab = { home: "home", new: "home", games: "games", lessons: "lessons", puzzles: "puzzles", account: "account",
-    lobby: "lobby" }[name] || "";
+    lobby: "lobby", mod: "mod" }[name] || "";
   $$("[data-nav]").forEach((a) => {
     if (a.dataset.nav === tab) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -73,6 +75,7 @@ function route() {
   else if (where === "account") { showView("account"); showAccount(); }
   else if (where === "lobby") { showView("lobby"); showLobby(); }
   else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
+  else if (where === "mod") { showView("mod"); showMod(); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
   else if (where === "puzzles" && id === "streak") { showView("play"); openStreak(); }
@@ -159,6 +162,13 @@ lang.addEventListener("change", async () => { await loadLang(lang.value); transl
   whenPlayerChanges(rejoin);
   // the notices' connection opens again as the player (or account) now
   whenAccountChanges(followNotices);
+  // a session ended by the server (signed out everywhere, the account closed by a
+  // moderator): the page asks who it is now and shows it (signed out)
+  whenSessionEnds(async () => {
+    await loadMe();
+    followNotices();
+    if ((location.hash || "").startsWith("#/account")) showAccount();
+  });
   followNotices();
   route();
   document.body.dataset.ready = "1";

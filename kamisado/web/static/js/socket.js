@@ -19,6 +19,14 @@ const ACK_MS = 5_000;     // a move unanswered this long: the connection is dead
 const ANSWERS = ["state", "error", "lobby", "started", "created", "chat", "notices", "challenging", "withdrawn"];
 /** The close code of a server that stops: 1012, "service restart". */
 const SERVICE_RESTART = 1012;
+/** The close code and reason of a connection whose session ended (signed out
+    everywhere, or the account closed by a moderator): 1008. */
+const POLICY_VIOLATION = 1008;
+const SESSION_ENDED = "the session ended";
+/** Told when the server closed a connection because its session ended. */
+let onSessionEnded = () => {};
+/** @param {() => void} fn what to do once a connection's session ended (ask who the browser is now) */
+export function whenSessionEnds(fn) { onSessionEnded = fn; }
 
 export class GameSocket {
   /**
@@ -97,6 +105,7 @@ export class GameSocket {
     sock.onclose = (ev) => {
       if (this.ws !== sock) return;
       if (ev.code === SERVICE_RESTART) this.restarting = true;
+      if (ev.code === POLICY_VIOLATION && ev.reason === SESSION_ENDED) onSessionEnded();
       this.lost();
     };
   }

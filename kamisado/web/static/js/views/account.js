@@ -5,7 +5,8 @@
 import { $, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
 
-/** @typedef {{id: string, name: string, account: string|null, signed_in: boolean}} Me */
+/** @typedef {{id: string, name: string, account: string|null, signed_in: boolean,
+ *   moderator?: boolean, muted_until?: number|null}} Me */
 /** @typedef {{created: number, last_seen: number, user_agent: string, current: boolean}} SessionView */
 
 /** @type {Me|null} */
@@ -53,6 +54,7 @@ export function renderMeLink() {
   const name = $("#me-name");
   const short = $("#me-initials");
   const signedIn = Boolean(me && me.signed_in);
+  $("#mod-link").hidden = !(me && signedIn && me.moderator);
   const full = me && signedIn ? (me.name || me.account || "") : t("account.title");
   name.textContent = full;
   link.title = full;

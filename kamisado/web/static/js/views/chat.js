@@ -6,9 +6,13 @@
    message is at most 140 characters and always put on the page as text
    (textContent), never as HTML.  A player may mute the opponent: kept in
    this browser only (localStorage, by the opponent's player id), the
-   server still sends their messages. */
+   server still sends their messages.  A signed-in player may report the
+   opponent from here (the report names the game: views/complaint.js); a
+   line the server refuses (a moderator's mute) is said as the server words it. */
 import { $, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
+import { currentMe } from "./account.js";
+import { openComplaint } from "./complaint.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {{id: number, at: number, name: string, side: string|null, text: string|null, canned: string|null}} ChatMessage */
@@ -27,6 +31,8 @@ let room = null;
 let chatGame = null;
 /** @type {string|null} the opponent's player id (a player may mute them) */
 let opponent = null;
+/** @type {string} the opponent's name (for the report form) */
+let opponentName = "";
 /** @type {string|null} this browser's seat in the players' room */
 let mySide = null;
 let unread = 0;
@@ -116,6 +122,9 @@ export function renderChat(st) {
   mySide = you.length === 1 ? you[0] : null;
   const other = mySide ? st.seats[mySide === "b" ? "g" : "b"] : null;
   opponent = other && other.player ? other.player : null;
+  opponentName = other ? other.name : "";
+  const me = currentMe();
+  $("#chat-report").hidden = !(opponent && me && me.signed_in);
   const mute = /** @type {HTMLButtonElement} */ ($("#chat-mute"));
   mute.hidden = !opponent;
   mute.setAttribute("aria-pressed", isMuted() ? "true" : "false");
@@ -165,6 +174,11 @@ export function wireChat(sendFn) {
     mute.textContent = t(isMuted() ? "chat.unmute" : "chat.mute");
     drawLog();
   });
+  $("#chat-report").addEventListener("click", () => {
+    if (!opponent || !chatGame) return;
+    openComplaint({ player: opponent, name: opponentName, game: chatGame,
+      done: (said) => { $("#chat-said").textContent = said; } });
+  });
   $("#chat").addEventListener("toggle", () => {
     if (/** @type {HTMLDetailsElement} */ ($("#chat")).open) { unread = 0; drawLog(); }
   });
@@ -173,5 +187,7 @@ export function wireChat(sendFn) {
 /** Say a refused chat message in the chat. @param {string} code @param {string} message */
 export function chatRefused(code, message) {
   const key = code === "rate_limited" ? "chat.rate_limited" : code === "no_chat" ? "chat.none" : "";
-  $("#chat-said").textContent = key ? t(key) : t("game.error", { message });
+  // a moderator's mute or closing: the server's words, as they are
+  $("#chat-said").textContent = key ? t(key) : code === "muted" || code === "closed" ? message
+    : t("game.error", { message });
 }

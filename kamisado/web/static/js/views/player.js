@@ -4,12 +4,14 @@
    for each speed (a provisional one marked "?") with its rated games won and
    lost and its history as the server's chart, the recent games (the
    opponent and their rating, the clock, the result), and the player's games
-   as the games list shows them. */
+   as the games list shows them; for a signed-in viewer on someone else's
+   page, Block / Unblock and Report (views/complaint.js). */
 import { $, chartQuery, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { challengePlayer } from "../notices.js";
 import { ratingNode, ratingText } from "../ratings.js";
 import { currentMe } from "./account.js";
+import { openComplaint, setBlocked } from "./complaint.js";
 import { card } from "./games.js";
 import { controlText } from "./lobby.js";
 
@@ -20,7 +22,7 @@ import { controlText } from "./lobby.js";
  *   result: string}} Recent */
 /** @typedef {{id: string, name: string, registered: boolean, ratings: Record<string, Rating>,
  *   history: any[], games: any[], online?: boolean, results?: Record<string, {won: number, lost: number}>,
- *   recent?: Recent[]}} PlayerPage */
+ *   recent?: Recent[], blocked?: boolean}} PlayerPage */
 
 export const SPEEDS = ["realtime", "correspondence"];
 
@@ -59,6 +61,9 @@ export async function showPlayer(id) {
   rated.checked = false;
   rated.disabled = !(me && me.account && p.registered);
   $("#pc-rated-label").title = rated.disabled ? t("player.rated_accounts") : "";
+  $("#player-mod").hidden = !(me && me.signed_in) || mine;
+  $("#pm-said").textContent = "";
+  drawBlock(Boolean(p.blocked));
   $("#player-name").textContent = p.name || t("player.anonymous");
   $("#player-kind").textContent = t(p.registered ? "player.registered" : "player.unregistered")
     + (mine ? ` ${t("player.you")}` : "");
@@ -149,4 +154,33 @@ function challenge(ev) {
   else go.disabled = true;
 }
 
+/** The Block button as the server says the viewer blocks the player. @param {boolean} blocked */
+function drawBlock(blocked) {
+  const b = $("#pm-block");
+  b.textContent = t(blocked ? "mod.unblock" : "mod.block");
+  b.setAttribute("aria-pressed", blocked ? "true" : "false");
+}
+
+/** Block the player shown, or unblock: the button then shows what the server answered. */
+async function toggleBlock() {
+  const p = shown;
+  if (!p) return;
+  const b = /** @type {HTMLButtonElement} */ ($("#pm-block"));
+  const want = b.getAttribute("aria-pressed") !== "true";
+  b.disabled = true;
+  try {
+    const blocked = await setBlocked(p.id, want);
+    if (shown !== p) return;
+    drawBlock(blocked);
+    $("#pm-said").textContent = t(blocked ? "mod.blocked_said" : "mod.unblocked_said", { name: p.name || t("player.anonymous") });
+  } catch (e) {
+    if (shown === p) $("#pm-said").textContent = /** @type {Error} */ (e).message;
+  } finally { b.disabled = false; }
+}
+
 $("#player-challenge").addEventListener("submit", challenge);
+$("#pm-block").addEventListener("click", toggleBlock);
+$("#pm-report").addEventListener("click", () => {
+  const p = shown;
+  if (p) openComplaint({ player: p.id, name: p.name, done: (said) => { if (shown === p) $("#pm-said").textContent = said; } });
+});
