@@ -64,8 +64,8 @@ from kamisado.web.site.analysis import (
     reply,
 )
 from kamisado.web.site.engine_data import ROUTES as ENGINE_DATA_ROUTES
-from kamisado.web.site.moderation import ROUTES as MODERATION_ROUTES
 from kamisado.web.site.images import board_png, board_svg, match_gif
+from kamisado.web.site.moderation import ROUTES as MODERATION_ROUTES
 from kamisado.web.site.offline import ROUTES as OFFLINE_ROUTES
 from kamisado.web.site.ops import LOCALHOST, Network
 from kamisado.web.site.ops import ROUTES as OPS_ROUTES

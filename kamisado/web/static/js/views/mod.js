@@ -66,7 +66,7 @@ function reportItem(r) {
   if (who.closed != null) state.push(t("mod.state_closed"));
   if (who.muted_until != null) state.push(t("mod.state_muted", { until: when(who.muted_until) }));
   const head = h("h3", {}, t(`mod.reason_${r.reason}`), ": ", playerLink(who.player, who.name),
-    who.account ? ` (${who.account})` : "");
+    who.account && who.account !== who.name ? ` (${who.account})` : "");
   const li = h("li", { class: "mod-report", "data-report": String(r.id), "data-player": who.player }, head,
     h("p", { class: "hint" }, t("mod.reported_by", { when: when(r.created) }), " ", playerLink(r.reporter.player, r.reporter.name),
       ...(r.game ? [" · ", h("a", { href: gameHref(r.game) }, t("mod.the_game"))] : [])));
