@@ -1,7 +1,7 @@
 """Screenshots of the moderation flow (docs/web-moderation.md), for people to
 look at (never compared, never tracked):
 
-    python tools/mod_screenshots.py [--out /work/shots/mod] [--chromium PATH]
+    python tools/mod_screenshots.py [--out DIR] [--chromium PATH]
 
 Starts the real app on a throwaway SQLite database and walks the flow in
 Debian's Chromium with three browser contexts, as people would: Ann and Bob
@@ -44,7 +44,7 @@ from kamisado.cli import main as kamisado  # noqa: E402
 from kamisado.web.site.live import LiveServer  # noqa: E402
 
 #: Where the PNGs go by default (outside the repository).
-OUT = Path("/work/shots/mod")
+OUT = Path("/tmp/kamisado-mod-shots")
 SIZES = screenshots.SIZES
 #: What sticks out of the screen: the page wider than it, or an element of
 #: the view shown (or of an open dialog) past its right edge.
