@@ -51,8 +51,10 @@ let listOffset = 0;
 const mini = (sel) => new Board(/** @type {SVGSVGElement} */ (/** @type {unknown} */ ($(sel))), { mini: true });
 const fillBoards = { left: mini("#puzzle-left"), right: mini("#puzzle-right") };
 
+/** The language the last puzzle was asked for in. */
+let askedLang = "";
 /** A URL of the puzzles' API asking for the page's language. @param {string} url */
-const inLang = (url) => `${url}${url.includes("?") ? "&" : "?"}lang=${prefs.lang}`;
+const inLang = (url) => { askedLang = prefs.lang; return `${url}${url.includes("?") ? "&" : "?"}lang=${prefs.lang}`; };
 
 /** @param {string} url @param {object} [body] */
 const post = (url, body) => getJSON(inLang(url), {
@@ -150,18 +152,15 @@ async function start(data, local) {
   const p = data.puzzle;
   pz = { puzzle: p, attempt: data.attempt, rated: data.rated, streak: data.streak, pos: null, over: false,
          solution: [], busy: false, count: data.count || 0, best: data.best || 0, local };
-  const title = p.win_in && p.kind !== "only_defence"
-    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
   $("#puzzle-box").dataset.puzzle = p.id;
   $("#puzzle-box").dataset.state = "playing";
-  $("#puzzle-title").textContent = title;
-  $("#play-title").textContent = title;
   showMeta();
   $("#puzzle-text").textContent = p.text;
   $("#puzzle-source").textContent = p.source.text;
   showStreak();
   const pos = await position(p.kpn);
   if (!pz || pz.attempt !== data.attempt) return;
+  if (!local && askedLang !== prefs.lang) rerenderPuzzle();  // the language changed while it came
   pz.pos = pos;
   $("#puzzle-box").dataset.kpn = pos.kpn;
   board.setFlip(p.side === "g");
@@ -184,19 +183,23 @@ async function start(data, local) {
   announce("");
 }
 
-/** The puzzle's kind; its own rating only once the attempt is over (as lichess
+/** The puzzle's title and kind; its own rating only once the attempt is over (as lichess
     hides it while the puzzle is played): the player's puzzle rating is the
     one rating the page shows beside it. */
 function showMeta() {
   if (!pz) return;
   const p = pz.puzzle;
+  const title = p.win_in && p.kind !== "only_defence"
+    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
+  $("#puzzle-title").textContent = title;
+  $("#play-title").textContent = title;
   $("#puzzle-meta").textContent = pz.over
     ? `${kindName(p.kind)} · ${t("puzzles.puzzle_rating", { rating: p.rating })}` : kindName(p.kind);
 }
 
 function showStreak() {
   const line = $("#puzzle-streak");
-  line.hidden = !pz || !pz.streak;
+  line.hidden = !pz || !pz.streak || (pz.over && $("#puzzle-box").dataset.state === "failed");  // the status says it
   if (pz && pz.streak) line.textContent = t("puzzles.streak_count", { n: pz.count, best: Math.max(pz.best, pz.count) });
 }
 
@@ -339,7 +342,7 @@ function finish(r, solved, played) {
   if (r.ratings && r.ratings.puzzle) pz.puzzle.rating = r.ratings.puzzle.rating;
   showMeta();
   // said once: the status line says what happened, the feedback which move it was
-  setStatus(solved ? t("puzzles.solved") : streakOver ? t("puzzles.streak_over", { n: pz.count })
+  setStatus(solved ? t("puzzles.solved") : streakOver ? t("puzzles.streak_over", { n: pz.count, best: Math.max(pz.best, pz.count) })
     : t("puzzles.not_the_move"));
   $("#puzzle-feedback").textContent = solved ? ""
     : t(streakOver ? "puzzles.you_played" : "puzzles.wrong", { move: played });
@@ -348,7 +351,8 @@ function finish(r, solved, played) {
   $("#pz-solution").hidden = solved;
   $("#pz-next").hidden = streakOver;
   $("#pz-new-streak").hidden = !streakOver;
-  if (!solved && pz.pos) board.marks({ turn: pz.pos.turn });
+  // the ways on in view (on a phone the panel is under the board)
+  /** @type {HTMLElement} */ ($("#pz-next").parentElement).scrollIntoView({ block: "nearest" });
 }
 
 /** The ratings line: the player's puzzle rating and its change, or why the attempt is unrated.
