@@ -78,17 +78,75 @@ def last_puzzle(pred: Any) -> dict[str, Any]:
 # -- judging ----------------------------------------------------------------------------
 
 
-def test_a_wrong_move_is_refused_at_once_with_the_right_answer(client: TestClient) -> None:
+def solution(c: TestClient, att: int, status: int = 200) -> dict[str, Any]:
+    r = c.post(f"/api/puzzles/attempts/{att}/solution")
+    assert r.status_code == status, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def test_a_wrong_move_is_refused_at_once_without_the_answer(client: TestClient) -> None:
     att = attempt(client, P01)
     assert "solution" not in att["puzzle"] and "accepted" not in att["puzzle"]
     r = move(client, att["attempt"], "h6-h5")
     assert r["result"] == "wrong"
-    assert r["right"] == ["h6-h1"]
-    assert r["solution"] == ["h6-h1"]
+    assert "h6-h1" not in json.dumps(r)  # no right move, no solution: the retry stays worth it
     assert r["reply"] is None  # no defence played after a wrong move
     # the attempt is over: another move changes nothing
     again = client.post(f"/api/puzzles/attempts/{att['attempt']}", json={"move": "h6-h1"})
     assert again.status_code == 409
+    # asked for, the answer comes
+    shown = solution(client, att["attempt"])
+    assert shown["right"] == ["h6-h1"] and shown["solution"] == ["h6-h1"]
+    assert shown["state"] == "failed" and shown["ratings"] is None  # it was rated at the miss
+
+
+def test_asking_for_the_solution_fails_a_rated_attempt(client: TestClient) -> None:
+    sign_up(client, "peeker")
+    p = last_puzzle(lambda p: p["win_in"] == 3 and p["kind"] != "fill" and p["id"] != P01)
+    att = attempt(client, p["id"])
+    assert att["rated"] is True
+    shown = solution(client, att["attempt"])
+    assert shown["solution"] == p["solution"] and shown["right"] == p["accepted"]
+    assert shown["state"] == "failed" and shown["rated"] is True
+    assert shown["ratings"]["player"]["rating"] < 1500  # counted as a miss
+    assert client.get("/api/me/puzzles").json()["rating"]["rating"] == shown["ratings"]["player"]["rating"]
+    move(client, att["attempt"], p["solution"][0], 409)  # over: no move after it
+    assert solution(client, att["attempt"])["ratings"] is None  # asking again costs nothing more
+    other = TestClient(client.app)
+    other.get("/")
+    solution(other, att["attempt"], 404)  # another player's attempt
+    solution(client, 10**11, 404)
+    assert client.post("/api/puzzles/attempts/x1/solution").status_code == 404
+
+
+def test_the_text_and_source_line_come_in_the_pages_language(client: TestClient) -> None:
+    seeded = a_puzzle(None, lambda p: p["source"]["game"].startswith("seed "))
+    for lang, head, source in (
+        ("en", "to move", "between two computer levels"),
+        ("de", "am Zug", "zweier Computerstufen"),
+        ("hu", "lép", "két számítógépes szint"),
+    ):
+        view = client.get(f"/api/puzzles/{seeded['id']}?lang={lang}").json()
+        assert head in view["text"] and source in view["source"]["text"], view
+        assert "seed" not in json.dumps(view)  # no generator seeds shown
+        started = client.post(f"/api/puzzles/{P01}/attempts?lang={lang}").json()
+        assert head in started["puzzle"]["text"]
+    played = a_puzzle(None, lambda p: ", round " in p["source"]["game"])
+    text = client.get(f"/api/puzzles/{played['id']}").json()["source"]["text"]
+    assert text.startswith("From a ") and ", round " in text and ", move " in text, text
+    fig = a_puzzle(None, lambda p: p["source"]["game"].startswith("rulebook fig"))
+    assert client.get(f"/api/puzzles/{fig['id']}?lang=de").json()["source"]["text"].startswith(
+        "Aus der Spielregel, Abbildung ")
+
+
+def test_a_puzzles_picture_is_its_start_position(client: TestClient) -> None:
+    r = client.get(f"/api/puzzles/{P01}/board.svg?size=120")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("image/svg+xml")
+    assert r.text.lstrip().startswith("<svg") and 'width="120"' in r.text
+    assert "max-age" in r.headers["cache-control"]
+    assert client.get(f"/api/puzzles/{P01}/board.svg?size=9000").status_code == 400
+    assert client.get("/api/puzzles/nope/board.svg").status_code == 404
 
 
 def test_bad_moves_get_a_clear_error_and_change_nothing(client: TestClient) -> None:
@@ -168,8 +226,12 @@ def test_a_later_move_that_does_not_win_within_the_bound_is_wrong(client: TestCl
     if losing is None:
         pytest.skip("every move wins there")
     end = move(client, att["attempt"], losing)
-    assert end["result"] == "wrong"
-    assert end["right"]  # the solver's winning move from there
+    assert end["result"] == "wrong" and "right" not in end and "solution" not in end
+    right = solution(client, att["attempt"])["right"]
+    assert right and right[0] != losing  # the solver's winning move from there
+    after = Position(r["kpn"])
+    after.push_move(right[0])
+    assert after.outcome is not None and after.outcome.winner == side
 
 
 def test_a_fill_and_a_defence_are_one_choice(client: TestClient) -> None:
@@ -179,8 +241,10 @@ def test_a_fill_and_a_defence_are_one_choice(client: TestClient) -> None:
     att = attempt(client, fill["id"])
     assert set(att["puzzle"]["fill"]) == {"left", "right"}
     assert client.post(f"/api/puzzles/attempts/{att['attempt']}", json={"move": "c1-c5"}).status_code == 400
-    r = move(client, att["attempt"], bad)
-    assert r["result"] == "wrong" and r["right"] == [good] and r["kpn"] == fill["fill"][bad]
+    r_att = att["attempt"]
+    r = move(client, r_att, bad)
+    assert r["result"] == "wrong" and "right" not in r and r["kpn"] == fill["fill"][bad]
+    assert solution(client, r_att)["right"] == [good]
     r = move(client, attempt(client, fill["id"])["attempt"], good)
     assert r["result"] == "solved"
     defence = a_puzzle(None, lambda p: p["kind"] == "only_defence")
@@ -309,6 +373,8 @@ def test_a_streak_rises_in_difficulty_and_ends_with_a_miss(client: TestClient) -
     r = move(client, s["attempt"], wrong)
     assert r["result"] == "wrong"
     assert r["streak"] == {"count": 3, "over": True, "best": 3}
+    # nothing to retry: the answer comes with the miss
+    assert r["solution"] == full["solution"] and r["right"] == full["accepted"]
     over = client.post(f"/api/puzzles/streak/{sid}/next")
     assert over.status_code == 409 and over.json()["count"] == 3
     assert client.get("/api/me/puzzles").json()["best_streak"] == 3

@@ -13,8 +13,12 @@ page posts each move, the server judges it at once and answers.
   within the moves left.  A right move is answered with the solver's
   longest resistance, until the round is won: the attempt is *solved*.
   A puzzle of one move (``only_defence``, ``fill``) is solved by its right
-  move.  A wrong move ends the attempt (*failed*) and the answer names the
-  right moves and the solution line.
+  move.  A wrong move ends the attempt (*failed*, as lichess counts a
+  puzzle failed at its first mistake) and says only that it is wrong: the
+  page offers a retry (a new, unrated attempt).  The right moves and the
+  solution line come only when the player asks for them
+  (``POST /api/puzzles/attempts/{id}/solution``, which fails an attempt
+  still playing) or with a solved attempt's or an ended streak's answer.
 * Ratings are Glicko-2 (:func:`kamisado.web.basics.ratings.rate_puzzle`): an
   attempt is a game between the player and the puzzle.  Only a signed-in
   player's first attempt at a puzzle is rated (as lichess does); a retry,
@@ -32,8 +36,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import secrets
 import time
+from functools import lru_cache
 from typing import Any
 
 import sqlalchemy as sa
@@ -42,12 +48,21 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from kamisado.lessons import puzzle_text
+from kamisado.pictures import svg
 from kamisado.rules.board import SIDE_LETTERS, KamisadoError
 from kamisado.rules.position import Position
 from kamisado.web.accounts.players import Player, player_in_thread
 from kamisado.web.basics.ratings import Rating, rate_puzzle
 from kamisado.web.site.analysis import in_analysis_slot
-from kamisado.web.site.pages import MAX_JSON_BODY, bad, hub_of, lang_arg, read_body
+from kamisado.web.site.images import size_arg
+from kamisado.web.site.pages import (
+    MAX_JSON_BODY,
+    bad,
+    hub_of,
+    lang_arg,
+    page_words,
+    read_body,
+)
 from kamisado.web.store.schema import puzzle_attempts, puzzle_ratings, puzzles
 from kamisado.web.store.storage import Store
 from kamisado.web.work import worker
@@ -74,11 +89,53 @@ def _summary(row: Any) -> dict[str, Any]:
             "attempts": row["attempts"], "solved": row["solved"]}
 
 
+#: The stored source names (``tools/make_puzzle_set.py``): a seeded game of
+#: two computer levels, a game of them with its round and move, a figure.
+_SEEDED = re.compile(r"seed \d+ game \d+: (?P<match>[\w ]+), (?P<a>\w+) \(Black, seed \d+\)"
+                     r" v (?P<b>\w+) \(Gold, seed \d+\)$")
+_PLAYED = re.compile(r"(?P<match>[\w ]+), (?P<a>\w+) \(Black\) v (?P<b>\w+) \(Gold\), game \d+,"
+                     r" round (?P<round>\d+), move (?P<move>\d+)$")
+_FIGURE = re.compile(r"rulebook fig(?P<n>\d+)$")
+_TARGETS = {"Single Round": 1, "Standard": 3, "Long": 7, "Marathon": 15}
+
+
+def source_text(origin: str, game: str, ply: int, lang: str) -> str:
+    """Where a puzzle comes from, in words of ``lang`` (the page's keys
+    ``puzzles.from_*``): the match and the two computer levels, the round
+    and move where they are stored; never the generator's seeds.  An
+    unknown form gives ``""`` (the page then shows no source line).
+
+    >>> source_text("self-play", "seed 2027 game 8: Marathon, novice (Black, seed 8028)"
+    ...             " v club (Gold, seed 6768)", 119, "en")
+    'From a Marathon match (15 points) between two computer levels (Novice and Club player), move 119 of the match'
+    >>> source_text("self-play", "Single Round, novice (Black) v club (Gold), game 25, round 1,"
+    ...             " move 13", 0, "de")
+    'Aus einer Partie „Einzelrunde“ zweier Computerstufen (Neuling und Vereinsspieler), Runde 1, Zug 13'
+    >>> source_text("self-play", "rulebook fig9", 0, "hu")
+    'A szabálykönyvből, 9. ábra'
+    """
+    words = page_words(lang)
+    m = _SEEDED.match(game) or _PLAYED.match(game)
+    if m is not None and m["match"] in _TARGETS and f"level.{m['a']}" in words and f"level.{m['b']}" in words:
+        parts = {"match": words[f"match.{_TARGETS[m['match']]}"], "a": words[f"level.{m['a']}"],
+                 "b": words[f"level.{m['b']}"]}
+        if "round" in m.groupdict():
+            return words["puzzles.from_round"].format(**parts, round=m["round"], move=m["move"])
+        return words["puzzles.from_match"].format(**parts, move=ply)
+    if (fig := _FIGURE.match(game)) is not None:
+        return words["puzzles.from_rulebook"].format(n=fig["n"])
+    if origin == "record":
+        return words["puzzles.from_record"].format(move=ply)
+    return ""
+
+
 def puzzle_view(row: Any, lang: str) -> dict[str, Any]:
-    """A puzzle as the page gets it before it is solved: no accepted moves, no solution."""
+    """A puzzle as the page gets it before it is solved: no accepted moves,
+    no solution; its text and source line in ``lang``."""
     view = _summary(row)
     view.update(kpn=row["kpn"], rd=round(row["rd"]), initial=round(row["initial"]),
-                source={"origin": row["origin"], "game": row["source_game"], "ply": row["source_ply"]},
+                source={"origin": row["origin"],
+                        "text": source_text(row["origin"], row["source_game"], row["source_ply"], lang)},
                 text=puzzle_text({"kpn": row["kpn"], "side": row["side"], "win_in": row["win_in"],
                                   "kind": row["kind"]}, lang))
     if row["kind"] == "fill":
@@ -541,8 +598,6 @@ async def attempt_move(request: Request) -> Response:
             return bad(f"expected a fill, left or right, found {move!r}")
         right, over, solved = move in accepted, True, move in accepted
         answer["kpn"] = row["fill_left" if move == "left" else "fill_right"]
-        if not right:
-            answer["right"] = accepted
         line = [move]
     else:
         pos = _replay(row, played)
@@ -568,12 +623,6 @@ async def attempt_move(request: Request) -> Response:
         answer.update(after=step["after"], kpn=step["kpn"] if right else step["after"],
                       reply=step["reply"] if right else None,
                       left=None if bound is None else bound - (2 if step["reply"] else 1))
-        if not right:
-            if not played:
-                answer["right"] = accepted
-            else:  # the solver's shortest win from where the wrong move was made
-                reply = await _engine(request, worker.solver_reply, pos.kpn())
-                answer["right"] = [] if isinstance(reply, Response) else [reply]
     answer["result"] = "solved" if solved else ("right" if right else "wrong")
     try:
         if over:
@@ -581,7 +630,8 @@ async def attempt_move(request: Request) -> Response:
             if changes is None:
                 return bad("this attempt was moved or ended meanwhile: start it again", 409)
             answer["ratings"] = changes
-            answer["solution"] = solution
+            if solved:
+                answer["solution"] = solution
             if att["streak"]:
                 state = await _db(request, book.streak_state, att["streak"])
                 progress = await _db(request, book.progress, player.id)
@@ -591,8 +641,75 @@ async def attempt_move(request: Request) -> Response:
             return bad("this attempt was moved or ended meanwhile: start it again", 409)
     except Exception:
         return _store_failed("move")
+    if answer["result"] == "wrong" and att["streak"]:  # the streak is over: nothing to retry
+        answer.update(await _answer_of(request, row, played))
     answer["rated"] = att["rated"]
     return JSONResponse(answer)
+
+
+async def _answer_of(request: Request, row: dict[str, Any], before: list[str]) -> dict[str, Any]:
+    """A puzzle's answer: ``solution`` (the stored line) and ``right``, the
+    right moves after the line ``before``: the accepted first moves at the
+    start, later the solver's shortest win from there."""
+    accepted: list[str] = json.loads(row["accepted"])
+    out: dict[str, Any] = {"solution": json.loads(row["solution"]), "right": accepted}
+    if row["kind"] != "fill" and before:
+        reply = await _engine(request, worker.solver_reply, _replay(row, before).kpn())
+        out["right"] = [] if isinstance(reply, Response) else [reply]
+    return out
+
+
+async def attempt_solution(request: Request) -> Response:
+    """``POST /api/puzzles/attempts/{attempt}/solution``: the puzzle's
+    solution and right moves, asked for.  An attempt still playing ends
+    failed first (a rated one is rated as a miss, as lichess counts
+    "View the solution"): ``ratings`` holds the changes then, else ``null``."""
+    raw_id = request.path_params["attempt"]
+    if not raw_id.isdigit() or len(raw_id) > 12:
+        return bad(f"no attempt {raw_id[:20]!r}", 404)
+    player = await player_in_thread(request, create=True)
+    assert player is not None
+    book = book_of(request)
+    try:
+        att = await _db(request, book.attempt, int(raw_id))
+        row = None if att is None else await _db(request, book.get, att["puzzle"])
+        if att is None or row is None or att["player"] != player.id:
+            return bad(f"no attempt {raw_id!r}", 404)
+        changes = None
+        if att["state"] == PLAYING:
+            changes = await _db(request, book.finish, att["id"], att["moves"], att["moves"], False)
+            if changes is None:
+                return bad("this attempt was moved or ended meanwhile: ask again", 409)
+    except Exception:
+        return _store_failed("solution")
+    line = att["moves"].split()  # a failed attempt's last move is the wrong one
+    before = line if att["state"] == PLAYING else line[:-1] if att["state"] == FAILED else []
+    out = await _answer_of(request, row, before)
+    return JSONResponse({**out, "state": SOLVED if att["state"] == SOLVED else FAILED,
+                         "rated": att["rated"], "ratings": changes})
+
+
+#: ``?size=`` of a puzzle's picture: default and bounds (pixels)
+THUMB_SIZE = (160, 80, 480)
+
+
+@lru_cache(maxsize=2048)
+def _thumb(kpn: str, size: int, flipped: bool) -> str:
+    return svg.board(Position(kpn), size=size, coordinates=False, flipped=flipped, must=False)
+
+
+async def puzzle_board(request: Request) -> Response:
+    """``GET /api/puzzles/{id}/board.svg?size=160``: the puzzle's start
+    position as a small picture (the list's cards), from the mover's side;
+    drawn once a puzzle and size, kept by browsers a day."""
+    size = size_arg(request, THUMB_SIZE)
+    if isinstance(size, Response):
+        return size
+    row = await _puzzle_or_404(request, request.path_params["puzzle"])
+    if isinstance(row, Response):
+        return row
+    text = _thumb(row["kpn"], size, row["side"] == "g")
+    return Response(text, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
 
 
 ROUTES = [
@@ -602,6 +719,8 @@ ROUTES = [
     Route("/api/puzzles/streak", start_streak, methods=["POST"]),
     Route("/api/puzzles/streak/{streak}/next", streak_next, methods=["POST"]),
     Route("/api/puzzles/attempts/{attempt}", attempt_move, methods=["POST"]),
+    Route("/api/puzzles/attempts/{attempt}/solution", attempt_solution, methods=["POST"]),
+    Route("/api/puzzles/{puzzle}/board.svg", puzzle_board),
     Route("/api/puzzles/{puzzle}", one_puzzle),
     Route("/api/puzzles/{puzzle}/attempts", start_attempt, methods=["POST"]),
     Route("/api/me/puzzles", my_puzzles),

@@ -3,6 +3,7 @@
    entry then Gold's; a round Gold opens starts with "..." for Black; a
    pushed tower's "Back 1" and a blocked tower's "0" stand in their side's
    column.  The squares of a move show on hover, or always as a setting. */
+import { BOARD_ROWS, sqIndex } from "./board.js";
 import { h } from "./dom.js";
 import { entryNodes, t } from "./i18n.js";
 import { prefs } from "./prefs.js";
@@ -64,4 +65,29 @@ export function renderMoves(box, rounds, opts) {
     const top = cur.offsetTop, bottom = top + cur.offsetHeight;
     if (top < box.scrollTop || bottom > box.scrollTop + box.clientHeight) box.scrollTop = top - box.clientHeight / 2;
   } else if (follow) box.scrollTop = box.scrollHeight;
+}
+
+/**
+ * The move-list entry of a move ("Red Forward 4 Blue": the tower, the
+ * direction from its side's view, the distance, the colour of the square it
+ * ends on), from the towers before it and the board's colours; what the
+ * puzzles and the review write a move in (`entryNodes` translates it).
+ * @param {import("./types.js").TowerRow[]} towers the towers before the move
+ * @param {string} turn the side to move ("b" or "g")
+ * @param {string} move in square form, e.g. "c1-c5"
+ * @returns {import("./types.js").Entry}
+ */
+export function moveEntry(towers, turn, move) {
+  const [from, to] = move.split("-");
+  const tower = towers.find((tw) => tw[0] === from);
+  const cap = (/** @type {string} */ c) => c.charAt(0).toUpperCase() + c.slice(1);
+  const a = sqIndex(from), b = sqIndex(to);
+  const side = tower ? tower[1] : turn;
+  const df = (b & 7) - (a & 7);
+  const dir = df === 0 ? "Forward" : (df > 0) === (side === "g") ? "Left" : "Right";
+  const colour = tower ? tower[2] : "brown";
+  const finish = BOARD_ROWS[b >> 3][b & 7];
+  const dist = Math.abs((b >> 3) - (a >> 3));
+  return { side, long: `${cap(colour)} ${dir} ${dist} ${cap(finish)}`,
+    short: `${colour[0]}${dir[0]}${dist}`, kind: "move", move };
 }

@@ -1,9 +1,13 @@
 /* The puzzle trainer: the list, one puzzle judged move by move on the
-   server, ratings, "Retry", "Show the solution", "Next puzzle", and the
+   server, ratings, "Retry", "View the solution", "Next puzzle", and the
    streak (#/puzzles/streak).  The board knows no rules: the server says
-   whether a move is right and answers with the defender's reply. */
+   whether a move is right and answers with the defender's reply.  A wrong
+   move is only called wrong: the answer comes when the player asks for it
+   (or with the miss that ends a streak), as on lichess.  Moves are written
+   in the rulebook's words, as the move list writes them. */
 import { $, getJSON, h } from "../dom.js";
-import { sideName, t } from "../i18n.js";
+import { entryText, sideName, t } from "../i18n.js";
+import { moveEntry } from "../movelist.js";
 import { prefs } from "../prefs.js";
 import { announce, board, panelParts, setStatus } from "./play.js";
 import { Board } from "../board.js";
@@ -14,7 +18,7 @@ import { localPosition } from "./local.js";
 /**
  * @typedef {{id: string, kind: string, side: string, win_in: number|null, themes: string[],
  *   rating: number, attempts: number, solved: number, kpn: string, text: string,
- *   source: {origin: string, game: string, ply: number}, fill?: {left: string, right: string}}} Puzzle
+ *   source: {origin: string, text: string}, fill?: {left: string, right: string}}} Puzzle
  * @typedef {{attempt: number, rated: boolean, streak: string|null, puzzle: Puzzle,
  *   count?: number, best?: number}} Started
  * @typedef {import("../types.js").PositionView & {last?: any}} Pos
@@ -47,8 +51,13 @@ let listOffset = 0;
 const mini = (sel) => new Board(/** @type {SVGSVGElement} */ (/** @type {unknown} */ ($(sel))), { mini: true });
 const fillBoards = { left: mini("#puzzle-left"), right: mini("#puzzle-right") };
 
+/** The language the last puzzle was asked for in. */
+let askedLang = "";
+/** A URL of the puzzles' API asking for the page's language. @param {string} url */
+const inLang = (url) => { askedLang = prefs.lang; return `${url}${url.includes("?") ? "&" : "?"}lang=${prefs.lang}`; };
+
 /** @param {string} url @param {object} [body] */
-const post = (url, body) => getJSON(url, {
+const post = (url, body) => getJSON(inLang(url), {
   method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}),
 });
 
@@ -83,8 +92,13 @@ export async function showPuzzleList(more = false) {
   for (const it of list.puzzles) {
     const title = it.win_in && it.kind !== "only_defence"
       ? t("puzzles.win_in", { side: sideName(it.side), n: it.win_in }) : kindName(it.kind);
-    ul.append(h("li", {}, h("a", { href: `#/puzzle/${it.id}` }, title),
-      h("span", { class: "hint" }, ` ${t("puzzles.item", { kind: kindName(it.kind), rating: it.rating })}`)));
+    // the start position as a small picture: drawn once on the server, kept by the browser
+    const thumb = offline() ? h("span", { class: "thumb", "aria-hidden": "true" })
+      : h("img", { class: "thumb", src: `/api/puzzles/${encodeURIComponent(it.id)}/board.svg?size=160`,
+        width: "72", height: "72", loading: "lazy", alt: t("puzzles.thumb") });
+    ul.append(h("li", {}, h("a", { href: `#/puzzle/${it.id}` }, thumb,
+      h("span", { class: "card-words" }, h("strong", {}, title),
+        h("span", { class: "hint" }, t("puzzles.item", { kind: kindName(it.kind), rating: it.rating }))))));
   }
   listOffset += list.puzzles.length;
   $("#puzzle-more").hidden = listOffset >= list.total;
@@ -129,6 +143,7 @@ function prepare() {
   for (const id of ["#pz-retry", "#pz-solution", "#pz-next", "#pz-new-streak"]) $(id).hidden = true;
   $("#puzzle-feedback").textContent = "";
   $("#puzzle-ratings").textContent = "";
+  delete $("#puzzle-box").dataset.shown;
 }
 
 /** @param {Started} data @param {Local} [local] a puzzle judged in the page (offline) */
@@ -137,19 +152,15 @@ async function start(data, local) {
   const p = data.puzzle;
   pz = { puzzle: p, attempt: data.attempt, rated: data.rated, streak: data.streak, pos: null, over: false,
          solution: [], busy: false, count: data.count || 0, best: data.best || 0, local };
-  const title = p.win_in && p.kind !== "only_defence"
-    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
   $("#puzzle-box").dataset.puzzle = p.id;
   $("#puzzle-box").dataset.state = "playing";
-  $("#puzzle-title").textContent = title;
-  $("#play-title").textContent = title;
-  $("#puzzle-meta").textContent = `${kindName(p.kind)} · ${t("puzzles.puzzle_rating", { rating: p.rating })}`;
+  showMeta();
   $("#puzzle-text").textContent = p.text;
-  $("#puzzle-source").textContent = p.source.ply ? t("puzzles.source", { game: p.source.game, ply: p.source.ply })
-    : t("puzzles.source_game", { game: p.source.game });
+  $("#puzzle-source").textContent = p.source.text;
   showStreak();
   const pos = await position(p.kpn);
   if (!pz || pz.attempt !== data.attempt) return;
+  if (!local && askedLang !== prefs.lang) rerenderPuzzle();  // the language changed while it came
   pz.pos = pos;
   $("#puzzle-box").dataset.kpn = pos.kpn;
   board.setFlip(p.side === "g");
@@ -172,9 +183,23 @@ async function start(data, local) {
   announce("");
 }
 
+/** The puzzle's title and kind; its own rating only once the attempt is over (as lichess
+    hides it while the puzzle is played): the player's puzzle rating is the
+    one rating the page shows beside it. */
+function showMeta() {
+  if (!pz) return;
+  const p = pz.puzzle;
+  const title = p.win_in && p.kind !== "only_defence"
+    ? t("puzzles.win_in", { side: sideName(p.side), n: p.win_in }) : kindName(p.kind);
+  $("#puzzle-title").textContent = title;
+  $("#play-title").textContent = title;
+  $("#puzzle-meta").textContent = pz.over
+    ? `${kindName(p.kind)} · ${t("puzzles.puzzle_rating", { rating: p.rating })}` : kindName(p.kind);
+}
+
 function showStreak() {
   const line = $("#puzzle-streak");
-  line.hidden = !pz || !pz.streak;
+  line.hidden = !pz || !pz.streak || (pz.over && $("#puzzle-box").dataset.state === "failed");  // the status says it
   if (pz && pz.streak) line.textContent = t("puzzles.streak_count", { n: pz.count, best: Math.max(pz.best, pz.count) });
 }
 
@@ -206,10 +231,8 @@ export async function puzzleMove(mv) {
   }
   if (pz !== cur) return;
   cur.busy = false;
-  if (r.result === "wrong") {
-    const right = /** @type {string[]} */ (r.right || []);
-    finish(r, false, right.length ? t("puzzles.wrong_answer", { move: moveName(mv), right: right.map(moveName).join(", ") })
-      : t("puzzles.wrong", { move: moveName(mv) }));
+  if (r.result === "wrong") {  // said wrong, never answered: the page shows no `right` it may hold
+    finish(r, false, moveName(mv, before));
     return;
   }
   if (r.reply) {
@@ -222,7 +245,7 @@ export async function puzzleMove(mv) {
   } else if (r.result !== "solved") {
     cur.pos = await position(r.kpn);
   }
-  if (r.result === "solved") { finish(r, true, t("puzzles.solved")); return; }
+  if (r.result === "solved") { finish(r, true, ""); return; }
   if (cur.pos) $("#puzzle-box").dataset.kpn = cur.pos.kpn;  // the position to move in (tests read it)
   $("#puzzle-feedback").textContent = t("puzzles.your_turn_left", { n: r.left });
   setStatus(t("lessons.your_turn"));
@@ -293,19 +316,49 @@ async function judgeHere(p, local, kpn, mv) {
   return r;
 }
 
-/** "left"/"right" as the page says them; a move as it is. @param {string} mv */
-const moveName = (mv) => (mv === "left" ? t("lessons.left") : mv === "right" ? t("lessons.right_fill") : mv);
+/** A move in the rulebook's words ("Red Forward 4 Blue", translated) as the
+    move list writes it, from the position it is made in; a fill as the page
+    says it. @param {string} mv @param {Pos} [pos] */
+function moveName(mv, pos) {
+  if (mv === "left") return t("lessons.left");
+  if (mv === "right") return t("lessons.right_fill");
+  return pos ? entryText(moveEntry(pos.towers, pos.turn, mv)) : mv;
+}
 
 /** The end of an attempt: the feedback, the ratings, the ways on.
- * @param {any} r @param {boolean} solved @param {string} said */
-function finish(r, solved, said) {
+ * @param {any} r @param {boolean} solved @param {string} played the wrong move in words ("" when solved) */
+function finish(r, solved, played) {
   if (!pz) return;
   pz.over = true;
-  pz.solution = r.solution || [];
+  pz.solution = r.solution || (pz.local ? pz.local.solution : []);
   $("#puzzle-box").dataset.state = solved ? "solved" : "failed";
   fillButtons(false);
-  setStatus(solved ? t("puzzles.solved") : t("lessons.try_again"));
-  $("#puzzle-feedback").textContent = said;
+  const streakOver = Boolean(pz.streak && !solved);
+  if (r.streak && pz.streak) {
+    pz.count = r.streak.count;
+    pz.best = r.streak.best;
+    showStreak();
+  }
+  if (r.ratings && r.ratings.puzzle) pz.puzzle.rating = r.ratings.puzzle.rating;
+  showMeta();
+  // said once: the status line says what happened, the feedback which move it was
+  setStatus(solved ? t("puzzles.solved") : streakOver ? t("puzzles.streak_over", { n: pz.count, best: Math.max(pz.best, pz.count) })
+    : t("puzzles.not_the_move"));
+  $("#puzzle-feedback").textContent = solved ? ""
+    : t(streakOver ? "puzzles.you_played" : "puzzles.wrong", { move: played });
+  showRatings(r);
+  $("#pz-retry").hidden = solved || streakOver;
+  $("#pz-solution").hidden = solved;
+  $("#pz-next").hidden = streakOver;
+  $("#pz-new-streak").hidden = !streakOver;
+  // the ways on in view (on a phone the panel is under the board)
+  /** @type {HTMLElement} */ ($("#pz-next").parentElement).scrollIntoView({ block: "nearest" });
+}
+
+/** The ratings line: the player's puzzle rating and its change, or why the attempt is unrated.
+ * @param {any} r an answer that ended an attempt */
+function showRatings(r) {
+  if (!pz) return;
   const parts = [];
   const ratings = r.ratings || {};
   if (pz.local) parts.push(t("puzzles.offline_unrated"));
@@ -315,20 +368,7 @@ function finish(r, solved, said) {
   } else if (pz.streak) parts.push(t("puzzles.unrated_streak"));
   else if (!r.rated && !currentMe()?.account) parts.push(t("puzzles.unrated_anon"));
   else if (!r.rated) parts.push(t("puzzles.unrated_retry"));
-  if (ratings.puzzle) parts.push(t("puzzles.puzzle_rating", { rating: ratings.puzzle.rating }));
   $("#puzzle-ratings").textContent = parts.join(" · ");
-  if (r.streak && pz.streak) {
-    pz.count = r.streak.count;
-    pz.best = r.streak.best;
-    showStreak();
-    if (r.streak.over) $("#puzzle-feedback").append(" ", t("puzzles.streak_over", { n: r.streak.count }));
-  }
-  const streakOver = Boolean(pz.streak && !solved);
-  $("#pz-retry").hidden = solved || Boolean(pz.streak);
-  $("#pz-solution").hidden = solved;
-  $("#pz-next").hidden = streakOver;
-  $("#pz-new-streak").hidden = !streakOver;
-  if (!solved && pz.pos) board.marks({ turn: pz.pos.turn });
 }
 
 
@@ -337,22 +377,49 @@ function fillButtons(on) {
   for (const id of ["#pz-fill-left", "#pz-fill-right"]) /** @type {HTMLButtonElement} */ ($(id)).disabled = !on;
 }
 
-/** Play the solution on the board from the puzzle's start. */
+/** The solution, asked for: from the server (which counts an attempt still
+    playing as missed) or, offline, from the cached set; written in words,
+    then played on the board from the puzzle's start. */
 async function showSolution() {
   if (!pz) return;
   const cur = pz;
+  $("#pz-solution").hidden = true;
+  if (!cur.solution.length && !cur.local) {
+    /** @type {any} */
+    let r;
+    try { r = await post(`/api/puzzles/attempts/${cur.attempt}/solution`); } catch (e) {
+      $("#pz-solution").hidden = false;
+      setStatus(String(/** @type {Error} */ (e).message));
+      return;
+    }
+    if (pz !== cur) return;
+    cur.solution = r.solution;
+    if (r.ratings) {  // it was still playing: now it is a miss
+      cur.over = true;
+      if (r.ratings.puzzle) cur.puzzle.rating = r.ratings.puzzle.rating;
+      showMeta();
+      showRatings(r);
+    }
+  }
   const line = cur.solution;
-  $("#puzzle-feedback").textContent = t("puzzles.solution_shown", { line: line.map(moveName).join(" ") });
-  if (cur.puzzle.kind === "fill") return;
+  if (cur.puzzle.kind === "fill") {
+    $("#puzzle-feedback").textContent = t("puzzles.solution_shown", { line: line.map((mv) => moveName(mv)).join(", ") });
+    return;
+  }
   let pos = await position(cur.puzzle.kpn);
+  const steps = [pos];
+  for (const mv of line) steps.push(await position(steps[steps.length - 1].kpn, mv));
+  if (pz !== cur) return;
+  $("#puzzle-feedback").textContent = t("puzzles.solution_shown",
+    { line: line.map((mv, i) => moveName(mv, steps[i])).join(", ") });
+  $("#puzzle-box").dataset.shown = "solution";
   board.setTowers(pos.towers);
   board.marks({ turn: pos.turn });
-  for (const mv of line) {
-    await new Promise((res) => setTimeout(res, 600));
+  for (const next of steps.slice(1)) {
+    await new Promise((res) => setTimeout(res, 600));  // the line played at a watchable pace
     if (pz !== cur) return;
-    const next = await position(pos.kpn, mv);
     board.setTowers(next.towers);
-    board.marks({ turn: next.turn, last: { move: mv, pushed: next.last ? next.last.pushed : [] } });
+    board.marks({ turn: next.turn, last: { move: next.last ? next.last.move : "", pushed: next.last ? next.last.pushed : [] } });
     pos = next;
   }
   cur.pos = pos;
@@ -373,7 +440,7 @@ async function nextPuzzle() {
     start(await post(`/api/puzzles/streak/${encodeURIComponent(pz.streak)}/next`));
     return;
   }
-  const r = await getJSON("/api/puzzles/next");
+  const r = await getJSON(inLang("/api/puzzles/next"));
   if (!r.puzzle) { $("#puzzle-feedback").textContent = t("puzzles.all_done"); return; }
   location.hash = `#/puzzle/${r.puzzle.id}`;
 }
@@ -390,8 +457,14 @@ export function leavePuzzle() { pz = null; }
 /** Whether a puzzle is showing. */
 export const inPuzzle = () => pz !== null;
 /** Redraw in a new language: the same attempt's words (the board stays). */
-export function rerenderPuzzle() {
+export async function rerenderPuzzle() {
   if (!pz) return;
-  $("#puzzle-meta").textContent = `${kindName(pz.puzzle.kind)} · ${t("puzzles.puzzle_rating", { rating: pz.puzzle.rating })}`;
+  const cur = pz;
+  showMeta();
   showStreak();
+  if (cur.local) return;  // offline: the cached set's words
+  const p = await getJSON(inLang(`/api/puzzles/${encodeURIComponent(cur.puzzle.id)}`));
+  if (pz !== cur) return;
+  $("#puzzle-text").textContent = p.text;  // the server's words, in the new language
+  $("#puzzle-source").textContent = p.source.text;
 }

@@ -1,11 +1,12 @@
 /* Review: a finished or saved game, position by position, with the
    engine's view of each. */
 import { $, chartQuery, getJSON, h } from "../dom.js";
-import { BOARD_ROWS, SIDE_FILL, sqIndex } from "../board.js";
+import { SIDE_FILL } from "../board.js";
 import * as engine from "../engine.js";
 import { entryNodes, matchName, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 import { showReport, stopReport } from "./report.js";
+import { moveEntry } from "../movelist.js";
 
 /** @typedef {import("../types.js").Step} Step */
 /** @typedef {import("../types.js").ReviewMark} ReviewMark */
@@ -230,24 +231,6 @@ function analyse(s, i) {
   }, 200);
 }
 
-/** The move-list entry of a move of step `s` ("Red Forward 4 Blue"), from
-    its towers and the board's colours. @param {Step} s @param {string} move
-    @returns {import("../types.js").Entry} */
-function entryOf(s, move) {
-  const [from, to] = move.split("-");
-  const tower = s.towers.find((tw) => tw[0] === from);
-  const cap = (/** @type {string} */ c) => c.charAt(0).toUpperCase() + c.slice(1);
-  const a = sqIndex(from), b = sqIndex(to);
-  const side = tower ? tower[1] : s.turn;
-  const df = (b & 7) - (a & 7);
-  const dir = df === 0 ? "Forward" : (df > 0) === (side === "g") ? "Left" : "Right";
-  const colour = tower ? tower[2] : "brown";
-  const finish = BOARD_ROWS[b >> 3][b & 7];
-  const dist = Math.abs((b >> 3) - (a >> 3));
-  return { side, long: `${cap(colour)} ${dir} ${dist} ${cap(finish)}`,
-    short: `${colour[0]}${dir[0]}${dist}`, kind: "move", move };
-}
-
 /** A score of the page's engine as the server's analysis words it.
     @param {{kind: string, value: number}} v */
 const kindOf = (v) => ({ kind: v.kind === "cp" ? "eval" : v.kind, value: v.value });
@@ -270,7 +253,7 @@ async function analyseHere(s, i, run) {
     const out = document.createDocumentFragment();
     if (shown.best) {
       const span = h("span", { title: shown.best });
-      span.append(entryNodes(entryOf(s, shown.best)));
+      span.append(entryNodes(moveEntry(s.towers, s.turn, shown.best)));
       out.append(tn("review.best", { move: span }));
     }
     const v = kindOf(shown.value);
@@ -279,7 +262,7 @@ async function analyseHere(s, i, run) {
     else out.append(" · ", t("review.eval", { side: sideName(s.turn), score: v.value }));
     out.append(" · ", t("review.depth", { n: shown.depth }) + (done ? "" : "…"));
     box.replaceChildren(out);
-    showLines(shown.lines.map((line) => ({ move: line.pv[0], pv: line.pv, entries: [entryOf(s, line.pv[0])],
+    showLines(shown.lines.map((line) => ({ move: line.pv[0], pv: line.pv, entries: [moveEntry(s.towers, s.turn, line.pv[0])],
       ...kindOf(engine.readScore(line.score)) })), s.turn);
     board.marks({ must: s.must, turn: s.turn, last: s.move ? { move: s.move, pushed: s.pushed || [] } : null,
       highlight: shown.best ? shown.best.split("-") : [] });
