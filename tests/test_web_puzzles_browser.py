@@ -56,7 +56,7 @@ def test_a_puzzle_missed_retried_solved_and_the_ratings_moved(browser: Browser, 
     expect(pg.locator("#puzzle-text")).to_contain_text("Gold to move wins in 1")
     # a human source line: the match and the levels, no generator seeds
     source = pg.locator("#puzzle-source")
-    expect(source).to_have_text("From a Single round between two computer levels (Novice and Club player),"
+    expect(source).to_have_text("From a single round between two computer levels (Novice and Club player),"
                                 " round 1, move 13")
     meta = pg.locator("#puzzle-meta")
     expect(meta).to_have_text("The only winning move")  # no rating while it is played
@@ -116,7 +116,7 @@ def test_the_list_cards_and_the_puzzle_in_german(browser: Browser, server: str) 
     pg.goto(server + "/#/puzzle/p01-w1")
     expect(pg.locator("#puzzle-text")).to_contain_text("Gold am Zug gewinnt in 1")
     expect(pg.locator("#puzzle-source")).to_have_text(
-        "Aus einer Partie „Einzelrunde“ zweier Computerstufen (Neuling und Vereinsspieler), Runde 1, Zug 13")
+        "Aus einer Einzelrunde zweier Computerstufen (Neuling und Vereinsspieler), Runde 1, Zug 13")
     play(pg, "h6-h5")
     expect(pg.locator("#status")).to_have_text("Das ist nicht der Zug.")
     expect(pg.locator("#puzzle-feedback")).to_contain_text("Braun Vorwärts 1 Gelb")

@@ -107,17 +107,17 @@ def source_text(origin: str, game: str, ply: int, lang: str) -> str:
 
     >>> source_text("self-play", "seed 2027 game 8: Marathon, novice (Black, seed 8028)"
     ...             " v club (Gold, seed 6768)", 119, "en")
-    'From a Marathon match (15 points) between two computer levels (Novice and Club player), move 119 of the match'
+    'From a Marathon match between two computer levels (Novice and Club player), move 119 of the match'
     >>> source_text("self-play", "Single Round, novice (Black) v club (Gold), game 25, round 1,"
     ...             " move 13", 0, "de")
-    'Aus einer Partie „Einzelrunde“ zweier Computerstufen (Neuling und Vereinsspieler), Runde 1, Zug 13'
+    'Aus einer Einzelrunde zweier Computerstufen (Neuling und Vereinsspieler), Runde 1, Zug 13'
     >>> source_text("self-play", "rulebook fig9", 0, "hu")
     'A szabálykönyvből, 9. ábra'
     """
     words = page_words(lang)
     m = _SEEDED.match(game) or _PLAYED.match(game)
     if m is not None and m["match"] in _TARGETS and f"level.{m['a']}" in words and f"level.{m['b']}" in words:
-        parts = {"match": words[f"match.{_TARGETS[m['match']]}"], "a": words[f"level.{m['a']}"],
+        parts = {"match": words[f"puzzles.match.{_TARGETS[m['match']]}"], "a": words[f"level.{m['a']}"],
                  "b": words[f"level.{m['b']}"]}
         if "round" in m.groupdict():
             return words["puzzles.from_round"].format(**parts, round=m["round"], move=m["move"])
