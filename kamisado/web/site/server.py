@@ -54,6 +54,7 @@ from kamisado.web.edge.guard import (
 from kamisado.web.edge.public import PublicSite, forwarded_hosts
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
+from kamisado.web.play.uploads import ParseBudget
 from kamisado.web.site.analysis import (
     AnalysisSlots,
     analyse,
@@ -329,4 +330,5 @@ def create_app(
     app.state.metrics_allow = metrics_allow
     app.state.session_keys = keys
     app.state.session_sockets = SessionSockets()
+    app.state.parses = ParseBudget()  # uploaded records being read (POST /api/records)
     return app
