@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from kamisado.rules import record
-from kamisado.rules.match import Match
+from kamisado.rules.match import FILL, Match
 from kamisado.web.play import uploads
 from kamisado.web.play.uploads import ParseBudget
 from kamisado.web.site import pages
@@ -140,3 +141,37 @@ def test_work_off_the_loop_runs_in_the_pool_when_there_is_one(tmp_path: Path) ->
         assert client.get(f"/api/games/{r.json()['id']}/steps").json()["steps"][-1]["move"] == "a1-a4"
         r = client.post("/api/records", json={**ACTIONS, "actions": ["a1-a4", "e8-e1"]})
         assert r.status_code == 400 and r.json()["error"].startswith("record: action 2, e8-e1: ")
+
+
+def test_a_long_games_steps_and_record_are_worked_out_in_a_thread(
+        app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    def watched(fn: Any) -> Any:
+        def run(*args: Any) -> Any:
+            try:
+                asyncio.get_running_loop()
+                seen.append("on the loop")
+            except RuntimeError:
+                seen.append("in a thread")
+            return fn(*args)
+        return run
+
+    monkeypatch.setattr(pages, "steps_view", watched(pages.steps_view))
+    monkeypatch.setattr(pages.records, "write", watched(record.write))
+    rng = random.Random(7)
+    m, actions = Match(15), []
+    while len(actions) <= pages.INLINE_ACTIONS:
+        action = (rng.choice(["left", "right"]) if m.state == FILL
+                  else str(rng.choice(list(m.position.legal_moves))))
+        m.apply(action)
+        actions.append(action)
+    with TestClient(app) as client:
+        short = client.post("/api/records", json=ACTIONS).json()["id"]
+        long = client.post("/api/records", json={"target": 15, "actions": actions}).json()["id"]
+        for game, where in ((short, "on the loop"), (long, "in a thread")):
+            seen.clear()
+            steps = client.get(f"/api/games/{game}/steps").json()["steps"]
+            assert client.get(f"/api/games/{game}/record").status_code == 200
+            assert seen == [where, where]
+        assert len(steps) > pages.INLINE_ACTIONS and steps[-1]["move"] in actions

@@ -23,7 +23,7 @@ from starlette.websockets import WebSocket
 
 from kamisado.rules import record as records
 from kamisado.rules.board import SIDE_LETTERS, KamisadoError
-from kamisado.rules.match import OVER
+from kamisado.rules.match import OVER, Match
 from kamisado.rules.position import Position
 from kamisado.web.accounts.players import Player, Players, player_in_thread
 from kamisado.web.basics.messages import LEVEL_NAMES, ProtocolError, parse_create
@@ -484,28 +484,46 @@ async def game_or_404(request: Request) -> Game | Response:
     return game
 
 
+#: A game with more actions than this has its record and its steps worked
+#: out in a thread (``GET /api/games/{id}/record``, ``.../steps``): their CPU
+#: grows with the game (about 0.1 ms an action for the steps).
+INLINE_ACTIONS = 60
+
+
+async def beside_loop(game: Game, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``: on the event loop for a short game, in a thread for a
+    long one (more than :data:`INLINE_ACTIONS` actions).  ``args`` must be
+    what the game holds now (an action meanwhile replaces its match, never
+    changes it in place)."""
+    if len(game.tokens) <= INLINE_ACTIONS:
+        return fn(*args)
+    return await asyncio.to_thread(fn, *args)
+
+
 async def game_record(request: Request) -> Response:
     game = await game_or_404(request)
     if isinstance(game, Response):
         return game
-    text = records.write(game.record())
+    text = await beside_loop(game, records.write, game.record())
     return PlainTextResponse(
         text,
         headers={"Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.txt"'},
     )
 
 
-async def game_steps(request: Request) -> Response:
-    # every step: its entries as the move list shows them, and for a step
-    # with a move the tower that moved and the towers it pushed back, worked
-    # out on the step before (the same fields as a live frame's ``last``)
-    game = await game_or_404(request)
-    if isinstance(game, Response):
-        return game
+def steps_view(match: Match, comments: dict[tuple[int, int], records.Comment]) -> list[dict[str, Any]]:
+    """Every step of a match, for ``/api/games/{id}/steps``: its entries as
+    the move list shows them, and for a step with a move the tower that
+    moved and the towers it pushed back, worked out on the step before (the
+    same fields as a live frame's ``last``), its comment and its position.
+
+    >>> m = Match(1); m.apply("a1-a4")
+    >>> [(s["ply"], s["move"], s["mover"] and s["mover"]["colour"]) for s in steps_view(m, {})]
+    [(0, None, None), (1, 'a1-a4', 'brown')]
+    """
     steps: list[dict[str, Any]] = []
     before: Position | None = None
-    comments = game.comments()  # an uploaded record's, on the moves still in effect
-    for s in records.replay(game.match):
+    for s in records.replay(match):
         moved: dict[str, Any] = {"mover": None, "push": False, "pushed": []}
         if s.move is not None and before is not None and s.ply > 0:
             view = move_view(before, s.move)
@@ -523,6 +541,15 @@ async def game_steps(request: Request) -> Response:
             }
         )
         before = s.position
+    return steps
+
+
+async def game_steps(request: Request) -> Response:
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    # an uploaded record's comments, on the moves still in effect
+    steps = await beside_loop(game, steps_view, game.match, game.comments())
     black, gold = game.seat_names()
     match = game.match
     return JSONResponse(
