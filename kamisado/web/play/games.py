@@ -228,7 +228,7 @@ class Hub:
         game.adopt(built.state)
         game.hub = self
         await self._store_new(built.row, built.tokens)
-        token = built.row.black_token
+        token = built.row.black_token or ""  # both seats' (built_from_record gives one)
         return game, {"b": token, "g": token}
 
     async def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
