@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import functools
+import multiprocessing
 import os
 import random
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -175,3 +178,22 @@ def test_a_long_games_steps_and_record_are_worked_out_in_a_thread(
             assert client.get(f"/api/games/{game}/record").status_code == 200
             assert seen == [where, where]
         assert len(steps) > pages.INLINE_ACTIONS and steps[-1]["move"] in actions
+
+
+def test_without_the_computers_pool_uploads_are_read_one_at_a_time_in_a_process_of_their_own() -> None:
+    # a server thinking on a job queue has no pool: the budget's own process reads them
+    budget = ParseBudget()
+    budget.pool_factory = functools.partial(
+        ProcessPoolExecutor, 1, mp_context=multiprocessing.get_context("spawn"))
+
+    async def run() -> tuple[int, Any]:
+        try:
+            pid = await budget.run_alone(os.getpid)
+            built = await budget.run_alone(uploads.read_upload, text_record().encode(), False, "p1")
+            return pid, built
+        finally:
+            budget.close()
+
+    pid, built = asyncio.run(run())
+    assert pid != os.getpid() and built.row.black_player == "p1" and built.tokens == ["a1-a4"]
+    assert budget.pool is None  # stopped

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass
 from typing import Any
 
@@ -194,11 +196,41 @@ class ParseBudget:
 
     def __init__(self, most: int = PARSES_MOST) -> None:
         self.most = most
-        #: held by an upload parsed in a thread (no pool): one at a time,
-        #: since a thread shares the interpreter's lock with the event loop
-        self.thread = asyncio.Semaphore(1)
+        #: held by an upload read by :meth:`run_alone`: one at a time
+        self.alone = asyncio.Semaphore(1)
+        #: makes the process :meth:`run_alone` reads uploads in (``None``: a
+        #: thread); the server sets it when it thinks on a job queue and so
+        #: has no process pool of its own
+        self.pool_factory: Callable[[], Executor] | None = None
+        self.pool: Executor | None = None
         self.keys: set[str] = set()
         self.count = 0
+
+    async def run_alone(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)``, one at a time: in a process of the budget's own
+        (:attr:`pool_factory`; started when first needed, dropped when it
+        broke, so the next call starts another) or, without one, in a
+        thread (which shares the interpreter's lock with the event loop:
+        for a server that runs no engine, the tests)."""
+        async with self.alone:
+            if self.pool_factory is None:
+                return await asyncio.to_thread(fn, *args)
+            if self.pool is None:
+                self.pool = self.pool_factory()
+            pool = self.pool
+            try:
+                return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+            except BrokenExecutor:
+                if self.pool is pool:
+                    pool.shutdown(wait=False, cancel_futures=True)
+                    self.pool = None
+                raise
+
+    def close(self) -> None:
+        """Stop the process :meth:`run_alone` started, if any."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
     def __len__(self) -> int:
         return self.count

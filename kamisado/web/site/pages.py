@@ -593,15 +593,15 @@ async def off_loop(request: Request, fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` away from the event loop, for work whose CPU grows with
     its input: in the computer's process pool once an analysis slot is free
     (so a computer move always has a worker), or, where this process runs
-    no pool (no computer, or a job queue's workers think), in a thread, one
-    at a time.  ``fn``, its arguments and its answer must pickle."""
+    no pool, one at a time (:meth:`ParseBudget.run_alone`): in a process of
+    its own when a job queue's workers think, in a thread when no engine
+    runs.  ``fn``, its arguments and its answer must pickle."""
     computer = hub_of(request).computer
     if computer.pool is not None and computer.jobs is None:
         async with request.app.state.analysis.semaphore:
             return await computer.run_in_pool(fn, *args, queue="analysis")
     budget: ParseBudget = request.app.state.parses
-    async with budget.thread:
-        return await asyncio.to_thread(fn, *args)
+    return await budget.run_alone(fn, *args)
 
 
 async def upload_record(request: Request) -> Response:

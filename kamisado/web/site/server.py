@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import multiprocessing
 import os
@@ -152,6 +153,10 @@ def lifespan(
                 store.close()
                 raise
             n = max(2, n)  # the analysis jobs at once from this process: n - 1
+            # uploaded records are read in a process of their own, away from the loop
+            app.state.parses.pool_factory = functools.partial(
+                ProcessPoolExecutor, 1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=worker.start_worker, initargs=(os.getpid(),))
         elif n:
 
             def factory() -> Executor:
@@ -202,6 +207,7 @@ def lifespan(
             await hub.close()  # and the process pool with it
             if runner is not None:
                 await runner.close()
+            app.state.parses.close()
             store.close()
 
     return run
