@@ -13,6 +13,7 @@ Starts one ``kamisado web`` process (a subprocess, the code on
     python bench/heavy_requests.py
     python bench/heavy_requests.py --kind long --records 40
     PYTHONPATH=/path/to/old/checkout python bench/heavy_requests.py   # before
+    python bench/heavy_requests.py --games 20   # 20 games beside one address posting in a loop
 
 ``--kind newlines`` (the probe of the issue) posts a megabyte of newlines
 (refused, 400, after the parser read every line); ``--kind long`` posts a
@@ -36,13 +37,15 @@ from collections import Counter
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def start(db: str, extra: list[str], log_path: str) -> tuple[subprocess.Popen[bytes], int]:
+def start(db: str, extra: list[str], log_path: str, env: dict[str, str] | None = None
+          ) -> tuple[subprocess.Popen[bytes], int]:
     """``kamisado web`` on ``db``: the process and its port."""
     log = open(log_path, "wb")  # noqa: SIM115  (the server's whole output, read afterwards)
     proc = subprocess.Popen(
         [sys.executable, "-m", "kamisado.cli", "web", "--port", "0", "--no-browser",
          "--forwarded-allow-ips", "127.0.0.1", "--db", db, *extra],
         stdout=subprocess.PIPE, stderr=log, cwd=tempfile.gettempdir(),  # the code on PYTHONPATH
+        env={**os.environ, **(env or {})},
     )
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -94,6 +97,43 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def games_beside_a_poster(args: argparse.Namespace, body: bytes) -> None:
+    """``--games N``: the server without rate limits (load.py opens every
+    game from one address), N games played by ``bench/load.py --url``, and
+    one address posting ``body`` to ``/api/records`` in a loop meanwhile."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log_path = os.path.join(tmp, "server.log")
+        proc, port = start(os.path.join(tmp, "g.db"), args.server_args.split(), log_path,
+                           {"KAMISADO_WEB_LIMITS": "off"})
+        stop = threading.Event()
+        answers: Counter[int] = Counter()
+
+        def poster() -> None:
+            while not stop.is_set():
+                answers[request(port, "POST", "/api/records", body,
+                                {"X-Forwarded-For": "198.51.100.1", "Content-Type": "text/plain"})] += 1
+
+        thread = threading.Thread(target=poster)
+        try:
+            if not args.quiet:
+                thread.start()
+            load = subprocess.run(
+                [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "load.py"),
+                 "--url", f"http://127.0.0.1:{port}/", "--games", str(args.games), "--think", "1",
+                 "--seconds", "20"], capture_output=True, text=True, check=False)
+        finally:
+            stop.set()
+            if thread.is_alive():
+                thread.join()
+            proc.terminate()
+            proc.wait(30)
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} (CPUs: {os.cpu_count()})")
+    print(f"{args.games} games beside " + ("no records" if args.quiet else
+          f"one address posting {len(body)}-byte records ({args.kind}) in a loop:"
+          f" answers {dict(sorted(answers.items()))}"))
+    print(load.stdout.strip() or load.stderr.strip()[-2000:])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--records", type=int, default=40, help="records posted at once (default 40)")
@@ -101,8 +141,15 @@ def main() -> None:
     parser.add_argument("--kind", choices=["newlines", "long"], default="newlines")
     parser.add_argument("--every", type=float, default=0.05, help="seconds between /healthz probes")
     parser.add_argument("--server-args", default="", help="more arguments for kamisado web")
+    parser.add_argument("--games", type=int, default=0,
+                        help="instead: hold this many games with bench/load.py (--think 1, 20 s) while one"
+                             " address posts records one after another, and print load.py's figures")
+    parser.add_argument("--quiet", action="store_true", help="with --games: no records posted (the baseline)")
     args = parser.parse_args()
     body = b"\n" * args.size if args.kind == "newlines" else long_record(args.size)
+    if args.games:
+        games_beside_a_poster(args, body)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         log_path = os.path.join(tmp, "server.log")
         proc, port = start(os.path.join(tmp, "g.db"), args.server_args.split(), log_path)
