@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 from collections.abc import Awaitable, Callable, Coroutine
@@ -52,6 +51,7 @@ from kamisado.web.play.news import News
 from kamisado.web.play.presence import Presence
 from kamisado.web.play.reports import Reporter
 from kamisado.web.play.state import GameError
+from kamisado.web.play.uploads import Built, built_from_record
 from kamisado.web.store.storage import GameRow, Store, new_id
 
 __all__ = ["CLAIM_AFTER_S", "Hub"]
@@ -217,39 +217,18 @@ class Hub:
 
     async def create_from_record(self, rec: Record, player: str | None = None) -> tuple[Game, dict[str, str]]:
         """Store an uploaded record as a local (hotseat) game that can go on
-        (both seats the uploading player's)."""
-        match = rec.match
-        tokens: list[str] = []
-        comments: dict[str, str] = {}  # each comment by its move's index in the tokens
-        for i, rnd in enumerate(match.rounds):
-            if i and rnd.fill is not None:
-                tokens.append(rnd.fill)
-            for ply, move in enumerate(rnd.moves, 1):
-                comment = rec.comments.get((i + 1, ply))
-                if comment is not None:
-                    comments[str(len(tokens))] = comment.text()
-                tokens.append(str(move))
-        token = new_id(18)
-        row = GameRow.new(
-            new_id(),
-            target=match.target,
-            series=match.series,
-            start_kpn=match.rounds[0].start.kpn(),
-            black_name=rec.headers.get("Black", "")[:40],
-            gold_name=rec.headers.get("Gold", "")[:40],
-            black_token=token,
-            gold_token=token,
-            black_player=player,
-            gold_player=player,
-            comments=json.dumps(comments, separators=(",", ":")) if comments else None,
-        )
-        game = self._build(row, tokens)  # replays through the rules before storing
-        row.state = game.match.state
-        act = game.to_act()
-        row.to_act = None if act is None else SIDE_LETTERS[act]
-        row.black_points, row.gold_points = game.match.points
-        row.actions = len(tokens)
-        await self._store_new(row, tokens)
+        (both seats the uploading player's).  The site builds it away from
+        the event loop and stores it with :meth:`create_built`."""
+        return await self.create_built(built_from_record(rec, player))
+
+    async def create_built(self, built: Built) -> tuple[Game, dict[str, str]]:
+        """Store a game an uploaded record made (:func:`kamisado.web.play.uploads.read_upload`,
+        replayed already): the game, and its seats' token."""
+        game = Game(built.row, built.state.match)
+        game.adopt(built.state)
+        game.hub = self
+        await self._store_new(built.row, built.tokens)
+        token = built.row.black_token or ""  # both seats' (built_from_record gives one)
         return game, {"b": token, "g": token}
 
     async def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:

@@ -7,10 +7,12 @@ pictures are :mod:`kamisado.web.site.images`, the engine's analysis
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import BrokenExecutor
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from starlette.websockets import WebSocket
 
 from kamisado.rules import record as records
 from kamisado.rules.board import SIDE_LETTERS, KamisadoError
-from kamisado.rules.match import OVER
+from kamisado.rules.match import OVER, Match
 from kamisado.rules.position import Position
 from kamisado.web.accounts.players import Player, Players, player_in_thread
 from kamisado.web.basics.messages import LEVEL_NAMES, ProtocolError, parse_create
@@ -29,10 +31,12 @@ from kamisado.web.basics.ratings import SPEEDS, computer_rating, speed_of
 from kamisado.web.basics.text import UnstorableText, check_storable, unstorable_char
 from kamisado.web.basics.views import entry_view, move_view, position_view, rounds_view
 from kamisado.web.community.lobby import Lobby
+from kamisado.web.edge.guard import client_keys
 from kamisado.web.edge.public import PublicSite
 from kamisado.web.play.game import Game
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
+from kamisado.web.play.uploads import ParseBudget, read_upload
 from kamisado.web.site.moderation import blocked_for
 from kamisado.web.store.storage import GameRow
 
@@ -488,28 +492,46 @@ async def game_or_404(request: Request) -> Game | Response:
     return game
 
 
+#: A game with more actions than this has its record and its steps worked
+#: out in a thread (``GET /api/games/{id}/record``, ``.../steps``): their CPU
+#: grows with the game (about 0.1 ms an action for the steps).
+INLINE_ACTIONS = 60
+
+
+async def beside_loop(game: Game, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``: on the event loop for a short game, in a thread for a
+    long one (more than :data:`INLINE_ACTIONS` actions).  ``args`` must be
+    what the game holds now (an action meanwhile replaces its match, never
+    changes it in place)."""
+    if len(game.tokens) <= INLINE_ACTIONS:
+        return fn(*args)
+    return await asyncio.to_thread(fn, *args)
+
+
 async def game_record(request: Request) -> Response:
     game = await game_or_404(request)
     if isinstance(game, Response):
         return game
-    text = records.write(game.record())
+    text = await beside_loop(game, records.write, game.record())
     return PlainTextResponse(
         text,
         headers={"Content-Disposition": f'attachment; filename="kamisado-{game.row.id}.txt"'},
     )
 
 
-async def game_steps(request: Request) -> Response:
-    # every step: its entries as the move list shows them, and for a step
-    # with a move the tower that moved and the towers it pushed back, worked
-    # out on the step before (the same fields as a live frame's ``last``)
-    game = await game_or_404(request)
-    if isinstance(game, Response):
-        return game
+def steps_view(match: Match, comments: dict[tuple[int, int], records.Comment]) -> list[dict[str, Any]]:
+    """Every step of a match, for ``/api/games/{id}/steps``: its entries as
+    the move list shows them, and for a step with a move the tower that
+    moved and the towers it pushed back, worked out on the step before (the
+    same fields as a live frame's ``last``), its comment and its position.
+
+    >>> m = Match(1); m.apply("a1-a4")
+    >>> [(s["ply"], s["move"], s["mover"] and s["mover"]["colour"]) for s in steps_view(m, {})]
+    [(0, None, None), (1, 'a1-a4', 'brown')]
+    """
     steps: list[dict[str, Any]] = []
     before: Position | None = None
-    comments = game.comments()  # an uploaded record's, on the moves still in effect
-    for s in records.replay(game.match):
+    for s in records.replay(match):
         moved: dict[str, Any] = {"mover": None, "push": False, "pushed": []}
         if s.move is not None and before is not None and s.ply > 0:
             view = move_view(before, s.move)
@@ -527,6 +549,15 @@ async def game_steps(request: Request) -> Response:
             }
         )
         before = s.position
+    return steps
+
+
+async def game_steps(request: Request) -> Response:
+    game = await game_or_404(request)
+    if isinstance(game, Response):
+        return game
+    # an uploaded record's comments, on the moves still in effect
+    steps = await beside_loop(game, steps_view, game.match, game.comments())
     black, gold = game.seat_names()
     match = game.match
     return JSONResponse(
@@ -557,79 +588,62 @@ def comment_view(comment: records.Comment | None) -> dict[str, str] | None:
     return {"text": comment.text(), "words": comment.describe()}
 
 
-#: At most this many actions in a match sent as JSON (a Marathon runs to a few hundred).
-MAX_RECORD_ACTIONS = 5_000
+#: What a refused upload answers (:class:`kamisado.web.play.uploads.ParseBudget`):
+#: status, message, seconds to wait (``Retry-After``).
+PARSE_REFUSALS = {
+    "busy_key": (429, "one record at a time from one address or player: try again once the last"
+                      " one is answered", 2),
+    "busy_all": (503, "the server is reading too many records at once; try again in a few seconds", 5),
+}
 
 
-def record_of_actions(body: Any) -> records.Record:
-    """A record from a match sent as its actions (a game played offline in
-    the page): ``{"target": 3, "series": false, "actions": ["a1-a4", ...,
-    "left", ...], "black": "Ann", "gold": "Bob"}``, every action replayed
-    by the rules.  :class:`ProtocolError` or :class:`KamisadoError` (with
-    the action's number) for bad input.
-
-    >>> rec = record_of_actions({"target": 1, "actions": ["a1-a4", "e8-e5", "a4-e8"], "black": "Ann"})
-    >>> rec.match.state, rec.headers["Black"]
-    ('over', 'Ann')
-    >>> record_of_actions({"target": 1, "actions": ["a1-a4", "e8-e1"]})
-    Traceback (most recent call last):
-    ...
-    kamisado.IllegalMoveError: record: action 2, e8-e1: ...
-    """
-    from kamisado.rules.match import Match
-
-    if not isinstance(body, dict):
-        raise ProtocolError("record: expected a JSON object")
-    target, series, actions = body.get("target"), body.get("series", False), body.get("actions")
-    if not isinstance(target, int) or isinstance(target, bool) or not isinstance(series, bool):
-        raise ProtocolError("record: expected target to be an integer and series true or false")
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise ProtocolError("record: expected actions to be a list of moves and fills")
-    if len(actions) > MAX_RECORD_ACTIONS:
-        raise ProtocolError(f"record: at most {MAX_RECORD_ACTIONS} actions, found {len(actions)}")
-    names = [body.get(side, "") for side in ("black", "gold")]
-    if not all(isinstance(n, str) and len(n) <= 40 and "\n" not in n for n in names):
-        raise ProtocolError("record: expected black and gold to be names of one line (40 characters at most)")
-    match = Match(target, series=series)
-    for i, action in enumerate(actions, 1):
-        try:
-            match.apply(action)
-        except KamisadoError as exc:
-            raise type(exc)(f"record: action {i}, {action}: {exc}") from None
-    return records.Record.new(match, names[0].strip(), names[1].strip())
+async def off_loop(request: Request, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` away from the event loop, for work whose CPU grows with
+    its input: in the computer's process pool once an analysis slot is free
+    (so a computer move always has a worker), or, where this process runs
+    no pool, one at a time (:meth:`ParseBudget.run_alone`): in a process of
+    its own when a job queue's workers think, in a thread when no engine
+    runs.  ``fn``, its arguments and its answer must pickle."""
+    computer = hub_of(request).computer
+    if computer.pool is not None and computer.jobs is None:
+        async with request.app.state.analysis.semaphore:
+            return await computer.run_in_pool(fn, *args, queue="analysis")
+    budget: ParseBudget = request.app.state.parses
+    return await budget.run_alone(fn, *args)
 
 
 async def upload_record(request: Request) -> Response:
+    """``POST /api/records``: a text record, or a game played offline in the
+    page as JSON (``Content-Type: application/json``), made a game.  The
+    parse and the replays run away from the event loop (:func:`off_loop`),
+    one at a time per client key and at most ``PARSES_MOST`` at once."""
     raw = await read_body(request, MAX_RECORD_BODY)
     if isinstance(raw, Response):
         return raw
-    if request.headers.get("content-type", "").split(";")[0].strip() == "application/json":
-        # a game played offline in the page: its actions, made a record here by the rules
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError):
-            return bad("record: expected a JSON object")
-        try:
-            check_storable(body, "record")
-            rec = record_of_actions(body)
-        except (ProtocolError, UnstorableText, KamisadoError) as exc:
-            return bad(str(exc))
-        return await _created(
-            request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
+    is_json = request.headers.get("content-type", "").split(";")[0].strip() == "application/json"
+    budget: ParseBudget = request.app.state.parses
+    keys = client_keys(request.scope)
+    refused = budget.enter(keys)
+    if refused is not None:
+        status, message, wait = PARSE_REFUSALS[refused]
+        return JSONResponse({"error": message}, status_code=status, headers={"Retry-After": str(wait)})
     try:
-        text = raw.decode("utf-8")  # strict: no lone surrogate comes through
-        nul = text.find("\x00")
-        if nul >= 0:  # the store cannot hold it (PostgreSQL's text refuses NUL)
-            line = text.count("\n", 0, nul) + 1
-            column = nul - (text.rfind("\n", 0, nul) + 1) + 1
-            return bad(f"record: line {line}, column {column} holds a NUL character")
-        rec = records.read(text)
-    except UnicodeDecodeError:
-        return bad("expected a UTF-8 text record")
-    except KamisadoError as exc:
-        return bad(str(exc))
-    return await _created(
-        request, lambda hub, player: hub.create_from_record(rec, None if player is None else player.id))
+        try:
+            player = await player_in_thread(request)
+        except Exception:
+            log.exception("could not read the player")
+            return bad("the store cannot be read; try again", 503)
+        try:
+            built = await off_loop(request, read_upload, raw, is_json, None if player is None else player.id)
+        except (BrokenExecutor, GameError) as exc:  # the pool broke twice, or is gone (stopping)
+            log.warning("could not read an uploaded record: %s", exc)
+            return JSONResponse({"error": "the record could not be read now; try again"},
+                                status_code=503, headers={"Retry-After": "5"})
+    finally:
+        budget.leave(keys)
+    if isinstance(built, str):
+        return bad(built)
+    return await _created(request, lambda hub, _player: hub.create_built(built))
 
 
 def kpn_arg(request: Request) -> Position | Response:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import multiprocessing
 import os
@@ -54,6 +55,7 @@ from kamisado.web.edge.guard import (
 from kamisado.web.edge.public import PublicSite, forwarded_hosts
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
+from kamisado.web.play.uploads import ParseBudget
 from kamisado.web.site.analysis import (
     AnalysisSlots,
     analyse,
@@ -152,6 +154,10 @@ def lifespan(
                 store.close()
                 raise
             n = max(2, n)  # the analysis jobs at once from this process: n - 1
+            # uploaded records are read in a process of their own, away from the loop
+            app.state.parses.pool_factory = functools.partial(
+                ProcessPoolExecutor, 1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=worker.start_worker, initargs=(os.getpid(),))
         elif n:
 
             def factory() -> Executor:
@@ -202,6 +208,7 @@ def lifespan(
             await hub.close()  # and the process pool with it
             if runner is not None:
                 await runner.close()
+            app.state.parses.close()
             store.close()
 
     return run
@@ -331,4 +338,5 @@ def create_app(
     app.state.metrics_allow = metrics_allow
     app.state.session_keys = keys
     app.state.session_sockets = SessionSockets()
+    app.state.parses = ParseBudget()  # uploaded records being read (POST /api/records)
     return app
