@@ -51,6 +51,7 @@ from kamisado.web.community.seeks import Seeks
 from kamisado.web.play.game import Conn
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import new_id
 
 __all__ = ["MAX_CHALLENGES", "Challenge", "Lobby"]
@@ -338,7 +339,7 @@ class Lobby:
                     "rated": msg.rated, "color": msg.color, "created": challenge.created,
                     "seen": now_ms(), "to_player": msg.to,
                 })
-            except Exception:
+            except StoreErrors:
                 log.exception("could not store a challenge")
                 raise GameError("storage", "challenge: it could not be saved; try again") from None
         self.challenges[challenge.id] = challenge
@@ -401,7 +402,7 @@ class Lobby:
         except GameError:
             self.challenges[challenge.id] = challenge
             raise
-        except Exception:
+        except StoreErrors:
             self.challenges[challenge.id] = challenge
             log.exception("could not make the game of a challenge")
             raise GameError("storage", "accept: the game could not be saved; try again") from None
@@ -447,7 +448,7 @@ class Lobby:
             await hub.store.call(hub.store.claim, game.row.id, 1 - SIDE_LETTERS.index(seat), conn.player, conn.name)
         except GameError:
             raise
-        except Exception:
+        except StoreErrors:
             log.exception("could not make the game of a challenge")
             raise GameError("storage", "accept: the game could not be saved; try again") from None
         frame = StartedFrame(game.row.id).to_json()

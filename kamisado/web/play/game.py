@@ -50,7 +50,8 @@ from kamisado.web.basics.ratings import Rating, computer_rating, speed_of
 from kamisado.web.basics.views import ClockView, SeatView, frame_position
 from kamisado.web.play.seats import seats_for
 from kamisado.web.play.state import GameError, GameState
-from kamisado.web.store.storage import Store
+from kamisado.web.store.database import StoreErrors
+from kamisado.web.store.storage import SequenceError, Store
 
 if TYPE_CHECKING:
     import random
@@ -629,7 +630,7 @@ class Game(GameState):
         except asyncio.CancelledError:
             self.unsure = True  # the server stops: whether it was stored is not known here
             raise
-        except Exception as exc:
+        except (SequenceError, *StoreErrors) as exc:
             self.served_by.repeats.failed("could not store an action", self.row.id, exc)
             self.failures += 1
             await self._recover(seq, token)  # raises, unless it was stored
@@ -659,7 +660,7 @@ class Game(GameState):
         try:
             loaded = await store.load_async(self.row.id)
             fresh = None if loaded is None else GameState.build(*loaded)
-        except Exception as exc:
+        except StoreErrors as exc:
             self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
             self.served_by.flags.store_failed()
             fresh = None
@@ -686,7 +687,7 @@ class Game(GameState):
         store = self.store
         try:
             loaded = await store.load_async(self.row.id)
-        except Exception as exc:
+        except StoreErrors as exc:
             self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
             self.served_by.flags.store_failed()
             loaded = None
