@@ -537,7 +537,7 @@ class Lobby:
         if hub.store.shared:
             try:
                 row = await hub.store.call(hub.store.challenge_row, msg.challenge)
-            except Exception:
+            except StoreErrors:
                 log.exception("could not read a challenge")
                 raise GameError("storage", "decline: the lobby could not be read; try again") from None
             to = None if row is None else row.get("to_player")
@@ -604,7 +604,7 @@ async def _take(hub: Hub, challenge_id: str, what: str) -> dict[str, Any]:
     whichever takes it), or say why not (``what``: the action, for the error)."""
     try:
         row = await hub.store.call(hub.store.take_challenge, challenge_id)
-    except Exception:
+    except StoreErrors:
         log.exception("could not take a challenge")
         raise GameError("storage", f"{what}: the lobby could not be read; try again") from None
     if row is None:
