@@ -72,7 +72,7 @@ IntegrityErrors = _integrity_errors()
 
 
 def _store_errors() -> tuple[type[BaseException], ...]:
-    errors: list[type[BaseException]] = [sqlite3.Error, sa.exc.DBAPIError, sa.exc.TimeoutError]
+    errors: list[type[BaseException]] = [sqlite3.Error, sa.exc.DBAPIError, sa.exc.TimeoutError, OSError]
     with contextlib.suppress(ImportError):
         import psycopg
 
@@ -81,7 +81,8 @@ def _store_errors() -> tuple[type[BaseException], ...]:
 
 
 #: What a store call raises when the database fails it (down, unreachable,
-#: a timeout, a refused statement): the errors a caller answers "the store
+#: a timeout, a refused statement: the drivers' errors, SQLAlchemy's, an
+#: ``OSError`` of the connection or the disk): the errors a caller answers "the store
 #: cannot be read; try again" (503) or logs and goes on with.  Anything else
 #: (a ``TypeError``, a ``KeyError``...) is a bug, answered 500 with its
 #: traceback logged, never "store down".
