@@ -64,6 +64,11 @@ __all__ = ["PRESENCE_TTL_MS", "REJOIN", "Conn", "Game", "GameHub", "HubFace", "l
 
 log = logging.getLogger("kamisado.web")
 
+#: What storing an action raises when it was not stored (or its answer was
+#: lost): the database's errors, or another action stored first; anything
+#: else is a bug, which reaches the connection as an error ``server``.
+_NOT_STORED: tuple[type[BaseException], ...] = (SequenceError, *StoreErrors)
+
 SendFn = Callable[[str], Awaitable[None]]
 CloseFn = Callable[[int, str], Awaitable[None]]
 
@@ -630,7 +635,7 @@ class Game(GameState):
         except asyncio.CancelledError:
             self.unsure = True  # the server stops: whether it was stored is not known here
             raise
-        except (SequenceError, *StoreErrors) as exc:
+        except _NOT_STORED as exc:
             self.served_by.repeats.failed("could not store an action", self.row.id, exc)
             self.failures += 1
             await self._recover(seq, token)  # raises, unless it was stored
