@@ -186,22 +186,29 @@ def _backend_pids(store: Store) -> list[int]:
     return [c.info.backend_pid for c in store._pg.async_idle]
 
 
-def test_a_call_on_a_connection_the_database_dropped_is_made_again(pg_url: str) -> None:
-    """A statement that is safe to run twice (a move, a load) is tried once
-    more on a new connection when the one it was lent had been dropped (the
-    database restarted meanwhile); a new game is not, and fails once."""
+def test_a_call_on_a_connection_the_database_dropped_is_made_again(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A connection the database ended while it was kept (restarted
+    meanwhile) is found so when taken, and the call is sent on a new one, a
+    new game too (nothing was sent); a statement that is safe to run twice
+    (a move, a load) is tried once more on a new connection when it fails on
+    one that looked alive; a new game is not, and fails once."""
     store, killer = Store(pg_url), psycopg.connect(pg_url, autocommit=True)
     gid = new_id()
 
     def drop_all() -> int:
         pids = _backend_pids(store)
-        for pid in pids:
-            killer.execute("SELECT pg_terminate_backend(%s)", [pid])
+        for pid in pids:  # (waits until the server process is gone: its last words are sent)
+            killer.execute("SELECT pg_terminate_backend(%s, 10000)", [pid])
         return len(pids)
 
     async def run() -> None:
         await store.create_async(GameRow.new(gid))
         assert drop_all() >= 1
+        await store.create_async(GameRow.new(new_id()))  # the ended connection is not used
+        assert drop_all() >= 1
+        assert store._pg is not None
+        monkeypatch.setattr(store._pg, "stale", lambda conn: conn.closed)  # an end not seen before use
         await store.append_async(gid, 0, "c1-c5", state="playing", points=(0, 0))  # tried again: stored
         assert drop_all() >= 1
         loaded = await store.load_async(gid)

@@ -62,6 +62,7 @@ from kamisado.web.accounts.sessions import (
     digest,
 )
 from kamisado.web.basics.text import UnstorableText, check_storable, unseeable
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import Store, players
 
 __all__ = [
@@ -579,7 +580,7 @@ def _answer(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request],
             return JSONResponse(
                 {"error": str(exc), "limit": "signin", "retry_after": exc.retry_after},
                 status_code=429, headers={"Retry-After": str(exc.retry_after)})
-        except sa.exc.SQLAlchemyError:
+        except StoreErrors:
             log.exception("players: the store failed")
             return JSONResponse({"error": "the store cannot be read; try again"}, status_code=503)
 

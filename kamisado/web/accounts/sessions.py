@@ -65,6 +65,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.schema import sessions, sign_in_failures
 
 __all__ = [
@@ -413,5 +414,7 @@ class SessionSockets:
             await asyncio.sleep(every)
             try:
                 await self.check(store, book)
-            except Exception as exc:  # the store is down: try again next time
+            except StoreErrors as exc:  # the store is down: try again next time
                 log.warning("could not check the sessions of open websockets: %s", exc)
+            except Exception:  # a bug: logged with its traceback, and the loop goes on
+                log.exception("could not check the sessions of open websockets")

@@ -56,6 +56,7 @@ from kamisado.web.community.seeks import Seeks
 from kamisado.web.play.game import Conn
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import new_id
 
 __all__ = ["MAX_CHALLENGES", "Challenge", "Lobby"]
@@ -351,7 +352,7 @@ class Lobby:
                     "rated": msg.rated, "color": msg.color, "created": challenge.created,
                     "seen": now_ms(), "to_player": msg.to,
                 })
-            except Exception:
+            except StoreErrors:
                 log.exception("could not store a challenge")
                 raise GameError("storage", "challenge: it could not be saved; try again") from None
         self.challenges[challenge.id] = challenge
@@ -414,7 +415,7 @@ class Lobby:
         except GameError:
             self.challenges[challenge.id] = challenge
             raise
-        except Exception:
+        except StoreErrors:
             self.challenges[challenge.id] = challenge
             log.exception("could not make the game of a challenge")
             raise GameError("storage", "accept: the game could not be saved; try again") from None
@@ -460,7 +461,7 @@ class Lobby:
             await hub.store.call(hub.store.claim, game.row.id, 1 - SIDE_LETTERS.index(seat), conn.player, conn.name)
         except GameError:
             raise
-        except Exception:
+        except StoreErrors:
             log.exception("could not make the game of a challenge")
             raise GameError("storage", "accept: the game could not be saved; try again") from None
         frame = StartedFrame(game.row.id).to_json()
@@ -555,7 +556,7 @@ class Lobby:
         if hub.store.shared:
             try:
                 row = await hub.store.call(hub.store.challenge_row, msg.challenge)
-            except Exception:
+            except StoreErrors:
                 log.exception("could not read a challenge")
                 raise GameError("storage", "decline: the lobby could not be read; try again") from None
             to = None if row is None else row.get("to_player")
@@ -632,7 +633,7 @@ async def _take(hub: Hub, challenge_id: str, what: str) -> dict[str, Any]:
     whichever takes it), or say why not (``what``: the action, for the error)."""
     try:
         row = await hub.store.call(hub.store.take_challenge, challenge_id)
-    except Exception:
+    except StoreErrors:
         log.exception("could not take a challenge")
         raise GameError("storage", f"{what}: the lobby could not be read; try again") from None
     if row is None:

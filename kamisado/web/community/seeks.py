@@ -64,6 +64,7 @@ from kamisado.web.basics.messages import CreateMsg, StartedFrame
 from kamisado.web.basics.ratings import Rating, speed_of
 from kamisado.web.play.game import Conn
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.schema import GameRow
 from kamisado.web.store.storage import new_id
 
@@ -219,7 +220,7 @@ class Seeks:
         if rated and kind is not None:
             try:
                 got = await hub.store.call(hub.store.ratings_of, [conn.player], kind)
-            except Exception:
+            except StoreErrors:
                 log.exception("could not read a rating for a seek")
                 raise GameError("storage", "seek: your rating could not be read; try again") from None
             rating = round(got.get(conn.player, Rating()).rating)
@@ -234,7 +235,7 @@ class Seeks:
         self._kick()
         try:
             await stored
-        except Exception:
+        except StoreErrors:
             raise GameError("storage", "seek: it could not be saved; try again") from None
         self._tick()
 

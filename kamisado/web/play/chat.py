@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.web.basics.messages import ChatFrame, ChatMsg
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 
 if TYPE_CHECKING:
     from kamisado.web.play.game import Conn, Game
@@ -206,7 +207,7 @@ async def say(game: Game, conn: Conn, msg: ChatMsg) -> None:
     try:
         row = await store.call(store.add_chat, game.row.id, room, conn.player, name, side,
                                msg.text, msg.canned)
-    except Exception as exc:
+    except StoreErrors as exc:
         game.served_by.repeats.failed("could not store a chat message", game.row.id, exc)
         raise GameError("storage", "chat: the message could not be saved; try again") from None
     await _send(game, [row])

@@ -30,6 +30,7 @@ from kamisado.web.basics import clocks
 from kamisado.web.play import flags
 from kamisado.web.play.game import Game, HubFace
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.work import worker
 
 if TYPE_CHECKING:
@@ -228,7 +229,7 @@ class Computer:
                 raise
             except Exception as exc:
                 self.hub.repeats.failed("could not renew or read the computer's leases", None, exc,
-                                        level=logging.WARNING, traceback=False)
+                                        level=logging.WARNING, traceback=not isinstance(exc, StoreErrors))
 
     async def tend_leases(self) -> None:
         """Renew the leases of the moves this process thinks about (one

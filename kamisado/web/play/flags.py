@@ -37,6 +37,7 @@ from kamisado.web.basics import clocks
 from kamisado.web.basics.clocks import ClockState
 from kamisado.web.play.game import Game, HubFace
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 
 
 class _News(Protocol):
@@ -110,7 +111,7 @@ class Flags:
             store = self.hub.store
             try:
                 moved, given = await store.call(store.keep_alive, clocks.now_ms(), self._look)
-            except Exception as exc:
+            except StoreErrors as exc:
                 self.store_failed()
                 raise GameError("storage", "the database cannot be reached; try again in a moment") from exc
             if self._down:

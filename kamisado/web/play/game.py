@@ -50,7 +50,8 @@ from kamisado.web.basics.ratings import Rating, computer_rating, speed_of
 from kamisado.web.basics.views import ClockView, SeatView, frame_position
 from kamisado.web.play.seats import seats_for
 from kamisado.web.play.state import GameError, GameState
-from kamisado.web.store.storage import Store
+from kamisado.web.store.database import StoreErrors
+from kamisado.web.store.storage import SequenceError, Store
 
 if TYPE_CHECKING:
     import random
@@ -62,6 +63,11 @@ __all__ = ["PRESENCE_TTL_MS", "REJOIN", "Conn", "Game", "GameHub", "HubFace", "l
            "send_error"]
 
 log = logging.getLogger("kamisado.web")
+
+#: What storing an action raises when it was not stored (or its answer was
+#: lost): the database's errors, or another action stored first; anything
+#: else is a bug, which reaches the connection as an error ``server``.
+_NOT_STORED: tuple[type[BaseException], ...] = (SequenceError, *StoreErrors)
 
 SendFn = Callable[[str], Awaitable[None]]
 CloseFn = Callable[[int, str], Awaitable[None]]
@@ -629,7 +635,7 @@ class Game(GameState):
         except asyncio.CancelledError:
             self.unsure = True  # the server stops: whether it was stored is not known here
             raise
-        except Exception as exc:
+        except _NOT_STORED as exc:
             self.served_by.repeats.failed("could not store an action", self.row.id, exc)
             self.failures += 1
             await self._recover(seq, token)  # raises, unless it was stored
@@ -659,7 +665,7 @@ class Game(GameState):
         try:
             loaded = await store.load_async(self.row.id)
             fresh = None if loaded is None else GameState.build(*loaded)
-        except Exception as exc:
+        except StoreErrors as exc:
             self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
             self.served_by.flags.store_failed()
             fresh = None
@@ -686,7 +692,7 @@ class Game(GameState):
         store = self.store
         try:
             loaded = await store.load_async(self.row.id)
-        except Exception as exc:
+        except StoreErrors as exc:
             self.served_by.repeats.failed("could not reload a game", self.row.id, exc)
             self.served_by.flags.store_failed()
             loaded = None

@@ -52,6 +52,7 @@ from kamisado.web.play.presence import Presence
 from kamisado.web.play.reports import Reporter
 from kamisado.web.play.state import GameError
 from kamisado.web.play.uploads import Built, built_from_record
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import GameRow, Store, new_id
 
 __all__ = ["CLAIM_AFTER_S", "Hub"]
@@ -234,7 +235,7 @@ class Hub:
     async def _store_new(self, row: GameRow, tokens: list[str] | None = None) -> None:
         try:
             await self.store.create_async(row, tokens)
-        except Exception as exc:
+        except StoreErrors as exc:
             self.repeats.failed("could not store a new game", row.id, exc)
             raise GameError("storage", "the game could not be saved; try again") from None
 
@@ -253,7 +254,7 @@ class Hub:
             return game
         try:
             loaded = await self.store.load_async(game_id)
-        except Exception as exc:
+        except StoreErrors as exc:
             self.repeats.failed("could not load a game", game_id, exc)
             raise GameError("storage", f"game {game_id}: the store cannot be read; try again") from None
         return None if loaded is None else self._build(*loaded)

@@ -21,6 +21,7 @@ from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import OVER, PLAYING
 from kamisado.web.basics.messages import RematchMsg, StartedFrame, TakebackMsg
 from kamisado.web.play.state import DECLINED, GameError, rematch_row
+from kamisado.web.store.database import StoreErrors
 
 if TYPE_CHECKING:
     from kamisado.web.play.game import Conn, Game
@@ -40,7 +41,7 @@ async def _set_offer(game: Game, offer: str | None) -> None:
     store = game.store
     try:
         stored = await store.call(store.set_offer, game.row.id, game.seq, offer)
-    except Exception:
+    except StoreErrors:
         log.exception("could not store an offer in game %s", game.row.id)
         raise GameError("storage", "the offer could not be saved; try again") from None
     if not stored:
@@ -133,7 +134,7 @@ async def _make_rematch(game: Game) -> str:
     row = rematch_row(old, game.served_by.rng.randrange(1 << 30))
     try:
         made = await store.call(store.create_rematch, old.id, row)
-    except Exception:
+    except StoreErrors:
         log.exception("could not store the rematch of game %s", old.id)
         raise GameError("storage", "rematch: the new game could not be saved; try again") from None
     if made is None:

@@ -15,6 +15,7 @@ import secrets
 from typing import Protocol
 
 from kamisado.web.play.state import GameError
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.schema import GameRow
 from kamisado.web.store.storage import Store
 
@@ -88,7 +89,7 @@ async def seats_for(
             continue
         try:
             holder = await store.call(store.claim, row.id, side, player, conn.name if row.online else "")
-        except Exception:
+        except StoreErrors:
             log.exception("could not claim a seat of game %s", row.id)
             raise GameError("storage", "join: the seat could not be claimed; try again") from None
         if holder == player:

@@ -31,6 +31,7 @@ from kamisado.web.site.pages import (
     lang_arg,
     width_arg,
 )
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.work import worker
 from kamisado.web.work.jobs import JobError
 
@@ -160,7 +161,7 @@ async def game_report(request: Request) -> Response:
     store = hub_of(request).store
     try:
         row = await store.call(store.report_of, game.row.id)
-    except Exception as exc:
+    except StoreErrors as exc:
         log.warning("could not read the report of game %s: %s", game.row.id, exc)
         return bad("the games' database is unavailable; try again later", 503)
     return JSONResponse(report_view(game.row.id, row))
@@ -182,7 +183,7 @@ async def ask_report(request: Request) -> Response:
     try:
         queued = await hub.reporter.ask(game, auto=False)
         row = await store.call(store.report_of, game.row.id)
-    except Exception as exc:
+    except StoreErrors as exc:
         log.warning("could not ask for the report of game %s: %s", game.row.id, exc)
         return bad("the games' database is unavailable; try again later", 503)
     return JSONResponse({**report_view(game.row.id, row), "queued": queued},

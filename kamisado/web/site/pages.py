@@ -39,6 +39,7 @@ from kamisado.web.play.state import GameError
 from kamisado.web.play.uploads import ParseBudget, read_upload
 from kamisado.web.site.moderation import blocked_for
 from kamisado.web.store.storage import GameRow
+from kamisado.web.store.database import StoreErrors
 
 __all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "STATIC", "bad", "game_or_404", "hub_of", "read_body"]
 
@@ -252,7 +253,7 @@ async def _created(
         game, tokens = await make(hub_of(request), player)
     except GameError as exc:
         return bad(str(exc), {"storage": 503, "account_needed": 403}.get(exc.code, 400))
-    except Exception:
+    except StoreErrors:
         log.exception("could not read the player")
         return bad("the store cannot be read; try again", 503)
     return JSONResponse({"id": game.row.id, "tokens": tokens, "you": you_of(game, player)})
@@ -272,7 +273,7 @@ async def list_games(request: Request) -> Response:
     try:
         player = await player_in_thread(request)
         return JSONResponse([] if player is None else await hub_of(request).my_games(player.id))
-    except Exception:
+    except StoreErrors:
         log.exception("could not list games")
         return bad("the store cannot be read; try again", 503)
 
@@ -281,7 +282,7 @@ async def live_games(request: Request) -> Response:
     # ongoing games anyone may watch: no tokens, no players
     try:
         return JSONResponse(await hub_of(request).live_games())
-    except Exception:
+    except StoreErrors:
         log.exception("could not list live games")
         return bad("the store cannot be read; try again", 503)
 
@@ -293,7 +294,7 @@ async def _player_or_404(request: Request) -> Player | Response:
     book: Players = request.app.state.players
     try:
         player = await hub_of(request).store.call(book.get, player_id)
-    except Exception:
+    except StoreErrors:
         log.exception("could not read player %s", player_id)
         return bad("the store cannot be read; try again", 503)
     if player is None:
@@ -318,7 +319,7 @@ async def player_page(request: Request) -> Response:
         recent = await recent_games(hub, player.id, rows)
     except GameError:
         return bad("the store cannot be read; try again", 503)
-    except Exception:
+    except StoreErrors:
         log.exception("could not read player %s", player.id)
         return bad("the store cannot be read; try again", 503)
     games = []
@@ -418,7 +419,7 @@ async def leaderboard(request: Request) -> Response:
     since = time.time() - ACTIVE_DAYS * 86400
     try:
         rows = await store.call(store.leaderboard, speed, since, LEADERBOARD_SIZE)
-    except Exception:
+    except StoreErrors:
         log.exception("could not read the leaderboard")
         return bad("the store cannot be read; try again", 503)
     return JSONResponse({"speed": speed, "active_days": ACTIVE_DAYS, "players": [
@@ -433,7 +434,7 @@ async def lobby_counts(request: Request) -> Response:
     a top game in play to watch)."""
     try:
         counts = await request.app.state.lobby.counts()
-    except Exception:
+    except StoreErrors:
         log.exception("could not count the lobby")
         return bad("the store cannot be read; try again", 503)
     return JSONResponse({k: v for k, v in counts.items() if k != "type"})
@@ -454,7 +455,7 @@ async def player_rating_svg(request: Request) -> Response:
     try:
         store = hub_of(request).store
         history = [h for h in await store.call(store.rating_history, player.id) if h["speed"] == speed]
-    except Exception:
+    except StoreErrors:
         log.exception("could not read player %s", player.id)
         return bad("the store cannot be read; try again", 503)
     svg = rating_chart(history, player.name, speed, width, lang_arg(request))

@@ -64,6 +64,7 @@ from kamisado.web.site.pages import (
     read_body,
 )
 from kamisado.web.store.schema import puzzle_attempts, puzzle_ratings, puzzles
+from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import Store
 from kamisado.web.work import worker
 
@@ -399,7 +400,7 @@ async def list_puzzles(request: Request) -> Response:
         return bad(f"expected offset a whole number and limit 1 to {LIST_MAX}")
     try:
         rows, total = await _db(request, book_of(request).listing, *kt, int(limit), int(offset))
-    except Exception:
+    except StoreErrors:
         return _store_failed("list")
     return JSONResponse({"total": total, "kinds": list(KINDS), "themes": list(THEMES),
                          "puzzles": [_summary(r) for r in rows]})
@@ -418,7 +419,7 @@ async def offline_puzzles(request: Request) -> Response:
     lang = lang_arg(request)
     try:
         rows, _ = await _db(request, book_of(request).listing, None, None, OFFLINE_MAX, 0)
-    except Exception:
+    except StoreErrors:
         return _store_failed("list")
     return JSONResponse({"puzzles": [
         {**puzzle_view(r, lang), "accepted": json.loads(r["accepted"]), "solution": json.loads(r["solution"])}
@@ -428,7 +429,7 @@ async def offline_puzzles(request: Request) -> Response:
 async def _puzzle_or_404(request: Request, puzzle_id: str) -> dict[str, Any] | Response:
     try:
         row = await _db(request, book_of(request).get, puzzle_id[:40])
-    except Exception:
+    except StoreErrors:
         return _store_failed("get")
     if row is None:
         return bad(f"no puzzle {puzzle_id[:40]!r}", 404)
@@ -457,7 +458,7 @@ async def next_puzzle(request: Request) -> Response:
     assert player is not None
     try:
         row = await _db(request, book_of(request).next_for, player.id, *kt, near)
-    except Exception:
+    except StoreErrors:
         return _store_failed("next")
     return JSONResponse({"puzzle": None if row is None else puzzle_view(row, lang_arg(request))})
 
@@ -468,7 +469,7 @@ async def my_puzzles(request: Request) -> Response:
     assert player is not None
     try:
         progress = await _db(request, book_of(request).progress, player.id)
-    except Exception:
+    except StoreErrors:
         return _store_failed("progress")
     return JSONResponse({**progress, "signed_in": player.account is not None})
 
@@ -479,7 +480,7 @@ async def player_puzzles(request: Request) -> Response:
     player_id = request.path_params["player"][:40]
     try:
         progress = await _db(request, book_of(request).progress, player_id)
-    except Exception:
+    except StoreErrors:
         return _store_failed("player")
     return JSONResponse({"player": player_id, **progress})
 
@@ -500,7 +501,7 @@ async def start_attempt(request: Request) -> Response:
     assert player is not None
     try:
         return JSONResponse(await _begin(request, row, player, None))
-    except Exception:
+    except StoreErrors:
         return _store_failed("start")
 
 
@@ -515,7 +516,7 @@ async def start_streak(request: Request) -> Response:
         if row is None:
             return bad("there are no puzzles", 404)
         out = await _begin(request, row, player, secrets.token_urlsafe(12))
-    except Exception:
+    except StoreErrors:
         return _store_failed("streak")
     return JSONResponse({**out, "count": 0, "best": progress["best_streak"]})
 
@@ -542,7 +543,7 @@ async def streak_next(request: Request) -> Response:
         if row is None:
             return JSONResponse({"puzzle": None, "count": state["count"], "best": progress["best_streak"]})
         out = await _begin(request, row, player, streak)
-    except Exception:
+    except StoreErrors:
         return _store_failed("streak")
     return JSONResponse({**out, "count": state["count"], "best": progress["best_streak"]})
 
@@ -581,7 +582,7 @@ async def attempt_move(request: Request) -> Response:
     try:
         att = await _db(request, book.attempt, int(raw_id))
         row = None if att is None else await _db(request, book.get, att["puzzle"])
-    except Exception:
+    except StoreErrors:
         return _store_failed("attempt")
     if att is None or row is None or att["player"] != player.id:
         return bad(f"no attempt {raw_id!r}", 404)
@@ -639,7 +640,7 @@ async def attempt_move(request: Request) -> Response:
                                     "best": progress["best_streak"]}
         elif not await _db(request, book.advance, att["id"], before, " ".join(line)):
             return bad("this attempt was moved or ended meanwhile: start it again", 409)
-    except Exception:
+    except StoreErrors:
         return _store_failed("move")
     if answer["result"] == "wrong" and att["streak"]:  # the streak is over: nothing to retry
         answer.update(await _answer_of(request, row, played))

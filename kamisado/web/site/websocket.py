@@ -58,6 +58,7 @@ from kamisado.web.play.game import Conn, send_error
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
 from kamisado.web.site.pages import hub_of
+from kamisado.web.store.database import StoreErrors
 
 __all__ = ["HANDLERS", "POLICY_VIOLATION", "Session", "ws_endpoint"]
 
@@ -250,10 +251,15 @@ async def ws_endpoint(ws: WebSocket) -> None:
     conn = Conn(ws.send_text, ws.close)
     try:  # the player its browser is (its cookie), or none
         player = await player_in_thread(ws)
-    except Exception:
+    except StoreErrors:
         log.exception("could not read the player of a websocket")
         await send_error(conn, "storage", "the store cannot be read; try again")
         await ws.close(1013, "try again later")
+        return
+    except Exception:  # a bug: said so, and logged with its traceback (never "store down")
+        log.exception("could not read the player of a websocket")
+        await send_error(conn, "server", "the server failed on this connection")
+        await ws.close(1011, "server error")
         return
     if player is not None:
         conn.player, conn.name = player.id, player.name

@@ -21,9 +21,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import sqlalchemy as sa
@@ -40,6 +41,7 @@ __all__ = [
     "PostgreSQL",
     "Result",
     "SQLite",
+    "StoreErrors",
     "Tx",
     "sqlite_pragmas",
 ]
@@ -67,6 +69,39 @@ def _integrity_errors() -> tuple[type[Exception], ...]:
 
 #: What the drivers raise when a statement breaks a key (a duplicate row).
 IntegrityErrors = _integrity_errors()
+
+
+def _store_errors() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [sqlite3.Error, sa.exc.DBAPIError, sa.exc.TimeoutError, OSError]
+    with contextlib.suppress(ImportError):
+        import psycopg
+
+        errors.append(psycopg.Error)
+    return tuple(errors)
+
+
+#: What a store call raises when the database fails it (down, unreachable,
+#: a timeout, a refused statement: the drivers' errors, SQLAlchemy's, an
+#: ``OSError`` of the connection or the disk): the errors a caller answers "the store
+#: cannot be read; try again" (503) or logs and goes on with.  Anything else
+#: (a ``TypeError``, a ``KeyError``...) is a bug, answered 500 with its
+#: traceback logged, never "store down".
+#:
+#: >>> import sqlite3
+#: >>> isinstance(sqlite3.OperationalError("database is locked"), StoreErrors)
+#: True
+#: >>> isinstance(TypeError("a bug"), StoreErrors)
+#: False
+StoreErrors: tuple[type[BaseException], ...] = _store_errors()
+
+
+def _readable(fd: int) -> bool:
+    """Whether a socket has something to read now (no waiting)."""
+    if hasattr(select, "poll"):  # any descriptor, however high (select's stop at 1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLPRI)
+        return bool(poller.poll(0))
+    return bool(select.select([fd], [], [], 0)[0])  # pragma: no cover (Windows)
 
 
 class Result:
@@ -102,19 +137,28 @@ _Compiled = tuple[str, list[str] | None, dict[str, Any], list[int]]
 
 
 class Tx:
-    """A transaction on one of the store's connections (``cursor``)."""
+    """A transaction on one of the store's connections (``cursor``).
 
-    def __init__(self, db: Database, cursor: Any) -> None:
-        self.db, self.cursor = db, cursor
+    ``renew`` (reads outside a transaction, PostgreSQL): a cursor on a new
+    connection, in place of one that broke; a ``SELECT`` that fails because
+    its connection broke (the server restarted, the connection was ended)
+    is run once more there (:meth:`Database.broke` says which failures)."""
+
+    def __init__(self, db: Database, cursor: Any, renew: Callable[[], Any] | None = None) -> None:
+        self.db, self.cursor, self.renew = db, cursor, renew
 
     def run(self, stmt: ClauseElement, values: dict[str, Any] | list[dict[str, Any]] | None = None) -> Result:
         """Run ``stmt`` with ``values`` (a list: once for each); its answer."""
         sql, order, fixed, booleans = self.db.compiled(stmt)
         cur = self.cursor
-        if isinstance(values, list):
-            cur.executemany(sql, [self.db.params(order, fixed, v) for v in values])
-        else:
-            cur.execute(sql, self.db.params(order, fixed, values or {}))
+        try:
+            self._execute(cur, sql, order, fixed, values)
+        except StoreErrors as exc:
+            if self.renew is None or not getattr(stmt, "is_select", False) or not self.db.broke(exc, cur):
+                raise
+            cur = self.cursor = self.renew()
+            self.renew = None  # once
+            self._execute(cur, sql, order, fixed, values)
         rows: list[tuple[Any, ...]] = []
         names: list[str] = []
         if cur.description is not None:
@@ -124,6 +168,13 @@ class Tx:
                 rows = [tuple(bool(v) if i in booleans and v is not None else v for i, v in enumerate(r))
                         for r in rows]
         return Result(names, rows, cur.rowcount)
+
+    def _execute(self, cur: Any, sql: str, order: list[str] | None, fixed: dict[str, Any],
+                 values: dict[str, Any] | list[dict[str, Any]] | None) -> None:
+        if isinstance(values, list):
+            cur.executemany(sql, [self.db.params(order, fixed, v) for v in values])
+        else:
+            cur.execute(sql, self.db.params(order, fixed, values or {}))
 
 
 class Database:
@@ -178,6 +229,11 @@ class Database:
                     conn.close()
             self.opened.clear()
 
+    def broke(self, exc: BaseException, cursor: Any) -> bool:
+        """Whether ``exc``, raised by a statement on ``cursor``, is its
+        connection breaking (nothing of the database's refusing it)."""
+        return False
+
     def write(self) -> contextlib.AbstractContextManager[Tx]:
         """A transaction that changes the database (committed on leaving,
         rolled back on an exception)."""
@@ -227,25 +283,68 @@ class PostgreSQL(Database):
             with self.lock:
                 self.idle.append(conn)
 
+    def stale(self, conn: Any) -> bool:
+        """Whether an idle connection kept for the next call (sync or
+        async) is known to be dead without a round trip: closed or broken,
+        or its socket readable: an idle connection that listens to nothing
+        is sent nothing unless the server ended it (a restart, an
+        ``pg_terminate_backend``), whose last words wait there.  One
+        ``poll`` of the socket, made on every connection taken for a call,
+        so a call is not sent on a connection that died while it was kept."""
+        if conn.closed or conn.broken:
+            return True
+        try:
+            return _readable(conn.pgconn.socket)
+        except (self.driver.Error, OSError, ValueError):  # no socket any more
+            return True
+
+    def _drop(self, conn: Any) -> None:
+        """Close a connection that failed (no call takes it again)."""
+        with contextlib.suppress(self.driver.Error, OSError):
+            if isinstance(conn, self.driver.AsyncConnection):
+                conn.pgconn.finish()  # (its close() is a coroutine)
+            else:
+                conn.close()
+        with self.lock, contextlib.suppress(ValueError):
+            self.opened.remove(conn)
+
+    def _take(self) -> tuple[Any, bool]:
+        """A connection for one call, and whether it is new: a kept one that
+        is not :meth:`stale` (the stale ones are closed), or a new one."""
+        while True:
+            with self.lock:
+                conn: Any = self.idle.pop() if self.idle else None
+            if conn is None:
+                return self._open(), True
+            if not self.stale(conn):
+                return conn, False
+            self._drop(conn)
+
+    def _give_back(self, conn: Any) -> None:
+        """Keep a connection a call is done with for the next (unless it broke)."""
+        if conn.closed or conn.broken:
+            self._drop(conn)
+        else:
+            with self.lock:
+                self.idle.append(conn)
+
+    def broke(self, exc: BaseException, cursor: Any) -> bool:
+        conn = cursor.connection
+        return isinstance(exc, self.driver.OperationalError) and bool(conn.closed or conn.broken)
+
     @contextlib.contextmanager
     def _lent(self) -> Iterator[tuple[Any, bool]]:
-        """A connection for one call, and whether it is new; given back
-        after it, unless it failed (then it is closed)."""
-        with self.lock:
-            conn: Any = self.idle.pop() if self.idle else None
-        fresh = conn is None or conn.closed
-        if fresh:
-            conn = self._open()
+        """A connection for one call (:meth:`_take`); given back after it,
+        unless it failed (then it is closed)."""
+        conn, fresh = self._take()
         try:
             yield conn, fresh
         except self.driver.OperationalError:
-            with contextlib.suppress(Exception):
-                conn.close()
+            self._drop(conn)
             raise
         finally:
-            if not conn.closed and not conn.broken:
-                with self.lock:
-                    self.idle.append(conn)
+            if not conn.closed:
+                self._give_back(conn)
 
     def first(self, stmt: ClauseElement, values: dict[str, Any]) -> tuple[Any, ...] | None:
         """The first row of a single statement that is safe to run again
@@ -287,7 +386,10 @@ class PostgreSQL(Database):
         async with self.async_slots:
             while True:
                 conn: Any = self.async_idle.pop() if self.async_idle else None
-                fresh = conn is None or conn.closed
+                while conn is not None and self.stale(conn):  # ended while kept: never sent on
+                    self._drop(conn)
+                    conn = self.async_idle.pop() if self.async_idle else None
+                fresh = conn is None
                 if fresh:
                     conn = await self.driver.AsyncConnection.connect(
                         self.conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
@@ -297,18 +399,18 @@ class PostgreSQL(Database):
                     cur = await conn.execute(sql, params)
                     rows: list[tuple[Any, ...]] = await cur.fetchall() if cur.description else []
                 except self.driver.OperationalError:
-                    conn.pgconn.finish()
+                    self._drop(conn)
                     if fresh or not again:
                         raise
                     continue
                 except self.driver.Error:
                     if conn.broken or conn.closed:
-                        conn.pgconn.finish()
+                        self._drop(conn)
                     else:  # a refusal of the statement: the connection serves on
                         self.async_idle.append(conn)
                     raise
                 except BaseException:  # cancelled mid-statement: the connection is not reused
-                    conn.pgconn.finish()
+                    self._drop(conn)
                     raise
                 self.async_idle.append(conn)
                 return rows
@@ -332,11 +434,37 @@ class PostgreSQL(Database):
 
     @contextlib.contextmanager
     def _on(self, transaction: bool) -> Iterator[Tx]:
-        with self._lent() as (conn, _), contextlib.ExitStack() as stack:
-            if transaction:
-                stack.enter_context(conn.transaction())
-            cur = stack.enter_context(conn.cursor())
-            yield Tx(self, cur)
+        """A call on a connection of :meth:`_take`: a transaction whose BEGIN
+        fails on a kept connection (it broke, nothing was sent) begins on a
+        new one; reads outside a transaction are :class:`Tx` ``renew``-able."""
+        held: list[Any] = []  # the connection the call holds now
+
+        def renew() -> Any:
+            self._drop(held[0])
+            held[0] = self._open()
+            return held[0].cursor()
+
+        try:
+            with contextlib.ExitStack() as stack:
+                conn, fresh = self._take()
+                held.append(conn)
+                if transaction:
+                    try:
+                        stack.enter_context(conn.transaction())
+                    except self.driver.OperationalError:
+                        if fresh:
+                            raise
+                        self._drop(conn)
+                        conn = held[0] = self._open()
+                        stack.enter_context(conn.transaction())
+                yield Tx(self, stack.enter_context(conn.cursor()), None if transaction else renew)
+        except self.driver.OperationalError:
+            if held:
+                self._drop(held[0])
+            raise
+        finally:
+            if held and not held[0].closed:
+                self._give_back(held[0])
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Tx]:

@@ -384,13 +384,16 @@ class Store(PlayerCalls, SideCalls, SharedCalls, ModerationCalls):
                 self._db = SQLite(self.engine.dialect, self.engine.url.database)
         else:
             threads = int(os.environ.get("KAMISADO_DB_THREADS", DB_THREADS["postgresql"]))
-            # the migrations' and the players' (no ping before each use: a
-            # connection the server dropped fails its call once)
+            # the migrations' and the players'
             self.engine = sa.create_engine(
                 self.url, pool_size=threads, max_overflow=threads,
                 connect_args={"connect_timeout": CONNECT_TIMEOUT_S},
             )
             self._db = self._pg = PostgreSQL(self.engine.dialect, self.listen_conninfo())
+            # a kept connection the server ended meanwhile (a restart) is
+            # replaced when taken, before a call is sent on it: the store's
+            # own check (no round trip), in place of pool_pre_ping's SELECT 1
+            sa.event.listen(self.engine, "checkout", self._pg_checkout)
         for stmt in _KEPT + (PG_KEPT if self._pg is not None else ()):
             self._db.keep(stmt)
         #: the threads of :meth:`call` (one per connection), made on first use
@@ -427,6 +430,12 @@ class Store(PlayerCalls, SideCalls, SharedCalls, ModerationCalls):
         finally:
             if self.on_call is not None:
                 self.on_call(getattr(fn, "__name__", "call"), time.perf_counter() - start)
+
+    def _pg_checkout(self, dbapi_conn: Any, _record: Any, _proxy: Any) -> None:
+        """SQLAlchemy's pool lends a connection: one found dead is replaced."""
+        assert self._pg is not None
+        if self._pg.stale(dbapi_conn):
+            raise sa.exc.DisconnectionError("the connection was ended while it was kept")
 
     def _took(self, call: str, start: float) -> None:
         """Tell :attr:`on_call` how long a call on the event loop took."""
