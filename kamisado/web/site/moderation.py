@@ -13,7 +13,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import sqlalchemy as sa
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -28,6 +27,7 @@ from kamisado.web.accounts.players import (
     sockets_of,
 )
 from kamisado.web.basics.text import unstorable_char
+from kamisado.web.store.database import StoreErrors
 
 __all__ = ["ROUTES", "blocked_for"]
 
@@ -42,7 +42,7 @@ def _answer(fn: Handler) -> Handler:
             return await fn(request)
         except (ModerationError, PlayerError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=exc.status)
-        except sa.exc.SQLAlchemyError:
+        except StoreErrors:
             log.exception("moderation: the store failed")
             return JSONResponse({"error": "the store cannot be read; try again"}, status_code=503)
 

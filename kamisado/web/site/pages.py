@@ -38,8 +38,8 @@ from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
 from kamisado.web.play.uploads import ParseBudget, read_upload
 from kamisado.web.site.moderation import blocked_for
-from kamisado.web.store.storage import GameRow
 from kamisado.web.store.database import StoreErrors
+from kamisado.web.store.storage import GameRow
 
 __all__ = ["MAX_JSON_BODY", "MAX_RECORD_BODY", "STATIC", "bad", "game_or_404", "hub_of", "read_body"]
 
@@ -330,7 +330,7 @@ async def player_page(request: Request) -> Response:
     lobby: Lobby = request.app.state.lobby
     try:
         blocked = await blocked_for(request, player.id)
-    except Exception:
+    except StoreErrors:
         log.exception("could not read a block")
         return bad("the store cannot be read; try again", 503)
     return JSONResponse({

@@ -63,8 +63,8 @@ from kamisado.web.site.pages import (
     page_words,
     read_body,
 )
-from kamisado.web.store.schema import puzzle_attempts, puzzle_ratings, puzzles
 from kamisado.web.store.database import StoreErrors
+from kamisado.web.store.schema import puzzle_attempts, puzzle_ratings, puzzles
 from kamisado.web.store.storage import Store
 from kamisado.web.work import worker
 
