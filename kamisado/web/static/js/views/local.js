@@ -98,6 +98,8 @@ export async function openLocal(id) {
   if (!g) { setStatus(t("game.not_found")); return; }
   game = g;
   match = OfflineMatch.fromJSON(g.match);
+  // the last move's frame, as it was before the page was left (none at a round's start)
+  lastMove = match.current.moves[match.current.moves.length - 1] || "";
   const person = g.black === "human" ? "b" : "g";
   board.setFlip(g.black !== "human" && g.gold === "human" && person === "g");
   $("#play-title").textContent = `${who("b")} – ${who("g")}`;
