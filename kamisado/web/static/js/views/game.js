@@ -12,6 +12,7 @@ import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, t
 import { hideExtras, renderExtras, wireControls } from "./controls.js";
 import { chatFrame, chatRefused, renderChat, resetChat, wireChat } from "./chat.js";
 import { computerFill, computerMove, pageThinks } from "../computer.js";
+import { showMissing } from "./missing.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
@@ -63,8 +64,14 @@ const socket = new GameSocket({
       }
       // the page's computer move came too late (another tab's, or the server's own, was stored first)
       if (msg.code === "stale" && typeof msg.message === "string" && msg.message.startsWith("computer_move")) return;
-      if (msg.code === "no_game") setStatus(t("game.not_found"));
-      else if (msg.code === "time") announce(t("game.error_time"));
+      if (msg.code === "no_game") {
+        // the previous game's board, names and clocks go: the page says what is missing
+        const id = gameId || "";
+        leaveGame();
+        showMissing("game", id);
+        return;
+      }
+      if (msg.code === "time") announce(t("game.error_time"));
       else if (msg.code === "seat_taken" || msg.code === "seat_kept" || msg.code === "bad_token") {
         announce(t(`seat.${msg.code === "bad_token" ? "bad_token" : msg.code.slice(5)}`));
         return;  // the state came before it: nothing to redraw
