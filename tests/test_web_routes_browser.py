@@ -68,6 +68,7 @@ def test_the_offline_banner_is_one_line_that_leaves_the_board_in_view(browser: B
     close(pg)
 
 
+@pytest.mark.console_allows(r"status of 401 .*/api/")
 def test_the_browsers_language_is_the_first_visits_until_one_is_picked(browser: Browser, server: str) -> None:
     ctx = browser.new_context(locale="de-DE", viewport={"width": 1280, "height": 720})
     pg = open_page(ctx, server + "/")
@@ -75,6 +76,12 @@ def test_the_browsers_language_is_the_first_visits_until_one_is_picked(browser: 
     expect(pg.locator('[data-nav="home"]')).to_contain_text("Spielen")
     assert pg.locator("#lang").input_value() == "de"
     assert pg.evaluate("localStorage.getItem('kamisado.lang')") is None  # not kept: the browser's
+    # the server's refusal of a form in the page's language
+    pg.goto(server + "/#/account")
+    pg.locator('#signin-form input[name="account"]').fill("nobody_here")
+    pg.locator('#signin-form input[name="password"]').fill("not the password")
+    pg.locator("#signin-form button").click()
+    expect(pg.locator("#signin-form .error")).to_have_text("Falscher Kontoname oder falsches Passwort.")
     settings(pg, lang="en")
     expect(pg.locator('[data-nav="home"]')).to_contain_text("Play")
     pg.reload()  # the choice made in the page wins
