@@ -32,7 +32,7 @@ export const sqIndex = (name) => "abcdefgh".indexOf(name[0]) + 8 * (Number(name[
 
 /**
  * @typedef {{legal?: Record<string, string[]>, must?: string|null, turn?: string|null,
- *   last?: {move?: string|null, pushed?: Pushed[]}|null, highlight?: string[]}} Marks
+ *   last?: {move?: string|null, pushed?: {to: string}[]}|null, highlight?: string[]}} Marks
  */
 
 /**

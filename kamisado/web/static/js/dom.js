@@ -55,7 +55,8 @@ export function svg(tag, attrs, parent) {
 }
 
 /**
- * Fetch JSON; a refusal becomes an Error carrying the server's message.
+ * Fetch JSON; a refusal becomes an Error carrying the server's message and
+ * the answer's `status` (404: nothing there).
  * @param {string} url
  * @param {RequestInit} [init]
  * @returns {Promise<any>}
@@ -64,7 +65,7 @@ export async function getJSON(url, init) {
   const r = await fetch(url, init);
   let body = null;
   try { body = await r.json(); } catch (e) { body = null; }
-  if (!r.ok) throw new Error((body && body.error) || `${r.status} ${r.statusText}`);
+  if (!r.ok) throw Object.assign(new Error((body && body.error) || `${r.status} ${r.statusText}`), { status: r.status });
   return body;
 }
 

@@ -3,7 +3,7 @@
    colour-blind mode (drawn as an outline, so no font is needed). */
 import { $$, SVG_NS } from "./dom.js";
 import { GLYPHS } from "./glyphs.js";
-import { prefs, setPref } from "./prefs.js";
+import { prefs } from "./prefs.js";
 
 /** @typedef {import("./types.js").Entry} Entry */
 /** @typedef {import("./types.js").Pushed} Pushed */
@@ -29,13 +29,14 @@ async function fetchLang(lang) {
 }
 
 /**
- * Load a language and translate every `data-i18n` element of the page.
+ * Load a language and translate every `data-i18n` element of the page (the
+ * choice is kept only where the player makes it: main.js's setting).
  * @param {string} lang
  */
 export async function loadLang(lang) {
   if (!Object.keys(EN).length) EN = await fetchLang("en");
   STR = lang === "en" ? EN : await fetchLang(lang);
-  setPref("lang", lang);
+  prefs.lang = lang;
   document.documentElement.lang = lang;
   translatePage();
 }

@@ -26,6 +26,7 @@ import { whenSessionEnds } from "./socket.js";
 import { followNotices } from "./notices.js";
 import { startOffline } from "./offline.js";
 import { inLocal, leaveLocal, localMove, openLocal, rerenderLocal } from "./views/local.js";
+import { showMissing } from "./views/missing.js";
 
 /** @param {string} name */
 function showView(name) {
@@ -83,7 +84,8 @@ function route() {
   else if (where === "lesson" && id) { showView("play"); openLesson(where, id); }
   else if (where === "puzzle" && id) { showView("play"); openPuzzle(decodeURIComponent(id)); }
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
-  else showView("home");
+  else if (!where) showView("home");
+  else showMissing("page", `#${path}`);  // an unknown route, or one lacking its id
   // a new view: the focus goes to its content (not on the first load)
   if (routed && !(where === "game" || where === "local" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });
   routed = true;
@@ -150,7 +152,11 @@ function redraw() {
 }
 chars.addEventListener("change", () => { setPref("characters", chars.checked); redraw(); });
 squares.addEventListener("change", () => { setPref("squares", squares.checked); redraw(); });
-lang.addEventListener("change", async () => { await loadLang(lang.value); translatePage(); renderMeLink(); redraw(); });
+// a language picked here is kept (before it, the browser's own picks the page's: prefs.js)
+lang.addEventListener("change", async () => {
+  setPref("lang", lang.value);
+  await loadLang(lang.value); translatePage(); renderMeLink(); redraw();
+});
 
 (async () => {
   setPref("characters", prefs.characters);

@@ -1,7 +1,10 @@
 /* Offline: the service worker (/sw.js: the page and its files, the lessons
    kept for use without a network) and the banner that says when the page
-   is offline and what needs the network.  `navigator.onLine` and the
-   `online`/`offline` events tell; the banner is a polite live region. */
+   is offline: one line, its "More" opening what needs the network over the
+   page (never pushing the board down), and a × that hides it until the
+   network has come back (kept in this browser: a reload offline keeps it
+   hidden).  `navigator.onLine` and the `online`/`offline` events tell; the
+   banner is a polite live region. */
 import { $ } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -15,11 +18,33 @@ export const isOnline = () => navigator.onLine;
 export function whenNetworkChanges(fn) { listeners.add(fn); }
 
 let wasOffline = false;
+const HIDDEN = "kamisado.offlineHidden";
+
+/** Whether the player hid the banner while this time offline. */
+function dismissed() {
+  try { return localStorage.getItem(HIDDEN) === "1"; } catch (e) { return false; }
+}
+
+/** Hide the banner (or, `false`, let it show again). @param {boolean} hide */
+function setDismissed(hide) {
+  try {
+    if (hide) localStorage.setItem(HIDDEN, "1"); else localStorage.removeItem(HIDDEN);
+  } catch (e) { /* storage full or off: hidden for this page only */ }
+}
+
+/** Open or close the explanation under the line. @param {boolean} open */
+function showMore(open) {
+  const more = $("#offline-more");
+  $("#offline-needs").hidden = !open;
+  more.setAttribute("aria-expanded", String(open));
+}
 
 /** Show or hide the banner for the network as it is now (its return is said to a screen reader). */
 function showBanner() {
   const on = navigator.onLine;
-  $("#offline-text").hidden = on;
+  if (on) setDismissed(false);  // the next time offline, it is said again
+  $("#offline-text").hidden = on || dismissed();
+  showMore(false);
   $("#offline-back").textContent = on && wasOffline ? t("offline.back") : "";
   wasOffline = !on;
   measure();
@@ -39,6 +64,12 @@ export function startOffline() {
   window.addEventListener("online", showBanner);
   window.addEventListener("offline", showBanner);
   window.addEventListener("resize", measure);  // its lines change with the width
+  $("#offline-more").addEventListener("click", () => showMore($("#offline-needs").hidden));
+  $("#offline-hide").addEventListener("click", () => {
+    setDismissed(true);
+    $("#offline-text").hidden = true;
+    measure();
+  });
   showBanner();
   if ("serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register("/sw.js", { scope: "/" }).catch(() => {});

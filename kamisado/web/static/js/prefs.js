@@ -5,11 +5,33 @@
 /** @param {string} key @param {string} fallback */
 const load = (key, fallback) => localStorage.getItem(`kamisado.${key}`) ?? fallback;
 
+/** The page's languages. */
+export const LANGS = ["en", "de", "hu"];
+
+/**
+ * The page's language on a first visit: the first of the browser's languages
+ * (navigator.languages, most wished first) the page has, else English.
+ * @param {readonly string[]} wished
+ * @returns {string}
+ * @example
+ * browserLang(["hu-HU", "en-US"])  // "hu"
+ * browserLang(["fr-FR", "de-AT"])  // "de"
+ * browserLang(["fr"])              // "en"
+ */
+export function browserLang(wished) {
+  for (const w of wished) {
+    const base = w.toLowerCase().split("-")[0];
+    if (LANGS.includes(base)) return base;
+  }
+  return "en";
+}
+
 /** The board's size in per cent of the room it has (50 to 100). @param {string} v */
 const percent = (v) => Math.min(100, Math.max(50, Math.round(Number(v) / 5) * 5 || 100));
 
 export const prefs = {
-  lang: load("lang", "en"),
+  // a language picked in the page, else the browser's (not kept: it follows the browser)
+  lang: load("lang", browserLang(navigator.languages || [navigator.language || "en"])),
   characters: load("characters", "0") === "1",
   squares: load("squares", "0") === "1",
   sound: load("sound", "0") === "1",

@@ -12,6 +12,7 @@ import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, t
 import { hideExtras, renderExtras, wireControls } from "./controls.js";
 import { chatFrame, chatRefused, renderChat, resetChat, wireChat } from "./chat.js";
 import { computerFill, computerMove, pageThinks } from "../computer.js";
+import { showMissing } from "./missing.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
@@ -63,8 +64,14 @@ const socket = new GameSocket({
       }
       // the page's computer move came too late (another tab's, or the server's own, was stored first)
       if (msg.code === "stale" && typeof msg.message === "string" && msg.message.startsWith("computer_move")) return;
-      if (msg.code === "no_game") setStatus(t("game.not_found"));
-      else if (msg.code === "time") announce(t("game.error_time"));
+      if (msg.code === "no_game") {
+        // the previous game's board, names and clocks go: the page says what is missing
+        const id = gameId || "";
+        leaveGame();
+        showMissing("game", id);
+        return;
+      }
+      if (msg.code === "time") announce(t("game.error_time"));
       else if (msg.code === "seat_taken" || msg.code === "seat_kept" || msg.code === "bad_token") {
         announce(t(`seat.${msg.code === "bad_token" ? "bad_token" : msg.code.slice(5)}`));
         return;  // the state came before it: nothing to redraw
@@ -318,18 +325,42 @@ function render(st) {
 
 /** The last move's marks: the move just played, and at the match's end the
  * final move still (also after a resignation, a flag or an abort, whose
- * `last` is the end itself).  None after a won round's fill.
- * @param {StateFrame} st @returns {{move: string, pushed: import("../types.js").Pushed[]}|null} */
+ * `last` is the end itself).  After a takeback (or with no `last`, a game
+ * the server loaded again) the move list's last move of the round being
+ * played.  None after a won round's fill.
+ * @param {StateFrame} st @returns {{move: string, pushed: {to: string}[]}|null} */
 function lastMark(st) {
   const last = st.last;
   if (last && last.kind === "move" && last.move && !(last.outcome && st.state === "playing")) {
     return { move: last.move, pushed: last.pushed || [] };
   }
-  if (st.state !== "over" || !last || last.kind !== "end") return null;
-  const round = st.rounds[st.rounds.length - 1];
-  const moves = round ? round.entries.filter((e) => e.kind === "move" && e.move) : [];
-  const final = moves[moves.length - 1];
-  return final && final.move ? { move: final.move, pushed: [] } : null;
+  const kept = st.state === "playing" && (!last || last.kind === "takeback");
+  if (!kept && (st.state !== "over" || !last || last.kind !== "end")) return null;
+  return roundsLastMove(st.rounds);
+}
+
+/**
+ * The last move of the last round as the move list writes it, with the
+ * squares of the towers it pushed back (a Sumo push moves each one square
+ * on, in the move's direction: the "back" entries after the move's own).
+ * @param {import("../types.js").Round[]} rounds
+ * @returns {{move: string, pushed: {to: string}[]}|null}
+ * @example
+ * roundsLastMove([{entries: [{kind: "move", move: "d4-d5"}, {kind: "back"}, {kind: "back"}]}])
+ * // → {move: "d4-d5", pushed: [{to: "d6"}, {to: "d7"}]}
+ */
+export function roundsLastMove(rounds) {
+  const round = rounds[rounds.length - 1];
+  const entries = round ? round.entries : [];
+  let at = entries.length - 1;
+  while (at >= 0 && !(entries[at].kind === "move" && entries[at].move)) at--;
+  if (at < 0) return null;
+  const move = /** @type {string} */ (entries[at].move);
+  const [from, to] = move.split("-");
+  const step = Math.sign(Number(to.slice(1)) - Number(from.slice(1)));
+  const backs = entries.slice(at + 1).filter((e) => e.kind === "back").length;
+  const pushed = Array.from({ length: backs }, (_, i) => ({ to: `${to[0]}${Number(to.slice(1)) + step * (i + 1)}` }));
+  return { move, pushed };
 }
 
 // -- your move: the tab's title and icon, and a sound if wished --------------------

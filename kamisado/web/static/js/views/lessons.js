@@ -4,6 +4,7 @@ import { colourNode, pushNodes, sideName, t, tn } from "../i18n.js";
 import { prefs } from "../prefs.js";
 import { announce, board, lessonBoards, panelParts, setStatus } from "./play.js";
 import { localPosition } from "./local.js";
+import { showMissing } from "./missing.js";
 
 /**
  * @typedef {{kind: string, kpn: string, text?: string, move?: string, hint?: string,
@@ -41,7 +42,10 @@ export async function openLesson(kind, id) {
   const items = await getJSON(`/api/${kind === "lesson" ? "lessons" : "puzzles"}?lang=${prefs.lang}`);
   /** @type {LessonData|undefined} */
   const data = items.find((/** @type {LessonData} */ x) => x.id === id);
-  if (!data) { setStatus(t("game.not_found")); return; }
+  if (!data) {
+    if (decodeURIComponent(location.hash.split("?")[0]) === `#/${kind}/${id}`) showMissing(kind, id);
+    return;
+  }
   if (kind === "puzzle") {
     data.title = t("puzzles.win_in", { side: sideName(data.side || "b"), n: data.win_in || 0 });
     data.steps = [{ kind: "puzzle", kpn: data.kpn || "", text: data.text, solution: data.solution, highlight: [] }];

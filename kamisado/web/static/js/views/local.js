@@ -14,6 +14,7 @@ import { COLOUR_LETTERS, COLOUR_NAMES, OfflineMatch, towersOf } from "../offline
 import { getGame, newId, putGame } from "../local_store.js";
 import { sqName } from "../board.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, toMoveNodes } from "./play.js";
+import { showMissing } from "./missing.js";
 
 /** @typedef {import("../local_store.js").LocalGame} LocalGame */
 /** @typedef {import("../types.js").TowerRow} TowerRow */
@@ -24,6 +25,8 @@ let game = null;
 let match = null;
 /** the last move played, for its marks */
 let lastMove = "";
+/** the kept game being read (null once read) */
+let opening = /** @type {string|null} */ (null);
 /** an action is being played (the engine, then IndexedDB): the board takes no other */
 let busy = false;
 
@@ -94,10 +97,15 @@ export async function openLocal(id) {
   $("#moves").hidden = true;
   $("#moves").innerHTML = "";
   board.marks({});
+  opening = id;
   const g = await getGame(id);
-  if (!g) { setStatus(t("game.not_found")); return; }
+  if (opening !== id) return;  // another view opened meanwhile
+  opening = null;
+  if (!g) { showMissing("local", id); return; }
   game = g;
   match = OfflineMatch.fromJSON(g.match);
+  // the last move's frame, as it was before the page was left (none at a round's start)
+  lastMove = match.current.moves[match.current.moves.length - 1] || "";
   const person = g.black === "human" ? "b" : "g";
   board.setFlip(g.black !== "human" && g.gold === "human" && person === "g");
   $("#play-title").textContent = `${who("b")} – ${who("g")}`;
@@ -107,6 +115,7 @@ export async function openLocal(id) {
 /** Leave the game (another view opens). */
 export function leaveLocal() {
   game = null;
+  opening = null;
   match = null;
   $("#fill-panel").hidden = true;
   $("#local-box").hidden = true;

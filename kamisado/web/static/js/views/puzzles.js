@@ -14,6 +14,7 @@ import { Board } from "../board.js";
 import { currentMe } from "./account.js";
 import { legalMoves, play, search, solve, stop } from "../engine.js";
 import { localPosition } from "./local.js";
+import { showMissing } from "./missing.js";
 
 /**
  * @typedef {{id: string, kind: string, side: string, win_in: number|null, themes: string[],
@@ -119,14 +120,20 @@ export async function openPuzzle(id) {
   prepare();
   if (offline()) {  // from the cached set, judged here
     const p = (await offlineSet()).find((x) => x.id === id);
-    if (!p) { setStatus(t("game.not_found")); return; }
+    if (!p) { missing(id); return; }
     start({ attempt: -Date.now(), rated: false, streak: null, puzzle: p },
       { accepted: p.accepted, solution: p.solution, played: [] });
     return;
   }
   try { start(await post(`/api/puzzles/${encodeURIComponent(id)}/attempts`)); } catch (e) {
-    setStatus(t("game.not_found"));
+    if (/** @type {{status?: number}} */ (e).status === 404) missing(id);
+    else setStatus(t("game.not_found"));
   }
+}
+
+/** No puzzle `id`: said in place of the board, while the page still asks for it. @param {string} id */
+function missing(id) {
+  if (decodeURIComponent(location.hash.split("?")[0]) === `#/puzzle/${id}`) showMissing("puzzle", id);
 }
 
 /** Start a streak: its first, easiest puzzle. */

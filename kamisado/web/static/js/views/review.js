@@ -7,6 +7,7 @@ import { entryNodes, matchName, otherSide, sideName, t, tn } from "../i18n.js";
 import { announce, board, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
 import { showReport, stopReport } from "./report.js";
 import { moveEntry } from "../movelist.js";
+import { showMissing } from "./missing.js";
 
 /** @typedef {import("../types.js").Step} Step */
 /** @typedef {import("../types.js").ReviewMark} ReviewMark */
@@ -58,7 +59,12 @@ export async function openReview(id, ply = null) {
   $(".seat-bottom").textContent = "";
   board.setFlip(false);
   let data;
-  try { data = await stepper.load(id); } catch (e) { setStatus(t("game.not_found")); return; }
+  try { data = await stepper.load(id); } catch (e) {
+    if (reviewId !== id) return;
+    if (/** @type {{status?: number}} */ (e).status === 404) showMissing("review", id);
+    else setStatus(t("game.not_found"));
+    return;
+  }
   if (reviewId !== id) return;
   paintMatchInfo();
   for (const [cls, side] of [["seat-top", "g"], ["seat-bottom", "b"]]) {
