@@ -134,6 +134,26 @@ def test_the_leaderboard_lists_active_established_players_best_first(client: Tes
     assert bad.status_code == 400 and "speed" in bad.json()["error"]
 
 
+def test_the_leaderboard_lists_provisional_players_apart_best_first(client: TestClient) -> None:
+    engine = client.app.state.hub.store.engine  # type: ignore[attr-defined]
+    now = time.time()
+    # name, rating, rd, the last rated game (days ago): only provisional ratings, one gone quiet
+    people = [("Gil", 1550.0, 250.0, 0), ("Hal", 1620.0, 180.0, 1), ("Ivy", 1900.0, 300.0, 40)]
+    with engine.begin() as conn:
+        for name, rating, rd, ago in people:
+            pid = f"p-{name}"
+            conn.execute(players.insert().values(id=pid, name=name, created=now, last_seen=now))
+            conn.execute(ratings.insert().values(player=pid, speed="realtime", rating=rating, rd=rd,
+                                                 vol=0.06, games=2, updated=now))
+            conn.execute(rating_history.insert().values(player=pid, game_id=f"g-{name}", speed="realtime",
+                                                        at=now - ago * 86400.0, rating=rating, rd=rd, change=5.0))
+    board = client.get("/api/leaderboard?speed=realtime").json()
+    assert board["players"] == []  # nobody established yet
+    assert [(p["rank"], p["name"], p["rating"], p["rd"]) for p in board["provisional"]] == [
+        (1, "Hal", 1620, 180), (2, "Gil", 1550, 250)]  # Ivy: not active
+    assert client.get("/api/leaderboard?speed=correspondence").json()["provisional"] == []
+
+
 def test_the_leaderboard_shows_at_most_fifty(client: TestClient) -> None:
     engine = client.app.state.hub.store.engine  # type: ignore[attr-defined]
     now = time.time()
