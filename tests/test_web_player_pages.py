@@ -98,6 +98,33 @@ def test_an_unfinished_game_is_no_recent_game_and_no_result(client: TestClient) 
         "realtime": {"won": 0, "lost": 0}, "correspondence": {"won": 0, "lost": 0}}
 
 
+def test_a_casual_game_shows_the_ratings_its_players_have(client: TestClient) -> None:
+    bob = browser(client)
+    sign_up(client, "ann")
+    sign_up(bob, "bob")
+    _, wb, wg, _ = online_pair(client, bob, rated=True, clock={"initial": 180, "increment": 2})
+    wb.send_json({"type": "resign"})
+    rated = state(wb)
+    wb.close()
+    wg.close()
+    # a casual game at the same speed: each player's real-time rating beside the name, no change
+    _, wb, wg, st = online_pair(client, bob, clock={"initial": 300, "increment": 3})
+    for side in "bg":
+        assert st["seats"][side]["rating"] == rated["seats"][side]["rating"]
+        assert st["seats"][side]["provisional"] is True
+    wg.send_json({"type": "resign"})
+    over = state(wg)
+    assert over["seats"]["b"]["rating_change"] is None and over["seats"]["b"]["rating"] == rated["seats"]["b"]["rating"]
+    wb.close()
+    wg.close()
+    # no rating at a speed yet (correspondence), or no clock: nothing beside the names
+    for clock in ({"days": 2}, None):
+        _, wb, wg, st = online_pair(client, bob, **({"clock": clock} if clock else {}))
+        assert st["seats"]["b"]["rating"] is None and st["seats"]["g"]["rating"] is None
+        wb.close()
+        wg.close()
+
+
 # -- the leaderboard ------------------------------------------------------------
 
 
