@@ -258,6 +258,22 @@ def test_a_direct_challenge_is_delivered_live_and_accepted_in_one_click(client: 
     assert error(wb)["code"] == "no_challenge"  # once
 
 
+def test_a_direct_challenge_takes_every_match_type_one_minute_and_a_colour(client: TestClient) -> None:
+    # the player page's form offers them all: the server makes the game as asked
+    bob = browser(client)
+    wb, _ = notices(bob)
+    wa, _ = notices(client)
+    wa.send_json({"type": "challenge", "to": me(bob), "target": 15, "clock": {"initial": 60, "increment": 0},
+                  "color": "b"})
+    got = until(wb, lambda m: m["type"] == "challenged")["challenge"]
+    assert (got["target"], got["clock"], got["color"]) == (15, {"initial": 60.0, "increment": 0.0}, "b")
+    wb.send_json({"type": "accept", "challenge": got["id"]})
+    game = until(wb, lambda m: m["type"] == "started")["game"]
+    st = state(connect_join(client, game))
+    assert st["you"] == ["b"] and st["target"] == 15
+    assert st["clock"]["control"]["initial"] == 60 and not st["clock"]["control"].get("increment")
+
+
 def connect_join(c: TestClient, game: str) -> Any:
     ws = connect(c)
     ws.send_json({"type": "join", "game": game})

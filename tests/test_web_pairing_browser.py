@@ -1,0 +1,59 @@
+"""Getting a game in real browsers (docs/web.md, "Quick pairing"): the home
+page's quick pairing, Rated by default for an account, and "New opponent"
+after a game the lobby made, which seeks the same speed again; an aborted
+game shows no report.  At a phone's size (390x844), where it was seen.
+
+Screenshots go to /tmp/kamisado-pairing-*.png.
+"""
+
+from __future__ import annotations
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests import browser_kit
+from tests.browser_kit import SHOTS, game_id, page, shot, sign_up, you
+
+# the fixtures: a live server for this module, and Chromium
+server = browser_kit.server
+browser = browser_kit.browser
+
+
+def home(pg: Page) -> None:
+    """Open the home page by its tab; wait for the speeds to be ready."""
+    pg.locator("[data-nav=home]").first.click()
+    expect(pg.locator("#view-home #quick-grid button").first).to_be_enabled()
+
+
+def test_home_quick_pairing_rated_by_default_and_new_opponent_at_the_same_speed(
+        browser: Browser, server: str) -> None:
+    ann = page(browser, server + "/", size=(390, 844))
+    bob = page(browser, server + "/", size=(390, 844))
+    sign_up(ann, "annpair")
+    sign_up(bob, "bobpair")
+    for pg in (ann, bob):
+        home(pg)
+        expect(pg.locator('#quick input[value="rated"]')).to_be_checked()  # an account: rated by default
+    three = '#view-home #quick-grid button[data-speed="3+2"]'
+    ann.locator(three).click()
+    expect(ann.locator(three)).to_have_attribute("aria-pressed", "true")
+    expect(ann.locator(three)).to_have_attribute("aria-label", "Seeking a game: 3+2. Press again to cancel")
+    shot(ann, SHOTS / "kamisado-pairing-home.png")
+    bob.locator(three).click()
+    first = game_id(ann)
+    assert game_id(bob) == first and sorted(you(ann) + you(bob)) == ["b", "g"]
+    black, gold = (ann, bob) if you(ann) == "b" else (bob, ann)
+    black.locator("#abort").click()
+    for pg in (ann, bob):
+        expect(pg.locator("#result")).to_be_visible()
+        expect(pg.locator("#result-report")).to_be_hidden()  # no moves: no report, no "Accuracy – –"
+        expect(pg.locator("#result-new")).to_have_text("New opponent")
+    # New opponent: the home page, seeking 3+2 rated again; the other's click pairs them
+    gold.locator("#result-new").click()
+    expect(gold.locator(three)).to_have_attribute("aria-pressed", "true")
+    expect(gold.locator('#quick input[value="rated"]')).to_be_checked()
+    black.locator("#result-new").click()
+    second = game_id(black)
+    assert second != first and game_id(gold) == second
+    expect(black.locator('.seat .clock[data-side="b"]')).to_contain_text("3:00")
+    for pg in (ann, bob):
+        assert pg.errors == []  # type: ignore[attr-defined]
