@@ -1,17 +1,21 @@
 """Getting a game in real browsers (docs/web.md, "Quick pairing"): the home
 page's quick pairing, Rated by default for an account, and "New opponent"
 after a game the lobby made, which seeks the same speed again; an aborted
-game shows no report.  At a phone's size (390x844), where it was seen.
+game shows no report, a rated game's report shows on both players'
+pages, and the leaderboard lists provisional players below, marked "?".
+At a phone's size (390x844), where it was seen.
 
 Screenshots go to /tmp/kamisado-pairing-*.png.
 """
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Browser, Page, expect
 
 from tests import browser_kit
-from tests.browser_kit import SHOTS, game_id, page, shot, sign_up, you
+from tests.browser_kit import SHOTS, game_id, move, page, shot, sign_up, you
 
 # the fixtures: a live server for this module, and Chromium
 server = browser_kit.server
@@ -54,6 +58,24 @@ def test_home_quick_pairing_rated_by_default_and_new_opponent_at_the_same_speed(
     black.locator("#result-new").click()
     second = game_id(black)
     assert second != first and game_id(gold) == second
+    black, gold = (ann, bob) if you(ann) == "b" else (bob, ann)  # the colours drawn again
+    assert you(gold) == "g"
+    expect(black.locator(".seat-top .presence")).to_have_text("online")  # Gold's page came
     expect(black.locator('.seat .clock[data-side="b"]')).to_contain_text("3:00")
+    # a move, then Gold resigns: rated, and its report comes to both pages unasked
+    move(black, "a1", "a4")
+    gold.locator("#resign").click()
+    gold.locator("#resign").click()  # "Really resign?"
+    for pg in (ann, bob):
+        expect(pg.locator("#result-report .report-table")).to_be_visible(timeout=90_000)
+        expect(pg.locator("#result-report .report-ask")).to_have_count(0)
+    shot(gold, SHOTS / "kamisado-pairing-report.png", full_page=True)
+    # the leaderboard: nobody established yet (said so), both listed below as provisional
+    ann.goto(server + "/#/leaderboard")
+    expect(ann.locator("#lb-provisional li")).to_have_count(2)
+    expect(ann.locator("#lb-empty")).to_contain_text("Nobody has an established rating")
+    expect(ann.locator("#lb-provisional li .rating").first).to_have_text(re.compile(r"^\d+\?$"))
+    expect(ann.locator("#lb-list li")).to_have_count(0)
+    shot(ann, SHOTS / "kamisado-pairing-leaderboard.png")
     for pg in (ann, bob):
         assert pg.errors == []  # type: ignore[attr-defined]
