@@ -2,8 +2,10 @@
 page's quick pairing, Rated by default for an account, and "New opponent"
 after a game the lobby made, which seeks the same speed again; an aborted
 game shows no report, a rated game's report shows on both players'
-pages, and the leaderboard lists provisional players below, marked "?".
-At a phone's size (390x844), where it was seen.
+pages, the leaderboard lists provisional players below, marked "?", the
+player page's challenge offers every match type, 1+0 and a colour, and the
+review's step buttons stay in view on a 360x640 phone.  At a phone's size
+(390x844, 360x640), where it was seen.
 
 Screenshots go to /tmp/kamisado-pairing-*.png.
 """
@@ -77,5 +79,22 @@ def test_home_quick_pairing_rated_by_default_and_new_opponent_at_the_same_speed(
     expect(ann.locator("#lb-provisional li .rating").first).to_have_text(re.compile(r"^\d+\?$"))
     expect(ann.locator("#lb-list li")).to_have_count(0)
     shot(ann, SHOTS / "kamisado-pairing-leaderboard.png")
+    # the other's page: a challenge of every match type, 1+0 and a colour, rated by default
+    ann.locator("#lb-provisional a", has_text="bobpair").click()
+    expect(ann.locator("#pc-target option")).to_have_count(4)
+    assert ann.locator("#pc-target option").evaluate_all("os => os.map(o => o.value)") == ["1", "3", "7", "15"]
+    expect(ann.locator('#pc-clock option[value="60+0"]')).to_have_text("1+0")
+    assert ann.locator("#pc-colour option").evaluate_all("os => os.map(o => o.value)") == ["random", "b", "g"]
+    expect(ann.locator("#pc-rated")).to_be_checked()
+    # the review on a 360x640 phone: the step buttons in view above the bottom bar
+    ann.set_viewport_size({"width": 360, "height": 640})
+    ann.goto(f"{server}/#/review/{second}")
+    expect(ann.locator("#rv-report .report-table")).to_be_visible(timeout=60_000)
+    nav_top = ann.locator("nav.tabs").bounding_box()
+    for button in ("#rv-first", "#rv-prev", "#rv-next", "#rv-last"):
+        box = ann.locator(button).bounding_box()
+        assert box and nav_top and 0 <= box["y"] and box["y"] + box["height"] <= nav_top["y"] + 1, (button, box)
+    ann.locator("#rv-first").click()  # within reach: nothing over it
+    expect(ann.locator("#rv-where")).to_contain_text("Start of round 1")
     for pg in (ann, bob):
         assert pg.errors == []  # type: ignore[attr-defined]
