@@ -92,7 +92,7 @@ def picture(pg: Page, name: str) -> None:
 def final_position_shown(pg: Page, to: str) -> None:
     """The result is inline: no dialog open on the page (the report form is a closed one), nothing over the board,
     whose last move is still framed."""
-    expect(pg.locator("dialog[open]")).to_have_count(0)
+    expect(pg.locator("dialog[open]")).to_have_count(0)  # the complaint form is a dialog, closed
     expect(pg.locator(f'#board .last-to.mark[data-square="{to}"]')).to_have_count(1)
     assert pg.evaluate(COVERED) is None
 

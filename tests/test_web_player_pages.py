@@ -98,6 +98,33 @@ def test_an_unfinished_game_is_no_recent_game_and_no_result(client: TestClient) 
         "realtime": {"won": 0, "lost": 0}, "correspondence": {"won": 0, "lost": 0}}
 
 
+def test_a_casual_game_shows_the_ratings_its_players_have(client: TestClient) -> None:
+    bob = browser(client)
+    sign_up(client, "ann")
+    sign_up(bob, "bob")
+    _, wb, wg, _ = online_pair(client, bob, rated=True, clock={"initial": 180, "increment": 2})
+    wb.send_json({"type": "resign"})
+    rated = state(wb)
+    wb.close()
+    wg.close()
+    # a casual game at the same speed: each player's real-time rating beside the name, no change
+    _, wb, wg, st = online_pair(client, bob, clock={"initial": 300, "increment": 3})
+    for side in "bg":
+        assert st["seats"][side]["rating"] == rated["seats"][side]["rating"]
+        assert st["seats"][side]["provisional"] is True
+    wg.send_json({"type": "resign"})
+    over = state(wg)
+    assert over["seats"]["b"]["rating_change"] is None and over["seats"]["b"]["rating"] == rated["seats"]["b"]["rating"]
+    wb.close()
+    wg.close()
+    # no rating at a speed yet (correspondence), or no clock: nothing beside the names
+    for clock in ({"days": 2}, None):
+        _, wb, wg, st = online_pair(client, bob, **({"clock": clock} if clock else {}))
+        assert st["seats"]["b"]["rating"] is None and st["seats"]["g"]["rating"] is None
+        wb.close()
+        wg.close()
+
+
 # -- the leaderboard ------------------------------------------------------------
 
 
@@ -132,6 +159,26 @@ def test_the_leaderboard_lists_active_established_players_best_first(client: Tes
     assert [p["name"] for p in corr] == ["Flo"]
     bad = client.get("/api/leaderboard?speed=blitz")
     assert bad.status_code == 400 and "speed" in bad.json()["error"]
+
+
+def test_the_leaderboard_lists_provisional_players_apart_best_first(client: TestClient) -> None:
+    engine = client.app.state.hub.store.engine  # type: ignore[attr-defined]
+    now = time.time()
+    # name, rating, rd, the last rated game (days ago): only provisional ratings, one gone quiet
+    people = [("Gil", 1550.0, 250.0, 0), ("Hal", 1620.0, 180.0, 1), ("Ivy", 1900.0, 300.0, 40)]
+    with engine.begin() as conn:
+        for name, rating, rd, ago in people:
+            pid = f"p-{name}"
+            conn.execute(players.insert().values(id=pid, name=name, created=now, last_seen=now))
+            conn.execute(ratings.insert().values(player=pid, speed="realtime", rating=rating, rd=rd,
+                                                 vol=0.06, games=2, updated=now))
+            conn.execute(rating_history.insert().values(player=pid, game_id=f"g-{name}", speed="realtime",
+                                                        at=now - ago * 86400.0, rating=rating, rd=rd, change=5.0))
+    board = client.get("/api/leaderboard?speed=realtime").json()
+    assert board["players"] == []  # nobody established yet
+    assert [(p["rank"], p["name"], p["rating"], p["rd"]) for p in board["provisional"]] == [
+        (1, "Hal", 1620, 180), (2, "Gil", 1550, 250)]  # Ivy: not active
+    assert client.get("/api/leaderboard?speed=correspondence").json()["provisional"] == []
 
 
 def test_the_leaderboard_shows_at_most_fifty(client: TestClient) -> None:
@@ -209,6 +256,22 @@ def test_a_direct_challenge_is_delivered_live_and_accepted_in_one_click(client: 
     assert state(connect_join(bob, game))["you"] == ["b"]
     wb.send_json({"type": "accept", "challenge": got["id"]})
     assert error(wb)["code"] == "no_challenge"  # once
+
+
+def test_a_direct_challenge_takes_every_match_type_one_minute_and_a_colour(client: TestClient) -> None:
+    # the player page's form offers them all: the server makes the game as asked
+    bob = browser(client)
+    wb, _ = notices(bob)
+    wa, _ = notices(client)
+    wa.send_json({"type": "challenge", "to": me(bob), "target": 15, "clock": {"initial": 60, "increment": 0},
+                  "color": "b"})
+    got = until(wb, lambda m: m["type"] == "challenged")["challenge"]
+    assert (got["target"], got["clock"], got["color"]) == (15, {"initial": 60.0, "increment": 0.0}, "b")
+    wb.send_json({"type": "accept", "challenge": got["id"]})
+    game = until(wb, lambda m: m["type"] == "started")["game"]
+    st = state(connect_join(client, game))
+    assert st["you"] == ["b"] and st["target"] == 15
+    assert st["clock"]["control"]["initial"] == 60 and not st["clock"]["control"].get("increment")
 
 
 def connect_join(c: TestClient, game: str) -> Any:

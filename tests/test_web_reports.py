@@ -148,10 +148,46 @@ def test_a_finished_rated_game_gets_its_report_when_the_worker_is_free(client: T
     assert got["state"] == "done" and got["auto"] is True
     assert got["total"] == 5 and sum(s["moves"] for s in got["report"]["sides"]) == 4
     # an unrated game's end asks for nothing
-    casual, wb2, _, _ = online_pair(client, bob)
+    casual, wb2, _, st2 = online_pair(client, bob)
+    wb2.send_json({"type": "move", "move": a_move(st2), "seq": st2["seq"]})
+    state(wb2)
     wb2.send_json({"type": "resign"})
     assert state(wb2)["state"] == "over"
     assert client.get(f"/api/games/{casual}/report").json()["state"] == "none"
+
+
+def test_a_rated_games_report_is_queued_by_the_first_page_that_asks(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the page that reads the report before the game's end queued it follows it too
+    # (it was left on "Analyse this game"): the read queues it, once
+    reporter = client.app.state.hub.reporter  # type: ignore[attr-defined]
+    monkeypatch.setattr(reporter, "auto", lambda game: None)  # the end's queueing not done yet
+    bob = browser(client)
+    sign_up(client, "ann")
+    sign_up(bob, "bob")
+    game_id, wb, wg, st = online_pair(client, bob, rated=True, clock={"initial": 180, "increment": 2})
+    wb.send_json({"type": "move", "move": a_move(st), "seq": st["seq"]})
+    state(wb)
+    wb.send_json({"type": "resign"})
+    assert state(wb)["state"] == "over"
+    first = client.get(f"/api/games/{game_id}/report").json()
+    assert first["state"] in ("queued", "running", "done") and first["auto"] is True
+    assert bob.get(f"/api/games/{game_id}/report").json()["auto"] is True
+    assert len(stored(client, game_id)) == 1
+    assert until_made(bob, game_id)["state"] == "done"
+
+
+def test_a_game_without_moves_has_no_report(client: TestClient) -> None:
+    bob = browser(client)
+    sign_up(client, "ann")
+    sign_up(bob, "bob")
+    game_id, wb, _, _ = online_pair(client, bob, rated=True, clock={"initial": 180, "increment": 2})
+    wb.send_json({"type": "abort"})
+    assert state(wb)["state"] == "over"
+    assert client.get(f"/api/games/{game_id}/report").json()["state"] == "empty"
+    r = client.post(f"/api/games/{game_id}/report")
+    assert r.status_code == 409 and r.json()["error"] == "the game has no moves: there is nothing to report"
+    assert stored(client, game_id) == []
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

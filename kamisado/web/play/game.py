@@ -714,7 +714,8 @@ async def load_ratings(game: Game) -> None:
     """The ratings beside a game's names: a computer level's fixed rating;
     in a rated game each player's for its speed and, once it is over,
     the change it made (a rated game over but not yet rated, because
-    the store failed then, is rated now)."""
+    the store failed then, is rated now); in a casual game with a clock
+    each player's for its speed too, when it has one (a rated game played)."""
     row, store = game.row, game.store
     got: list[tuple[int | None, int | None, bool]] = [(None, None, False), (None, None, False)]
     for side, kind in enumerate(game.kinds()):
@@ -722,9 +723,9 @@ async def load_ratings(game: Game) -> None:
             got[side] = (computer_rating(kind), None, False)
     speed = speed_of(row.clock_days, row.clock_initial)
     players = [p for p in row.owners if p is not None]
-    if row.rated and speed is not None and players:
+    if speed is not None and players:
         try:
-            if game.state == OVER:
+            if row.rated and game.state == OVER:
                 await rate(game)
                 changes = await store.call(store.rating_changes, row.id)
             else:
@@ -736,6 +737,8 @@ async def load_ratings(game: Game) -> None:
         for side, player in enumerate(row.owners):
             if player is None:
                 continue
+            if not row.rated and player not in now:
+                continue  # a casual game: no rating to show yet
             current = now.get(player, Rating())
             if player in changes:
                 after, change = changes[player]

@@ -57,7 +57,7 @@ class ReportsHub(HubFace, Protocol):
     def computer(self) -> Computer: ...
 
 
-__all__ = ["LEASE_MS", "LOOK_S", "SLICE", "Reporter", "report_view"]
+__all__ = ["LEASE_MS", "LOOK_S", "SLICE", "Reporter", "has_moves", "report_view"]
 
 log = logging.getLogger("kamisado.web")
 
@@ -77,12 +77,22 @@ def game_match(game: Game) -> Match:
     return worker.replay_match(row.target, row.series, row.start_kpn, list(game.played))
 
 
-def report_view(game_id: str, row: dict[str, Any] | None) -> dict[str, Any]:
+def has_moves(game: Game) -> bool:
+    """Whether a game has a move to report on (an aborted game may have none)."""
+    return any(r.moves for r in game.match.rounds)
+
+
+def report_view(game_id: str, row: dict[str, Any] | None, empty: bool = False) -> dict[str, Any]:
     """The report as ``GET /api/games/{id}/report`` answers it: ``state``
-    ``none`` (never asked), ``queued``, ``running``, ``done`` or ``failed``."""
+    ``none`` (never asked), ``queued``, ``running``, ``done`` or ``failed``;
+    ``empty`` for a game without moves (``empty``: nothing to report, never made).
+
+    >>> report_view("g1", None)["state"], report_view("g1", None, empty=True)["state"]
+    ('none', 'empty')
+    """
     if row is None:
-        return {"game": game_id, "state": "none", "done": 0, "total": 0, "auto": False,
-                "report": None, "error": None}
+        return {"game": game_id, "state": "empty" if empty else "none", "done": 0, "total": 0,
+                "auto": False, "report": None, "error": None}
     report = json.loads(row["report"]) if row["report"] else None
     return {"game": game_id, "state": row["state"], "done": row["done"], "total": row["total"],
             "auto": bool(row["auto"]), "report": report, "error": row["error"]}
@@ -127,8 +137,9 @@ class Reporter:
         return queued
 
     def auto(self, game: Game) -> None:
-        """Queue the report of a rated game that just ended (never raises)."""
-        if not self.hub.computer.can_think:
+        """Queue the report of a rated game that just ended (never raises);
+        none for a game without moves."""
+        if not self.hub.computer.can_think or not has_moves(game):
             return
 
         async def ask() -> None:

@@ -20,7 +20,7 @@ from starlette.responses import JSONResponse, Response
 from kamisado.rules.board import Move
 from kamisado.rules.match import OVER
 from kamisado.web.basics.views import move_view
-from kamisado.web.play.reports import report_view
+from kamisado.web.play.reports import has_moves, report_view
 from kamisado.web.site.images import picture_headers
 from kamisado.web.site.pages import (
     bad,
@@ -154,13 +154,24 @@ async def game_review(request: Request) -> Response:
 
 async def game_report(request: Request) -> Response:
     """``GET /api/games/{id}/report``: the game's report, its progress, or
-    ``state: none`` when it was never asked for (:func:`kamisado.web.play.reports.report_view`)."""
+    ``state: none`` when it was never asked for, ``empty`` for a game without
+    moves (nothing to report) (:func:`kamisado.web.play.reports.report_view`).
+    A rated game over whose report is not queued yet is queued now, as its
+    end does (:meth:`kamisado.web.play.reports.Reporter.auto`)."""
     game = await game_or_404(request)
     if isinstance(game, Response):
         return game
-    store = hub_of(request).store
+    if game.state == OVER and not has_moves(game):
+        return JSONResponse(report_view(game.row.id, None, empty=True))
+    hub = hub_of(request)
+    store = hub.store
     try:
         row = await store.call(store.report_of, game.row.id)
+        if row is None and game.state == OVER and game.row.rated and hub.computer.can_think:
+            # a rated game's report is made unasked: queued here if the page asks
+            # before the end of the game queued it, so every player's page follows it
+            await hub.reporter.ask(game, auto=True)
+            row = await store.call(store.report_of, game.row.id)
     except StoreErrors as exc:
         log.warning("could not read the report of game %s: %s", game.row.id, exc)
         return bad("the games' database is unavailable; try again later", 503)
@@ -177,6 +188,8 @@ async def ask_report(request: Request) -> Response:
     hub = hub_of(request)
     if game.state != OVER:
         return bad("the game is not over: a report is made of a finished game", 409)
+    if not has_moves(game):
+        return bad("the game has no moves: there is nothing to report", 409)
     if not hub.computer.can_think:
         return bad("no engine in this server", 503)
     store = hub.store

@@ -411,7 +411,9 @@ LEADERBOARD_SIZE = 50
 async def leaderboard(request: Request) -> Response:
     """``GET /api/leaderboard?speed=realtime``: the best 50 active players
     at a speed (a rated game there in the last 30 days; a provisional rating
-    is left out), highest rating first."""
+    is left out), highest rating first; ``provisional``: the best 50 active
+    players whose rating is still provisional, listed apart (the page shows
+    them below, marked ``?``)."""
     speed = request.query_params.get("speed", "realtime")
     if speed not in SPEEDS:
         return bad(f"expected speed {' or '.join(SPEEDS)}, found {speed!r}")
@@ -419,13 +421,17 @@ async def leaderboard(request: Request) -> Response:
     since = time.time() - ACTIVE_DAYS * 86400
     try:
         rows = await store.call(store.leaderboard, speed, since, LEADERBOARD_SIZE)
+        unsure = await store.call(store.leaderboard, speed, since, LEADERBOARD_SIZE, True)
     except StoreErrors:
         log.exception("could not read the leaderboard")
         return bad("the store cannot be read; try again", 503)
-    return JSONResponse({"speed": speed, "active_days": ACTIVE_DAYS, "players": [
-        {"rank": i + 1, "player": r["player"], "name": r["name"], "rating": round(r["rating"]),
-         "rd": round(r["rd"]), "games": r["games"]}
-        for i, r in enumerate(rows)]})
+
+    def listed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"rank": i + 1, "player": r["player"], "name": r["name"], "rating": round(r["rating"]),
+                 "rd": round(r["rd"]), "games": r["games"]} for i, r in enumerate(rows)]
+
+    return JSONResponse({"speed": speed, "active_days": ACTIVE_DAYS, "players": listed(rows),
+                         "provisional": listed(unsure)})
 
 
 async def lobby_counts(request: Request) -> Response:

@@ -81,11 +81,13 @@ class PlayerCalls:
             ).rows
         return {speed: {"won": int(w or 0), "lost": int(lo or 0)} for speed, w, lo in rows}
 
-    def leaderboard(self, speed: str, since: float, limit: int = 50) -> list[dict[str, Any]]:
+    def leaderboard(self, speed: str, since: float, limit: int = 50,
+                    provisional: bool = False) -> list[dict[str, Any]]:
         """The best ``limit`` players at ``speed`` who played a rated game
         there at or after ``since`` (seconds), highest rating first; a
         provisional rating is left out (as lichess does), and so is an
-        account a moderator closed."""
+        account a moderator closed.  ``provisional``: only the players
+        with a provisional rating instead (the page lists them below, marked)."""
         active = (
             sa.select(rating_history.c.player)
             .where(rating_history.c.speed == speed, rating_history.c.at >= since)
@@ -95,7 +97,8 @@ class PlayerCalls:
             rows = tx.run(
                 sa.select(ratings.c.player, players.c.name, ratings.c.rating, ratings.c.rd, ratings.c.games)
                 .select_from(ratings.join(players, players.c.id == ratings.c.player))
-                .where(ratings.c.speed == speed, ratings.c.rd <= PROVISIONAL_RD,
+                .where(ratings.c.speed == speed,
+                       ratings.c.rd > PROVISIONAL_RD if provisional else ratings.c.rd <= PROVISIONAL_RD,
                        ratings.c.player.in_(active), players.c.closed.is_(None))
                 .order_by(ratings.c.rating.desc(), ratings.c.player)
                 .limit(limit)

@@ -1,6 +1,6 @@
 /* Kamisado in the browser.  The server applies every rule: the page draws
    what it is sent (positions, legal destinations) and sends chosen moves.
-   This module starts the page and routes: #/ (the landing page),
+   This module starts the page and routes: #/ (the landing page; #/?seek=3%2B2 seeks a game),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
    #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
@@ -18,7 +18,7 @@ import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList
 import { inPuzzle, leavePuzzle, openPuzzle, openStreak, puzzleMove, rerenderPuzzle, showPuzzleList } from "./views/puzzles.js";
 import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
-import { leaveLobby, showLobby } from "./views/lobby.js";
+import { leaveLobby, showLobby, showQuickHome } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showLeaderboard } from "./views/leaderboard.js";
 import { showMod } from "./views/mod.js";
@@ -55,7 +55,7 @@ function route() {
   const review = (where === "review" || (where === "game" && parts[2] === "review")) && Boolean(id);
   if (where !== "game" || review) { leaveGame(); stopReport($("#result-report")); }
   if (!review) { leaveReview(); stopReport($("#rv-report")); }
-  if (where !== "lobby") leaveLobby();
+  if (where !== "lobby" && where) leaveLobby();  // the home page (#/) has quick pairing too
   if (where !== "local") leaveLocal();
   if (where !== "lesson") leaveLesson();
   if (where !== "puzzle" && !(where === "puzzles" && id === "streak")) leavePuzzle();
@@ -84,7 +84,7 @@ function route() {
   else if (where === "lesson" && id) { showView("play"); openLesson(where, id); }
   else if (where === "puzzle" && id) { showView("play"); openPuzzle(decodeURIComponent(id)); }
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
-  else if (!where) showView("home");
+  else if (!where) { showView("home"); showQuickHome(params); }
   else showMissing("page", `#${path}`);  // an unknown route, or one lacking its id
   // a new view: the focus goes to its content (not on the first load)
   if (routed && !(where === "game" || where === "local" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });

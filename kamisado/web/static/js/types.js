@@ -63,7 +63,8 @@
  * One side's figures in a game report.
  * @typedef {{side: string, moves: number, blunders: number, mistakes: number, inaccuracies: number,
  *   accuracy: number|null}} ReportSide
- * A game's report and its progress: `state` "none", "queued", "running", "done" or "failed".
+ * A game's report and its progress: `state` "none", "queued", "running", "done" or "failed"
+ * ("empty": a finished game without moves, nothing to report).
  * @typedef {{game: string, state: string, done: number, total: number, auto: boolean,
  *   report: {sides: ReportSide[], entries: ReportEntry[]}|null, error: string|null}} GameReport
  */

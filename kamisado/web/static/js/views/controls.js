@@ -156,9 +156,53 @@ function renderResult(st, you, connected) {
   }
   // the rematch (or the way to it) is the main button; else New game is
   $("#result-new").classList.toggle("primary", rematch.hidden && link.hidden);
-  $("#result-new").setAttribute("href", newGameHref(st, you));
+  const again = newOpponentHref(st, you);
+  $("#result-new").setAttribute("href", again || newGameHref(st, you));
+  $("#result-new").textContent = t(again ? "game.new_opponent" : "game.new");
+  $("#result-new").dataset.i18n = again ? "game.new_opponent" : "game.new";
   $("#result-review").setAttribute("href", `#/review/${st.game}`);
   $("#result-download").setAttribute("href", `/api/games/${st.game}/record`);
+}
+
+// -- "New opponent": a game got in the lobby seeks another at its speed ------------
+
+/** Where this page remembers the games the lobby made for it (this tab only). */
+const PAIRED_KEY = "kamisado.paired";
+
+/** Remember that the lobby made game `game` for this page (quick pairing at
+ * `speed`, or an accepted challenge: `speed` null, read from the game's clock).
+ * @param {string} game @param {string|null} speed @param {boolean} rated */
+export function rememberPaired(game, speed, rated) {
+  try {
+    /** @type {Record<string, {speed: string|null, rated: boolean}>} */
+    const all = JSON.parse(sessionStorage.getItem(PAIRED_KEY) || "{}");
+    all[game] = { speed, rated };
+    const keys = Object.keys(all);
+    for (const old of keys.slice(0, Math.max(0, keys.length - 20))) delete all[old];  // the last 20 are enough
+    sessionStorage.setItem(PAIRED_KEY, JSON.stringify(all));
+  } catch (e) { /* storage off: New game, as before */ }
+}
+
+/** A clock control as a quick-pairing speed: "3+2", "1d" (null for another).
+ * @param {{initial?: number, increment?: number, days?: number}|null|undefined} c
+ * @example speedOf({ initial: 180, increment: 2 }) // "3+2"
+ * @example speedOf({ days: 3 }) // "3d" */
+export function speedOf(c) {
+  if (!c) return null;
+  const speed = c.days ? `${c.days}d` : `${(c.initial || 0) / 60}+${c.increment || 0}`;
+  return ["1+0", "3+2", "5+3", "10+5", "15+10", "1d", "3d"].includes(speed) ? speed : null;
+}
+
+/** "New opponent" after a game the lobby made: the home page seeking the same
+ * speed, rated as it was (null otherwise). @param {StateFrame} st @param {string[]} you */
+function newOpponentHref(st, you) {
+  if (you.length !== 1 || !st.online_game) return null;
+  let paired = null;
+  try { paired = JSON.parse(sessionStorage.getItem(PAIRED_KEY) || "{}")[st.game] || null; } catch (e) { /* off */ }
+  if (!paired) return null;
+  const speed = paired.speed || speedOf(st.clock && st.clock.control);
+  if (!speed) return "#/lobby";
+  return `#/?seek=${encodeURIComponent(speed)}${paired.rated || st.rated ? "&rated=1" : ""}`;
 }
 
 /** Where New game leads: the same kind of game's form (a spectator: the landing page).

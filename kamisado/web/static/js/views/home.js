@@ -73,7 +73,7 @@ function updateForm() {
   $(".opt-colour").hidden = !(m === "computer" || m === "online");
   $(".opt-level").hidden = !(m === "computer" || m === "watch");
   $(".opt-level2").hidden = m !== "watch";
-  $(".opt-name").hidden = m !== "online";
+  $(".opt-name").hidden = m !== "online" || Boolean(currentMe()?.account);  // an account plays under its name
   // a rated game: online, with a clock, created by a player with an account
   $$(".opt-rated").forEach((e) => { e.hidden = m !== "online"; });
   const me = currentMe();

@@ -1,8 +1,11 @@
 /* The leaderboard, #/leaderboard?speed=realtime: the best 50 active players
-   at a speed (a rated game there in the last 30 days; provisional ratings
-   are left out, as lichess does), from GET /api/leaderboard. */
+   at a speed (a rated game there in the last 30 days), then, apart and
+   marked "?", the active players whose rating is still provisional (lichess
+   leaves them out; a new site would show nobody), from GET /api/leaderboard.
+   An empty board says why. */
 import { $, $$, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { ratingNode } from "../ratings.js";
 
 /** @typedef {{rank: number, player: string, name: string, rating: number, rd: number, games: number}} Leader */
 
@@ -17,7 +20,7 @@ export async function showLeaderboard(speed) {
     else a.removeAttribute("aria-current");
   });
   $("#lb-error").textContent = "";
-  /** @type {{players: Leader[]}} */
+  /** @type {{players: Leader[], provisional?: Leader[]}} */
   let board;
   try { board = await getJSON(`/api/leaderboard?speed=${speed}`); } catch (e) {
     if (showing !== speed) return;
@@ -26,10 +29,21 @@ export async function showLeaderboard(speed) {
   }
   if (showing !== speed) return;
   const players = board.players || [];
+  const unsure = board.provisional || [];
+  // empty: nobody active at all, or only provisional ratings so far
   $("#lb-empty").hidden = players.length > 0;
-  $("#lb-list").replaceChildren(...players.map((p) => h("li", { "data-player": p.player },
+  $("#lb-empty").textContent = t(unsure.length ? "leaderboard.empty_provisional" : "leaderboard.empty");
+  $("#lb-list").replaceChildren(...players.map((p) => row(p, false)));
+  $("#lb-provisional-title").hidden = unsure.length === 0;
+  $("#lb-provisional").replaceChildren(...unsure.map((p) => row(p, true)));
+}
+
+/** One player's line: rank, name, rating ("1620?" when provisional), games.
+    @param {Leader} p @param {boolean} provisional */
+function row(p, provisional) {
+  return h("li", { "data-player": p.player, class: provisional ? "provisional" : "" },
     h("span", { class: "rank" }, `${p.rank}.`), " ",
     h("a", { href: `#/player/${encodeURIComponent(p.player)}` }, p.name || t("player.anonymous")), " ",
-    h("strong", { class: "rating" }, String(p.rating)), " ",
-    h("span", { class: "hint" }, t("player.games_n", { n: p.games })))));
+    h("strong", {}, ratingNode({ rating: p.rating, provisional })), " ",
+    h("span", { class: "hint" }, t("player.games_n", { n: p.games })));
 }

@@ -1,5 +1,7 @@
 /* The lobby, #/lobby: quick pairing (a grid of speeds: one click seeks, a
-   second cancels), the site's counts and a top game to watch, and the open
+   second cancels; on the home page too, and #/?seek=3%2B2&rated=1 seeks at
+   once: "New opponent" after a game the lobby made), the site's counts and a
+   top game to watch, and the open
    challenges, live over a websocket of its own (followed while the view is
    open; leaving it withdraws this browser's seek and challenges), one click
    to accept another player's, a form to post one.
@@ -10,6 +12,7 @@ import { LobbySocket } from "../socket.js";
 import { ratingNode } from "../ratings.js";
 import { currentMe } from "./account.js";
 import { openStarted } from "./game.js";
+import { rememberPaired } from "./controls.js";
 
 /** @typedef {import("../types.js").Challenge} Challenge */
 /** @typedef {import("../types.js").Control} Control */
@@ -39,6 +42,8 @@ const socket = new LobbySocket({
       counts = msg;
       renderCounts();
     } else if (msg.type === "started") {
+      // "New opponent" after it seeks this speed again (an accepted challenge: its clock's)
+      rememberPaired(msg.game, seeking ? seeking.speed : null, Boolean(seeking && seeking.rated));
       seeking = null;
       openStarted(msg);
     } else if (msg.type === "error") {
@@ -50,6 +55,7 @@ const socket = new LobbySocket({
   },
   onStatus(s) {
     if (s !== "open") seeking = null;  // a seek lives with its connection
+    if (s === "open") sendWanted();
     const conn = $("#lobby-conn");
     conn.hidden = s === "open";
     conn.textContent = s === "lost" ? t("lobby.lost") : s === "restarting" ? t("lobby.restarting") : t("game.connecting");
@@ -57,6 +63,12 @@ const socket = new LobbySocket({
     render();
   },
 });
+
+/** A seek to send once the lobby's connection is open (#/?seek=3%2B2&rated=1).
+ * @type {{speed: string, rated: boolean}|null} */
+let wanted = null;
+/** Whether the player chose Casual or Rated here (else: Rated with an account). */
+let modeChosen = false;
 
 /** A line for what was just done. @param {string} text */
 function say(text) { $("#lobby-said").textContent = text; }
@@ -80,6 +92,7 @@ function renderQuick() {
   const account = Boolean(me && me.account);
   const rated = /** @type {HTMLInputElement} */ ($('#quick input[value="rated"]'));
   rated.disabled = !account;
+  if (account && !modeChosen) rated.checked = true;  // rated by default for an account (as lichess)
   if (!account && rated.checked) {
     rated.checked = false;
     /** @type {HTMLInputElement} */ ($('#quick input[value="casual"]')).checked = true;
@@ -175,7 +188,7 @@ function render() {
   renderCounts();
 }
 
-$("#quick").addEventListener("change", () => renderQuick());
+$("#quick").addEventListener("change", () => { modeChosen = true; renderQuick(); });
 
 /** The rated box: only with an account and a clock. */
 function updateForm() {
@@ -204,8 +217,47 @@ $("#challenge-form").addEventListener("submit", (ev) => {
   else $("#lobby-error").textContent = t("lobby.not_sent");
 });
 
+/** Put the quick-pairing grid in a view's place for it (one grid, moved).
+ * @param {"lobby"|"home"} where */
+function placeQuick(where) {
+  const spot = $(where === "home" ? "#home-quick" : "#lobby-quick");
+  const quick = $("#quick");
+  if (quick.parentElement !== spot) spot.append(quick);
+  // the grid's errors beside it on the home page; the lobby's own line there
+  const error = $("#lobby-error");
+  if (where === "home" && error.parentElement !== quick) quick.append(error);
+  if (where === "lobby" && error.parentElement === quick) $("#lobby-said").after(error);
+}
+
+/** The home page's quick pairing: follow the lobby as the lobby view does;
+ * `params` may ask for a seek at once (seek=<speed>, rated=1).
+ * @param {URLSearchParams} params */
+export function showQuickHome(params) {
+  placeQuick("home");
+  const speed = params.get("seek");
+  if (speed && SPEEDS.includes(speed)) {
+    wanted = { speed, rated: params.get("rated") === "1" };
+    history.replaceState(null, "", "#/");  // once: a reload does not seek again
+  }
+  openLobby();
+  if (socket.status === "open") sendWanted();
+}
+
+/** The seek asked for by the address (#/?seek=...), once the lobby is open. */
+function sendWanted() {
+  if (!wanted) return;
+  const msg = { type: "seek", speed: wanted.speed, rated: wanted.rated };
+  wanted = null;
+  if (!socket.send(msg)) $("#lobby-error").textContent = t("lobby.not_sent");
+}
+
 /** Open the lobby: follow it (the server sends the challenges, then every change). */
 export function showLobby() {
+  placeQuick("lobby");
+  openLobby();
+}
+
+function openLobby() {
   $("#lobby-error").textContent = "";
   say("");
   if (socket.game) { render(); return; }

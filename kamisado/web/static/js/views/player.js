@@ -58,8 +58,8 @@ export async function showPlayer(id) {
   $("#pc-said").textContent = p.online ? "" : t("player.challenge_offline");
   /** @type {HTMLButtonElement} */ ($("#pc-go")).disabled = !p.online;
   const rated = /** @type {HTMLInputElement} */ ($("#pc-rated"));
-  rated.checked = false;
   rated.disabled = !(me && me.account && p.registered);
+  rated.checked = !rated.disabled;  // rated by default between two accounts (as lichess)
   $("#pc-rated-label").title = rated.disabled ? t("player.rated_accounts") : "";
   $("#player-mod").hidden = !(me && me.signed_in) || mine;
   $("#pm-said").textContent = "";
@@ -141,7 +141,9 @@ function challenge(ev) {
   const rated = /** @type {HTMLInputElement} */ ($("#pc-rated")).checked;
   const go = /** @type {HTMLButtonElement} */ ($("#pc-go"));
   const said = $("#pc-said");
-  const sent = challengePlayer({ to: p.id, target: 1, clock, rated, color: "random" }, (msg) => {
+  const target = Number(/** @type {HTMLSelectElement} */ ($("#pc-target")).value);
+  const color = /** @type {HTMLSelectElement} */ ($("#pc-colour")).value;
+  const sent = challengePlayer({ to: p.id, target, clock, rated, color }, (msg) => {
     if (msg.type === "challenging") said.textContent = t("player.challenge_sent", { name: p.name || t("player.anonymous") });
     else if (msg.type === "declined") { said.textContent = t("player.challenge_declined"); go.disabled = false; }
     else if (msg.type === "error") {

@@ -24,9 +24,8 @@ export const reviewHref = (game, ply) => `#/game/${game}/review?ply=${ply}`;
     @param {HTMLElement} box @param {string} game */
 export function showReport(box, game) {
   const was = shown.get(box);
-  if (was && was.game === game) { box.hidden = false; return; }
-  stopReport(box);
-  box.hidden = false;
+  if (was && was.game === game) { box.hidden = Boolean(was.data && was.data.state === "empty"); return; }
+  stopReport(box);  // hidden until the server says there is something to show
   /** @type {Shown} */
   const entry = { game, timer: undefined, data: null, error: null };
   shown.set(box, entry);
@@ -86,12 +85,16 @@ function render(box, entry) {
     return b;
   };
   if (entry.error) {
+    box.hidden = false;
     out.replaceChildren(h("p", { class: "report-state" }, t("report.unavailable", { error: entry.error })),
       h("p", { class: "buttons" }, ask()));
     return;
   }
   if (!data) return;
-  if (data.state === "none") out.replaceChildren(h("p", { class: "buttons" }, ask()));
+  // a game without moves (an aborted one): nothing to report, no box
+  box.hidden = data.state === "empty";
+  if (data.state === "empty") out.replaceChildren();
+  else if (data.state === "none") out.replaceChildren(h("p", { class: "buttons" }, ask()));
   else if (data.state === "queued") out.replaceChildren(h("p", { class: "report-state" }, t("report.queued")));
   else if (data.state === "running") {
     out.replaceChildren(h("p", { class: "report-state" }, t("report.running", { done: data.done, total: data.total })),
