@@ -59,12 +59,20 @@ from kamisado.web.play.state import GameError
 from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import new_id
 
-__all__ = ["MAX_CHALLENGES", "Challenge", "Lobby"]
+__all__ = ["MAX_CHALLENGES", "MAX_WAITING", "Challenge", "Lobby"]
 
 log = logging.getLogger("kamisado.web")
 
 #: Open challenges one player may have at once.
 MAX_CHALLENGES = 3
+#: Direct challenges that may wait for one player at once (from everyone,
+#: over every process): the next is refused with ``busy``.
+MAX_WAITING = 20
+
+
+def _busy() -> GameError:
+    return GameError("busy", f"challenge: that player has {MAX_WAITING} challenges waiting already;"
+                             " try again later")
 
 
 def _row_clock(row: dict[str, Any]) -> TimeControl | None:
@@ -342,7 +350,7 @@ class Lobby:
             self.bind(hub)
             clock = msg.clock
             try:
-                await hub.store.call(hub.store.add_challenge, {
+                stored = await hub.store.call(hub.store.add_challenge, {
                     "id": challenge.id, "player": conn.player, "name": conn.name, "rating": rating,
                     "provisional": provisional,
                     "target": msg.target, "series": msg.series,
@@ -351,10 +359,15 @@ class Lobby:
                     "clock_days": clock.days if clock is not None and clock.days else None,
                     "rated": msg.rated, "color": msg.color, "created": challenge.created,
                     "seen": now_ms(), "to_player": msg.to,
-                })
+                }, MAX_WAITING, now_ms() - CHALLENGE_TTL_MS)
             except StoreErrors:
                 log.exception("could not store a challenge")
                 raise GameError("storage", "challenge: it could not be saved; try again") from None
+            if not stored:
+                raise _busy()
+        elif msg.to is not None and sum(
+                c.msg.to == msg.to and not c.hidden for c in self.challenges.values()) >= MAX_WAITING:
+            raise _busy()  # (one process: counted with no await since, so no other can slip in)
         self.challenges[challenge.id] = challenge
         if msg.to is not None:  # shown to its player alone, wherever they are on the site
             await self._raw(conn, _frame({"type": "challenging", "challenge": challenge.view(conn)}))
@@ -543,7 +556,7 @@ class Lobby:
                        if c.msg.to == conn.player and not c.hidden]
         try:  # a challenge of a player blocked after it was made
             blocked = await hub.store.call(hub.store.blocking, [(conn.player, c["by"]["player"]) for c in pending])
-        except Exception as exc:
+        except StoreErrors as exc:
             hub.repeats.failed("could not read the blocks", None, exc)
             blocked = set()
         pending = [c for c in pending if (conn.player, c["by"]["player"]) not in blocked]

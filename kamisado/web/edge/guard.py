@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -55,10 +55,12 @@ __all__ = [
     "Guard",
     "Limit",
     "RateLimiter",
+    "SharedBuckets",
     "SocketLimits",
     "Sockets",
     "client_key",
     "client_keys",
+    "frame_limit",
     "limits_from_env",
     "refusal",
     "route_limit",
@@ -75,12 +77,17 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 @dataclass(frozen=True)
 class Limit:
     """``burst`` requests at once, then ``rate`` a second; ``what`` names
-    what is limited in the error message ("games created")."""
+    what is limited in the error message ("games created").  ``shared``:
+    counted once for all the processes on one database (PostgreSQL) when
+    the limiter has :class:`SharedBuckets`; the websocket frame limits
+    are not (each guards its process's own event loop, and a round trip
+    for every frame would cost more than the frame)."""
 
     name: str
     rate: float
     burst: int
     what: str
+    shared: bool = True
 
     def describe(self) -> str:
         """The limit in words.
@@ -107,7 +114,8 @@ class Limit:
 #: player, ten times the frame limit: a connection that empties it is
 #: closed (1008) and its address and player are kept out a while
 #: (:class:`SocketLimits`); ``chat``: a game's chat messages, per address
-#: and per player.
+#: and per player; ``answer``: the websocket's ``decline`` and ``cancel``
+#: frames (instead of ``frame``), per address and per player.
 LIMITS: dict[str, Limit] = {
     lim.name: lim
     for lim in (
@@ -125,8 +133,12 @@ LIMITS: dict[str, Limit] = {
         Limit("chat", 20 / 60, 8, "chat messages"),
         # players' reports of players (POST /api/players/{id}/report)
         Limit("complaint", 10 / 3600, 5, "player reports"),
-        Limit("frame", 30.0, 60, "websocket frames"),
-        Limit("flood", 300.0, 600, "websocket frames"),
+        Limit("frame", 30.0, 60, "websocket frames", shared=False),
+        Limit("flood", 300.0, 600, "websocket frames", shared=False),
+        # the websocket's decline and cancel frames (answers to challenges,
+        # taken instead of ``frame``: a flood of challenges never leaves
+        # its player without frames to decline them with)
+        Limit("answer", 5.0, 60, "challenge answers", shared=False),
     )
 }
 
@@ -172,6 +184,29 @@ def route_limit(method: str, path: str) -> str | None:
         if len(parts) == 5:
             name = GAME_ROUTE_LIMITS.get((method, parts[4]))
     return name
+
+
+#: The websocket frames that take from ``answer`` instead of ``frame``.
+ANSWER_FRAMES = frozenset({"decline", "cancel"})
+
+
+def frame_limit(frame: str | bytes) -> str:
+    """The limit a websocket frame takes from: ``answer`` for a decline or
+    a cancel (the cheap test first: most frames are moves), else ``frame``.
+
+    >>> frame_limit('{"type": "decline", "challenge": "c1"}'), frame_limit('{"type": "move", "move": "a1-a2"}')
+    ('answer', 'frame')
+    >>> frame_limit('{"type": "chat", "text": "decline"}'), frame_limit(b"not json")
+    ('frame', 'frame')
+    """
+    text = frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame
+    if '"decline"' not in text and '"cancel"' not in text:
+        return "frame"
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return "frame"
+    return "answer" if isinstance(obj, dict) and obj.get("type") in ANSWER_FRAMES else "frame"
 
 
 #: Set to ``off`` to run without rate limits (a load test from one address).
@@ -223,8 +258,20 @@ class Bucket:
         return self.tokens + max(0.0, now - self.stamp) * self.limit.rate >= self.limit.burst
 
 
+class SharedBuckets(Protocol):
+    """Buckets every process on one database shares
+    (:class:`kamisado.web.store.buckets.SharedBuckets` on PostgreSQL)."""
+
+    async def take(self, name: str, rate: float, burst: int, keys: list[str]) -> float | None:
+        """One token from each of ``keys``' buckets of limit ``name``: 0.0
+        when each had one, else the seconds to wait; ``None`` when the
+        buckets cannot be reached now."""
+
+
 class RateLimiter:
     """Token buckets by (limit name, key); a name with no limit is never refused.
+    With ``shared`` (:class:`SharedBuckets`), the limits marked ``shared``
+    are counted there, once for every process (:meth:`take_all_async`).
     With ``sockets``, also the caps on websockets (:class:`Sockets`, on the
     same clock).
 
@@ -247,10 +294,13 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         max_keys: int = 100_000,
         sockets: SocketLimits | None = None,
+        shared: SharedBuckets | None = None,
     ) -> None:
         self.limits = dict(limits)
         self.clock = clock
         self.max_keys = max_keys
+        #: the buckets all processes share (set by the server on PostgreSQL)
+        self.shared = shared
         #: the websockets open and the clients kept out (None: no caps)
         self.sockets = None if sockets is None else Sockets(sockets, clock)
         self._buckets: OrderedDict[tuple[str, str], Bucket] = OrderedDict()
@@ -290,6 +340,28 @@ class RateLimiter:
             if wait:
                 return wait
         return 0.0
+
+    async def take_all_async(self, name: str, keys: Iterable[str]) -> float:
+        """:meth:`take_all`, in the shared buckets for a ``shared`` limit
+        when there are some (one round trip; every key is charged that has
+        a token), else in this process's.  While the shared buckets cannot
+        be reached, this process's count instead: the limit then holds per
+        process, as without them (never everyone refused, never anyone
+        unlimited).
+
+        >>> import asyncio
+        >>> limiter = RateLimiter({"create": Limit("create", 1.0, 1, "games")}, lambda: 0.0)
+        >>> [asyncio.run(limiter.take_all_async("create", ["addr:a"])) for _ in range(2)]
+        [0.0, 1.0]
+        """
+        limit = self.limits.get(name)
+        if limit is None:
+            return 0.0
+        if self.shared is not None and limit.shared:
+            wait = await self.shared.take(name, limit.rate, limit.burst, list(keys))
+            if wait is not None:
+                return wait
+        return self.take_all(name, keys)
 
     def bucket(self, name: str) -> Bucket | None:
         """A fresh bucket for limit ``name`` (one connection's), or None."""
@@ -726,7 +798,7 @@ class Guard:
             return
         name = route_limit(method, scope.get("path", ""))
         if name is not None:
-            wait = self.limiter.take_all(name, client_keys(scope))
+            wait = await self.limiter.take_all_async(name, client_keys(scope))
             if wait:
                 message, seconds = refusal(self.limiter.limits[name], wait)
                 await _json(

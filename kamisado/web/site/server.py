@@ -93,6 +93,7 @@ from kamisado.web.site.pages import (
 )
 from kamisado.web.site.puzzles import ROUTES as PUZZLE_ROUTES
 from kamisado.web.site.websocket import ws_endpoint
+from kamisado.web.store.buckets import SharedBuckets
 from kamisado.web.store.storage import Store
 from kamisado.web.work import worker
 
@@ -170,6 +171,12 @@ def lifespan(
                 )
 
         hub = app.state.hub = Hub(store, factory, jobs=runner)
+        # PostgreSQL: the limits per address and per player count once for every process
+        limiter: RateLimiter = app.state.limiter
+        shares = store.shared and limiter.shared is None
+        if shares:
+            # on the wall clock (the same on every process), or the clock a test gave the limiter
+            limiter.shared = SharedBuckets(store, time.time if limiter.clock is time.monotonic else limiter.clock)
         app.state.lobby = Lobby(hub)  # over every process, when several share the database
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
@@ -205,6 +212,8 @@ def lifespan(
             gc_task.cancel()
             gc.unfreeze()
             gc.set_threshold(*gc_before)
+            if shares:
+                limiter.shared = None
             await hub.close()  # and the process pool with it
             if runner is not None:
                 await runner.close()

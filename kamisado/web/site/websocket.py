@@ -52,7 +52,7 @@ from kamisado.web.basics.messages import (
     parse,
 )
 from kamisado.web.community.lobby import Lobby
-from kamisado.web.edge.guard import RateLimiter, client_key, client_keys, refusal
+from kamisado.web.edge.guard import RateLimiter, client_key, client_keys, frame_limit, refusal
 from kamisado.web.play import chat
 from kamisado.web.play.game import Conn, send_error
 from kamisado.web.play.games import Hub
@@ -89,7 +89,7 @@ class Session:
     async def may_create(self) -> bool:
         """Take from the address's ``create`` limit (as POST /api/games
         does); when it is spent, say so and return ``False``."""
-        wait = self.limiter.take_all("create", client_keys(self.ws.scope))
+        wait = await self.limiter.take_all_async("create", client_keys(self.ws.scope))
         if wait:
             await self.error("rate_limited", refusal(self.limiter.limits["create"], wait)[0])
             return False
@@ -112,7 +112,7 @@ async def _chat(s: Session, msg: ChatMsg) -> None:
     game = s.hub.game_of(s.conn)
     chat.check(game, s.conn)
     limit = s.limiter.limits.get("chat")
-    wait = s.limiter.take_all("chat", client_keys(s.ws.scope))
+    wait = await s.limiter.take_all_async("chat", client_keys(s.ws.scope))
     if wait and limit is not None:
         await s.error("rate_limited", "chat: " + refusal(limit, wait)[0])
         return
@@ -242,12 +242,13 @@ async def ws_endpoint(ws: WebSocket) -> None:
     out a while (:class:`kamisado.web.edge.guard.Sockets`: their new websockets
     are refused, their open ones closed at their next frame).  A create
     frame (and a challenge) also takes from the address's ``create`` limit,
-    as POST /api/games does."""
+    as POST /api/games does.  A decline or a cancel takes from ``answer``
+    instead of ``frame``, so that declining a flood of challenges is never
+    refused for the frames the rest of the page used."""
     await ws.accept()
     hub = hub_of(ws)
     limiter: RateLimiter = ws.app.state.limiter
     keys = client_keys(ws.scope)  # the address, and the player of the cookie
-    frame_limit = limiter.limits.get("frame")
     conn = Conn(ws.send_text, ws.close)
     try:  # the player its browser is (its cookie), or none
         player = await player_in_thread(ws)
@@ -297,13 +298,15 @@ async def ws_endpoint(ws: WebSocket) -> None:
                 await session.error("rate_limited", "too many websocket frames: the connection is closed")
                 await ws.close(POLICY_VIOLATION, "too many frames")
                 break
-            wait = limiter.take_all("frame", keys)
-            if wait and frame_limit is not None:
-                await session.error("rate_limited", refusal(frame_limit, wait)[0] + "; the frame was dropped")
-                continue
             frame = message.get("text")
             if frame is None:
                 frame = message.get("bytes") or b""
+            name = frame_limit(frame)
+            wait = limiter.take_all(name, keys)
+            limit = limiter.limits.get(name)
+            if wait and limit is not None:
+                await session.error("rate_limited", refusal(limit, wait)[0] + "; the frame was dropped")
+                continue
             await dispatch(session, frame)
     finally:  # a client gone mid-answer (WebSocketDisconnect) is one line in the log (kamisado.web.edge.edge)
         if key is not None:

@@ -74,6 +74,7 @@ __all__ = [
     "puzzle_attempts",
     "puzzle_ratings",
     "puzzles",
+    "rate_buckets",
     "rating_history",
     "ratings",
     "reports",
@@ -268,6 +269,8 @@ challenges = sa.Table(
     # revision 0011: a direct challenge's one player (``NULL``: open to all)
     sa.Column("to_player", sa.String(40), nullable=True),
     sa.Index("challenges_origin", "origin"),
+    # revision 0016: the direct challenges waiting for one player are counted
+    sa.Index("challenges_to", "to_player"),
 )
 
 #: Quick pairing (revision 0012): one row a seek, a player seeking a game
@@ -295,6 +298,22 @@ seeks = sa.Table(
     sa.Index("seeks_origin", "origin"),
     sa.Index("seeks_speed", "speed", "rated"),
     sa.Index("seeks_player", "player"),
+)
+
+#: The rate limits' token buckets that every process on one database
+#: shares (revision 0016, PostgreSQL: :mod:`kamisado.web.store.buckets`):
+#: one row a (limit, key), ``tokens`` left at ``stamp`` (seconds of the
+#: limiter's wall clock), ``taken`` whether the last take got its token.
+#: A bucket idle for long is full again, as good as none, and is deleted.
+rate_buckets = sa.Table(
+    "rate_buckets",
+    metadata,
+    sa.Column("name", sa.String(20), primary_key=True),
+    sa.Column("key", sa.String(80), primary_key=True),
+    sa.Column("tokens", sa.Float, nullable=False),
+    sa.Column("stamp", sa.Float, nullable=False),
+    sa.Column("taken", sa.Boolean, nullable=False),
+    sa.Index("rate_buckets_stamp", "stamp"),
 )
 
 actions = sa.Table(

@@ -137,6 +137,13 @@ def _seen_by_game(rows: list[tuple[Any, ...]]) -> dict[str, dict[str, int]]:
     return out
 
 
+#: Lock the direct challenges to one player (PostgreSQL, until the
+#: transaction ends), and count those waiting.
+_LOCK_TO = sa.text("SELECT pg_advisory_xact_lock(hashtext(:key))")
+_WAITING = sa.select(sa.func.count()).select_from(challenges).where(
+    challenges.c.to_player == sa.bindparam("to"), challenges.c.seen >= sa.bindparam("since"))
+
+
 class SharedCalls:
     """The calls of a :class:`kamisado.web.store.storage.Store` that the processes
     on one database share (a base of the store's, on its database)."""
@@ -292,11 +299,24 @@ class SharedCalls:
         """Announce a change of the lobby to the other processes."""
         tx.run(_NOTIFY, {"channel": LOBBY_CHANNEL, "payload": f"{self.origin} {what}"})
 
-    def add_challenge(self, row: dict[str, Any]) -> None:
-        """Store a challenge this process holds the poster's connection of."""
+    def add_challenge(self, row: dict[str, Any], most: int | None = None, since_ms: int = 0) -> bool:
+        """Store a challenge this process holds the poster's connection of.
+        A direct one (``to_player``) is stored only while fewer than
+        ``most`` renewed since ``since_ms`` wait for that player, counted
+        under a lock on the player (PostgreSQL: an advisory lock for the
+        transaction), so two processes cannot both store the last one;
+        ``False`` when there are that many already."""
+        to = row.get("to_player")
         with self._db.write() as tx:
+            if to is not None and most is not None:
+                if self._pg is not None:
+                    tx.run(_LOCK_TO, {"key": f"challenges to {to}"})
+                waiting = tx.run(_WAITING, {"to": to, "since": since_ms}).scalar()
+                if waiting >= most:
+                    return False
             tx.run(challenges.insert().values(origin=self.origin, **row))
             self.announce_lobby(tx, "changed")
+        return True
 
     def remove_challenges(self, ids: list[str]) -> None:
         """Withdraw challenges (their poster left, or took them back)."""
