@@ -52,7 +52,13 @@ from kamisado.web.basics.messages import (
     parse,
 )
 from kamisado.web.community.lobby import Lobby
-from kamisado.web.edge.guard import RateLimiter, client_key, client_keys, frame_limit, refusal
+from kamisado.web.edge.guard import (
+    RateLimiter,
+    client_key,
+    client_keys,
+    frame_limit,
+    refusal,
+)
 from kamisado.web.play import chat
 from kamisado.web.play.game import Conn, send_error
 from kamisado.web.play.games import Hub

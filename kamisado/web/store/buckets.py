@@ -43,8 +43,9 @@ __all__ = ["IDLE_S", "SWEEP_S", "SharedBuckets"]
 log = logging.getLogger("kamisado.web")
 
 #: A bucket not taken from for this long (s) is deleted: every limit is full
-#: again within burst / rate (2 minutes at most: ``create``).
-IDLE_S = 600.0
+#: again within burst / rate (30 minutes at most: ``complaint``, 5 reports
+#: at 10 an hour; the rest within 2 minutes).
+IDLE_S = 3600.0
 #: How often (s) each process deletes the idle buckets, at most.
 SWEEP_S = 60.0
 
