@@ -256,10 +256,10 @@ def worker_database(url: str, worker: str | None) -> str:
 
 
 @pytest.fixture(scope="session")
-def pg_url() -> str:
+def pg_database() -> str:
     """A PostgreSQL URL for tests (``KAMISADO_TEST_PG``, started by ``.ci/pg-start``);
     under pytest-xdist each worker's own database on that server
-    (:func:`worker_database`)."""
+    (:func:`worker_database`).  :func:`pg_url` is the same, for one test."""
     url = os.environ.get("KAMISADO_TEST_PG")
     if not url:
         _missing("PostgreSQL (KAMISADO_TEST_PG)", "KAMISADO_REQUIRE_PG")
@@ -269,6 +269,22 @@ def pg_url() -> str:
     except ImportError:
         return url  # the tests say psycopg is missing themselves
     return worker_database(url, os.environ.get("PYTEST_XDIST_WORKER"))
+
+
+@pytest.fixture
+def pg_url(pg_database: str) -> str:
+    """:func:`pg_database`, with none of the rate limits' shared buckets
+    taken: they are kept in the database for every process, so they would
+    outlive the servers of earlier tests (a fresh server's buckets in memory
+    start full)."""
+    try:
+        import psycopg
+    except ImportError:
+        return pg_database  # the tests say psycopg is missing themselves
+    with psycopg.connect(pg_database, autocommit=True, connect_timeout=30) as conn:
+        if conn.execute("SELECT to_regclass('rate_buckets')").fetchone() != (None,):
+            conn.execute("DELETE FROM rate_buckets")
+    return pg_database
 
 
 @pytest.fixture(scope="session")

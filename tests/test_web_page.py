@@ -498,7 +498,7 @@ def test_the_account_page_changes_the_password_and_signs_out_everywhere(browser:
     first.locator('#password-form input[name="current"]').fill("a wrong password")
     first.locator('#password-form input[name="password"]').fill("a better password")
     first.locator("#password-form button").click()
-    expect(first.locator("#password-form .error")).to_have_text("wrong current password")
+    expect(first.locator("#password-form .error")).to_have_text("The current password is wrong.")
     first.locator('#password-form input[name="current"]').fill("a good password")
     first.locator('#password-form input[name="password"]').fill("a better password")
     first.locator("#password-form button").click()

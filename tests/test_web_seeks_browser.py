@@ -23,9 +23,9 @@ browser = browser_kit.browser
 
 
 @pytest.fixture(scope="module")
-def two_servers(pg_url: str) -> Iterator[tuple[str, str]]:
+def two_servers(pg_database: str) -> Iterator[tuple[str, str]]:
     """Two server processes on a PostgreSQL database of their own: their URLs."""
-    with database_of_its_own(pg_url) as url, servers(url, 2) as (a, b):
+    with database_of_its_own(pg_database) as url, servers(url, 2) as (a, b):
         yield f"http://{a}", f"http://{b}"
 
 

@@ -11,7 +11,7 @@ import { loadLang, t, translatePage } from "./i18n.js";
 import { prefs, setPref } from "./prefs.js";
 import { board } from "./views/play.js";
 import { gameKey, gameStep, inGame, leaveGame, openGame, rejoin, rerenderGame, tokenFor } from "./views/game.js";
-import { loadMe, renderMeLink, showAccount, whenAccountChanges, whenPlayerChanges } from "./views/account.js";
+import { currentMe, loadMe, renderMeLink, showAccount, whenAccountChanges, whenPlayerChanges } from "./views/account.js";
 import { inReview, leaveReview, openReview, rerenderReview, reviewKey, reviewStep } from "./views/review.js";
 import { rerenderReports, stopReport } from "./views/report.js";
 import { inLesson, leaveLesson, lessonMove, openLesson, rerenderLesson, showList } from "./views/lessons.js";
@@ -171,9 +171,13 @@ lang.addEventListener("change", async () => {
   // a session ended by the server (signed out everywhere, the account closed by a
   // moderator): the page asks who it is now and shows it (signed out)
   whenSessionEnds(async () => {
-    await loadMe();
+    const before = currentMe();
+    const now = await loadMe();
     followNotices();
-    if ((location.hash || "").startsWith("#/account")) showAccount();
+    // the account page is drawn again only when who the browser is changed (a password
+    // change here ends this page's old session too, and its message must stay)
+    const same = before && now && before.id === now.id && before.signed_in === now.signed_in;
+    if (!same && (location.hash || "").startsWith("#/account")) showAccount();
   });
   followNotices();
   route();
