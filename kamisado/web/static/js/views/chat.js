@@ -8,7 +8,10 @@
    this browser only (localStorage, by the opponent's player id), the
    server still sends their messages.  A signed-in player may report the
    opponent from here (the report names the game: views/complaint.js); a
-   line the server refuses (a moderator's mute) is said as the server words it. */
+   line the server refuses (a moderator's mute) is said as the server words it.
+   Folded, the chat shows how many messages came unread in a badge; a message
+   over the limit is kept whole in the input, the reason said right under it
+   (and again when Enter or Send is tried); Enter sends. */
 import { $, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
 import { currentMe } from "./account.js";
@@ -104,7 +107,9 @@ function drawLog() {
   log.replaceChildren(...items);
   $("#chat-empty").hidden = items.length > 0;
   log.scrollTop = log.scrollHeight;
-  $("#chat-unread").textContent = unread ? ` (${unread})` : "";
+  const badge = $("#chat-unread");
+  badge.textContent = unread ? t("chat.unread", { n: unread }) : "";
+  badge.hidden = !unread;
   $("#chat-room").textContent = t(room === "spectators" ? "chat.spectators" : "chat.players");
   const muted = isMuted();
   $("#chat-muted").hidden = !muted;
@@ -142,7 +147,19 @@ function countLeft() {
   const count = $("#chat-count");
   count.textContent = t("chat.count", { n, max: CHAT_MAX });
   count.classList.toggle("over", n > CHAT_MAX);
-  /** @type {HTMLButtonElement} */ ($("#chat-send")).disabled = n === 0 || n > CHAT_MAX;
+  // the reason where the player types: what is too long, and by how much
+  const why = $("#chat-too-long");
+  why.textContent = n > CHAT_MAX ? t("chat.too_long", { n, max: CHAT_MAX, over: n - CHAT_MAX }) : "";
+  if (n <= CHAT_MAX) why.classList.remove("nudge");
+  /** @type {HTMLButtonElement} */ ($("#chat-send")).disabled = n === 0;
+}
+
+/** A message over the limit was to be sent: say again why not (the reason flashes). */
+function tooLong() {
+  const why = $("#chat-too-long");
+  why.classList.remove("nudge");
+  void why.offsetWidth;  // restart the flash
+  why.classList.add("nudge");
 }
 
 /** Wire the chat's controls to the game's socket. @param {(msg: object) => boolean} sendFn */
@@ -150,10 +167,18 @@ export function wireChat(sendFn) {
   send = sendFn;
   const input = /** @type {HTMLInputElement} */ ($("#chat-text"));
   input.addEventListener("input", countLeft);
-  $("#chat-form").addEventListener("submit", (ev) => {
+  const form = /** @type {HTMLFormElement} */ ($("#chat-form"));
+  // Enter sends, whatever the browser does with a form's implicit submission
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || ev.isComposing || ev.shiftKey) return;
+    ev.preventDefault();
+    form.requestSubmit();
+  });
+  form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = input.value.trim();
-    if (!text || length(text) > CHAT_MAX) { countLeft(); return; }
+    if (!text) { countLeft(); return; }
+    if (length(text) > CHAT_MAX) { countLeft(); tooLong(); return; }
     $("#chat-said").textContent = "";
     if (send({ type: "chat", text })) {
       input.value = "";
