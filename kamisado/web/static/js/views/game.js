@@ -224,6 +224,7 @@ $("#move-confirm-no").addEventListener("click", () => {
 function liveLayout(on) {
   $(".play").classList.toggle("live", on);
   document.body.classList.toggle("live-game", on);
+  $(".moves-title").classList.toggle("sr-only", on);  // the list's table head says it (style.css)
   /** @type {HTMLElement} */ ($(".board-tools")).hidden = !on;
   renderZen();
 }
