@@ -7,7 +7,8 @@ as lichess's move table; the chat and the spectators' link under them).  A
 message that comes while the chat is folded shows as a badge ("1 new").  On
 phones (390x844, 360x640) long names are shown whole, "(you)" and the rest
 wrapping under them; a message over the limit is kept whole in the input
-with the reason right under it, and Enter sends.
+with the reason right under it, Enter sends, and a message that comes while
+the chat (under the board) is folded shows in a chip above the tab bar.
 
 Screenshots go to /tmp/kamisado-panel-*.png (``KAMISADO_SHOTS=1``).
 """
@@ -85,6 +86,7 @@ def test_four_moves_in_view_and_unread_chat_on_desktops(browser: Browser, server
     expect(gold.locator("#chat-text")).to_have_value("")
     badge = black.locator("#chat-unread")
     expect(badge).to_have_text("1 new")
+    expect(black.locator("#chat-jump")).to_be_hidden()  # a phone's chip only
     for size in ((1280, 720), (1366, 768)):
         for pg in (black, gold):  # Black's chat folded, Gold's open
             pg.set_viewport_size({"width": size[0], "height": size[1]})
@@ -151,6 +153,20 @@ def test_long_names_and_the_chat_on_phones(browser: Browser, server: str) -> Non
     text.press("Enter")
     expect(gold.locator("#chat-log .chat-text")).to_have_text(["well played so far"])
     expect(black.locator("#chat-log .chat-text")).to_have_text(["well played so far"])
+    # Gold's chat is folded, under the board: a chip above the tab bar says so, clear
+    # of the board and the clocks, and opens the chat
     expect(gold.locator("#chat-unread")).to_have_text("1 new")
+    chip = gold.locator("#chat-jump")
+    expect(chip).to_have_text("Chat: 1 new")
+    expect(chip).to_be_in_viewport(ratio=1)
+    box = chip.bounding_box()
+    assert box and gold.evaluate("""(y) => ['#board', '.seat-top .clock', '.seat-bottom .clock'].every(
+        (q) => document.querySelector(q).getBoundingClientRect().bottom <= y)""", box["y"])
+    shot(gold, SHOTS / "kamisado-panel-chip-360.png")
+    chip.click()
+    expect(chip).to_be_hidden()
+    expect(gold.locator("#chat-unread")).to_be_hidden()
+    expect(gold.locator("#chat-log .chat-text").last).to_be_in_viewport(ratio=1)
+    expect(black.locator("#chat-jump")).to_be_hidden()  # Black's chat is open
     for pg in (black, gold):
         pg.context.close()

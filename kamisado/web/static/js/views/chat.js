@@ -9,7 +9,8 @@
    server still sends their messages.  A signed-in player may report the
    opponent from here (the report names the game: views/complaint.js); a
    line the server refuses (a moderator's mute) is said as the server words it.
-   Folded, the chat shows how many messages came unread in a badge; a message
+   Folded, the chat shows how many messages came unread in a badge (on a phone
+   also in a chip pinned above the tab bar, which opens the chat); a message
    over the limit is kept whole in the input, the reason said right under it
    (and again when Enter or Send is tried); Enter sends. */
 import { $, h } from "../dom.js";
@@ -72,6 +73,7 @@ export function resetChat(id) {
   room = null;
   unread = 0;
   $("#chat").hidden = true;
+  $("#chat-jump").hidden = true;
   $("#chat-log").replaceChildren();
   /** @type {HTMLInputElement} */ ($("#chat-text")).value = "";
 }
@@ -110,6 +112,9 @@ function drawLog() {
   const badge = $("#chat-unread");
   badge.textContent = unread ? t("chat.unread", { n: unread }) : "";
   badge.hidden = !unread;
+  const jump = $("#chat-jump");  // a phone's chip (style.css)
+  jump.textContent = unread ? t("chat.jump", { n: unread }) : "";
+  jump.hidden = !unread || $("#chat").hidden;
   $("#chat-room").textContent = t(room === "spectators" ? "chat.spectators" : "chat.players");
   const muted = isMuted();
   $("#chat-muted").hidden = !muted;
@@ -120,7 +125,7 @@ export function renderChat(st) {
   const box = $("#chat");
   const on = hasChat(st) && chatGame === st.game;
   box.hidden = !on;
-  if (!on) return;
+  if (!on) { $("#chat-jump").hidden = true; return; }
   const you = st.you || [];
   const mine = you.length ? "players" : "spectators";  // the server's rule: a seat holder's room is the players'
   if (room !== mine) { room = mine; messages = []; }
@@ -203,6 +208,11 @@ export function wireChat(sendFn) {
     if (!opponent || !chatGame) return;
     openComplaint({ player: opponent, name: opponentName, game: chatGame,
       done: (said) => { $("#chat-said").textContent = said; } });
+  });
+  $("#chat-jump").addEventListener("click", () => {
+    const details = /** @type {HTMLDetailsElement} */ ($("#chat"));
+    details.open = true;  // the toggle below counts them read
+    $("#chat-text").scrollIntoView({ block: "nearest" });  // the newest lines are just above it
   });
   $("#chat").addEventListener("toggle", () => {
     if (/** @type {HTMLDetailsElement} */ ($("#chat")).open) { unread = 0; drawLog(); }
