@@ -11,6 +11,7 @@ Screenshots go to /tmp/kamisado-chat-*.png.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -60,8 +61,11 @@ def test_chat_escaped_limited_and_muted(browser: Browser, server: str) -> None:
     black.locator("#chat-text").fill("x" * 141)
     expect(black.locator("#chat-count")).to_have_text("141/140")
     expect(black.locator("#chat-count")).to_have_class("chat-count over")
-    expect(black.locator("#chat-send")).to_be_disabled()
-    black.locator("#chat-text").press("Enter")  # the form is not sent either
+    expect(black.locator("#chat-too-long")).to_have_text(
+        "Too long by 1: a message holds at most 140 characters.")
+    black.locator("#chat-text").press("Enter")  # not sent: the reason flashes
+    expect(black.locator("#chat-too-long")).to_have_class(re.compile(r"\bnudge\b"))
+    expect(black.locator("#chat-text")).to_have_value("x" * 141)  # kept whole, to shorten
     say(black, "y" * 140)
     expect(gold.locator("#chat-log .chat-text")).to_have_text([XSS, "y" * 140])
     expect(black.locator("#chat-count")).to_have_text("0/140")

@@ -8,7 +8,11 @@
    this browser only (localStorage, by the opponent's player id), the
    server still sends their messages.  A signed-in player may report the
    opponent from here (the report names the game: views/complaint.js); a
-   line the server refuses (a moderator's mute) is said as the server words it. */
+   line the server refuses (a moderator's mute) is said as the server words it.
+   Folded, the chat shows how many messages came unread in a badge (on a phone
+   also in a chip pinned above the tab bar, which opens the chat); a message
+   over the limit is kept whole in the input, the reason said right under it
+   (and again when Enter or Send is tried); Enter sends. */
 import { $, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
 import { currentMe } from "./account.js";
@@ -69,6 +73,7 @@ export function resetChat(id) {
   room = null;
   unread = 0;
   $("#chat").hidden = true;
+  $("#chat-jump").hidden = true;
   $("#chat-log").replaceChildren();
   /** @type {HTMLInputElement} */ ($("#chat-text")).value = "";
 }
@@ -104,7 +109,12 @@ function drawLog() {
   log.replaceChildren(...items);
   $("#chat-empty").hidden = items.length > 0;
   log.scrollTop = log.scrollHeight;
-  $("#chat-unread").textContent = unread ? ` (${unread})` : "";
+  const badge = $("#chat-unread");
+  badge.textContent = unread ? t("chat.unread", { n: unread }) : "";
+  badge.hidden = !unread;
+  const jump = $("#chat-jump");  // a phone's chip (style.css)
+  jump.textContent = unread ? t("chat.jump", { n: unread }) : "";
+  jump.hidden = !unread || $("#chat").hidden;
   $("#chat-room").textContent = t(room === "spectators" ? "chat.spectators" : "chat.players");
   const muted = isMuted();
   $("#chat-muted").hidden = !muted;
@@ -115,7 +125,7 @@ export function renderChat(st) {
   const box = $("#chat");
   const on = hasChat(st) && chatGame === st.game;
   box.hidden = !on;
-  if (!on) return;
+  if (!on) { $("#chat-jump").hidden = true; return; }
   const you = st.you || [];
   const mine = you.length ? "players" : "spectators";  // the server's rule: a seat holder's room is the players'
   if (room !== mine) { room = mine; messages = []; }
@@ -142,7 +152,19 @@ function countLeft() {
   const count = $("#chat-count");
   count.textContent = t("chat.count", { n, max: CHAT_MAX });
   count.classList.toggle("over", n > CHAT_MAX);
-  /** @type {HTMLButtonElement} */ ($("#chat-send")).disabled = n === 0 || n > CHAT_MAX;
+  // the reason where the player types: what is too long, and by how much
+  const why = $("#chat-too-long");
+  why.textContent = n > CHAT_MAX ? t("chat.too_long", { n, max: CHAT_MAX, over: n - CHAT_MAX }) : "";
+  if (n <= CHAT_MAX) why.classList.remove("nudge");
+  /** @type {HTMLButtonElement} */ ($("#chat-send")).disabled = n === 0;
+}
+
+/** A message over the limit was to be sent: say again why not (the reason flashes). */
+function tooLong() {
+  const why = $("#chat-too-long");
+  why.classList.remove("nudge");
+  void why.offsetWidth;  // restart the flash
+  why.classList.add("nudge");
 }
 
 /** Wire the chat's controls to the game's socket. @param {(msg: object) => boolean} sendFn */
@@ -150,10 +172,18 @@ export function wireChat(sendFn) {
   send = sendFn;
   const input = /** @type {HTMLInputElement} */ ($("#chat-text"));
   input.addEventListener("input", countLeft);
-  $("#chat-form").addEventListener("submit", (ev) => {
+  const form = /** @type {HTMLFormElement} */ ($("#chat-form"));
+  // Enter sends, whatever the browser does with a form's implicit submission
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter" || ev.isComposing || ev.shiftKey) return;
+    ev.preventDefault();
+    form.requestSubmit();
+  });
+  form.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const text = input.value.trim();
-    if (!text || length(text) > CHAT_MAX) { countLeft(); return; }
+    if (!text) { countLeft(); return; }
+    if (length(text) > CHAT_MAX) { countLeft(); tooLong(); return; }
     $("#chat-said").textContent = "";
     if (send({ type: "chat", text })) {
       input.value = "";
@@ -178,6 +208,11 @@ export function wireChat(sendFn) {
     if (!opponent || !chatGame) return;
     openComplaint({ player: opponent, name: opponentName, game: chatGame,
       done: (said) => { $("#chat-said").textContent = said; } });
+  });
+  $("#chat-jump").addEventListener("click", () => {
+    const details = /** @type {HTMLDetailsElement} */ ($("#chat"));
+    details.open = true;  // the toggle below counts them read
+    $("#chat-text").scrollIntoView({ block: "nearest" });  // the newest lines are just above it
   });
   $("#chat").addEventListener("toggle", () => {
     if (/** @type {HTMLDetailsElement} */ ($("#chat")).open) { unread = 0; drawLog(); }

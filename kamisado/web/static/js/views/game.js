@@ -231,6 +231,7 @@ $("#move-confirm-no").addEventListener("click", () => {
 function liveLayout(on) {
   $(".play").classList.toggle("live", on);
   document.body.classList.toggle("live-game", on);
+  $(".moves-title").classList.toggle("sr-only", on);  // the list's table head says it (style.css)
   /** @type {HTMLElement} */ ($(".board-tools")).hidden = !on;
   renderZen();
 }
@@ -478,15 +479,18 @@ function renderSeats(st, connected) {
     div.className = `seat ${cls}` + (st.to_act === s ? " to-act" : "");
     const dot = h("span", { class: "dot", "aria-hidden": "true" });
     dot.style.background = SIDE_FILL[s];
-    const label = seatLabel(s, st) + (you.includes(s) && you.length === 1 ? ` (${t("game.you")})` : "");
-    // an online game's players link to their pages (a hotseat game's seats are one player)
+    const label = seatLabel(s, st);
+    // an online game's players link to their pages (a hotseat game's seats are one player);
+    // the whole name on hover where it is shortened
     const name = st.online_game && seat.player
-      ? h("a", { class: "name", href: `#/player/${encodeURIComponent(seat.player)}` }, label)
-      : h("span", { class: "name" }, label);
+      ? h("a", { class: "name", href: `#/player/${encodeURIComponent(seat.player)}`, title: label }, label)
+      : h("span", { class: "name", title: label }, label);
     const pts = h("span", { class: "pts", title: t("game.score") }, String(st.points["bg".indexOf(s)]));
     // the player (name, rating, points, presence) on one line; the clock beside it on a
     // phone, under or over it (large) beside the board on a wider screen
     const who = h("span", { class: "who" }, dot, name);
+    // "(you)" apart from the name: on a phone it wraps under a long name with the rest
+    if (you.includes(s) && you.length === 1) who.append(h("span", { class: "you-mark" }, `(${t("game.you")})`));
     div.replaceChildren(who);
     if (seat.rating != null) who.append(ratingNode({ rating: seat.rating, provisional: seat.provisional }));
     if (seat.rating_change != null) {
@@ -613,6 +617,7 @@ function renderLinks(st, you) {
     // the invite is for an unclaimed seat: once the opponent holds it (a player), it is spent
     const showInvite = Boolean(inv) && st.seats[other].kind === "human" && !st.seats[other].player;
     for (const e of [$('label[for="invite-link"]'), $("#invite-link").parentElement]) if (e) e.hidden = !showInvite;
+    links.classList.toggle("inviting", showInvite);  // still waiting: on top of the panel (style.css)
     /** @type {HTMLInputElement} */ ($("#watch-link")).value = `${location.origin}/game/${st.game}`;
   } else links.hidden = true;
 }
