@@ -356,6 +356,28 @@ def test_a_password_change_ends_every_other_session(site: TestClient) -> None:
                                    403)["error"]
 
 
+def test_a_password_change_keeps_this_browsers_websockets_and_closes_the_others(site: TestClient) -> None:
+    owner = sign_up(site, "ann")
+    phone = sign_in(site, "ann")
+    game = post(owner, "/api/games", {"target": 1, "online": True, "seat": "b"})
+    with owner.websocket_connect("/ws") as mine, phone.websocket_connect("/ws") as theirs:
+        for ws in (mine, theirs):
+            ws.send_json({"type": "join", "game": game["id"]})
+            assert ws.receive_json()["you"] == ["b"]
+        post(owner, "/api/password", {"current": RIGHT, "password": "new password"})
+        with pytest.raises(WebSocketDisconnect) as closed:
+            while True:
+                theirs.receive_json()
+        assert closed.value.code == 1008  # the other device's session ended
+        # this browser goes on in its new session: its websocket was not told
+        # that its session ended (the page would ask who it is before it had
+        # the new cookie): it still answers (frames sent before, such as the
+        # other device's leaving, come first)
+        mine.send_json({"type": "ping"})
+        while (frame := mine.receive_json())["type"] != "pong":
+            assert frame["type"] == "state" and frame["you"] == ["b"]
+
+
 def test_an_idle_session_expires_and_a_used_one_lives_on(tmp_path: Path, clock: Clock) -> None:
     app = create_app(str(tmp_path / "g.db"), workers=0, limits={}, clock=clock, session_idle=10 * DAY)
     with TestClient(app) as site:

@@ -587,15 +587,21 @@ def _answer(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request],
     return run
 
 
-async def _signed_in(request: Request, player: Player) -> None:
+async def _signed_in(request: Request, player: Player, keep_sockets: bool = False) -> None:
     """This browser's cookie becomes a new session of ``player`` (an
-    account); the session it carried before, if any, ends."""
+    account); the session it carried before, if any, ends, and its
+    websockets here close, unless ``keep_sockets`` (the same player goes on,
+    as after a new password: they are the new session's now, so the page is
+    not told its session ended before it has the new cookie)."""
     book = book_of(request)
     old = request.session.get("session")
     token = await _in_thread(request, book.sessions.start, player.id, request.headers.get("user-agent"))
     if isinstance(old, str):
         await _in_thread(request, book.sessions.end, old)
-        await sockets_of(request).close([digest(old)])
+        if keep_sockets:
+            sockets_of(request).rekey(digest(old), digest(token))
+        else:
+            await sockets_of(request).close([digest(old)])
     request.session.clear()
     request.session["player"] = player.id
     request.session["session"] = token
@@ -694,7 +700,7 @@ async def change_password(request: Request) -> Response:
     book = book_of(request)
     await run_in_threadpool(book.change_password, player.id, body.get("current"), body.get("password"))
     await _in_thread(request, book.sessions.end_all, player.id)
-    await _signed_in(request, player)
+    await _signed_in(request, player, keep_sockets=True)
     await sockets_of(request).check(request.app.state.hub.store, book.sessions)
     return JSONResponse(player.view())
 

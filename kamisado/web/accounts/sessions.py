@@ -382,12 +382,31 @@ class SessionSockets:
         self._open.setdefault(key, set()).add(close)
 
     def discard(self, key: str, close: Closer) -> None:
-        """That websocket closed."""
-        held = self._open.get(key)
-        if held is not None:
-            held.discard(close)
-            if not held:
-                del self._open[key]
+        """That websocket closed (found under ``key``, or under the key it
+        was moved to by :meth:`rekey`)."""
+        for k in (key, *self._open):
+            held = self._open.get(k)
+            if held is not None and close in held:
+                held.discard(close)
+                if not held:
+                    del self._open[k]
+                return
+
+    def rekey(self, old: str, new: str) -> None:
+        """The websockets of session ``old`` now belong to session ``new``
+        (the same player's, on the same browser).
+
+        >>> sockets = SessionSockets()
+        >>> async def close() -> None: ...
+        >>> sockets.add("a", close); sockets.rekey("a", "b")
+        >>> sorted(sockets._open), len(sockets)
+        (['b'], 1)
+        >>> sockets.discard("a", close); len(sockets)  # its websocket closed
+        0
+        """
+        held = self._open.pop(old, None)
+        if held:
+            self._open.setdefault(new, set()).update(held)
 
     async def close(self, keys: Iterable[str]) -> int:
         """Close every websocket of these sessions; how many."""
