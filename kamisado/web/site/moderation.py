@@ -26,6 +26,7 @@ from kamisado.web.accounts.players import (
     player_in_thread,
     sockets_of,
 )
+from kamisado.web.basics.messages import error_body
 from kamisado.web.basics.text import unstorable_char
 from kamisado.web.store.database import StoreErrors
 
@@ -41,10 +42,10 @@ def _answer(fn: Handler) -> Handler:
         try:
             return await fn(request)
         except (ModerationError, PlayerError) as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            return JSONResponse(error_body(str(exc), exc.status, exc.code, exc.details), status_code=exc.status)
         except StoreErrors:
             log.exception("moderation: the store failed")
-            return JSONResponse({"error": "the store cannot be read; try again"}, status_code=503)
+            return JSONResponse(error_body("the store cannot be read; try again", 503), status_code=503)
 
     run.__doc__ = fn.__doc__
     return run
