@@ -194,7 +194,7 @@ def check_name(name: Any) -> str:
             raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line", 400, "name_long",
                               {"n": MAX_NAME})
         raise PlayerError(f"display name: no invisible characters (U+{ord(unshown):04X} found)", 400,
-                          "name_unseeable", {"detail": f"U+{ord(unshown):04X}"})
+                          "name_unseeable", {"detail": f"no invisible characters (U+{ord(unshown):04X} found)"})
     return text
 
 
