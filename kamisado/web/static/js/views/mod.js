@@ -7,6 +7,7 @@
    action is the server's, and a refusal is shown as the server words it. */
 import { $, getJSON, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 import { send } from "./complaint.js";
 
 /** @typedef {{player: string, name: string}} Who */
@@ -47,7 +48,7 @@ export async function showMod() {
     const denied = message === "moderators only";
     $("#mod-denied").hidden = !denied;
     $("#mod-body").hidden = true;
-    $("#mod-error").textContent = denied ? "" : message;
+    $("#mod-error").textContent = denied ? "" : refusal(e);
     return;
   }
   if (turn !== showing) return;
@@ -102,7 +103,7 @@ function actions(r) {
     b.addEventListener("click", async () => {
       b.disabled = true;
       try { await send(url, "POST", body()); } catch (e) {
-        said.textContent = /** @type {Error} */ (e).message;
+        said.textContent = refusal(e);
         b.disabled = false;
         return;
       }
