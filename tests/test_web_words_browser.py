@@ -222,9 +222,10 @@ def test_the_servers_refusals_come_in_the_browsers_language(browser: Browser, se
     ctx.set_default_timeout(20_000)
     pg = browser_kit.open_page(ctx, server + "/#/account")
 
-    def shots(name: str) -> None:
+    def shots(name: str, refused: Locator) -> None:
         for w, h in REFUSAL_SIZES:
             pg.set_viewport_size({"width": w, "height": h})
+            refused.scroll_into_view_if_needed()
             shot(pg, SHOTS / f"kamisado-words-refusal-{name}-{w}x{h}.png")
         pg.set_viewport_size({"width": width, "height": height})
 
@@ -236,7 +237,7 @@ def test_the_servers_refusals_come_in_the_browsers_language(browser: Browser, se
         said.evaluate("e => { e.textContent = ''; }")
         form.locator("button").click()
         expect(said).to_have_text("Falscher Kontoname oder falsches Passwort.")
-    shots("password")
+    shots("password", said)
     form.locator('input[name="password"]').fill("noch einmal falsch")
     form.locator("button").click()  # one try too many: the lockout's 429, in German
     expect(said).to_have_text("Zu viele Versuche: warte kurz und versuche es dann noch einmal.")
@@ -246,7 +247,7 @@ def test_the_servers_refusals_come_in_the_browsers_language(browser: Browser, se
     expect(pg.locator("#upload-error")).to_have_text(
         "Die Partieaufzeichnung ließ sich nicht lesen: line 1, column 1: expected the title"
         " 'Kamisado match record', found 'not a record'")
-    shots("record")
+    shots("record", pg.locator("#upload-error"))
     close(pg)
 
 
