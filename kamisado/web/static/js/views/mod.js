@@ -44,8 +44,7 @@ export async function showMod() {
     [reports, audit] = await Promise.all([getJSON("/api/mod/reports"), getJSON("/api/mod/audit")]);
   } catch (e) {
     if (turn !== showing) return;
-    const message = /** @type {Error} */ (e).message;
-    const denied = message === "moderators only";
+    const denied = /** @type {{code?: string}} */ (e).code === "moderators_only";
     $("#mod-denied").hidden = !denied;
     $("#mod-body").hidden = true;
     $("#mod-error").textContent = denied ? "" : refusal(e);
