@@ -81,7 +81,7 @@ def test_websockets_are_capped_per_address(tmp_path: Path) -> None:
                 recv(ws, "pong")
             r = refused_upgrade(client)
             assert r.status_code == 429 and r.headers["retry-after"] == "5"
-            assert r.json() == {"error": "too many websockets: at most 3 at once from one address",
+            assert r.json() == {"error": "too many websockets: at most 3 at once from one address", "code": "rate_limited",
                                 "limit": "websocket", "retry_after": 5}
             assert r.headers["x-content-type-options"] == "nosniff"
             # another address is not refused

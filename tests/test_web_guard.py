@@ -161,7 +161,7 @@ def test_a_player_is_limited_wherever_they_connect_from(client: TestClient, cloc
     elsewhere = TestClient(client.app, client=("198.51.100.200", 4000), cookies=cookie)
     elsewhere.portal = client.portal
     r = elsewhere.post("/api/games", json={"target": 1})
-    assert r.status_code == 429 and r.json()["limit"] == "create"
+    assert r.status_code == 429 and r.json()["limit"] == "create" and r.json()["code"] == "rate_limited"
     with elsewhere.websocket_connect("/ws") as ws:  # the lobby's challenges too
         ws.send_json({"type": "challenge", "target": 1})
         assert recv(ws, "error")["code"] == "rate_limited"
@@ -176,7 +176,7 @@ def test_uploads_and_analysis_are_limited_and_others_are_not_slowed(client: Test
     for _ in range(LIMITS["record"].burst):
         assert client.post("/api/records", content="not a record").status_code == 400
     r = client.post("/api/records", content="not a record")
-    assert r.status_code == 429 and "records uploaded" in r.json()["error"]
+    assert r.status_code == 429 and "records uploaded" in r.json()["error"] and r.json()["code"] == "rate_limited"
     for _ in range(LIMITS["analysis"].burst):  # a bad position: refused, but counted
         assert client.get("/api/analyse", params={"kpn": "x"}).status_code == 400
     r = client.get("/api/reply", params={"kpn": "x"})

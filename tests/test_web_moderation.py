@@ -290,7 +290,7 @@ def test_a_non_moderator_gets_403_on_every_moderator_route(client: TestClient) -
         assert c.post("/api/mod/reports/1/resolve", json={}).status_code == 403
         for action in ("mute", "unmute", "close", "reopen"):
             r = c.post(f"/api/mod/players/{bob_id}/{action}", json={"hours": 1})
-            assert r.status_code == 403 and r.json() == {"error": "moderators only"}
+            assert r.status_code == 403 and r.json() == {"error": "moderators only", "code": "moderators_only"}
     assert joined  # (the chat kit's helpers are shared with the chat's tests)
 
 

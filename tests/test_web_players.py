@@ -142,20 +142,24 @@ def test_a_client_without_the_cookie_is_no_player(tmp_path: Path) -> None:
 def test_sign_up_sign_in_and_sign_out_with_clear_errors(app_client: TestClient) -> None:
     c = app_client
     anon = me(c)
-    assert "3 to 30" in post(c, "/api/signup", {"account": "ab", "password": "long enough"}, 400)["error"]
+    short_name = post(c, "/api/signup", {"account": "ab", "password": "long enough"}, 400)
+    assert "3 to 30" in short_name["error"] and short_name["code"] == "account_name"
     assert "3 to 30" in post(c, "/api/signup", {"account": "a b c", "password": "long enough"}, 400)["error"]
-    assert "at least 8" in post(c, "/api/signup", {"account": "ann", "password": "short"}, 400)["error"]
+    short = post(c, "/api/signup", {"account": "ann", "password": "short"}, 400)
+    assert "at least 8" in short["error"] and (short["code"], short["args"]) == ("password_short", {"n": 8})
     assert "JSON object" in c.post("/api/signup", content=b"[1]").json()["error"]
     done = post(c, "/api/signup", {"account": "Ann_1", "password": "correct horse"})
     assert done == {"id": anon["id"], "name": "Ann_1", "account": "ann_1", "signed_in": True,
                     "moderator": False, "muted_until": None}
-    assert "sign out first" in post(c, "/api/signup", {"account": "other", "password": "12345678"}, 409)["error"]
+    again = post(c, "/api/signup", {"account": "other", "password": "12345678"}, 409)
+    assert "sign out first" in again["error"] and (again["code"], again["args"]) == ("signed_in", {"account": "ann_1"})
     other = browser(c)
     taken = post(other, "/api/signup", {"account": "ANN_1", "password": "12345678"}, 409)
     assert "taken" in taken["error"]  # the same name in other letters
+    assert (taken["code"], taken["args"]) == ("name_taken", {"account": "ann_1"})
     wrong_name = post(other, "/api/signin", {"account": "nobody", "password": "correct horse"}, 401)
     wrong_pass = post(other, "/api/signin", {"account": "ann_1", "password": "wrong horse"}, 401)
-    assert wrong_name == wrong_pass == {"error": "wrong account name or password"}
+    assert wrong_name == wrong_pass == {"error": "wrong account name or password", "code": "wrong_password"}
     assert post(other, "/api/signin", {"account": "aNN_1", "password": "correct horse"})["id"] == anon["id"]
     assert me(other)["id"] == anon["id"]
     out = post(other, "/api/signout", {})
@@ -182,15 +186,16 @@ def test_names_are_text_a_person_can_see(app_client: TestClient) -> None:
                        ("\u2066Ann\u2069", "display name: no bidi controls (U+2066 found)"),
                        ("a" + "\u0301" * 139, "display name: at most 3 combining marks on one character (U+0061 carries 139)"),
                        ("A\ufeffnn", "display name: no invisible characters (U+FEFF found)")):
-        assert post(c, "/api/me", {"name": name}, 400) == {"error": rule}
-        assert post(c, "/api/signup", {"account": "ann_1", "password": "long enough", "name": name}, 400) \
-            == {"error": rule}
+        said = {"error": rule, "code": "name_unseeable", "args": {"detail": rule.removeprefix("display name: ")}}
+        assert post(c, "/api/me", {"name": name}, 400) == said
+        assert post(c, "/api/signup", {"account": "ann_1", "password": "long enough", "name": name}, 400) == said
     assert me(c)["name"] == "\U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f44d\U0001f3fd \U0001f1ef\U0001f1f5"
     assert me(c)["signed_in"] is False
     for account, rule in (("\u200b", "account name: an account name needs a visible character"),
                           ("ann\u202e", "account name: no bidi controls (U+202E found)"),
                           ("a" + "\u0301" * 139, "account name: at most 3 combining marks on one character (U+0061 carries 139)")):
-        assert post(c, "/api/signup", {"account": account, "password": "long enough"}, 400) == {"error": rule}
+        assert post(c, "/api/signup", {"account": account, "password": "long enough"}, 400) \
+            == {"error": rule, "code": "account_name", "args": {"detail": rule.removeprefix("account name: ")}}
     assert me(c)["signed_in"] is False
     with c.app.state.hub.store.engine.connect() as conn:  # type: ignore[attr-defined]
         assert conn.execute(sa.select(sa.func.count()).where(players.c.account.is_not(None))).scalar_one() == 0

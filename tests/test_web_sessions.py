@@ -131,7 +131,7 @@ def test_guesses_from_many_addresses_lock_the_account_name_and_the_lock_grows(
     r = browser(site, "198.51.100.1", visit=False).post(
         "/api/signin", json={"account": "VICTIM", "password": RIGHT})
     assert r.status_code == 429 and r.headers["retry-after"] == "60"
-    assert r.json() == {"error": "too many failed sign-ins to this account; try again in 60 s",
+    assert r.json() == {"error": "too many failed sign-ins to this account; try again in 60 s", "code": "rate_limited",
                         "limit": "signin", "retry_after": 60}
     clock.now += 30
     r = browser(site, "10.0.1.1", visit=False).post("/api/signin", json={"account": "victim", "password": "x" * 8})
@@ -161,8 +161,8 @@ def test_an_unknown_name_is_locked_like_a_real_one(site: TestClient) -> None:
         seen = [browser(site, f"10.9.0.{i}", visit=False).post(
             "/api/signin", json={"account": account, "password": f"guess {i}"}) for i in range(FREE_FAILURES + 1)]
         assert [(r.status_code, r.json()) for r in seen] == (
-            [(401, {"error": "wrong account name or password"})] * FREE_FAILURES
-            + [(429, {"error": "too many failed sign-ins to this account; try again in 60 s",
+            [(401, {"error": "wrong account name or password", "code": "wrong_password"})] * FREE_FAILURES
+            + [(429, {"error": "too many failed sign-ins to this account; try again in 60 s", "code": "rate_limited",
                       "limit": "signin", "retry_after": 60})])
 
 
@@ -170,7 +170,7 @@ def test_a_wrong_current_password_counts_against_the_account(site: TestClient) -
     owner = sign_up(site, "changer")
     for i in range(FREE_FAILURES):
         assert post(owner, "/api/password", {"current": f"guess {i}", "password": "new password"}, 403) == {
-            "error": "wrong current password"}
+            "error": "wrong current password", "code": "wrong_current"}
     r = owner.post("/api/password", json={"current": RIGHT, "password": "new password"})
     assert r.status_code == 429 and r.headers["retry-after"] == "60"
     r = browser(site, visit=False).post("/api/signin", json={"account": "changer", "password": RIGHT})
@@ -339,7 +339,7 @@ def test_a_password_change_ends_every_other_session(site: TestClient) -> None:
     old_copy, old_cookie_value = copy_of(owner), owner.cookies[COOKIE]
     phone = sign_in(site, "ann")
     assert post(owner, "/api/password", {"current": "wrong one", "password": "new password"}, 403) == {
-        "error": "wrong current password"}
+        "error": "wrong current password", "code": "wrong_current"}
     assert "at least 8" in post(owner, "/api/password", {"current": RIGHT, "password": "short"}, 400)["error"]
     assert me(phone)["signed_in"] is True  # refused changes end nothing
     done = post(owner, "/api/password", {"current": RIGHT, "password": "new password"})

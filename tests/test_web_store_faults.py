@@ -24,7 +24,7 @@ psycopg = pytest.importorskip("psycopg")
 
 pytestmark = pytest.mark.timeout(120, method="thread")
 
-STORE_DOWN = {"error": "the store cannot be read; try again"}
+STORE_DOWN = {"error": "the store cannot be read; try again", "code": "unavailable"}
 
 
 def recv(ws: Any, kind: str) -> dict[str, Any]:

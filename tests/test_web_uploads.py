@@ -86,6 +86,8 @@ def test_upload_text_and_json_and_their_errors(app: Any) -> None:
         ):
             r = client.post("/api/records", content=content, json=json_body)
             assert r.status_code == 400 and r.json()["error"].startswith(error), r.text
+            # the page says it in its language around the rules' own words
+            assert r.json()["code"] == "record_unreadable" and r.json()["args"] == {"detail": r.json()["error"]}
         r = client.post("/api/records", content=b"\xff")
         assert (r.status_code, r.json()["error"]) == (400, "expected a UTF-8 text record")
         assert len(app.state.parses) == 0  # every place given back
@@ -104,11 +106,12 @@ def test_one_upload_at_a_time_per_address_and_a_cap_for_all(app: Any, held: dict
         r = first.post("/api/records", content=text_record())  # the same address again: refused at once
         assert r.status_code == 429 and r.headers["Retry-After"] == "2"
         assert r.json()["error"].startswith("one record at a time from one address or player")
+        assert r.json()["code"] == "rate_limited"
         b = post_in_thread(second, answers, text_record())  # another address: taken, waits its turn
         until(lambda: len(budget) == 2, "the second address's upload is taken")
         r = third.post("/api/records", content=text_record())  # over the cap for all: refused at once
         assert r.status_code == 503 and r.headers["Retry-After"] == "5"
-        assert "too many records at once" in r.json()["error"]
+        assert "too many records at once" in r.json()["error"] and r.json()["code"] == "unavailable"
         assert answers == []  # nothing answered while the parse is held
         held["release"].set()
         a.join(60)

@@ -2,7 +2,8 @@
 choices within a phone's screen with boards large enough to see the Sumo
 rings and badges, under one heading; review's headline on a proven
 position; Gold is "Arany" in Hungarian; the header's name never cut
-mid-word; review names the match type as the game view does.
+mid-word; review names the match type as the game view does.  Issue 41:
+the server's refusals in the browser's language (by their codes).
 
 Screenshots go to /tmp/kamisado-words-*.png.
 """
@@ -18,6 +19,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from kamisado.lessons import lessons_json, puzzles_json
+from kamisado.web.accounts.sessions import FREE_FAILURES
 from kamisado.web.work import worker
 from tests import browser_kit
 from tests.browser_kit import (
@@ -203,3 +205,60 @@ def test_the_header_never_cuts_the_name_mid_word(browser: Browser, server: str, 
     assert shown.evaluate("e => e.scrollWidth <= e.clientWidth && e.clientWidth > 1")
     expect(link).to_have_accessible_name(name)
     close(pg)
+
+
+#: The sizes the server's translated refusals are looked at (a phone first).
+REFUSAL_SIZES = [(390, 844), (1366, 768)]
+
+
+@pytest.mark.console_allows(r"status of (400|401|429) .*/api/(signin|records)")  # refused on purpose
+def test_the_servers_refusals_come_in_the_browsers_language(browser: Browser, server: str) -> None:
+    """A browser set to German gets the server's refusals in German, by their
+    codes: a wrong password, the sign-in lockout (429), a record that
+    cannot be read (the rules' own words, line and column, inside).  One
+    page looked at in both sizes: the server limits sign-ins per address."""
+    width, height = REFUSAL_SIZES[0]
+    ctx = browser.new_context(viewport={"width": width, "height": height}, locale="de-DE")
+    ctx.set_default_timeout(20_000)
+    pg = browser_kit.open_page(ctx, server + "/#/account")
+
+    def shots(name: str, refused: Locator) -> None:
+        for w, h in REFUSAL_SIZES:
+            pg.set_viewport_size({"width": w, "height": h})
+            refused.scroll_into_view_if_needed()
+            shot(pg, SHOTS / f"kamisado-words-refusal-{name}-{w}x{h}.png")
+        pg.set_viewport_size({"width": width, "height": height})
+
+    form = pg.locator("#signin-form")
+    said = form.locator(".error")
+    form.locator('input[name="account"]').fill("niemand")
+    for i in range(FREE_FAILURES):
+        form.locator('input[name="password"]').fill(f"falsch {i} geraten")
+        said.evaluate("e => { e.textContent = ''; }")
+        form.locator("button").click()
+        expect(said).to_have_text("Falscher Kontoname oder falsches Passwort.")
+    shots("password", said)
+    form.locator('input[name="password"]').fill("noch einmal falsch")
+    form.locator("button").click()  # one try too many: the lockout's 429, in German
+    expect(said).to_have_text("Zu viele Versuche: warte kurz und versuche es dann noch einmal.")
+    pg.goto(server + "/#/")
+    pg.locator("#upload").set_input_files(
+        files=[{"name": "kein.txt", "mimeType": "text/plain", "buffer": b"not a record"}])
+    expect(pg.locator("#upload-error")).to_have_text(
+        "Die Partieaufzeichnung ließ sich nicht lesen: line 1, column 1: expected the title"
+        " 'Kamisado match record', found 'not a record'")
+    shots("record", pg.locator("#upload-error"))
+    close(pg)
+
+
+def test_every_refusal_code_the_page_knows_is_said_in_every_language() -> None:
+    """The refusal.* keys: in en, de and hu alike, each with the same ``{args}``."""
+    words = {lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text(encoding="utf-8"))
+             for lang in ("en", "de", "hu")}
+    codes = {k for k in words["en"] if k.startswith("refusal.")}
+    assert {"refusal.wrong_password", "refusal.rate_limited", "refusal.unavailable",
+            "refusal.record_unreadable", "refusal.busy"} <= codes
+    for lang in ("de", "hu"):
+        assert {k for k in words[lang] if k.startswith("refusal.")} == codes, lang
+        for k in codes:
+            assert set(re.findall(r"\{\w+\}", words[lang][k])) == set(re.findall(r"\{\w+\}", words["en"][k])), (lang, k)

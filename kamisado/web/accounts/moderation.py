@@ -71,9 +71,13 @@ MUTE_MOST_HOURS = 720.0
 class ModerationError(ValueError):
     """A moderation request refused; ``status`` is the HTTP status."""
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    def __init__(self, message: str, status: int = 400, code: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        #: what the page says in its language (the answer's ``code`` and ``args``)
+        self.code = code
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,7 @@ def check_note(value: Any, what: str = "reason") -> str | None:
         raise ModerationError(f"expected a {what} of at most {MAX_NOTE} characters on one line")
     problem = unseeable(text, f"a {what}")
     if problem is not None:
-        raise ModerationError(f"{what}: {problem}")
+        raise ModerationError(f"{what}: {problem}", 400, "unseeable", {"detail": problem})
     return text
 
 
@@ -154,10 +158,11 @@ def _check_report(body: dict[str, Any]) -> tuple[str, str, str | None]:
         raise ModerationError("report: expected the text as a string")
     text = text.strip()
     if len(text) > MAX_REPORT_TEXT:
-        raise ModerationError(f"report: expected a text of at most {MAX_REPORT_TEXT} characters, found {len(text)}")
+        raise ModerationError(f"report: expected a text of at most {MAX_REPORT_TEXT} characters, found {len(text)}",
+                              400, "report_long", {"n": MAX_REPORT_TEXT})
     problem = unseeable(text, "a report's text")
     if problem is not None:
-        raise ModerationError(f"report: {problem}")
+        raise ModerationError(f"report: {problem}", 400, "unseeable", {"detail": problem})
     if game is not None and (not isinstance(game, str) or not 0 < len(game) <= 40):
         raise ModerationError("report: expected game as a game's id")
     return str(reason), text, game
@@ -175,14 +180,14 @@ class Moderation:
         """A player by id (404 when unknown)."""
         found = self.store.moderated(who)
         if found is None:
-            raise ModerationError(f"no player {who!r}", 404)
+            raise ModerationError(f"no player {who!r}", 404, "no_player")
         return found
 
     def account(self, name: str) -> dict[str, Any]:
         """A player by account name (case-insensitive; 404 when unknown)."""
         found = self.store.player_by_account(name.lower())
         if found is None:
-            raise ModerationError(f"no account {name!r}", 404)
+            raise ModerationError(f"no account {name!r}", 404, "no_player")
         return found
 
     # -- what every player may do ----------------------------------------------
@@ -191,7 +196,7 @@ class Moderation:
         """``blocker`` blocks ``blocked`` (a known player, not themself);
         whether the block is new."""
         if blocker == blocked:
-            raise ModerationError("block: you cannot block yourself")
+            raise ModerationError("block: you cannot block yourself", 400, "block_self")
         self.player(blocked)
         return self.store.block(blocker, blocked, self.clock())
 
@@ -205,10 +210,10 @@ class Moderation:
         first on that player is open is merged into it (``merged``)."""
         reason, text, game = _check_report(body)
         if reporter == reported:
-            raise ModerationError("report: you cannot report yourself")
+            raise ModerationError("report: you cannot report yourself", 400, "report_self")
         self.player(reported)
         if game is not None and self.store.load(game) is None:
-            raise ModerationError(f"report: no game {game!r}", 404)
+            raise ModerationError(f"report: no game {game!r}", 404, "no_game")
         found, merged = self.store.add_complaint(reporter, reported, reason, text, game, self.clock())
         return {"id": found, "merged": merged}
 
@@ -263,7 +268,7 @@ class Moderation:
         if found["account"] is None:
             raise ModerationError("only an account can be closed")
         if actor.player == player:
-            raise ModerationError("you cannot close your own account")
+            raise ModerationError("you cannot close your own account", 400, "close_self")
         ended = self.store.close_account(player, self.clock())
         self._audit(actor, "close", player, note, f"{ended} sessions ended")
         return ended
@@ -273,7 +278,7 @@ class Moderation:
         note = check_note(reason)
         found = self.player(player)
         if found["closed"] is None:
-            raise ModerationError("that account is not closed", 409)
+            raise ModerationError("that account is not closed", 409, "not_closed")
         self.store.reopen_account(player)
         self._audit(actor, "reopen", player, note)
 
@@ -284,9 +289,9 @@ class Moderation:
         text = check_note(note, "note")
         found = self.store.complaint(report_id)
         if found is None:
-            raise ModerationError(f"no report {report_id}", 404)
+            raise ModerationError(f"no report {report_id}", 404, "no_report")
         if not self.store.resolve_complaint(report_id, actor.name, text, self.clock()):
-            raise ModerationError(f"report {report_id} is resolved already", 409)
+            raise ModerationError(f"report {report_id} is resolved already", 409, "resolved")
         self._audit(actor, "resolve", found["reported"], text, f"report {report_id}")
 
     # -- what moderators read ---------------------------------------------------

@@ -61,6 +61,7 @@ from kamisado.web.accounts.sessions import (
     SignInLocks,
     digest,
 )
+from kamisado.web.basics.messages import error_body
 from kamisado.web.basics.text import UnstorableText, check_storable, unseeable
 from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import Store, players
@@ -101,11 +102,20 @@ log = logging.getLogger("kamisado.web")
 
 
 class PlayerError(ValueError):
-    """A request about players refused; ``status`` is the HTTP status."""
+    """A request about players refused; ``status`` is the HTTP status,
+    ``code`` and ``details`` what the page says in its language (the answer's
+    ``code`` and ``args``: see ``docs/web-page.md``, Words).
 
-    def __init__(self, message: str, status: int = 400) -> None:
+    >>> PlayerError(WRONG, 401, "wrong_password").code
+    'wrong_password'
+    """
+
+    def __init__(self, message: str, status: int = 400, code: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
+        self.code = code
+        self.details = details
 
 
 @dataclass(frozen=True)
@@ -174,14 +184,17 @@ def check_name(name: Any) -> str:
     text: str = name.strip()
     problem = unseeable(text, "a display name") if text else None
     if problem is not None:
-        raise PlayerError(f"display name: {problem}")
+        raise PlayerError(f"display name: {problem}", 400, "name_unseeable", {"detail": problem})
     if len(text) > MAX_NAME or any(c in "\r\n" for c in text):
-        raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line")
+        raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line", 400, "name_long",
+                              {"n": MAX_NAME})
     unshown = next((c for c in text if not c.isprintable() and not _NAME_FORMAT.fullmatch(c)), None)
     if unshown is not None:
         if unicodedata.category(unshown) in ("Cc", "Zl", "Zp"):
-            raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line")
-        raise PlayerError(f"display name: no invisible characters (U+{ord(unshown):04X} found)")
+            raise PlayerError(f"expected a name of at most {MAX_NAME} characters on one line", 400, "name_long",
+                              {"n": MAX_NAME})
+        raise PlayerError(f"display name: no invisible characters (U+{ord(unshown):04X} found)", 400,
+                          "name_unseeable", {"detail": f"no invisible characters (U+{ord(unshown):04X} found)"})
     return text
 
 
@@ -201,9 +214,9 @@ def check_account(account: Any) -> str:
     """
     problem = unseeable(account, "an account name") if isinstance(account, str) and account else None
     if problem is not None:
-        raise PlayerError(f"account name: {problem}")
+        raise PlayerError(f"account name: {problem}", 400, "account_name", {"detail": problem})
     if not isinstance(account, str) or not ACCOUNT_RE.fullmatch(account):
-        raise PlayerError("expected an account name of 3 to 30 letters, digits, _ or -")
+        raise PlayerError("expected an account name of 3 to 30 letters, digits, _ or -", 400, "account_name")
     return account.lower()
 
 
@@ -217,9 +230,11 @@ def check_password(password: Any) -> str:
     kamisado.web.accounts.players.PlayerError: expected the password as text (it holds a lone surrogate)
     """
     if not isinstance(password, str) or len(password) < MIN_PASSWORD:
-        raise PlayerError(f"expected a password of at least {MIN_PASSWORD} characters")
+        raise PlayerError(f"expected a password of at least {MIN_PASSWORD} characters", 400, "password_short",
+                          {"n": MIN_PASSWORD})
     if len(password) > MAX_PASSWORD:
-        raise PlayerError(f"expected a password of at most {MAX_PASSWORD} characters")
+        raise PlayerError(f"expected a password of at most {MAX_PASSWORD} characters", 400, "password_long",
+                          {"n": MAX_PASSWORD})
     if not _encodable(password):
         raise PlayerError("expected the password as text (it holds a lone surrogate)")
     return password
@@ -307,7 +322,7 @@ class Players:
             conn.execute(players.update().where(players.c.id == player_id).values(name=name))
             player = self._row(conn, players.c.id == player_id)
         if player is None:
-            raise PlayerError("no such player", 404)
+            raise PlayerError("no such player", 404, "no_player")
         return player
 
     def sign_up(self, player_id: str, account: Any, password: Any, name: Any = None) -> Player:
@@ -323,9 +338,10 @@ class Players:
             with self.engine.begin() as conn:
                 player = self._row(conn, players.c.id == player_id)
                 if player is None:
-                    raise PlayerError("no such player", 404)
+                    raise PlayerError("no such player", 404, "no_player")
                 if player.account is not None:
-                    raise PlayerError(f"already signed in as {player.account}; sign out first", 409)
+                    raise PlayerError(f"already signed in as {player.account}; sign out first", 409,
+                                      "signed_in", {"account": player.account})
                 values: dict[str, Any] = {"account": account, "password_hash": hashed}
                 if display is not None or not player.name:
                     values["name"] = display or typed
@@ -335,10 +351,10 @@ class Players:
                     .values(**values)
                 ).rowcount
                 if done != 1:
-                    raise PlayerError("already signed in; sign out first", 409)
+                    raise PlayerError("already signed in; sign out first", 409, "signed_in")
                 player = self._row(conn, players.c.id == player_id)
         except sa.exc.IntegrityError:
-            raise PlayerError(f"the account name {account} is taken", 409) from None
+            raise PlayerError(f"the account name {account} is taken", 409, "name_taken", {"account": account}) from None
         assert player is not None
         return player
 
@@ -354,7 +370,7 @@ class Players:
         moderator closed is refused (403, :data:`CLOSED`) once the password
         is right."""
         if not isinstance(account, str) or not isinstance(password, str) or len(password) > MAX_PASSWORD:
-            raise PlayerError(WRONG, 401)
+            raise PlayerError(WRONG, 401, "wrong_password")
         name = account.lower()
         counted = ACCOUNT_RE.fullmatch(account) is not None  # no other name can be an account
         if counted:
@@ -366,14 +382,14 @@ class Players:
             ).first() if counted else None
         hashed = row[1] if row is not None and row[1] else self._dummy
         if not self._verify(hashed, password) or row is None:
-            raise PlayerError(WRONG, 401)  # (a password no account can have is never right)
+            raise PlayerError(WRONG, 401, "wrong_password")  # (a password no account can have is never right)
         self.locks.succeeded(name)
         self._rehash(row[0], hashed, password)
         player = self.get(row[0])
         if player is None:
-            raise PlayerError(WRONG, 401)
+            raise PlayerError(WRONG, 401, "wrong_password")
         if player.closed is not None:
-            raise PlayerError(CLOSED, 403)
+            raise PlayerError(CLOSED, 403, "closed")
         return player
 
     def _verify(self, hashed: str, password: str) -> bool:
@@ -399,14 +415,14 @@ class Players:
         the player's other sessions."""
         player = self.get(player_id)
         if player is None or player.account is None:
-            raise PlayerError("sign in first: only an account has a password", 403)
+            raise PlayerError("sign in first: only an account has a password", 403, "account_needed")
         password = check_password(password)
         if not isinstance(current, str) or len(current) > MAX_PASSWORD:
-            raise PlayerError("wrong current password", 403)
+            raise PlayerError("wrong current password", 403, "wrong_current")
         self.locks.attempt(player.account)
         hashed = self.password_hash(player_id) or self._dummy
         if not self._verify(hashed, current):
-            raise PlayerError("wrong current password", 403)
+            raise PlayerError("wrong current password", 403, "wrong_current")
         self.locks.succeeded(player.account)
         new_hash = self.hasher.hash(password)
         with self.engine.begin() as conn:
@@ -575,14 +591,14 @@ def _answer(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request],
         try:
             return await fn(request)
         except PlayerError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            return JSONResponse(error_body(str(exc), exc.status, exc.code, exc.details), status_code=exc.status)
         except AccountLocked as exc:
             return JSONResponse(
-                {"error": str(exc), "limit": "signin", "retry_after": exc.retry_after},
+                {**error_body(str(exc), 429), "limit": "signin", "retry_after": exc.retry_after},
                 status_code=429, headers={"Retry-After": str(exc.retry_after)})
         except StoreErrors:
             log.exception("players: the store failed")
-            return JSONResponse({"error": "the store cannot be read; try again"}, status_code=503)
+            return JSONResponse(error_body("the store cannot be read; try again", 503), status_code=503)
 
     return run
 
@@ -696,7 +712,7 @@ async def change_password(request: Request) -> Response:
     body = await _json_body(request)
     player = await player_in_thread(request)
     if player is None or player.account is None:
-        raise PlayerError("sign in first: only an account has a password", 403)
+        raise PlayerError("sign in first: only an account has a password", 403, "account_needed")
     book = book_of(request)
     await run_in_threadpool(book.change_password, player.id, body.get("current"), body.get("password"))
     await _in_thread(request, book.sessions.end_all, player.id)

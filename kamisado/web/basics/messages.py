@@ -55,6 +55,8 @@ from kamisado.web.basics.views import (
 )
 
 __all__ = [
+    "STATUS_CODES",
+    "error_body",
     "OFFER_ACTIONS",
     "AbortMsg",
     "AcceptMsg",
@@ -578,6 +580,33 @@ def parse(frame: str | bytes) -> Message:
 
 
 # -- frames the server sends: one type each, one ``to_json`` each ----------------
+
+
+#: The code of an error answer that names none, by its status: the page
+#: says one generic line for each (``docs/web-page.md``, Words).
+STATUS_CODES = {429: "rate_limited", 503: "unavailable"}
+
+
+def error_body(message: str, status: int = 400, code: str | None = None,
+               args: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON of an error answer: the English ``error`` as before, and a
+    stable ``code`` (with its ``args``: numbers, names, details) the page
+    says in its own language.
+
+    >>> error_body("wrong account name or password", 401, "wrong_password")
+    {'error': 'wrong account name or password', 'code': 'wrong_password'}
+    >>> error_body("busy", 503)
+    {'error': 'busy', 'code': 'unavailable'}
+    >>> error_body("no player 'x'", 404, "no_player", {"player": "x"})
+    {'error': "no player 'x'", 'code': 'no_player', 'args': {'player': 'x'}}
+    """
+    body: dict[str, Any] = {"error": message}
+    code = code or STATUS_CODES.get(status)
+    if code:
+        body["code"] = code
+    if args:
+        body["args"] = args
+    return body
 
 
 @dataclass(frozen=True)

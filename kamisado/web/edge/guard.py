@@ -701,7 +701,8 @@ async def _refuse_websocket(scope: Scope, send: Send, message: str, seconds: int
     if "websocket.http.response" not in scope.get("extensions", {}):
         await send({"type": "websocket.close", "code": 1008, "reason": message[:120]})
         return
-    data = json.dumps({"error": message, "limit": "websocket", "retry_after": seconds}).encode()
+    data = json.dumps(
+        {"error": message, "code": "rate_limited", "limit": "websocket", "retry_after": seconds}).encode()
     await send(
         {
             "type": "websocket.http.response.start",
@@ -802,7 +803,8 @@ class Guard:
             if wait:
                 message, seconds = refusal(self.limiter.limits[name], wait)
                 await _json(
-                    send_with_headers, 429, {"error": message, "limit": name, "retry_after": seconds},
+                    send_with_headers, 429,
+                    {"error": message, "code": "rate_limited", "limit": name, "retry_after": seconds},
                     [(b"retry-after", str(seconds).encode())],
                 )
                 return

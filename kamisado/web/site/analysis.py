@@ -70,7 +70,7 @@ async def analyse(request: Request) -> Response:
         return pos
     hub = hub_of(request)
     if not hub.computer.can_think:
-        return bad("no engine in this server", 503)
+        return bad("no engine in this server", 503, "no_engine")
     try:
         ms = min(3000.0, max(50.0, float(request.query_params.get("ms", "400"))))
     except ValueError:
@@ -98,7 +98,7 @@ async def reply(request: Request) -> Response:
         return bad("the round is over")
     hub = hub_of(request)
     if not hub.computer.can_think:
-        return bad("no engine in this server", 503)
+        return bad("no engine in this server", 503, "no_engine")
     move = await in_analysis_slot(request, worker.solver_reply, pos.kpn())
     if isinstance(move, Response):
         return move
@@ -116,7 +116,7 @@ async def _analyse_game(
     if isinstance(game, Response):
         return None, game
     if not hub_of(request).computer.can_think:
-        return None, bad("no engine in this server", 503)
+        return None, bad("no engine in this server", 503, "no_engine")
     row = game.row
     positions = sum(len(r.moves) + 1 for r in game.match.rounds)
     low, high = each
@@ -187,11 +187,11 @@ async def ask_report(request: Request) -> Response:
         return game
     hub = hub_of(request)
     if game.state != OVER:
-        return bad("the game is not over: a report is made of a finished game", 409)
+        return bad("the game is not over: a report is made of a finished game", 409, "not_over")
     if not has_moves(game):
-        return bad("the game has no moves: there is nothing to report", 409)
+        return bad("the game has no moves: there is nothing to report", 409, "no_moves")
     if not hub.computer.can_think:
-        return bad("no engine in this server", 503)
+        return bad("no engine in this server", 503, "no_engine")
     store = hub.store
     try:
         queued = await hub.reporter.ask(game, auto=False)
@@ -222,11 +222,7 @@ async def in_analysis_slot(request: Request, fn: Callable[..., Any], *args: Any)
     """``fn(*args)`` in the pool once an analysis slot is free, or 503 when too many wait."""
     slots: AnalysisSlots = request.app.state.analysis
     if slots.busy():
-        return JSONResponse(
-            {"error": "the engine is busy with analysis; try again in a few seconds"},
-            status_code=503,
-            headers={"Retry-After": "5"},
-        )
+        return bad("the engine is busy with analysis; try again in a few seconds", 503, headers={"Retry-After": "5"})
     slots.waiting += 1
     try:
         await slots.semaphore.acquire()
@@ -236,7 +232,6 @@ async def in_analysis_slot(request: Request, fn: Callable[..., Any], *args: Any)
         return await hub_of(request).computer.run_in_pool(fn, *args, queue="analysis")
     except JobError as exc:  # the job queue is unreachable, or no worker answered
         log.warning("analysis job failed: %s", exc)
-        return JSONResponse({"error": f"the engine is unavailable: {exc}; try again later"},
-                            status_code=503, headers={"Retry-After": "5"})
+        return bad(f"the engine is unavailable: {exc}; try again later", 503, headers={"Retry-After": "5"})
     finally:
         slots.semaphore.release()

@@ -26,6 +26,7 @@ from kamisado.web.accounts.players import (
     player_in_thread,
     sockets_of,
 )
+from kamisado.web.basics.messages import error_body
 from kamisado.web.basics.text import unstorable_char
 from kamisado.web.store.database import StoreErrors
 
@@ -41,10 +42,10 @@ def _answer(fn: Handler) -> Handler:
         try:
             return await fn(request)
         except (ModerationError, PlayerError) as exc:
-            return JSONResponse({"error": str(exc)}, status_code=exc.status)
+            return JSONResponse(error_body(str(exc), exc.status, exc.code, exc.details), status_code=exc.status)
         except StoreErrors:
             log.exception("moderation: the store failed")
-            return JSONResponse({"error": "the store cannot be read; try again"}, status_code=503)
+            return JSONResponse(error_body("the store cannot be read; try again", 503), status_code=503)
 
     run.__doc__ = fn.__doc__
     return run
@@ -62,21 +63,21 @@ async def _call(request: Request, fn: Callable[..., Any], *args: Any) -> Any:
 async def _signed_in(request: Request, what: str) -> Player:
     player = await player_in_thread(request)
     if player is None or player.account is None:
-        raise ModerationError(f"{what}: sign in first", 403)
+        raise ModerationError(f"{what}: sign in first", 403, "account_needed")
     return player
 
 
 async def _moderator(request: Request) -> Actor:
     player = await player_in_thread(request)
     if player is None or player.account is None or not player.moderator:
-        raise ModerationError("moderators only", 403)
+        raise ModerationError("moderators only", 403, "moderators_only")
     return Actor(player.account, player.id)
 
 
 def _target(request: Request) -> str:
     who: str = request.path_params["player"]
     if unstorable_char(who) is not None:
-        raise ModerationError(f"no player {who!r}", 404)
+        raise ModerationError(f"no player {who!r}", 404, "no_player")
     return who
 
 
@@ -152,7 +153,7 @@ async def mod_resolve(request: Request) -> Response:
     actor = await _moderator(request)
     raw = request.path_params["report"]
     if not raw.isdigit() or len(raw) > 12:
-        raise ModerationError(f"no report {raw!r}", 404)
+        raise ModerationError(f"no report {raw!r}", 404, "no_report")
     await _call(request, _moderation(request).resolve, actor, int(raw), body.get("note"))
     return JSONResponse({"id": int(raw), "state": "resolved"})
 

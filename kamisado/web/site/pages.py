@@ -26,7 +26,12 @@ from kamisado.rules.board import SIDE_LETTERS, KamisadoError
 from kamisado.rules.match import OVER, Match
 from kamisado.rules.position import Position
 from kamisado.web.accounts.players import Player, Players, player_in_thread
-from kamisado.web.basics.messages import LEVEL_NAMES, ProtocolError, parse_create
+from kamisado.web.basics.messages import (
+    LEVEL_NAMES,
+    ProtocolError,
+    error_body,
+    parse_create,
+)
 from kamisado.web.basics.ratings import SPEEDS, computer_rating, speed_of
 from kamisado.web.basics.text import UnstorableText, check_storable, unstorable_char
 from kamisado.web.basics.views import entry_view, move_view, position_view, rounds_view
@@ -68,18 +73,17 @@ def _lessons(kind: str, lang: str) -> list[dict[str, Any]]:
     return result
 
 
-def bad(message: str, status: int = 400) -> JSONResponse:
-    """An error answer: ``{"error": message}`` with ``status``."""
-    return JSONResponse({"error": message}, status_code=status)
+def bad(message: str, status: int = 400, code: str | None = None,
+        args: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+    """An error answer with ``status``: ``{"error": message, "code": code,
+    "args": args}`` (:func:`error_body`)."""
+    return JSONResponse(error_body(message, status, code, args), status_code=status, headers=headers)
 
 
 def _too_large(limit: int) -> JSONResponse:
     # the rest of the body is not read: the connection is closed after this
-    return JSONResponse(
-        {"error": f"request body too large (at most {limit} bytes)"},
-        status_code=413,
-        headers={"Connection": "close"},
-    )
+    return bad(f"request body too large (at most {limit} bytes)", 413, "too_large", {"n": limit},
+               headers={"Connection": "close"})
 
 
 async def read_body(request: Request, limit: int) -> bytes | Response:
@@ -234,10 +238,12 @@ async def create_game(request: Request) -> Response:
             raise ProtocolError("create: expected a JSON object")
         check_storable(body, "create")
         msg = parse_create(body)
-    except (ProtocolError, UnstorableText) as exc:
-        return bad(str(exc))
+    except ProtocolError as exc:
+        return bad(str(exc), 400, exc.code)
+    except UnstorableText as exc:
+        return bad(str(exc), 400, "malformed")
     except (ValueError, RecursionError):
-        return bad("create: expected a JSON object")
+        return bad("create: expected a JSON object", 400, "malformed")
     return await _created(request, lambda hub, player: hub.create(
         msg, None if player is None else player.id, player is not None and player.account is not None,
         "" if player is None else player.name))
@@ -252,7 +258,7 @@ async def _created(
         player = await player_in_thread(request)
         game, tokens = await make(hub_of(request), player)
     except GameError as exc:
-        return bad(str(exc), {"storage": 503, "account_needed": 403}.get(exc.code, 400))
+        return bad(str(exc), {"storage": 503, "account_needed": 403}.get(exc.code, 400), exc.code)
     except StoreErrors:
         log.exception("could not read the player")
         return bad("the store cannot be read; try again", 503)
@@ -290,7 +296,7 @@ async def live_games(request: Request) -> Response:
 async def _player_or_404(request: Request) -> Player | Response:
     player_id = request.path_params["player"]
     if unstorable_char(player_id) is not None:  # no player has such an id
-        return bad(f"no player {player_id!r}", 404)
+        return bad(f"no player {player_id!r}", 404, "no_player")
     book: Players = request.app.state.players
     try:
         player = await hub_of(request).store.call(book.get, player_id)
@@ -298,7 +304,7 @@ async def _player_or_404(request: Request) -> Player | Response:
         log.exception("could not read player %s", player_id)
         return bad("the store cannot be read; try again", 503)
     if player is None:
-        return bad(f"no player {player_id!r}", 404)
+        return bad(f"no player {player_id!r}", 404, "no_player")
     return player
 
 
@@ -489,13 +495,13 @@ async def game_or_404(request: Request) -> Game | Response:
     and not kept there), or the error answer."""
     game_id = request.path_params["game"]
     if unstorable_char(game_id) is not None:  # no game has such an id
-        return bad(f"no game {game_id!r}", 404)
+        return bad(f"no game {game_id!r}", 404, "no_game")
     try:
         game = await hub_of(request).load(game_id)
     except GameError as exc:
         return bad(str(exc), 503)
     if game is None:
-        return bad(f"no game {request.path_params['game']!r}", 404)
+        return bad(f"no game {request.path_params['game']!r}", 404, "no_game")
     return game
 
 
@@ -633,7 +639,7 @@ async def upload_record(request: Request) -> Response:
     refused = budget.enter(keys)
     if refused is not None:
         status, message, wait = PARSE_REFUSALS[refused]
-        return JSONResponse({"error": message}, status_code=status, headers={"Retry-After": str(wait)})
+        return bad(message, status, headers={"Retry-After": str(wait)})
     try:
         try:
             player = await player_in_thread(request)
@@ -644,12 +650,11 @@ async def upload_record(request: Request) -> Response:
             built = await off_loop(request, read_upload, raw, is_json, None if player is None else player.id)
         except (BrokenExecutor, GameError) as exc:  # the pool broke twice, or is gone (stopping)
             log.warning("could not read an uploaded record: %s", exc)
-            return JSONResponse({"error": "the record could not be read now; try again"},
-                                status_code=503, headers={"Retry-After": "5"})
+            return bad("the record could not be read now; try again", 503, headers={"Retry-After": "5"})
     finally:
         budget.leave(keys)
-    if isinstance(built, str):
-        return bad(built)
+    if isinstance(built, str):  # the rules' words (line, column, what was expected) stay English
+        return bad(built, 400, "record_unreadable", {"detail": built})
     return await _created(request, lambda hub, _player: hub.create_built(built))
 
 

@@ -432,7 +432,7 @@ async def _puzzle_or_404(request: Request, puzzle_id: str) -> dict[str, Any] | R
     except StoreErrors:
         return _store_failed("get")
     if row is None:
-        return bad(f"no puzzle {puzzle_id[:40]!r}", 404)
+        return bad(f"no puzzle {puzzle_id[:40]!r}", 404, "no_puzzle")
     return dict(row)
 
 
@@ -534,10 +534,10 @@ async def streak_next(request: Request) -> Response:
             return bad(f"no streak {streak!r}", 404)
         progress = await _db(request, book.progress, player.id)
         if state["over"]:
-            return JSONResponse({"error": "the streak ended with a miss", "count": state["count"],
+            return JSONResponse({"error": "the streak ended with a miss", "code": "streak_over", "count": state["count"],
                                  "best": progress["best_streak"]}, status_code=409)
         if state["last"]["state"] != SOLVED:
-            return bad("solve the streak's puzzle first", 409)
+            return bad("solve the streak's puzzle first", 409, "streak_unsolved")
         last = await _db(request, book.get, state["last"]["puzzle"])
         row = await _db(request, book.streak_next, state["seen"], last["rating"] if last else None)
         if row is None:
@@ -569,7 +569,7 @@ async def attempt_move(request: Request) -> Response:
     puzzle: ``"left"``/``"right"``): the move judged at once."""
     raw_id = request.path_params["attempt"]
     if not raw_id.isdigit() or len(raw_id) > 12:
-        return bad(f"no attempt {raw_id[:20]!r}", 404)
+        return bad(f"no attempt {raw_id[:20]!r}", 404, "no_attempt")
     body = await _body(request)
     if isinstance(body, Response):
         return body
@@ -585,9 +585,9 @@ async def attempt_move(request: Request) -> Response:
     except StoreErrors:
         return _store_failed("attempt")
     if att is None or row is None or att["player"] != player.id:
-        return bad(f"no attempt {raw_id!r}", 404)
+        return bad(f"no attempt {raw_id!r}", 404, "no_attempt")
     if att["state"] != PLAYING:
-        return bad(f"this attempt is over ({att['state']}): start it again", 409)
+        return bad(f"this attempt is over ({att['state']}): start it again", 409, "attempt_over")
     before = att["moves"]
     played = before.split()
     accepted: list[str] = json.loads(row["accepted"])
@@ -605,7 +605,7 @@ async def attempt_move(request: Request) -> Response:
         try:
             pos.parse_move(move)
         except KamisadoError as exc:
-            return bad(f"{move!r}: {exc}")
+            return bad(f"{move!r}: {exc}", 400, "illegal", {"detail": f"{move}: {exc}"})
         bound = None if row["win_in"] is None else int(row["win_in"]) - len(played)
         first = accepted if not played else None
         trial = pos.copy()
@@ -629,7 +629,7 @@ async def attempt_move(request: Request) -> Response:
         if over:
             changes = await _db(request, book.finish, att["id"], before, " ".join(line), solved)
             if changes is None:
-                return bad("this attempt was moved or ended meanwhile: start it again", 409)
+                return bad("this attempt was moved or ended meanwhile: start it again", 409, "attempt_over")
             answer["ratings"] = changes
             if solved:
                 answer["solution"] = solution
@@ -639,7 +639,7 @@ async def attempt_move(request: Request) -> Response:
                 answer["streak"] = {"count": state["count"], "over": state["over"],
                                     "best": progress["best_streak"]}
         elif not await _db(request, book.advance, att["id"], before, " ".join(line)):
-            return bad("this attempt was moved or ended meanwhile: start it again", 409)
+            return bad("this attempt was moved or ended meanwhile: start it again", 409, "attempt_over")
     except StoreErrors:
         return _store_failed("move")
     if answer["result"] == "wrong" and att["streak"]:  # the streak is over: nothing to retry
@@ -667,7 +667,7 @@ async def attempt_solution(request: Request) -> Response:
     "View the solution"): ``ratings`` holds the changes then, else ``null``."""
     raw_id = request.path_params["attempt"]
     if not raw_id.isdigit() or len(raw_id) > 12:
-        return bad(f"no attempt {raw_id[:20]!r}", 404)
+        return bad(f"no attempt {raw_id[:20]!r}", 404, "no_attempt")
     player = await player_in_thread(request, create=True)
     assert player is not None
     book = book_of(request)
@@ -675,12 +675,12 @@ async def attempt_solution(request: Request) -> Response:
         att = await _db(request, book.attempt, int(raw_id))
         row = None if att is None else await _db(request, book.get, att["puzzle"])
         if att is None or row is None or att["player"] != player.id:
-            return bad(f"no attempt {raw_id!r}", 404)
+            return bad(f"no attempt {raw_id!r}", 404, "no_attempt")
         changes = None
         if att["state"] == PLAYING:
             changes = await _db(request, book.finish, att["id"], att["moves"], att["moves"], False)
             if changes is None:
-                return bad("this attempt was moved or ended meanwhile: ask again", 409)
+                return bad("this attempt was moved or ended meanwhile: ask again", 409, "attempt_over")
     except Exception:
         return _store_failed("solution")
     line = att["moves"].split()  # a failed attempt's last move is the wrong one

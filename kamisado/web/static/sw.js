@@ -65,7 +65,7 @@ async function networkFirst(req) {
   } catch (e) {
     const hit = (await caches.match(req, { cacheName: API })) || (await caches.match(req, { cacheName: SHELL }));
     if (hit) return hit;
-    return new Response(JSON.stringify({ error: "offline", offline: true }),
+    return new Response(JSON.stringify({ error: "offline", code: "no_network", offline: true }),
       { status: 503, headers: { "Content-Type": "application/json" } });
   }
 }

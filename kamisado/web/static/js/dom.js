@@ -55,8 +55,9 @@ export function svg(tag, attrs, parent) {
 }
 
 /**
- * Fetch JSON; a refusal becomes an Error carrying the server's message and
- * the answer's `status` (404: nothing there).
+ * Fetch JSON; a refusal becomes an Error carrying the server's message, the
+ * answer's `status` (404: nothing there) and its `code` and `args` (what
+ * `refusal` in refusals.js says in the page's language).
  * @param {string} url
  * @param {RequestInit} [init]
  * @returns {Promise<any>}
@@ -65,7 +66,10 @@ export async function getJSON(url, init) {
   const r = await fetch(url, init);
   let body = null;
   try { body = await r.json(); } catch (e) { body = null; }
-  if (!r.ok) throw Object.assign(new Error((body && body.error) || `${r.status} ${r.statusText}`), { status: r.status });
+  if (!r.ok) {
+    throw Object.assign(new Error((body && body.error) || `${r.status} ${r.statusText}`),
+      { status: r.status, code: body && body.code, args: body && body.args });
+  }
   return body;
 }
 

@@ -4,6 +4,7 @@
    password to change, and the browsers signed in to it (/api/sessions). */
 import { $, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 
 /** @typedef {{id: string, name: string, account: string|null, signed_in: boolean,
  *   moderator?: boolean, muted_until?: number|null}} Me */
@@ -102,36 +103,6 @@ async function showSessions() {
   }));
 }
 
-/** The server's refusals of the account forms the page has words for (its English otherwise). */
-const REFUSALS = /** @type {[RegExp, string][]} */ ([
-  [/^wrong account name or password$/, "accounterror.wrong"],
-  [/^wrong current password$/, "accounterror.wrong_current"],
-  [/^this account was closed by a moderator$/, "accounterror.closed"],
-  [/^the account name (?<account>.+) is taken$/, "accounterror.taken"],
-  [/^expected a password of at least (?<n>\d+) characters$/, "accounterror.short"],
-  [/^expected an account name of 3 to 30 letters, digits, _ or -$/, "accounterror.account_name"],
-]);
-
-/**
- * A refusal of an account form in the page's language: the server's
- * message where the page has words for it, by its status for too many
- * tries (429) and a store that cannot be read (503), else as sent.
- * @param {Error & {status?: number}} e
- * @returns {string}
- * @example
- * accountError(Object.assign(new Error("the account name cat is taken"), {status: 409}))
- * // → "Der Kontoname cat ist vergeben." (in German)
- */
-export function accountError(e) {
-  for (const [re, key] of REFUSALS) {
-    const m = re.exec(e.message);
-    if (m) return t(key, m.groups || {});
-  }
-  if (e.status === 429) return t("accounterror.locked");
-  if (e.status === 503) return t("accounterror.store");
-  return e.message;
-}
-
 /**
  * Send a form's fields as JSON to ``url``; the answer is the player now.
  * @param {string} form @param {string} url @param {boolean} switches whether the browser may become another player
@@ -145,7 +116,7 @@ function wire(form, url, switches) {
     try {
       me = await getJSON(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     } catch (e) {
-      $(`${form} .error`).textContent = accountError(/** @type {Error & {status?: number}} */ (e));
+      $(`${form} .error`).textContent = refusal(e);
       return;
     }
     el.reset();

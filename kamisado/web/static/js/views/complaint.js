@@ -7,6 +7,7 @@
    it). */
 import { $, getJSON } from "../dom.js";
 import { t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 
 /** @typedef {{id: number, merged: boolean}} ReportAnswer */
 /** @typedef {{player: string, name: string, game?: string|null, done: (said: string) => void}} Complaint */
@@ -63,7 +64,7 @@ async function submit(ev) {
     answer = await send(`/api/players/${encodeURIComponent(c.player)}/report`, "POST", body);
     if (c.game && /** @type {HTMLInputElement} */ ($("#complaint-block")).checked) await setBlocked(c.player, true);
   } catch (e) {
-    $("#complaint-error").textContent = /** @type {Error} */ (e).message;
+    $("#complaint-error").textContent = refusal(e);
     go.disabled = false;
     return;
   }

@@ -13,6 +13,7 @@ import { hideExtras, renderExtras, wireControls } from "./controls.js";
 import { chatFrame, chatRefused, renderChat, resetChat, wireChat } from "./chat.js";
 import { computerFill, computerMove, pageThinks } from "../computer.js";
 import { showMissing } from "./missing.js";
+import { knows, refusal } from "../refusals.js";
 
 /** @typedef {import("../types.js").StateFrame} StateFrame */
 /** @typedef {import("../types.js").Step} Step */
@@ -76,7 +77,7 @@ const socket = new GameSocket({
         announce(t(`seat.${msg.code === "bad_token" ? "bad_token" : msg.code.slice(5)}`));
         return;  // the state came before it: nothing to redraw
       }
-      else announce(t("game.error", { message: msg.message }));
+      else announce(knows(msg) ? refusal(msg) : t("game.error", { message: msg.message }));
       if (game) render(game);  // the board offers the position's moves again
     }
   },

@@ -4,6 +4,7 @@
    whose opponent has not come yet; then the games anyone may watch. */
 import { $, getJSON, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 import { prefs } from "../prefs.js";
 import { tokenFor } from "./game.js";
 import { listGames, putGame } from "../local_store.js";
@@ -88,7 +89,7 @@ async function sendGame(g, button) {
     await putGame(g);
     $("#send-said").textContent = t("games.sent_said");
   } catch (e) {
-    $("#send-said").textContent = t("games.send_failed", { message: /** @type {Error} */ (e).message });
+    $("#send-said").textContent = t("games.send_failed", { message: refusal(e) });
   }
   await showDevice();
 }

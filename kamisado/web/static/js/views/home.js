@@ -4,6 +4,7 @@
 import { createLocal } from "./local.js";
 import { $, $$, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { knows, refusal } from "../refusals.js";
 import { currentMe } from "./account.js";
 
 /** @typedef {{name: string, description: string, elo: number}} Level */
@@ -126,7 +127,7 @@ $("#new-form").addEventListener("submit", async (ev) => {
   try {
     res = await getJSON("/api/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
   } catch (e) {
-    $("#new-error").textContent = String(/** @type {Error} */ (e).message);
+    $("#new-error").textContent = refusal(e);
     return;
   }
   // the seats are the player's now: the game page needs no token
@@ -141,7 +142,8 @@ $("#upload").addEventListener("change", async (ev) => {
   input.value = "";
   let res;
   try { res = await getJSON("/api/records", { method: "POST", body: text }); } catch (e) {
-    $("#upload-error").textContent = t("error.upload", { message: /** @type {Error} */ (e).message });
+    // a record the rules cannot read: their words (line, column, what was expected) in a translated frame
+    $("#upload-error").textContent = knows(e) ? refusal(e) : t("error.upload", { message: refusal(e) });
     return;
   }
   $("#upload-error").textContent = "";

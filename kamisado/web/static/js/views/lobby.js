@@ -7,7 +7,8 @@
    to accept another player's, a form to post one.
    The server makes the game and says "started": the page opens it. */
 import { $, h } from "../dom.js";
-import { otherSide, sideName, t } from "../i18n.js";
+import { has, otherSide, sideName, t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 import { LobbySocket } from "../socket.js";
 import { ratingNode } from "../ratings.js";
 import { currentMe } from "./account.js";
@@ -48,8 +49,7 @@ const socket = new LobbySocket({
       openStarted(msg);
     } else if (msg.type === "error") {
       say("");
-      $("#lobby-error").textContent = t(`lobbyerror.${msg.code}`) === `lobbyerror.${msg.code}`
-        ? t("game.error", { message: msg.message }) : t(`lobbyerror.${msg.code}`);
+      $("#lobby-error").textContent = has(`lobbyerror.${msg.code}`) ? t(`lobbyerror.${msg.code}`) : refusal(msg);
       render();
     }
   },

@@ -7,6 +7,7 @@
    action is the server's, and a refusal is shown as the server words it. */
 import { $, getJSON, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 import { send } from "./complaint.js";
 
 /** @typedef {{player: string, name: string}} Who */
@@ -43,11 +44,10 @@ export async function showMod() {
     [reports, audit] = await Promise.all([getJSON("/api/mod/reports"), getJSON("/api/mod/audit")]);
   } catch (e) {
     if (turn !== showing) return;
-    const message = /** @type {Error} */ (e).message;
-    const denied = message === "moderators only";
+    const denied = /** @type {{code?: string}} */ (e).code === "moderators_only";
     $("#mod-denied").hidden = !denied;
     $("#mod-body").hidden = true;
-    $("#mod-error").textContent = denied ? "" : message;
+    $("#mod-error").textContent = denied ? "" : refusal(e);
     return;
   }
   if (turn !== showing) return;
@@ -102,7 +102,7 @@ function actions(r) {
     b.addEventListener("click", async () => {
       b.disabled = true;
       try { await send(url, "POST", body()); } catch (e) {
-        said.textContent = /** @type {Error} */ (e).message;
+        said.textContent = refusal(e);
         b.disabled = false;
         return;
       }

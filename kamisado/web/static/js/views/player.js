@@ -8,6 +8,7 @@
    page, Block / Unblock and Report (views/complaint.js). */
 import { $, chartQuery, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 import { challengePlayer } from "../notices.js";
 import { ratingNode, ratingText } from "../ratings.js";
 import { currentMe } from "./account.js";
@@ -148,7 +149,7 @@ function challenge(ev) {
     else if (msg.type === "declined") { said.textContent = t("player.challenge_declined"); go.disabled = false; }
     else if (msg.type === "error") {
       said.textContent = msg.code === "offline" ? t("player.challenge_offline")
-        : t("game.error", { message: msg.message });
+        : refusal(msg);
       go.disabled = false;
     }
   });
@@ -176,7 +177,7 @@ async function toggleBlock() {
     drawBlock(blocked);
     $("#pm-said").textContent = t(blocked ? "mod.blocked_said" : "mod.unblocked_said", { name: p.name || t("player.anonymous") });
   } catch (e) {
-    if (shown === p) $("#pm-said").textContent = /** @type {Error} */ (e).message;
+    if (shown === p) $("#pm-said").textContent = refusal(e);
   } finally { b.disabled = false; }
 }
 

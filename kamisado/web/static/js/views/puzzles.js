@@ -7,6 +7,7 @@
    in the rulebook's words, as the move list writes them. */
 import { $, getJSON, h } from "../dom.js";
 import { entryText, sideName, t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 import { moveEntry } from "../movelist.js";
 import { prefs } from "../prefs.js";
 import { announce, board, panelParts, setStatus } from "./play.js";
@@ -229,7 +230,7 @@ export async function puzzleMove(mv) {
       : await post(`/api/puzzles/attempts/${cur.attempt}`, { move: mv });
   } catch (e) {
     cur.busy = false;
-    setStatus(String(/** @type {Error} */ (e).message));
+    setStatus(refusal(e));
     if (cur.puzzle.kind !== "fill") {
       board.setTowers(before.towers);
       board.marks({ legal: before.legal, must: before.must, turn: before.turn });
@@ -396,7 +397,7 @@ async function showSolution() {
     let r;
     try { r = await post(`/api/puzzles/attempts/${cur.attempt}/solution`); } catch (e) {
       $("#pz-solution").hidden = false;
-      setStatus(String(/** @type {Error} */ (e).message));
+      setStatus(refusal(e));
       return;
     }
     if (pz !== cur) return;

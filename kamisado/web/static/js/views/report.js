@@ -5,6 +5,7 @@
    (GET, every second while it is being made). */
 import { getJSON, h } from "../dom.js";
 import { entryNodes, sideName, t } from "../i18n.js";
+import { refusal } from "../refusals.js";
 
 /** @typedef {import("../types.js").GameReport} GameReport */
 /** @typedef {import("../types.js").ReportEntry} ReportEntry */
@@ -59,7 +60,7 @@ async function load(box, entry, ask) {
     entry.error = null;
   } catch (e) {
     if (shown.get(box) !== entry) return;
-    entry.error = e instanceof Error ? e.message : String(e);
+    entry.error = refusal(e);
     render(box, entry);
     return;
   }
