@@ -121,7 +121,7 @@ def test_report_block_mute_and_close_in_two_browsers(browser: Browser, site: tup
     report.locator('button[data-action="mute"]').click()
     expect(report.locator(".mod-state")).to_contain_text("muted until")
     say(bob, "one more potato")
-    expect(bob.locator("#chat-said")).to_contain_text("chat: a moderator muted you until")
+    expect(bob.locator("#chat-said")).to_contain_text("A moderator muted you until")
     expect(bob.locator("#chat-log .chat-text")).to_have_text(["you play like a potato"])
     # closes Bob's account: his page is signed out at once
     report.locator(".mod-reason").fill("repeated abuse")

@@ -197,7 +197,7 @@ async def say(game: Game, conn: Conn, msg: ChatMsg) -> None:
     if conn.player is not None:
         try:
             until, closed = await store.call(store.standing, conn.player)
-        except Exception as exc:
+        except StoreErrors as exc:
             game.served_by.repeats.failed("could not read a mute", game.row.id, exc)
             raise GameError("storage", "chat: the message could not be saved; try again") from None
         if closed is not None:  # (a websocket of another process, until its session watch closes it)

@@ -13,7 +13,7 @@
    also in a chip pinned above the tab bar, which opens the chat); a message
    over the limit is kept whole in the input, the reason said right under it
    (and again when Enter or Send is tried); Enter sends. */
-import { $, h } from "../dom.js";
+import { $, getJSON, h } from "../dom.js";
 import { sideName, t } from "../i18n.js";
 import { currentMe } from "./account.js";
 import { openComplaint } from "./complaint.js";
@@ -221,8 +221,23 @@ export function wireChat(sendFn) {
 
 /** Say a refused chat message in the chat. @param {string} code @param {string} message */
 export function chatRefused(code, message) {
-  const key = code === "rate_limited" ? "chat.rate_limited" : code === "no_chat" ? "chat.none" : "";
-  // a moderator's mute or closing: the server's words, as they are
-  $("#chat-said").textContent = key ? t(key) : code === "muted" || code === "closed" ? message
-    : t("game.error", { message });
+  const key = code === "rate_limited" ? "chat.rate_limited" : code === "no_chat" ? "chat.none"
+    : code === "closed" ? "refusal.closed" : "";
+  if (code === "muted") { showMuted(message); return; }
+  $("#chat-said").textContent = key ? t(key) : t("game.error", { message });
+}
+
+/** A moderator's mute, in the page's words with its end from /api/me (the
+    server's English words until that answer comes, or if it fails).
+    @param {string} message the server's words */
+async function showMuted(message) {
+  const said = $("#chat-said");
+  said.textContent = message;
+  try {
+    const me = await getJSON("/api/me");
+    if (me.muted_until == null) return;
+    const until = new Date(me.muted_until * 1000).toLocaleString(document.documentElement.lang || undefined,
+      { dateStyle: "short", timeStyle: "short" });
+    said.textContent = t("chat.muted_until", { until });
+  } catch (e) { /* the server's words stay */ }
 }
