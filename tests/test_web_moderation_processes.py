@@ -13,6 +13,7 @@ import urllib.request
 from typing import Any
 
 import pytest
+from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from kamisado.web.accounts import admin
@@ -101,8 +102,17 @@ def test_an_account_closed_on_one_process_is_signed_out_on_the_other(
     assert admin.main(["grant", mia_name, "moderator", "--db", pg_url]) == 0
     bob, bob_id = account(b, bob_name)
     assert call(b, "GET", "/api/me", bob)[1]["id"] == bob_id
-    status, done, _ = call(a, "POST", f"/api/mod/players/{bob_id}/close", mia, {"reason": "cheating"})
-    assert status == 200 and done["sessions_ended"] == 1
+    with connect(f"ws://{b}/ws", additional_headers={"Cookie": bob, "Origin": f"http://{b}"}) as ws:
+        ws.send(json.dumps({"type": "ping"}))
+        assert frame(ws, "pong")["type"] == "pong"  # bob's websocket on B, open
+        status, done, _ = call(a, "POST", f"/api/mod/players/{bob_id}/close", mia, {"reason": "cheating"})
+        assert status == 200 and done["sessions_ended"] == 1
+        # B closes it at once (told on the lobby's channel), not at its next
+        # look at the sessions 30 s on (WATCH_EVERY_S)
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                ws.recv(timeout=20)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
     _, again, _ = call(b, "GET", "/api/me", bob)  # the very next request on B
     assert again["signed_in"] is False and again["id"] != bob_id
     status, refused, _ = call(b, "POST", "/api/signin", visit(b), {"account": bob_name, "password": "a long password"})

@@ -14,6 +14,7 @@ account, report or database.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -155,6 +156,10 @@ def _run(args: argparse.Namespace, store: Store) -> str:
         return f"{args.account}: unmuted"
     if args.command == "close":
         ended = mod.close(actor, player, args.reason)
+        from kamisado.web.store.database import StoreErrors
+
+        with contextlib.suppress(StoreErrors):  # (else the servers' watch closes them within 30 s)
+            store.tell_lobby("sessions")  # the servers close those sessions' websockets now
         return f"{args.account}: closed ({ended} sessions ended)"
     mod.reopen(actor, player, args.reason)
     return f"{args.account}: reopened"

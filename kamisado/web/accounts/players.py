@@ -630,6 +630,20 @@ def sockets_of(conn: HTTPConnection) -> SessionSockets:
     return sockets
 
 
+async def sessions_ended(request: Request) -> None:
+    """Sessions were ended through this request: close their websockets on
+    this process, and tell the other processes on the database to close
+    theirs now (``sessions`` on the lobby's channel) rather than at their
+    next look (:data:`~kamisado.web.accounts.sessions.WATCH_EVERY_S`)."""
+    store = request.app.state.hub.store
+    await sockets_of(request).check(store, book_of(request).sessions)
+    if store.shared:
+        try:
+            await store.call(store.tell_lobby, "sessions")
+        except StoreErrors as exc:  # they still close within their watch
+            log.warning("could not tell the other processes of ended sessions: %s", exc)
+
+
 @_answer
 async def me(request: Request) -> Response:
     """``GET /api/me``: who this browser is (made on a first visit)."""
@@ -697,7 +711,7 @@ async def sign_out(request: Request) -> Response:
             await _in_thread(request, book.sessions.end_all, current.id)
     elif isinstance(token, str):
         await _in_thread(request, book.sessions.end, token)
-    await sockets_of(request).check(request.app.state.hub.store, book.sessions)
+    await sessions_ended(request)
     player = await _in_thread(request, book.new)
     request.session.clear()
     request.session["player"] = player.id
@@ -717,7 +731,7 @@ async def change_password(request: Request) -> Response:
     await run_in_threadpool(book.change_password, player.id, body.get("current"), body.get("password"))
     await _in_thread(request, book.sessions.end_all, player.id)
     await _signed_in(request, player, keep_sockets=True)
-    await sockets_of(request).check(request.app.state.hub.store, book.sessions)
+    await sessions_ended(request)
     return JSONResponse(player.view())
 
 

@@ -368,8 +368,9 @@ class SessionSockets:
     password change, idle too long) it is closed, and the page's
     reconnection comes back as whoever its cookie now says.  Sessions ended
     through this process close their websockets at once; those ended
-    through another process on the same database, within
-    :data:`WATCH_EVERY_S` (:meth:`watch`)."""
+    through another process on the same database, when that process says so
+    on the lobby's channel (``sessions``: the site's server calls
+    :meth:`check`), or else within :data:`WATCH_EVERY_S` (:meth:`watch`)."""
 
     def __init__(self) -> None:
         self._open: dict[str, set[Closer]] = {}

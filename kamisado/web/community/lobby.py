@@ -34,6 +34,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,6 +159,10 @@ class Lobby:
         self.players: dict[str, set[Conn]] = {}
         #: the connections following their player's notices (direct challenges)
         self.noticed: set[Conn] = set()
+        #: told when another process ended sessions (signed out everywhere, a
+        #: new password, an account closed): the server closes this process's
+        #: websockets of those sessions at once (set by the site's server)
+        self.on_sessions: Callable[[], Awaitable[Any]] | None = None
         #: quick pairing (:mod:`kamisado.web.community.seeks`)
         self.seeks = Seeks()
         self._counting_on = False
@@ -189,6 +194,10 @@ class Lobby:
                 await self._raw(mine.conn, StartedFrame(game_id).to_json())
         elif kind == "direct":
             await self._deliver_row(rest)
+            return
+        elif kind == "sessions":
+            if self.on_sessions is not None:
+                await self.on_sessions()
             return
         elif kind == "withdrawn":
             challenge_id, _, player = rest.partition(" ")

@@ -24,7 +24,7 @@ from kamisado.web.accounts.players import (
     Players,
     _json_body,
     player_in_thread,
-    sockets_of,
+    sessions_ended,
 )
 from kamisado.web.basics.messages import error_body
 from kamisado.web.basics.text import unstorable_char
@@ -175,9 +175,8 @@ async def mod_action(request: Request) -> Response:
         await _call(request, mod.unmute, actor, target, body.get("reason"))
     elif action == "close":
         answer["sessions_ended"] = await _call(request, mod.close, actor, target, body.get("reason"))
-        book: Players = request.app.state.players
-        # this process's websockets of those sessions close now (the others' within a watch)
-        await sockets_of(request).check(request.app.state.hub.store, book.sessions)
+        # the websockets of those sessions close now, on every process
+        await sessions_ended(request)
     elif action == "reopen":
         await _call(request, mod.reopen, actor, target, body.get("reason"))
     else:

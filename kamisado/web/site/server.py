@@ -197,6 +197,8 @@ def lifespan(
         # websockets whose session ended through another process are closed
         sockets: SessionSockets = app.state.session_sockets
         watch_task = asyncio.get_running_loop().create_task(sockets.watch(store, book.sessions))
+        # ... and at once when that process says so on the lobby's channel
+        app.state.lobby.on_sessions = lambda: sockets.check(store, book.sessions)
         # the time no server could take a move (this one was stopped) is given back
         with contextlib.suppress(GameError):  # (the store fails: given back once it is there)
             await hub.flags.beat()
