@@ -148,7 +148,7 @@ async def _blocked(game: Game, readers: list[Conn], rows: list[dict[str, Any]]) 
     store = game.store
     try:
         found: set[tuple[str, str]] = await store.call(store.blocking, pairs)
-    except Exception as exc:  # the store is away: better unsent than sent to a blocker
+    except StoreErrors as exc:  # the store is away: better unsent than sent to a blocker
         game.served_by.repeats.failed("could not read the blocks", game.row.id, exc)
         return set(pairs)
     return found
