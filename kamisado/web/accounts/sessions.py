@@ -69,11 +69,13 @@ from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.schema import sessions, sign_in_failures
 
 __all__ = [
+    "BEARER",
     "FREE_FAILURES",
     "LOCK_BASE_S",
     "LOCK_MOST_S",
     "SESSION_IDLE_S",
     "AccountLocked",
+    "Bearer",
     "SessionInfo",
     "SessionSockets",
     "Sessions",
@@ -106,6 +108,22 @@ LOCK_BASE_S = 60.0
 LOCK_MOST_S = 3600.0
 #: A name with no failure for this long starts afresh (seconds).
 FORGET_S = 24 * 3600.0
+
+
+#: The ASGI scope's key for the personal token a request carries
+#: (:class:`Bearer`, set by :class:`kamisado.web.accounts.tokens.BearerAuth`).
+BEARER = "kamisado.bearer"
+
+
+@dataclass(frozen=True)
+class Bearer:
+    """A request's valid personal token: its id, its player and its scopes
+    (:mod:`kamisado.web.accounts.tokens`); the request is that player, as a
+    signed-in cookie would be."""
+
+    token: str
+    player: str
+    scopes: frozenset[str]
 
 
 def digest(token: str) -> str:
