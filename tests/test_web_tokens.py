@@ -189,6 +189,18 @@ def test_each_token_is_rate_limited_on_its_own(db: Path) -> None:
         assert ann.get("/api/me").status_code == 200  # and its cookie
 
 
+def test_a_tokens_websocket_closes_when_the_token_is_revoked(site: TestClient) -> None:
+    ann = account(site, "ann")
+    made = new_token(ann, ["read"])
+    with site.websocket_connect("/ws", headers={"Authorization": f"Bearer {made['token']}"}) as ws:
+        ws.send_json({"type": "ping"})
+        assert ws.receive_json()["type"] == "pong"
+        assert ann.delete(f"/api/tokens/{made['id']}").status_code == 200
+        with pytest.raises(WebSocketDisconnect):
+            while True:
+                ws.receive_json()
+
+
 def _call(addr: str, path: str, token: str) -> int:
     req = urllib.request.Request(f"http://{addr}{path}", headers={"Authorization": f"Bearer {token}"})
     try:

@@ -44,7 +44,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kamisado.web.accounts.players import PlayerError, _answer, _json_body, player_in_thread
+from kamisado.web.accounts.players import (
+    PlayerError,
+    _answer,
+    _json_body,
+    book_of,
+    player_in_thread,
+    sockets_of,
+)
 from kamisado.web.accounts.sessions import BEARER, Bearer
 from kamisado.web.basics.messages import error_body
 from kamisado.web.basics.text import unseeable
@@ -354,11 +361,15 @@ async def list_tokens(request: Request) -> Response:
 @_answer
 async def revoke_token(request: Request) -> Response:
     """``DELETE /api/tokens/{id}``: revoke one of the account's tokens
-    (refused at once on every process: each request reads the database)."""
+    (refused at once on every process: each request reads the database;
+    its open websockets close, here at once, elsewhere within
+    :data:`~kamisado.web.accounts.sessions.WATCH_EVERY_S`)."""
     player = await _account(request)
     token_id = request.path_params["token"]
     if not await request.app.state.hub.store.call(_tokens(request).revoke, player, token_id):
         raise PlayerError("no such token", 404, "no_token")
+    # its websockets here close now; other processes' at their next check of open websockets
+    await sockets_of(request).check(request.app.state.hub.store, book_of(request).sessions)
     return JSONResponse({"revoked": token_id})
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kamisado.web.accounts.players import player_in_thread, session_key
-from kamisado.web.accounts.sessions import BEARER, Bearer, SessionSockets
+from kamisado.web.accounts.sessions import BEARER, TOKEN_SOCKET, Bearer, SessionSockets
 from kamisado.web.basics.messages import (
     AbortMsg,
     AcceptMsg,
@@ -295,6 +295,9 @@ async def ws_endpoint(ws: WebSocket) -> None:
         conn.registered = player.account is not None
     # a signed-in session's websocket is closed when the session ends
     key = session_key(ws) if conn.registered else None
+    bearer = ws.scope.get(BEARER)
+    if isinstance(bearer, Bearer):  # a token's: closed when the token is revoked
+        key = TOKEN_SOCKET + bearer.token
     sockets: SessionSockets = ws.app.state.session_sockets
 
     async def ended() -> None:
@@ -302,7 +305,6 @@ async def ws_endpoint(ws: WebSocket) -> None:
 
     if key is not None:
         sockets.add(key, ended)
-    bearer = ws.scope.get(BEARER)
     session = Session(ws, hub, ws.app.state.lobby, limiter, conn,
                       scopes=bearer.scopes if isinstance(bearer, Bearer) else None)
     hub.open_conns.add(conn)  # told when the server restarts (kamisado.web.site.ops.drain)
