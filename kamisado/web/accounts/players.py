@@ -54,8 +54,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from kamisado.web.accounts.sessions import (
+    BEARER,
     SESSION_IDLE_S,
     AccountLocked,
+    Bearer,
     Sessions,
     SessionSockets,
     SignInLocks,
@@ -523,10 +525,22 @@ def player_of(conn: HTTPConnection, create: bool = False) -> Player | None:
     not ours, tampered with, of an unknown player or of a session that is
     over) is given a new anonymous player and the cookie; the page and
     ``/api/me`` do so on a first visit.  Other requests without a player
-    get ``None``."""
+    get ``None``.
+
+    A request with a personal token (``Authorization: Bearer``, checked by
+    :class:`kamisado.web.accounts.tokens.BearerAuth`) is the token's player,
+    whatever its cookie says, and is never given a new one."""
+    book = book_of(conn)
+    bearer = conn.scope.get(BEARER)
+    if isinstance(bearer, Bearer):
+        found = book.get(bearer.player)
+        if found is None or found.closed is not None:
+            if create:
+                raise PlayerError("bad token: unknown, revoked, or its account closed", 401, "bad_token")
+            return None
+        return found
     cookie = conn.session if "session" in conn.scope else {}
     player_id, token = cookie.get("player"), cookie.get("session")
-    book = book_of(conn)
     player: Player | None = None
     if isinstance(token, str):
         player = book.by_session(token, player_id)
@@ -546,7 +560,10 @@ def player_of(conn: HTTPConnection, create: bool = False) -> Player | None:
 
 
 def session_key(conn: HTTPConnection) -> str | None:
-    """The key (digest) of the session a request's cookie carries, if any."""
+    """The key (digest) of the session a request's cookie carries, if any
+    (none for a request with a personal token)."""
+    if BEARER in conn.scope:
+        return None
     token = conn.session.get("session") if "session" in conn.scope else None
     return digest(token) if isinstance(token, str) else None
 

@@ -66,14 +66,17 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from kamisado.web.store.database import StoreErrors
-from kamisado.web.store.schema import sessions, sign_in_failures
+from kamisado.web.store.schema import players, sessions, sign_in_failures, tokens
 
 __all__ = [
+    "BEARER",
     "FREE_FAILURES",
     "LOCK_BASE_S",
     "LOCK_MOST_S",
     "SESSION_IDLE_S",
+    "TOKEN_SOCKET",
     "AccountLocked",
+    "Bearer",
     "SessionInfo",
     "SessionSockets",
     "Sessions",
@@ -106,6 +109,26 @@ LOCK_BASE_S = 60.0
 LOCK_MOST_S = 3600.0
 #: A name with no failure for this long starts afresh (seconds).
 FORGET_S = 24 * 3600.0
+
+
+#: The ASGI scope's key for the personal token a request carries
+#: (:class:`Bearer`, set by :class:`kamisado.web.accounts.tokens.BearerAuth`).
+BEARER = "kamisado.bearer"
+#: The key of a websocket opened with a personal token among
+#: :class:`SessionSockets`' (this and the token's id): closed when the
+#: token is revoked or its account closed, as a session's when it ends.
+TOKEN_SOCKET = "token:"
+
+
+@dataclass(frozen=True)
+class Bearer:
+    """A request's valid personal token: its id, its player and its scopes
+    (:mod:`kamisado.web.accounts.tokens`); the request is that player, as a
+    signed-in cookie would be."""
+
+    token: str
+    player: str
+    scopes: frozenset[str]
 
 
 def digest(token: str) -> str:
@@ -235,14 +258,23 @@ class Sessions:
         return [SessionInfo(str(r[0]), float(r[1]), float(r[2]), str(r[3])) for r in rows]
 
     def live(self, keys: list[str]) -> set[str]:
-        """Which of these session keys (digests) are still live."""
+        """Which of these session keys (digests) are still live; a key
+        :data:`TOKEN_SOCKET` + id (a websocket opened with a personal token)
+        is live while the token is and its account is not closed."""
         cutoff = self.clock() - self.idle_s
         found: set[str] = set()
+        digests = [k for k in keys if not k.startswith(TOKEN_SOCKET)]
+        held = [k[len(TOKEN_SOCKET):] for k in keys if k.startswith(TOKEN_SOCKET)]
         with self.engine.connect() as conn:
-            for at in range(0, len(keys), 500):
+            for at in range(0, len(digests), 500):
                 found.update(conn.execute(
                     sa.select(sessions.c.id).where(
-                        sessions.c.id.in_(keys[at:at + 500]), sessions.c.last_seen >= cutoff)
+                        sessions.c.id.in_(digests[at:at + 500]), sessions.c.last_seen >= cutoff)
+                ).scalars())
+            for at in range(0, len(held), 500):
+                found.update(TOKEN_SOCKET + t for t in conn.execute(
+                    sa.select(tokens.c.id).join(players, players.c.id == tokens.c.player).where(
+                        tokens.c.id.in_(held[at:at + 500]), players.c.closed.is_(None))
                 ).scalars())
         return found
 

@@ -33,6 +33,7 @@ the same wherever they connect from.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import ipaddress
 import json
 import math
@@ -65,6 +66,7 @@ __all__ = [
     "refusal",
     "route_limit",
     "same_origin",
+    "token_key",
 ]
 
 Scope = MutableMapping[str, Any]
@@ -133,6 +135,8 @@ LIMITS: dict[str, Limit] = {
         Limit("chat", 20 / 60, 8, "chat messages"),
         # players' reports of players (POST /api/players/{id}/report)
         Limit("complaint", 10 / 3600, 5, "player reports"),
+        # every HTTP request with a personal token (Authorization: Bearer), per token
+        Limit("token", 20.0, 100, "requests with this token"),
         Limit("frame", 30.0, 60, "websocket frames", shared=False),
         Limit("flood", 300.0, 600, "websocket frames", shared=False),
         # the websocket's decline and cancel frames (answers to challenges,
@@ -568,6 +572,24 @@ def client_key(scope: Mapping[str, Any], player: str | None = None) -> str:
     return f"addr:{ip}"
 
 
+def token_key(scope: Mapping[str, Any]) -> str | None:
+    """The limits' key of the personal token a request carries
+    (``Authorization: Bearer``), if any: ``token:`` and the start of its
+    SHA-256, so each token is limited the same on every process without
+    reading the database first.
+
+    >>> token_key({"headers": [(b"authorization", b"Bearer kam_x")]})
+    'token:197fa0a3c50b7bf7b34a260e5f4e1f00'
+    >>> token_key({"headers": [(b"authorization", b"Basic eDp5")]}) is None
+    True
+    """
+    value = _header(scope, b"authorization")
+    if value is None or value.strip()[:7].lower() != "bearer ":
+        return None
+    secret = value.strip()[7:].strip()
+    return "token:" + hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def client_keys(scope: Mapping[str, Any]) -> list[str]:
     """Every key a request is limited by: its address and, when it comes
     from a player (the signed cookie, read by the session middleware that
@@ -580,6 +602,9 @@ def client_keys(scope: Mapping[str, Any]) -> list[str]:
     ['addr:203.0.113.9']
     """
     keys = [client_key(scope)]
+    token = token_key(scope)
+    if token is not None:
+        keys.append(token)
     session = scope.get("session")
     player = session.get("player") if isinstance(session, Mapping) else None
     if isinstance(player, str) and player:
@@ -730,7 +755,10 @@ class Guard:
     (HTTP) or closed before it is accepted (websocket; the server answers
     403).  One without ``Origin`` is not from a browser's page (browsers
     send it on every POST and websocket) and is allowed, unless its
-    ``Sec-Fetch-Site`` says it comes from another site.
+    ``Sec-Fetch-Site`` says it comes from another site.  A request with a
+    personal token (``Authorization: Bearer``) and no cookie needs no
+    Origin at all (a browser's page sends its cookie; a program its token),
+    and takes one from the token's own ``token`` limit (:func:`token_key`).
     """
 
     def __init__(
@@ -745,6 +773,8 @@ class Guard:
         self.headers = (*SECURITY_HEADERS, *headers)
 
     def origin_ok(self, scope: Scope) -> bool:
+        if token_key(scope) is not None and _header(scope, b"cookie") is None:
+            return True  # a program with a personal token: no browser's page sends it without a cookie
         origin = _header(scope, b"origin")
         if origin is None:
             return _header(scope, b"sec-fetch-site") in (None, "same-origin", "none")
@@ -797,9 +827,11 @@ class Guard:
         if method not in _SAFE_METHODS and not self.origin_ok(scope):
             await _json(send_with_headers, 403, {"error": "refused: the request comes from another site (Origin)"})
             return
-        name = route_limit(method, scope.get("path", ""))
-        if name is not None:
-            wait = await self.limiter.take_all_async(name, client_keys(scope))
+        token = token_key(scope)
+        route = route_limit(method, scope.get("path", ""))
+        checks = ([("token", [token])] if token else []) + ([(route, client_keys(scope))] if route else [])
+        for name, keys in checks:  # each token's own limit, then the route's
+            wait = await self.limiter.take_all_async(name, keys)
             if wait:
                 message, seconds = refusal(self.limiter.limits[name], wait)
                 await _json(

@@ -42,6 +42,8 @@ from kamisado.web.accounts.players import (
     session_secret,
 )
 from kamisado.web.accounts.sessions import SESSION_IDLE_S, SessionSockets
+from kamisado.web.accounts.tokens import ROUTES as TOKEN_ROUTES
+from kamisado.web.accounts.tokens import BearerAuth, Tokens
 from kamisado.web.community.lobby import Lobby
 from kamisado.web.edge.edge import BODY_TIMEOUT_S, Edge
 from kamisado.web.edge.guard import (
@@ -192,6 +194,7 @@ def lifespan(
         gc_task = asyncio.get_running_loop().create_task(tame_gc())
         # the players: the cookie's key (given, or kept in the database) and the accounts
         book = app.state.players = Players(store.engine, clock=clock, session_idle=session_idle)
+        app.state.tokens = Tokens(store.engine, clock=clock)  # personal API tokens
         keys: SessionKeys = app.state.session_keys
         keys.set(session_secret(keys.given, store))
         # websockets whose session ended through another process are closed
@@ -254,6 +257,7 @@ ROUTES = [
     Route("/api/lessons", lessons),
     *PUZZLE_ROUTES,
     *PLAYER_ROUTES,
+    *TOKEN_ROUTES,
     *MODERATION_ROUTES,
     *OPS_ROUTES,
     *OFFLINE_ROUTES,
@@ -342,6 +346,7 @@ def create_app(
         Middleware(Edge, body_timeout_s=body_timeout_s),  # slow bodies, clients that leave
         Middleware(PlayerSession, keys=keys, https_only=site.https),  # the player cookie, read first:
         Middleware(Guard, limiter=limiter, allow_origins=origins, headers=site.headers),  # limits per player too
+        Middleware(BearerAuth),  # Authorization: Bearer (personal tokens), checked in the database
     ]
     app = Starlette(routes=ROUTES, lifespan=lifespan(db, workers, queue, session_idle, clock), middleware=middleware)
     app.state.site = site

@@ -23,7 +23,7 @@ from typing import Any
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from kamisado.web.accounts.players import player_in_thread, session_key
-from kamisado.web.accounts.sessions import SessionSockets
+from kamisado.web.accounts.sessions import BEARER, TOKEN_SOCKET, Bearer, SessionSockets
 from kamisado.web.basics.messages import (
     AbortMsg,
     AcceptMsg,
@@ -87,6 +87,9 @@ class Session:
     #: when the frame being handled was read (``time.perf_counter``): a
     #: move's round trip is measured from it (:mod:`kamisado.web.basics.metrics`)
     received: float = 0.0
+    #: the scopes of the personal token it was opened with (``None``: a
+    #: browser, by its cookie): each frame needs one (:data:`FRAME_SCOPES`)
+    scopes: frozenset[str] | None = None
 
     async def error(self, code: str, message: str) -> None:
         """Send an error frame to the connection."""
@@ -219,12 +222,31 @@ HANDLERS: dict[type[Message], Handler] = {
 }
 
 
+#: The scope a frame needs on a connection opened with a personal token
+#: (docs/web-tokens.md); a frame not named here needs ``play``.
+FRAME_SCOPES: dict[type[Message], str] = {
+    JoinMsg: "read",
+    LobbyMsg: "read",
+    NoticesMsg: "read",
+    PingMsg: "read",
+    ChallengeMsg: "challenge",
+    AcceptMsg: "challenge",
+    DeclineMsg: "challenge",
+    CancelMsg: "challenge",
+    SeekMsg: "challenge",
+    UnseekMsg: "challenge",
+}
+
+
 async def dispatch(s: Session, frame: str | bytes) -> None:
     """Handle one frame: parsed, then handed to its handler; a refusal
     (a malformed frame, an action refused) or a failure becomes an error
     frame, never the end of the connection."""
     try:
         msg = parse(frame)
+        needed = FRAME_SCOPES.get(type(msg), "play")
+        if s.scopes is not None and needed not in s.scopes:
+            raise ProtocolError(f"this token lacks the scope {needed}", "token_scope")
         handler = HANDLERS.get(type(msg))
         if handler is None:  # a message type with no handler: a server's fault
             raise ProtocolError(f"no handler for message type {type(msg).__name__}", "server")
@@ -273,6 +295,9 @@ async def ws_endpoint(ws: WebSocket) -> None:
         conn.registered = player.account is not None
     # a signed-in session's websocket is closed when the session ends
     key = session_key(ws) if conn.registered else None
+    bearer = ws.scope.get(BEARER)
+    if isinstance(bearer, Bearer):  # a token's: closed when the token is revoked
+        key = TOKEN_SOCKET + bearer.token
     sockets: SessionSockets = ws.app.state.session_sockets
 
     async def ended() -> None:
@@ -280,7 +305,8 @@ async def ws_endpoint(ws: WebSocket) -> None:
 
     if key is not None:
         sockets.add(key, ended)
-    session = Session(ws, hub, ws.app.state.lobby, limiter, conn)
+    session = Session(ws, hub, ws.app.state.lobby, limiter, conn,
+                      scopes=bearer.scopes if isinstance(bearer, Bearer) else None)
     hub.open_conns.add(conn)  # told when the server restarts (kamisado.web.site.ops.drain)
     await session.lobby.arrive(hub, conn)  # its player is online
     caps = limiter.sockets

@@ -21,6 +21,9 @@ Made and changed only by the Alembic migrations in
 ``sessions``, ``sign_in_failures``
     the signed-in browsers (server-side sessions), and failed sign-ins per
     account name (the lockout).
+``tokens``
+    personal API tokens, by the SHA-256 of each (revision 0018;
+    :mod:`kamisado.web.accounts.tokens`).
 ``ratings``, ``rating_history``
     each player's rating per speed, and its rating after each rated game.
 ``chat``
@@ -82,6 +85,7 @@ __all__ = [
     "sessions",
     "settings",
     "sign_in_failures",
+    "tokens",
 ]
 
 metadata = sa.MetaData()
@@ -189,6 +193,23 @@ sessions = sa.Table(
     sa.Column("user_agent", sa.String(200), nullable=False),
     sa.Index("sessions_player", "player"),
     sa.Index("sessions_last_seen", "last_seen"),
+)
+
+#: Personal API tokens (revision 0018): only the SHA-256 of a token is kept
+#: (``hash``); ``scopes`` space-separated; ``last_used`` written at most once
+#: a minute.  See :mod:`kamisado.web.accounts.tokens`.
+tokens = sa.Table(
+    "tokens",
+    metadata,
+    sa.Column("id", sa.String(24), primary_key=True),
+    sa.Column("player", sa.String(40), nullable=False),
+    sa.Column("name", sa.String(60), nullable=False),
+    sa.Column("scopes", sa.String(80), nullable=False),
+    sa.Column("hash", sa.String(64), nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("last_used", sa.Float, nullable=True),
+    sa.Index("tokens_hash", "hash", unique=True),
+    sa.Index("tokens_player", "player"),
 )
 
 #: Failed sign-ins per account name (revision 0007), for the lockout every

@@ -1,7 +1,8 @@
 /* The player: this browser's identity (a signed, HttpOnly cookie the page
    cannot read, so it asks /api/me), a display name, and an optional account
    to sign up for, sign in to and sign out of (here or everywhere), its
-   password to change, and the browsers signed in to it (/api/sessions). */
+   password to change, the browsers signed in to it (/api/sessions) and its
+   personal API tokens (/api/tokens: listed, made and shown once, revoked). */
 import { $, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { refusal } from "../refusals.js";
@@ -9,6 +10,7 @@ import { refusal } from "../refusals.js";
 /** @typedef {{id: string, name: string, account: string|null, signed_in: boolean,
  *   moderator?: boolean, muted_until?: number|null}} Me */
 /** @typedef {{created: number, last_seen: number, user_agent: string, current: boolean}} SessionView */
+/** @typedef {{id: string, name: string, scopes: string[], created: number, last_used: number|null}} TokenView */
 
 /** @type {Me|null} */
 let me = null;
@@ -84,8 +86,12 @@ export function showAccount() {
   if (me) page.setAttribute("href", `#/player/${encodeURIComponent(me.id)}`);
   const name = /** @type {HTMLInputElement} */ ($('#name-form input[name="name"]'));
   name.value = me ? me.name : "";
-  for (const f of ["#name-form", "#signin-form", "#signup-form", "#password-form"]) $(`${f} .error`).textContent = "";
-  if (signedIn) void showSessions();
+  for (const f of ["#name-form", "#signin-form", "#signup-form", "#password-form", "#token-form"]) {
+    $(`${f} .error`).textContent = "";
+  }
+  $("#token-new").hidden = true;
+  /** @type {HTMLInputElement} */ ($("#token-value")).value = "";
+  if (signedIn) { void showSessions(); void showTokens(); }
 }
 
 /** List the browsers signed in to the account (the user agent is text: never markup). */
@@ -102,6 +108,53 @@ async function showSessions() {
     return li;
   }));
 }
+
+/** @param {number} seconds a time since the epoch, in the page's language */
+const when = (seconds) => new Date(seconds * 1000).toLocaleString(document.documentElement.lang || undefined);
+
+/** List the account's tokens (never the tokens themselves), each with its revoke button. */
+async function showTokens() {
+  const list = $("#token-list");
+  /** @type {TokenView[]} */
+  let found = [];
+  try { found = await getJSON("/api/tokens"); } catch (e) { found = []; }
+  if (!found.length) { list.replaceChildren(h("li", {}, t("tokens.none"))); return; }
+  list.replaceChildren(...found.map((tok) => {
+    const used = tok.last_used === null ? t("tokens.never_used") : t("tokens.last_used", { when: when(tok.last_used) });
+    const line = `${t("tokens.line", { name: tok.name, scopes: tok.scopes.join(", "), created: when(tok.created) })}; ${used}`;
+    const revoke = h("button", { type: "button", class: "token-revoke" }, t("tokens.revoke"));
+    revoke.addEventListener("click", async () => {
+      try {
+        await getJSON(`/api/tokens/${encodeURIComponent(tok.id)}`, { method: "DELETE" });
+      } catch (e) { $("#token-form .error").textContent = refusal(e); }
+      void showTokens();
+    });
+    return h("li", { "data-token": tok.id }, line, " ", revoke);
+  }));
+}
+
+/** Make a token: shown once, with its copy button and the warning. */
+$("#token-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const form = /** @type {HTMLFormElement} */ ($("#token-form"));
+  const data = new FormData(form);
+  const scopes = data.getAll("scope").map(String);
+  const error = $("#token-form .error");
+  if (!scopes.length) { error.textContent = t("tokens.pick_scope"); return; }
+  /** @type {TokenView & {token: string}} */
+  let made;
+  try {
+    made = await getJSON("/api/tokens", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ name: String(data.get("name") || ""), scopes }),
+    });
+  } catch (e) { error.textContent = refusal(e); return; }
+  error.textContent = "";
+  form.reset();
+  /** @type {HTMLInputElement} */ ($("#token-value")).value = made.token;
+  $("#token-new").hidden = false;
+  void showTokens();
+});
 
 /**
  * Send a form's fields as JSON to ``url``; the answer is the player now.
