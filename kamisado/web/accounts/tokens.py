@@ -48,9 +48,8 @@ from kamisado.web.accounts.players import (
     PlayerError,
     _answer,
     _json_body,
-    book_of,
     player_in_thread,
-    sockets_of,
+    sessions_ended,
 )
 from kamisado.web.accounts.sessions import BEARER, Bearer
 from kamisado.web.basics.messages import error_body
@@ -362,14 +361,13 @@ async def list_tokens(request: Request) -> Response:
 async def revoke_token(request: Request) -> Response:
     """``DELETE /api/tokens/{id}``: revoke one of the account's tokens
     (refused at once on every process: each request reads the database;
-    its open websockets close, here at once, elsewhere within
-    :data:`~kamisado.web.accounts.sessions.WATCH_EVERY_S`)."""
+    its open websockets close at once on every process, told on the
+    lobby's channel, as for ended sessions)."""
     player = await _account(request)
     token_id = request.path_params["token"]
     if not await request.app.state.hub.store.call(_tokens(request).revoke, player, token_id):
         raise PlayerError("no such token", 404, "no_token")
-    # its websockets here close now; other processes' at their next check of open websockets
-    await sockets_of(request).check(request.app.state.hub.store, book_of(request).sessions)
+    await sessions_ended(request)  # its websockets close now, here and on the other processes
     return JSONResponse({"revoked": token_id})
 
 
