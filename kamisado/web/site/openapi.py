@@ -115,7 +115,7 @@ OPERATIONS: tuple[Operation, ...] = (
                                          Param("lines", INT, about="best lines, 0..5"))),
     Operation("/api/reply", "get", "reply", "The solver's reply in a position", "game", obj("move"),
               errors=(400, 503), params=(KPN,)),
-    Operation("/api/lessons", "get", "lessons", "The lessons", "game", OBJ, params=(LANG,)),
+    Operation("/api/lessons", "get", "lessons", "The lessons", "game", LIST, params=(LANG,)),
     Operation("/api/offline/positions", "get", "offline_positions", "The lessons' positions, for offline use",
               "game", OBJ),
     # games
