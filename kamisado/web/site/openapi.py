@@ -108,7 +108,7 @@ OPERATIONS: tuple[Operation, ...] = (
               {"type": "array", "items": obj("name", "description", "elo", "rating")}),
     Operation("/api/engine", "get", "engine", "The server's version and engine core", "game",
               obj("version", "backend", version=STR, backend=STR)),
-    Operation("/api/position", "get", "position", "A position (and the one after ``move``) as the page draws it",
+    Operation("/api/position", "get", "position", "A position (and the one after a move) as the page draws it",
               "game", obj("push"), errors=(400,), params=(KPN, Param("move", about="a move, c1-c5"))),
     Operation("/api/analyse", "get", "analyse", "The engine's analysis of a position", "game", OBJ,
               errors=(400, 503), params=(KPN, Param("ms", {"type": "number"}, about="thinking time, 50..3000"),
@@ -119,7 +119,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("/api/offline/positions", "get", "offline_positions", "The lessons' positions, for offline use",
               "game", OBJ),
     # games
-    Operation("/api/games", "post", "create_game", "Start a game (as the ``create`` frame)", "games", GAME_OUT,
+    Operation("/api/games", "post", "create_game", "Start a game (as the create frame)", "games", GAME_OUT,
               errors=(400, 403, 413, 503), body=OBJ),
     Operation("/api/games", "get", "my_games", "This player's games (none without a session)", "games", LIST,
               errors=(503,)),
@@ -165,7 +165,7 @@ OPERATIONS: tuple[Operation, ...] = (
               errors=(400, 403, 409, 503), body=CREDENTIALS),
     Operation("/api/signin", "post", "sign_in", "Sign in", "account", PLAYER_VIEW, errors=(400, 401, 403, 429, 503),
               body=obj("account", "password", account=STR, password=STR)),
-    Operation("/api/signout", "post", "sign_out", "Sign out (here, or ``everywhere``)", "account", PLAYER_VIEW,
+    Operation("/api/signout", "post", "sign_out", "Sign out (here, or everywhere)", "account", PLAYER_VIEW,
               errors=(400, 503), body=obj(everywhere=BOOL)),
     Operation("/api/password", "post", "change_password", "Change the password", "account", PLAYER_VIEW,
               errors=(400, 401, 403, 503), body=obj("current", "password", current=STR, password=STR),
@@ -220,7 +220,7 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("/api/players/{player}/puzzles", "get", "player_puzzles", "A player's puzzle progress", "puzzles",
               obj("player"), errors=(404, 503)),
     # operations
-    Operation("/healthz", "get", "healthz", "Alive (``ok``)", "ops", None, media="text/plain"),
+    Operation("/healthz", "get", "healthz", "Alive: ok", "ops", None, media="text/plain"),
     Operation("/readyz", "get", "readyz", "Ready to serve (the store, the engine)", "ops", obj("ready"),
               errors=(503,)),
     Operation("/metrics", "get", "metrics", "Prometheus metrics (local addresses only)", "ops", None,
@@ -236,7 +236,7 @@ ERROR_WHY = {
     400: "Bad input (nothing changed)", 401: "Not signed in, or the wrong password",
     403: "Refused: not allowed, or a request from another site (the Origin rule)", 404: "No such thing",
     408: "The request body came too slowly", 409: "Not now: the state does not allow it",
-    413: "The request body is too large", 429: "Too many requests: wait ``Retry-After`` seconds",
+    413: "The request body is too large", 429: "Too many requests: wait Retry-After seconds",
     503: "Unavailable for now (the store, the engine, the server stopping): try again",
 }
 
@@ -325,6 +325,7 @@ DOCS_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>kamisado web: the HTTP API</title>
+<link rel="icon" href="/static/icons/icon-192.png">
 <link rel="stylesheet" href="/static/apidocs/swagger-ui.css">
 </head><body><div id="api"></div>
 <script src="/static/apidocs/swagger-ui-bundle.js"></script>
