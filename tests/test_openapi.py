@@ -140,3 +140,29 @@ def test_schemathesis_finds_no_500_and_no_answer_outside_the_description(live_ur
     assert operations == sum(len(ops) for ops in description()["paths"].values()) - 1
     assert calls >= operations
     assert failures == []
+
+
+def test_the_reference_shows_every_operation_from_the_site_alone(live_url: str, chromium_path: str) -> None:
+    """``/api/docs`` in a browser, under the site's Content-Security-Policy:
+    Swagger UI shows every operation, asks nothing of another site, and
+    logs no error (a blocked script or style would)."""
+    from playwright.sync_api import sync_playwright
+
+    operations = sum(len(ops) for ops in description()["paths"].values())
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium_path)
+        try:
+            page = browser.new_page(viewport={"width": 390, "height": 844})
+            errors: list[str] = []
+            asked: list[str] = []
+            page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: asked.append(r.url))
+            page.goto(live_url + "/api/docs")
+            page.wait_for_function(f"document.querySelectorAll('.opblock').length === {operations}",
+                                   timeout=30_000)
+            assert page.locator(".opblock-summary-path", has_text="/api/openapi.json").count() == 1
+        finally:
+            browser.close()
+    assert [u for u in asked if not u.startswith(live_url + "/")] == []
+    assert errors == []
