@@ -32,6 +32,8 @@ MAKERS = {
     "screenshots.py": [str(p.relative_to(ROOT)) for p in (ROOT / "docs/screenshots").glob("*.png")],
     # its check needs clang for wasm32-wasi: .ci/run runs it
     "build_wasm.py": ["kamisado/web/static/engine/kamisado.wasm"],
+    # its check needs npm ci (node_modules): .ci/run runs it
+    "vendor_apidocs.py": [f"kamisado/web/static/apidocs/{n}" for n in ("swagger-ui-bundle.js", "swagger-ui.css", "LICENSE")],
 }
 
 

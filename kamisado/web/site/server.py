@@ -71,6 +71,7 @@ from kamisado.web.site.engine_data import ROUTES as ENGINE_DATA_ROUTES
 from kamisado.web.site.images import board_png, board_svg, match_gif
 from kamisado.web.site.moderation import ROUTES as MODERATION_ROUTES
 from kamisado.web.site.offline import ROUTES as OFFLINE_ROUTES
+from kamisado.web.site.openapi import ROUTES as OPENAPI_ROUTES
 from kamisado.web.site.ops import LOCALHOST, Network
 from kamisado.web.site.ops import ROUTES as OPS_ROUTES
 from kamisado.web.site.pages import (
@@ -261,6 +262,7 @@ ROUTES = [
     *MODERATION_ROUTES,
     *OPS_ROUTES,
     *OFFLINE_ROUTES,
+    *OPENAPI_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     *ENGINE_DATA_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
