@@ -75,7 +75,7 @@ class Operation:
     ``media`` (``None``: a body of that type, not JSON), ``errors`` the
     error statuses it gives (each a JSON ``Error``), ``body`` the JSON
     request body's schema, ``signed_in`` whether it needs a player's
-    session (the cookie; a personal token once tokens are in)."""
+    session (the cookie, or a personal token: docs/web-tokens.md)."""
 
     path: str
     method: str
@@ -172,6 +172,15 @@ OPERATIONS: tuple[Operation, ...] = (
               signed_in=True),
     Operation("/api/sessions", "get", "sessions", "This account's signed-in sessions", "account", LIST,
               errors=(503,)),
+    Operation("/api/tokens", "get", "tokens", "This account's personal tokens (never the tokens themselves)",
+              "account", LIST, errors=(401, 403, 503), signed_in=True),
+    Operation("/api/tokens", "post", "make_token", "Make a personal token (answered once)", "account",
+              obj("id", "name", "scopes", "created", "token", id=STR, name=STR,
+                  scopes={"type": "array", "items": STR}, created={"type": "number"}, token=STR),
+              errors=(400, 401, 403, 409, 503), signed_in=True,
+              body=obj("name", "scopes", name=STR, scopes={"type": "array", "items": STR})),
+    Operation("/api/tokens/{token}", "delete", "revoke_token", "Revoke a personal token", "account",
+              obj("revoked", revoked=STR), errors=(401, 403, 404, 503), signed_in=True),
     Operation("/api/me/blocks", "get", "my_blocks", "The players this one blocked", "account", LIST,
               errors=(503,)),
     Operation("/api/players/{player}/block", "post", "block", "Block a player", "account",
@@ -270,7 +279,7 @@ def _operation(op: Operation) -> Schema:
         out["requestBody"] = {"required": op.body_media != "application/json" or bool(op.body.get("required")),
                               "content": {op.body_media: {"schema": op.body}}}
     if op.signed_in:
-        # the cookie now; a personal token once tokens are in (issue 42, item 2)
+        # the cookie, or a personal token (Authorization: Bearer)
         out["security"] = [{"cookieAuth": []}, {"bearerAuth": []}]
     return out
 
@@ -299,7 +308,7 @@ def _built() -> Schema:
                 "cookieAuth": {"type": "apiKey", "in": "cookie", "name": "kamisado_player",
                                "description": "The player's session cookie, set by the site on first use"},
                 "bearerAuth": {"type": "http", "scheme": "bearer",
-                               "description": "A personal token (coming: issue 42, item 2)"},
+                               "description": "A personal token (made on the account page or with POST /api/tokens; docs/web-tokens.md)"},
             },
         },
     }
