@@ -103,7 +103,8 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 def test_schemathesis_finds_no_500_and_no_answer_outside_the_description(live_url: str) -> None:
-    """Schemathesis (a few examples per operation, generated only) against
+    """Schemathesis (a few examples per operation, generated only, the same
+    every run: derandomized, so CI never fails by chance) against
     a live server with the rate limits off: every answer is described
     (status, content type, schema) and none is a 500.  The figures:
     docs/web-api.md."""
@@ -119,7 +120,7 @@ def test_schemathesis_finds_no_500_and_no_answer_outside_the_description(live_ur
         operation = result.ok()
         operations += 1
 
-        @settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.generate],
+        @settings(max_examples=EXAMPLES, deadline=None, database=None, phases=[Phase.generate], derandomize=True,
                   suppress_health_check=list(HealthCheck))
         @given(case=operation.as_strategy())
         def run(case: Any) -> None:

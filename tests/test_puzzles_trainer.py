@@ -159,6 +159,11 @@ def test_bad_moves_get_a_clear_error_and_change_nothing(client: TestClient) -> N
     assert client.post("/api/puzzles/nope/attempts").status_code == 404
     assert client.post("/api/puzzles/attempts/999999", json={"move": "h6-h1"}).status_code == 404
     assert client.get("/api/puzzles?kind=mate").status_code == 400
+    # numbers: ASCII digits only ("²" is a digit to str.isdigit, not to int),
+    # and no offset too large for the database (both were 500s: Schemathesis)
+    for query in ("offset=%C2%B2", "limit=%C2%B2", "offset=" + "9" * 30, "limit=-1"):
+        assert client.get(f"/api/puzzles?{query}").status_code == 400, query
+    assert client.get("/api/puzzles/attempts/%C2%B2/solution").status_code != 500
 
 
 def test_an_attempt_is_its_players_only(client: TestClient) -> None:

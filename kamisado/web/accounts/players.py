@@ -583,7 +583,7 @@ async def _in_thread(request: Request, fn: Callable[..., Any], *args: Any) -> An
 
 async def _json_body(request: Request) -> dict[str, Any]:
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+    if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
         raise PlayerError(f"expected a JSON object of at most {MAX_BODY} bytes", 413)
     raw = b""
     async for chunk in request.stream():

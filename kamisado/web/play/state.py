@@ -216,7 +216,7 @@ class GameState:
         """Apply a takeback, ``undo-b-2``: side ``b`` takes back 2 moves (its
         last and the reply); the match is rebuilt from the moves left."""
         _, letter, count = (token.split("-") + ["", ""])[:3]
-        if letter not in SIDE_LETTERS or not count.isdigit() or int(count) < 1:
+        if letter not in SIDE_LETTERS or not (count.isascii() and count.isdigit()) or int(count) < 1:
             raise KamisadoError(f"{token}: expected undo-b-N or undo-g-N")
         n = int(count)
         if self.match.state != PLAYING:

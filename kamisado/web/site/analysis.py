@@ -76,7 +76,7 @@ async def analyse(request: Request) -> Response:
     except ValueError:
         return bad("expected ms to be a number")
     lines = request.query_params.get("lines", "0")
-    if not lines.isdigit() or int(lines) > ANALYSE_LINES_MAX:
+    if not (lines.isascii() and lines.isdigit()) or int(lines) > ANALYSE_LINES_MAX:
         return bad(f"expected lines to be a whole number 0..{ANALYSE_LINES_MAX}")
     args = (pos.kpn(), ms, int(lines)) if int(lines) else (pos.kpn(), ms)
     result = await in_analysis_slot(request, worker.analyse, *args)

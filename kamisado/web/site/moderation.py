@@ -152,7 +152,7 @@ async def mod_resolve(request: Request) -> Response:
     body = await _json_body(request)
     actor = await _moderator(request)
     raw = request.path_params["report"]
-    if not raw.isdigit() or len(raw) > 12:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
         raise ModerationError(f"no report {raw!r}", 404, "no_report")
     await _call(request, _moderation(request).resolve, actor, int(raw), body.get("note"))
     return JSONResponse({"id": int(raw), "state": "resolved"})

@@ -93,7 +93,7 @@ async def read_body(request: Request, limit: int) -> bytes | Response:
     ever held in memory."""
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.isdigit():
+        if not (length.isascii() and length.isdigit()):
             return bad(f"expected a Content-Length in bytes, found {length!r}")
         if int(length) > limit:
             return _too_large(limit)
@@ -731,7 +731,7 @@ def width_arg(request: Request, default: int) -> int | Response:
     if raw is None:
         return default
     lo, hi = CHART_WIDTHS
-    if not raw.isdigit() or not lo <= int(raw) <= hi:
+    if not (raw.isascii() and raw.isdigit()) or not lo <= int(raw) <= hi:
         return bad(f"expected width a whole number from {lo} to {hi}, found {raw[:20]!r}")
     return int(raw)
 

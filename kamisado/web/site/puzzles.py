@@ -396,7 +396,8 @@ async def list_puzzles(request: Request) -> Response:
     if isinstance(kt, Response):
         return kt
     offset, limit = request.query_params.get("offset", "0"), request.query_params.get("limit", "100")
-    if not offset.isdigit() or not limit.isdigit() or not 1 <= int(limit) <= LIST_MAX:
+    whole = (offset.isascii() and offset.isdigit() and len(offset) <= 9) and (limit.isascii() and limit.isdigit())
+    if not whole or not 1 <= int(limit) <= LIST_MAX:  # (ASCII: int() refuses "²", which isdigit() takes)
         return bad(f"expected offset a whole number and limit 1 to {LIST_MAX}")
     try:
         rows, total = await _db(request, book_of(request).listing, *kt, int(limit), int(offset))
@@ -451,7 +452,7 @@ async def next_puzzle(request: Request) -> Response:
     if isinstance(kt, Response):
         return kt
     raw = request.query_params.get("rating")
-    if raw is not None and (not raw.isdigit() or not 100 <= int(raw) <= 4000):
+    if raw is not None and (not (raw.isascii() and raw.isdigit()) or not 100 <= int(raw) <= 4000):
         return bad(f"expected rating a whole number from 100 to 4000, found {raw[:20]!r}")
     near = None if raw is None else float(raw)
     player = await player_in_thread(request, create=True)
@@ -568,7 +569,7 @@ async def attempt_move(request: Request) -> Response:
     """``POST /api/puzzles/attempts/{attempt}`` ``{"move": "c1-c5"}`` (a fill
     puzzle: ``"left"``/``"right"``): the move judged at once."""
     raw_id = request.path_params["attempt"]
-    if not raw_id.isdigit() or len(raw_id) > 12:
+    if not (raw_id.isascii() and raw_id.isdigit()) or len(raw_id) > 12:
         return bad(f"no attempt {raw_id[:20]!r}", 404, "no_attempt")
     body = await _body(request)
     if isinstance(body, Response):
@@ -666,7 +667,7 @@ async def attempt_solution(request: Request) -> Response:
     failed first (a rated one is rated as a miss, as lichess counts
     "View the solution"): ``ratings`` holds the changes then, else ``null``."""
     raw_id = request.path_params["attempt"]
-    if not raw_id.isdigit() or len(raw_id) > 12:
+    if not (raw_id.isascii() and raw_id.isdigit()) or len(raw_id) > 12:
         return bad(f"no attempt {raw_id[:20]!r}", 404, "no_attempt")
     player = await player_in_thread(request, create=True)
     assert player is not None

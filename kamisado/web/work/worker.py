@@ -149,7 +149,7 @@ def analyse(kpn: str, time_ms: float = 400.0, lines: int = 0) -> dict[str, Any]:
     if pos.outcome is not None:
         return {"over": True, "side": side}
     nodes = os.environ.get(ANALYSIS_NODES_ENV, "")
-    seconds = None if nodes.isdigit() and int(nodes) > 0 else time_ms / 1000.0
+    seconds = None if (nodes.isascii() and nodes.isdigit()) and int(nodes) > 0 else time_ms / 1000.0
     if seconds is None:
         clear_tables()
     limit = Limit(time=seconds, nodes=int(nodes) if seconds is None else None)
