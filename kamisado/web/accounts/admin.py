@@ -158,7 +158,7 @@ def _run(args: argparse.Namespace, store: Store) -> str:
         ended = mod.close(actor, player, args.reason)
         from kamisado.web.store.database import StoreErrors
 
-        with contextlib.suppress(StoreErrors):  # (else the servers' watch closes them within 30 s)
+        with contextlib.suppress(*StoreErrors):  # (else the servers' watch closes them within 30 s)
             store.tell_lobby("sessions")  # the servers close those sessions' websockets now
         return f"{args.account}: closed ({ended} sessions ended)"
     mod.reopen(actor, player, args.reason)
