@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from kamisado.web.basics.messages import Refusal
 from kamisado.web.basics.text import unseeable
 from kamisado.web.store.storage import Store
 
@@ -68,16 +69,9 @@ ROLES = (MODERATOR,)
 MUTE_MOST_HOURS = 720.0
 
 
-class ModerationError(ValueError):
-    """A moderation request refused; ``status`` is the HTTP status."""
-
-    def __init__(self, message: str, status: int = 400, code: str | None = None,
-                 details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        #: what the page says in its language (the answer's ``code`` and ``args``)
-        self.code = code
-        self.details = details
+class ModerationError(Refusal):
+    """A moderation request refused; ``status`` is the HTTP status, ``code``
+    and ``details`` what the page says in its language."""
 
 
 @dataclass(frozen=True)

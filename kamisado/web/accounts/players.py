@@ -63,7 +63,7 @@ from kamisado.web.accounts.sessions import (
     SignInLocks,
     digest,
 )
-from kamisado.web.basics.messages import error_body
+from kamisado.web.basics.messages import Refusal, error_body
 from kamisado.web.basics.text import UnstorableText, check_storable, unseeable
 from kamisado.web.store.database import StoreErrors
 from kamisado.web.store.storage import Store, players
@@ -103,7 +103,7 @@ CLOSED = "this account was closed by a moderator"
 log = logging.getLogger("kamisado.web")
 
 
-class PlayerError(ValueError):
+class PlayerError(Refusal):
     """A request about players refused; ``status`` is the HTTP status,
     ``code`` and ``details`` what the page says in its language (the answer's
     ``code`` and ``args``: see ``docs/web-page.md``, Words).
@@ -111,13 +111,6 @@ class PlayerError(ValueError):
     >>> PlayerError(WRONG, 401, "wrong_password").code
     'wrong_password'
     """
-
-    def __init__(self, message: str, status: int = 400, code: str | None = None,
-                 details: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.details = details
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ from kamisado.web.basics.views import (
 
 __all__ = [
     "STATUS_CODES",
+    "Refusal",
     "error_body",
     "OFFER_ACTIONS",
     "AbortMsg",
@@ -607,6 +608,25 @@ def error_body(message: str, status: int = 400, code: str | None = None,
     if args:
         body["args"] = args
     return body
+
+
+class Refusal(ValueError):
+    """A request refused: ``status`` is the HTTP status, ``code`` and
+    ``details`` what the page says in its language (the answer's ``code``
+    and ``args``, :func:`error_body`).  The accounts' and the moderators'
+    refusals are its kinds.
+
+    >>> exc = Refusal("no such token", 404, "no_token")
+    >>> error_body(str(exc), exc.status, exc.code, exc.details)
+    {'error': 'no such token', 'code': 'no_token'}
+    """
+
+    def __init__(self, message: str, status: int = 400, code: str | None = None,
+                 details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.details = details
 
 
 @dataclass(frozen=True)
