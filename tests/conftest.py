@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import logging
 import os
 import random
 import re
@@ -418,6 +419,17 @@ def own_pg() -> Iterator[Cluster]:
         yield cluster
     finally:
         cluster.remove()
+
+
+@pytest.fixture(autouse=True)
+def uvicorn_logs_reach_caplog(monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn's records (its "Exception in ASGI application" with the
+    traceback) pass on to the root logger, where ``caplog`` hears them,
+    whatever an earlier test in this process did: ``kamisado web``'s text
+    logs apply uvicorn's ``LOGGING_CONFIG``, whose ``uvicorn`` logger stops
+    them (``propagate: False``); a test after it in the same worker then saw
+    no traceback (test_web_store_faults failed so, in one order)."""
+    monkeypatch.setattr(logging.getLogger("uvicorn"), "propagate", True)
 
 
 @pytest.fixture(autouse=True)
