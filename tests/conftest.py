@@ -422,14 +422,19 @@ def own_pg() -> Iterator[Cluster]:
 
 
 @pytest.fixture(autouse=True)
-def uvicorn_logs_reach_caplog(monkeypatch: pytest.MonkeyPatch) -> None:
+def uvicorn_logs_reach_caplog() -> Iterator[None]:
     """uvicorn's records (its "Exception in ASGI application" with the
     traceback) pass on to the root logger, where ``caplog`` hears them,
     whatever an earlier test in this process did: ``kamisado web``'s text
     logs apply uvicorn's ``LOGGING_CONFIG``, whose ``uvicorn`` logger stops
     them (``propagate: False``); a test after it in the same worker then saw
-    no traceback (test_web_store_faults failed so, in one order)."""
-    monkeypatch.setattr(logging.getLogger("uvicorn"), "propagate", True)
+    no traceback (test_web_store_faults failed so, in one order).  Not
+    through ``monkeypatch``: an autouse fixture holding it would keep a
+    test's own patches in place until after its other fixtures' teardown."""
+    logger = logging.getLogger("uvicorn")
+    before, logger.propagate = logger.propagate, True
+    yield
+    logger.propagate = before
 
 
 @pytest.fixture(autouse=True)
