@@ -117,3 +117,15 @@ def test_a_database_really_down_is_still_a_503(own_pg: Cluster) -> None:
         with client.websocket_connect("/ws") as ws:
             ws.send_json({"type": "join", "game": gid})
             assert recv(ws, "error")["code"] == "storage"
+
+
+def test_a_bug_reading_an_uploads_player_is_a_500_not_store_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kamisado.web.site import pages
+
+    async def bug(*_args: Any, **_kwargs: Any) -> Any:
+        raise TypeError("a bug in reading the player")
+
+    monkeypatch.setattr(pages, "player_in_thread", bug)
+    with TestClient(create_app("sqlite://", workers=0), raise_server_exceptions=False) as client:
+        r = client.post("/api/records", content=b"not a record", headers={"Content-Type": "text/plain"})
+    assert r.status_code == 500, r.text

@@ -643,7 +643,7 @@ async def upload_record(request: Request) -> Response:
     try:
         try:
             player = await player_in_thread(request)
-        except Exception:
+        except StoreErrors:
             log.exception("could not read the player")
             return bad("the store cannot be read; try again", 503)
         try:
