@@ -574,7 +574,10 @@ async def _in_thread(request: Request, fn: Callable[..., Any], *args: Any) -> An
     return await request.app.state.hub.store.call(fn, *args)
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
+async def json_body(request: Request) -> dict[str, Any]:
+    """A request's JSON object body (at most ``MAX_BODY`` bytes), or a
+    :class:`PlayerError` naming what was wrong (the accounts', tokens' and
+    moderators' routes share it)."""
     length = request.headers.get("content-length")
     if length is not None and (not (length.isascii() and length.isdigit()) or int(length) > MAX_BODY):
         raise PlayerError(f"expected a JSON object of at most {MAX_BODY} bytes", 413)
@@ -596,7 +599,9 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return body
 
 
-def _answer(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+def answer_refusals(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    """A route whose :class:`PlayerError` (and the store's errors) become
+    the JSON error answer (shared by the tokens' routes)."""
     async def run(request: Request) -> Response:
         try:
             return await fn(request)
@@ -654,7 +659,7 @@ async def sessions_ended(request: Request) -> None:
             log.warning("could not tell the other processes of ended sessions: %s", exc)
 
 
-@_answer
+@answer_refusals
 async def me(request: Request) -> Response:
     """``GET /api/me``: who this browser is (made on a first visit)."""
     player = await player_in_thread(request, create=True)
@@ -662,22 +667,22 @@ async def me(request: Request) -> Response:
     return JSONResponse(player.view())
 
 
-@_answer
+@answer_refusals
 async def set_me(request: Request) -> Response:
     """``POST /api/me`` ``{"name": ...}``: set the display name."""
-    body = await _json_body(request)
+    body = await json_body(request)
     player = await player_in_thread(request, create=True)
     assert player is not None
     named = await _in_thread(request, book_of(request).set_name, player.id, body.get("name"))
     return JSONResponse(named.view())
 
 
-@_answer
+@answer_refusals
 async def sign_up(request: Request) -> Response:
     """``POST /api/signup`` ``{"account", "password", "name"?}``: this
     browser's player gets an account (and keeps its games), and the
     browser a session of it."""
-    body = await _json_body(request)
+    body = await json_body(request)
     player = await player_in_thread(request, create=True)
     assert player is not None
     done = await run_in_threadpool(
@@ -686,13 +691,13 @@ async def sign_up(request: Request) -> Response:
     return JSONResponse(done.view())
 
 
-@_answer
+@answer_refusals
 async def sign_in(request: Request) -> Response:
     """``POST /api/signin`` ``{"account", "password"}``: this browser becomes
     the account's player, in a new session; the games of the anonymous
     player it was move to the account.  401 for a wrong name or password
     alike, 429 (``Retry-After``) while the name is locked."""
-    body = await _json_body(request)
+    body = await json_body(request)
     current = await player_in_thread(request)
     player = await run_in_threadpool(book_of(request).sign_in, body.get("account"), body.get("password"))
     if current is not None and current.account is None and current.id != player.id:
@@ -703,13 +708,13 @@ async def sign_in(request: Request) -> Response:
     return JSONResponse(player.view())
 
 
-@_answer
+@answer_refusals
 async def sign_out(request: Request) -> Response:
     """``POST /api/signout`` (``{"everywhere": true}`` optional): this
     browser's session ends (with ``everywhere``, every session of its
     player) and it gets a new anonymous player (the account keeps its
     games)."""
-    body = await _json_body(request)
+    body = await json_body(request)
     everywhere = body.get("everywhere", False)
     if not isinstance(everywhere, bool):
         raise PlayerError("expected everywhere as true or false")
@@ -728,12 +733,12 @@ async def sign_out(request: Request) -> Response:
     return JSONResponse(player.view())
 
 
-@_answer
+@answer_refusals
 async def change_password(request: Request) -> Response:
     """``POST /api/password`` ``{"current", "password"}``: a signed-in
     player's new password.  Every session of the player ends; this browser
     goes on in a new one."""
-    body = await _json_body(request)
+    body = await json_body(request)
     player = await player_in_thread(request)
     if player is None or player.account is None:
         raise PlayerError("sign in first: only an account has a password", 403, "account_needed")
@@ -745,7 +750,7 @@ async def change_password(request: Request) -> Response:
     return JSONResponse(player.view())
 
 
-@_answer
+@answer_refusals
 async def list_sessions(request: Request) -> Response:
     """``GET /api/sessions``: the signed-in player's sessions, the most
     recently seen first (``[]`` for an anonymous browser)."""

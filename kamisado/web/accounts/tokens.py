@@ -46,8 +46,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from kamisado.web.accounts.players import (
     PlayerError,
-    _answer,
-    _json_body,
+    answer_refusals,
+    json_body,
     player_in_thread,
     sessions_ended,
 )
@@ -338,18 +338,18 @@ def _tokens(request: Request) -> Tokens:
     return book
 
 
-@_answer
+@answer_refusals
 async def create_token(request: Request) -> Response:
     """``POST /api/tokens`` ``{"name", "scopes"}``: a new token, answered
     this once (201; ``token`` is not kept, only its hash)."""
-    body = await _json_body(request)
+    body = await json_body(request)
     player = await _account(request)
     store = request.app.state.hub.store
     info, secret = await store.call(_tokens(request).create, player, body.get("name"), body.get("scopes"))
     return JSONResponse({**info.view(), "token": secret}, status_code=201)
 
 
-@_answer
+@answer_refusals
 async def list_tokens(request: Request) -> Response:
     """``GET /api/tokens``: the account's tokens, the newest first."""
     player = await _account(request)
@@ -357,7 +357,7 @@ async def list_tokens(request: Request) -> Response:
     return JSONResponse([t.view() for t in found])
 
 
-@_answer
+@answer_refusals
 async def revoke_token(request: Request) -> Response:
     """``DELETE /api/tokens/{id}``: revoke one of the account's tokens
     (refused at once on every process: each request reads the database;

@@ -22,7 +22,7 @@ from kamisado.web.accounts.players import (
     Player,
     PlayerError,
     Players,
-    _json_body,
+    json_body,
     player_in_thread,
     sessions_ended,
 )
@@ -128,7 +128,7 @@ async def my_blocks(request: Request) -> Response:
 async def report(request: Request) -> Response:
     """``POST /api/players/{id}/report`` ``{"reason", "text", "game"?}``:
     report a player to the moderators."""
-    body = await _json_body(request)
+    body = await json_body(request)
     me = await _signed_in(request, "report")
     target = _target(request)
     done = await _call(request, _moderation(request).report, me.id, target, body)
@@ -149,7 +149,7 @@ async def mod_reports(request: Request) -> Response:
 @_answer
 async def mod_resolve(request: Request) -> Response:
     """``POST /api/mod/reports/{id}/resolve`` ``{"note"?}``."""
-    body = await _json_body(request)
+    body = await json_body(request)
     actor = await _moderator(request)
     raw = request.path_params["report"]
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:
@@ -162,7 +162,7 @@ async def mod_resolve(request: Request) -> Response:
 async def mod_action(request: Request) -> Response:
     """``POST /api/mod/players/{id}/{action}`` (``mute`` ``{"hours",
     "reason"?}``, ``unmute``, ``close``, ``reopen`` ``{"reason"?}``)."""
-    body = await _json_body(request)
+    body = await json_body(request)
     actor = await _moderator(request)
     target = _target(request)
     action = request.path_params["action"]
