@@ -69,7 +69,7 @@ def shoot(pg: Page, out: Path, name: str, at: str | None, problems: list[str]) -
         if at is None:
             pg.evaluate("window.scrollTo(0, 0)")
         else:
-            pg.locator(at).first.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+            pg.locator(at).first.evaluate("(e) => e.scrollIntoView({block: 'nearest'})")
         pg.wait_for_timeout(screenshots.SETTLE_MS)
         problems.extend(f"{name}-{size}: {p}" for p in pg.evaluate(OVERFLOW))
         path = out / f"{name}-{size}.png"
@@ -154,7 +154,7 @@ def walk(base: str, db: Path, out: Path, chromium: str) -> tuple[list[Path], lis
         expect(report.locator(".mod-state")).to_contain_text("muted until")
         say(bob, "one more potato")
         expect(bob.locator("#chat-said")).to_contain_text("muted you until")
-        written += shoot(bob, out, "bob-muted", "#chat", problems)
+        written += shoot(bob, out, "bob-muted", "#chat-said", problems)
         report.locator(".mod-reason").fill("repeated abuse")
         report.locator('button[data-action="close"]').click()
         expect(report.locator(".mod-state")).to_contain_text("account closed")

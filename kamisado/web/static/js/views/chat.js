@@ -225,7 +225,11 @@ export function chatRefused(code, message) {
     : code === "closed" ? "refusal.closed" : "";
   if (code === "muted") { showMuted(message); return; }
   $("#chat-said").textContent = key ? t(key) : t("game.error", { message });
+  showSaid();
 }
+
+/** The refusal's line in view (the open chat scrolls inside itself). */
+function showSaid() { $("#chat-said").scrollIntoView({ block: "nearest" }); }
 
 /** A moderator's mute, in the page's words with its end from /api/me (the
     server's English words until that answer comes, or if it fails).
@@ -233,11 +237,13 @@ export function chatRefused(code, message) {
 async function showMuted(message) {
   const said = $("#chat-said");
   said.textContent = message;
+  showSaid();
   try {
     const me = await getJSON("/api/me");
     if (me.muted_until == null) return;
     const until = new Date(me.muted_until * 1000).toLocaleString(document.documentElement.lang || undefined,
       { dateStyle: "short", timeStyle: "short" });
     said.textContent = t("chat.muted_until", { until });
+    showSaid();
   } catch (e) { /* the server's words stay */ }
 }
