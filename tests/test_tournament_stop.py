@@ -311,11 +311,12 @@ def stopped_output(proc: subprocess.Popen[str], stop: Callable[[], None]) -> tup
             proc.wait()
 
 
-def start_waiting_on(out: Path, engine: str) -> tuple[subprocess.Popen[str], set[int]]:
+def start_waiting_on(out: Path, engine: str, stop_within: float | None = None,
+                     ) -> tuple[subprocess.Popen[str], set[int]]:
     """A tournament of ``level:beginner`` against ``engine`` (wrapping hanging.py),
     once hanging.py has been asked for a move; with the processes below it then."""
     proc = start_tournament(out, "level:beginner", engine, "--games", "2", "--timeout", "600",
-                  "--debug", "--seed", "3")
+                            "--debug", "--seed", "3", stop_within=stop_within)
     deadline = time.monotonic() + 60
     engines: set[int] = set()
     while time.monotonic() < deadline and proc.poll() is None:
@@ -380,9 +381,11 @@ def test_a_second_signal_ends_the_run_at_once(tmp_path: Path, first: int) -> Non
     # group; a second signal ends the command at once, the engines killed.
     # Ctrl-C then SIGTERM arrive together (sent while the command is
     # stopped): deterministic.  SIGTERM twice cannot be sent together (the
-    # two would merge), so the second follows once the first is taken.
+    # two would merge), so the second follows once the first is taken: the
+    # first stop's deadline is made long (not 2 s), else a loaded machine
+    # could let the run end before the second came (it did, once: -15).
     out = tmp_path / "t"
-    proc, engines = start_waiting_on(out, wrapper_player(tmp_path, "setsid"))
+    proc, engines = start_waiting_on(out, wrapper_player(tmp_path, "setsid"), stop_within=600.0)
 
     def twice() -> None:
         if first == signal.SIGINT:

@@ -84,9 +84,18 @@ def as_in_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def start_tournament(out: Path, *argv: str) -> subprocess.Popen[str]:
+def start_tournament(out: Path, *argv: str, stop_within: float | None = None) -> subprocess.Popen[str]:
+    """``kamisado tournament ARGV --out OUT`` in a process group of its own;
+    ``stop_within`` injects the first stop's deadline (seconds,
+    :data:`kamisado.protocol.tournament.STOP_WITHIN`) for a test that must
+    not depend on reaching the command within it."""
+    command = [sys.executable, "-m", "kamisado.cli"]
+    if stop_within is not None:
+        command = [sys.executable, "-c",
+                   "import sys, kamisado.protocol.tournament_cli as c; from kamisado.cli import main; "
+                   f"c.STOP_WITHIN = {stop_within!r}; sys.exit(main())"]
     return subprocess.Popen(
-        [sys.executable, "-m", "kamisado.cli", "tournament", *argv, "--out", str(out)],
+        [*command, "tournament", *argv, "--out", str(out)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
