@@ -32,7 +32,8 @@ ALLOWED: dict[str, set[str]] = {
     "lessons": {"rules", "engine"},
     "tui": {"rules", "args", "pictures", "engine", "protocol", "lessons", "face"},
     "web": {"rules", "args", "pictures", "engine", "protocol", "lessons", "tui", "face"},
-    "cli": {"rules", "args", "pictures", "engine", "protocol", "lessons", "tui", "web", "face"},
+    "api": {"rules", "args", "engine", "protocol"},
+    "cli": {"rules", "args", "pictures", "engine", "protocol", "lessons", "tui", "web", "api", "face"},
     "face": {"rules", "engine", "pictures", "protocol"},
 }
 
@@ -63,8 +64,9 @@ WEB_ALLOWED: dict[str, set[str]] = {
     "accounts": {"basics", "store"},
     "play": {"basics", "store", "work"},
     "community": {"basics", "store", "play"},
-    "site": {"basics", "store", "work", "edge", "accounts", "play", "community"},
-    "top": {"basics", "store", "work", "edge", "accounts", "play", "community", "site"},
+    "bots": {"basics", "store", "work", "edge", "accounts", "play", "community"},
+    "site": {"basics", "store", "work", "edge", "accounts", "play", "community", "bots"},
+    "top": {"basics", "store", "work", "edge", "accounts", "play", "community", "bots", "site"},
 }
 
 #: The most modules (``__init__.py`` not counted) at the top of
