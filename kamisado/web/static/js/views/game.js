@@ -308,9 +308,10 @@ function render(st) {
     status.append(t(you.includes(st.fill.chooser) ? "game.fill_choose" : "game.fill_wait", { side: sideName(st.fill.chooser) }));
   }
   if (st.state !== "over" && actor && st.seats[actor].kind === "human" && st.online_game && !st.seats[actor].online && !you.includes(actor)) {
-    status.append(" ", st.seq === 0 ? t("game.waiting_opponent") : t("game.waiting_for", { side: sideName(actor) }));
+    // a second sentence after "Black to move: any tower" needs a mark between (no full stop follows a tower's name)
+    status.append(" · ", st.seq === 0 ? t("game.waiting_opponent") : t("game.waiting_for", { side: sideName(actor) }));
   }
-  if (!you.length) status.append(" ", t("game.spectating"));
+  if (!you.length) status.append(status.childNodes.length ? " · " : "", t("game.spectating"));
   setStatus(status);
   if (prev === null || st.seq !== lastAnnounced) {
     announceLast(st, prev === null);
