@@ -98,6 +98,8 @@ class Conn:
     name: str = ""
     #: whether the player has an account (only those claim a rated game's seat)
     registered: bool = False
+    #: whether the player is a bot account (never paired by quick pairing; shown BOT)
+    bot: bool = False
     #: whether the connection follows the lobby (:mod:`kamisado.web.community.lobby`)
     lobby: bool = False
     #: whether the page runs the engine: it sends the computer's moves of
@@ -182,6 +184,8 @@ class GameHub(HubFace, Protocol):
     draining: bool
     claim_after_s: float
     metrics: Metrics
+    #: told of each game that ended (:attr:`kamisado.web.play.games.Hub.on_finish`)
+    on_finish: Callable[[Game], Awaitable[None]] | None
 
     @property
     def rng(self) -> random.Random: ...
@@ -644,6 +648,8 @@ class Game(GameState):
         hub.metrics.acted(token)
         self.failures = 0
         self.row.offer = None  # stored: every action ends the offer pending (or declined)
+        if self.state == OVER and hub.on_finish is not None:  # the event streams: a task of its own
+            hub.spawn(hub.on_finish(self))
         if self.state == OVER and self.row.rated:
             try:
                 await rate(self)
