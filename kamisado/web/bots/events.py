@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import sqlalchemy as sa
@@ -36,7 +35,7 @@ from kamisado.web.play.game import Conn, Game
 from kamisado.web.play.games import Hub
 from kamisado.web.store.schema import games, players, ratings
 
-__all__ = ["Events", "color_word", "player_objects"]
+__all__ = ["Events", "Listening", "color_word", "player_objects"]
 
 log = logging.getLogger("kamisado.web")
 
@@ -220,40 +219,67 @@ class Events:
                 said.append({"type": "challenge", "challenge": await self.challenge(view, "created")})
         return said
 
-    async def stream(self, player: str, name: str, bot: bool) -> AsyncIterator[dict[str, Any]]:
-        """``player``'s events: :meth:`opening`, then each as it comes,
-        until the stream is closed or the server stops (it is told
+    async def listen(self, player: str, name: str, bot: bool) -> Listening:
+        """Open a stream of ``player``'s events: subscribed, and its account
+        online, when this returns; it says :meth:`opening` first, then each
+        event as it comes, until it is closed or the server stops (told
         ``restarting`` as every websocket is)."""
-        queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-
-        async def told(frame: str) -> None:  # the server stops: the stream ends
-            if '"restarting"' in frame:
-                queue.put_nowait(None)
-
-        conn = Conn(told, player=player, name=name, registered=True, bot=bot)
-        self.streams.setdefault(player, set()).add(queue)
-        self.hub.open_conns.add(conn)
+        listening = Listening(self, player, name, bot)
+        self.streams.setdefault(player, set()).add(listening.queue)
+        self.hub.open_conns.add(listening.conn)
         try:
-            await self.lobby.arrive(self.hub, conn)  # online while it listens
+            await self.lobby.arrive(self.hub, listening.conn)  # online while it listens
             for event in await self.opening(player):
-                yield event
-            while True:
-                got = await queue.get()
-                if got is None:
-                    return
-                yield got
-        finally:
-            self.hub.open_conns.discard(conn)
-            mine = self.streams.get(player)
-            if mine is not None:
-                mine.discard(queue)
-                if not mine:
-                    del self.streams[player]
-            with contextlib.suppress(Exception):
-                await self.lobby.gone(conn)
+                listening.queue.put_nowait(event)
+        except BaseException:
+            await listening.aclose()
+            raise
+        return listening
 
     def close(self) -> None:
         """End every stream of this process (the server stops)."""
         for queues in self.streams.values():
             for queue in queues:
                 queue.put_nowait(None)
+
+
+class Listening:
+    """One open event stream: an async iterator of its events, closed by
+    :meth:`aclose` (the NDJSON answer closes it when the client leaves)."""
+
+    def __init__(self, events: Events, player: str, name: str, bot: bool) -> None:
+        self.events = events
+        self.player = player
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.conn = Conn(self._told, player=player, name=name, registered=True, bot=bot)
+        self.closed = False
+
+    async def _told(self, frame: str) -> None:
+        """The lobby connection's frames: only ``restarting`` (the server stops) matters."""
+        if '"restarting"' in frame:
+            self.queue.put_nowait(None)
+
+    def __aiter__(self) -> Listening:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        got = None if self.closed else await self.queue.get()
+        if got is None:
+            await self.aclose()
+            raise StopAsyncIteration
+        return got
+
+    async def aclose(self) -> None:
+        """Stop listening: the account is offline once its last stream closed."""
+        if self.closed:
+            return
+        self.closed = True
+        events = self.events
+        events.hub.open_conns.discard(self.conn)
+        mine = events.streams.get(self.player)
+        if mine is not None:
+            mine.discard(self.queue)
+            if not mine:
+                del events.streams[self.player]
+        with contextlib.suppress(Exception):
+            await events.lobby.gone(self.conn)

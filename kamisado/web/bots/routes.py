@@ -171,7 +171,7 @@ async def event_stream(request: Request) -> Response:
     """``GET /api/stream/event``: the account's events as NDJSON."""
     player = await _account(request)
     events: Events = request.app.state.events
-    return stream(events.stream(player.id, player.name, player.bot))
+    return stream(await events.listen(player.id, player.name, player.bot))
 
 
 ROUTES = [
