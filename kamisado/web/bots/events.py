@@ -148,7 +148,6 @@ class Events:
         """The lobby's change (:attr:`~kamisado.web.community.lobby.Lobby.on_event`),
         told to both players' streams."""
         if kind == "gameStart":
-            view = data["challenge"]
             game = await self.hub.load(data["game"])
             if game is None:
                 return

@@ -22,7 +22,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from kamisado.web.accounts.players import Player, PlayerError, answer_refusals, json_body, player_in_thread
+from kamisado.web.accounts.players import (
+    Player,
+    PlayerError,
+    answer_refusals,
+    json_body,
+    player_in_thread,
+)
 from kamisado.web.accounts.sessions import BEARER
 from kamisado.web.basics.clocks import now_ms
 from kamisado.web.basics.messages import AcceptMsg, CancelMsg, DeclineMsg, ProtocolError

@@ -185,7 +185,7 @@ class GameHub(HubFace, Protocol):
     claim_after_s: float
     metrics: Metrics
     #: told of each game that ended (:attr:`kamisado.web.play.games.Hub.on_finish`)
-    on_finish: Callable[[Game], Awaitable[None]] | None
+    on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None
 
     @property
     def rng(self) -> random.Random: ...
