@@ -232,6 +232,8 @@ class Game(GameState):
     #: whether it is provisional (shown with "?")
     ratings: list[tuple[int | None, int | None, bool]] = field(
         default_factory=lambda: [(None, None, False), (None, None, False)])
+    #: per side, whether its player is a bot account (read with the ratings)
+    bots: list[bool] = field(default_factory=lambda: [False, False])
     #: held by whatever changes the game (an action, a refresh from the
     #: store): one change at a time, each stored before the next begins
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -316,6 +318,7 @@ class Game(GameState):
                 "rating": rating,
                 "rating_change": change,
                 "provisional": provisional,
+                "bot": self.bots[side],
             }
         offer, declined = self.offer(), self.declined()
         position, fill = frame_position(match, self.ended is not None)
@@ -729,6 +732,13 @@ async def load_ratings(game: Game) -> None:
             got[side] = (computer_rating(kind), None, False)
     speed = speed_of(row.clock_days, row.clock_initial)
     players = [p for p in row.owners if p is not None]
+    if players:
+        try:
+            bots = await store.call(store.bots_among, players)
+        except Exception as exc:
+            game.served_by.repeats.failed("could not read the ratings of a game", row.id, exc)
+        else:
+            game.bots = [owner in bots for owner in row.owners]
     if speed is not None and players:
         try:
             if row.rated and game.state == OVER:
