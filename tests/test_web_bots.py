@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import http.client
 import json
+import secrets
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -328,8 +329,9 @@ class HttpStream:
 
 def test_the_event_stream_across_two_processes(pg_url: str) -> None:
     with servers(pg_url, 2) as (a, b):
-        bot_token = _account_token(a, "robo")
-        ann_token = _account_token(b, "ann")
+        run = secrets.token_hex(3)  # the database outlives the test: names of this run
+        bot_token = _account_token(a, f"robo{run}")
+        ann_token = _account_token(b, f"ann{run}")
         bot = _post(a, "/api/bot/upgrade", bot_token)
         ann_me = json.loads(urllib.request.urlopen(urllib.request.Request(
             f"http://{b}/api/me", headers={"Authorization": f"Bearer {ann_token}"}), timeout=10).read())
