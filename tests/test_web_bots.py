@@ -214,12 +214,15 @@ def test_a_persons_challenge_reaches_the_bot_which_accepts_by_api(site: TestClie
         # the person resigns: the bot hears gameFinish
         ws = connect(ann)
         ws.send_json({"type": "join", "game": game})
-        until(ws, lambda m: m["type"] == "state")
+        seats = until(ws, lambda m: m["type"] == "state")["seats"]
+        assert (seats["b"]["player"], seats["b"]["bot"], seats["g"]["bot"]) == (bot_id, True, False)
         ws.send_json({"type": "resign"})
         end = events.next()
         assert end["type"] == "gameFinish" and end["game"]["id"] == game
         assert (end["game"]["winner"], end["game"]["reason"]) == ("b", "resignation")
     assert site.get("/api/bots").json() == []  # its stream closed: offline
+    assert site.get(f"/api/players/{bot_id}").json()["bot"] is True
+    assert site.get(f"/api/players/{me(ann)}").json()["bot"] is False
 
 
 def test_decline_cancel_and_expiry_reach_the_other_side(site: TestClient, clock: Clock) -> None:
