@@ -13,6 +13,7 @@ import http.client
 import json
 import secrets
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,12 +21,13 @@ from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
+from websockets.sync.client import connect as ws_connect
 
 from kamisado.web.bots.challenges import API_CHALLENGE_S
 from kamisado.web.bots.events import Listening
 from kamisado.web.site.server import create_app
 from tests.test_web_controls import browser, close_all, connect, me, sign_up, until
-from tests.test_web_processes import servers
+from tests.test_web_processes import frame, servers
 from tests.test_web_tokens import new_token, program
 
 ALL = ["bot", "challenge", "play", "read"]
@@ -356,6 +358,26 @@ def test_the_event_stream_across_two_processes(pg_url: str) -> None:
             theirs = ann_events.next()
             assert theirs["type"] == "gameStart" and theirs["game"]["opponent"]["bot"] is True
             assert theirs["game"]["opponent"]["id"] == bot["id"] and ann_me["bot"] is False
+            # Ann resigns on her process: the bot's stream on the other hears gameFinish
+            with ws_connect(f"ws://{b}/ws", additional_headers={"Authorization": f"Bearer {ann_token}"}) as ws:
+                ws.send(json.dumps({"type": "join", "game": game}))
+                frame(ws)
+                ws.send(json.dumps({"type": "resign"}))
+                end = bot_events.next()
+            assert end["type"] == "gameFinish" and end["game"]["id"] == game
+            assert end["game"]["winner"] == start["game"]["seat"] and end["game"]["reason"] == "resignation"
+            assert ann_events.next()["type"] == "gameFinish"
+            # the bot challenges Ann through one process and withdraws it through the other
+            made = _post(a, f"/api/challenge/{ann_me['id']}", bot_token, {"target": 3})
+            assert bot_events.next()["challenge"]["id"] == made["id"]
+            assert ann_events.next()["challenge"]["id"] == made["id"]
+            assert _post(b, f"/api/challenge/{made['id']}/cancel", bot_token) == {"ok": True}
+            for events in (bot_events, ann_events):
+                gone = events.next()
+                assert gone["type"] == "challengeCanceled" and gone["challenge"]["id"] == made["id"]
+            with pytest.raises(urllib.error.HTTPError) as refused:  # gone on both processes
+                _post(a, f"/api/challenge/{made['id']}/cancel", bot_token)
+            assert refused.value.code == 404
         finally:
             bot_events.close()
             ann_events.close()

@@ -217,6 +217,9 @@ class Lobby:
             challenge_id, _, player = rest.partition(" ")
             await self._tell(player, {"type": "withdrawn", "challenge": challenge_id})
             return
+        elif kind == "canceled":  # withdrawn through another process: no longer ours to hold
+            self.challenges.pop(rest, None)
+            return
         elif kind == "declined":
             mine = self.challenges.pop(rest, None)
             if mine is not None:
@@ -409,8 +412,13 @@ class Lobby:
 
     async def cancel(self, conn: Conn, msg: CancelMsg) -> None:
         """Withdraw one of the connection's player's challenges (held by
-        this process: a challenge lives with its poster's connection)."""
+        this process: a challenge lives with its poster's connection; with
+        several processes, a direct one held by another process is taken
+        out of the database, and that process told to let it go)."""
         challenge = self.challenges.get(msg.challenge)
+        if challenge is None and self.shared and conn.player is not None:
+            await self._cancel_elsewhere(conn.player, msg.challenge)
+            return
         if challenge is None or challenge.player != conn.player:
             raise GameError("no_challenge", f"cancel: no challenge {msg.challenge!r} of yours")
         del self.challenges[msg.challenge]
@@ -424,6 +432,23 @@ class Lobby:
             await self._withdrawn(challenge.id, challenge.msg.to)
             await self._event("challengeCanceled", challenge.view(challenge.conn))
         await self.broadcast()
+
+    async def _cancel_elsewhere(self, player: str, challenge_id: str) -> None:
+        """:meth:`cancel` of ``player``'s direct challenge held by another process."""
+        assert self.hub is not None
+        hub = self.hub
+        try:
+            row = await hub.store.call(hub.store.challenge_row, challenge_id)
+        except StoreErrors:
+            log.exception("could not read a challenge")
+            raise GameError("storage", "cancel: the lobby could not be read; try again") from None
+        if row is None or row["player"] != player or row.get("to_player") is None:
+            raise GameError("no_challenge", f"cancel: no challenge {challenge_id!r} of yours")
+        taken = await _take(hub, challenge_id, "cancel")
+        with contextlib.suppress(Exception):
+            await hub.store.call(hub.store.tell_lobby, f"canceled {challenge_id}")
+        await self._withdrawn(challenge_id, taken["to_player"])
+        await self._event("challengeCanceled", self.row_view(taken, Conn(_no_send, player=player)))
 
     async def expire(self, now: float) -> list[str]:
         """Withdraw this process's challenges whose time ran out by ``now``
@@ -687,6 +712,10 @@ class Lobby:
     async def _raw(conn: Conn, frame: str) -> None:
         with contextlib.suppress(Exception):
             await conn.send_text(frame)
+
+
+async def _no_send(_frame: str) -> None:
+    """The viewer of a view that is sent to nobody."""
 
 
 async def _blocks(hub: Hub, blocker: str, blocked: str) -> bool:
