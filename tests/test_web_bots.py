@@ -296,8 +296,9 @@ def _post(addr: str, path: str, token: str, body: Any = None) -> Any:
     return json.loads(urllib.request.urlopen(req, timeout=10).read())
 
 
-def _account_token(addr: str, name: str) -> str:
-    """Sign up on ``addr`` and make a token with every scope."""
+def _account_token(addr: str, name: str) -> tuple[str, str, urllib.request.OpenerDirector]:
+    """Sign up on ``addr`` and make a token with every scope: the token, its
+    id and the account's browser."""
     jar = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
     origin = {"Content-Type": "application/json", "Origin": f"http://{addr}"}
     jar.open(f"http://{addr}/api/me", timeout=10).read()
@@ -306,8 +307,7 @@ def _account_token(addr: str, name: str) -> str:
     body = json.dumps({"name": "t", "scopes": ALL}).encode()
     made = json.loads(jar.open(urllib.request.Request(f"http://{addr}/api/tokens", data=body, headers=origin),
                                timeout=10).read())
-    token: str = made["token"]
-    return token
+    return made["token"], made["id"], jar
 
 
 class HttpStream:
@@ -335,8 +335,8 @@ class HttpStream:
 def test_the_event_stream_across_two_processes(pg_url: str) -> None:
     with servers(pg_url, 2) as (a, b):
         run = secrets.token_hex(3)  # the database outlives the test: names of this run
-        bot_token = _account_token(a, f"robo{run}")
-        ann_token = _account_token(b, f"ann{run}")
+        bot_token, bot_token_id, bot_browser = _account_token(a, f"robo{run}")
+        ann_token, _, _ = _account_token(b, f"ann{run}")
         bot = _post(a, "/api/bot/upgrade", bot_token)
         ann_me = json.loads(urllib.request.urlopen(urllib.request.Request(
             f"http://{b}/api/me", headers={"Authorization": f"Bearer {ann_token}"}), timeout=10).read())
@@ -378,6 +378,12 @@ def test_the_event_stream_across_two_processes(pg_url: str) -> None:
             with pytest.raises(urllib.error.HTTPError) as refused:  # gone on both processes
                 _post(a, f"/api/challenge/{made['id']}/cancel", bot_token)
             assert refused.value.code == 404
+            # the bot's token revoked through the other process: its stream ends
+            revoke = urllib.request.Request(f"http://{b}/api/tokens/{bot_token_id}", method="DELETE",
+                                            headers={"Origin": f"http://{b}"})
+            bot_browser.open(revoke, timeout=10).read()
+            with pytest.raises(AssertionError, match="the stream ended"):
+                bot_events.next()
         finally:
             bot_events.close()
             ann_events.close()

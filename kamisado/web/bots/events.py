@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import sqlalchemy as sa
@@ -252,6 +253,12 @@ class Listening:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.conn = Conn(self._told, player=player, name=name, registered=True, bot=bot)
         self.closed = False
+        #: called once it is closed (the route stops watching its token or session)
+        self.on_close: Callable[[], None] | None = None
+
+    def end(self) -> None:
+        """End the stream after what it was told (its token revoked, its session over)."""
+        self.queue.put_nowait(None)
 
     async def _told(self, frame: str) -> None:
         """The lobby connection's frames: only ``restarting`` (the server stops) matters."""
@@ -273,6 +280,8 @@ class Listening:
         if self.closed:
             return
         self.closed = True
+        if self.on_close is not None:
+            self.on_close()
         events = self.events
         events.hub.open_conns.discard(self.conn)
         mine = events.streams.get(self.player)

@@ -28,8 +28,10 @@ from kamisado.web.accounts.players import (
     answer_refusals,
     json_body,
     player_in_thread,
+    session_key,
+    sockets_of,
 )
-from kamisado.web.accounts.sessions import BEARER
+from kamisado.web.accounts.sessions import BEARER, TOKEN_SOCKET, Bearer
 from kamisado.web.basics.clocks import now_ms
 from kamisado.web.basics.messages import AcceptMsg, CancelMsg, DeclineMsg, ProtocolError
 from kamisado.web.bots.challenges import ApiChallenges, parse_body
@@ -177,7 +179,19 @@ async def event_stream(request: Request) -> Response:
     """``GET /api/stream/event``: the account's events as NDJSON."""
     player = await _account(request)
     events: Events = request.app.state.events
-    return stream(await events.listen(player.id, player.name, player.bot))
+    listening = await events.listen(player.id, player.name, player.bot)
+    # it ends when its token is revoked or its session ends, as a websocket closes
+    bearer = request.scope.get(BEARER)
+    key = TOKEN_SOCKET + bearer.token if isinstance(bearer, Bearer) else session_key(request)
+    if key is not None:
+        sockets = sockets_of(request)
+
+        async def ended() -> None:
+            listening.end()
+
+        sockets.add(key, ended)
+        listening.on_close = lambda: sockets.discard(key, ended)
+    return stream(listening)
 
 
 ROUTES = [
