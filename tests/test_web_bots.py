@@ -387,3 +387,24 @@ def test_the_event_stream_across_two_processes(pg_url: str) -> None:
         finally:
             bot_events.close()
             ann_events.close()
+
+
+def test_blocks_keep_applying_to_challenges_over_http(site: TestClient) -> None:
+    bot, bot_id, _ = bot_with_token(site)
+    ann = account(site, "ann")
+    ann_id = me(ann)
+    wa = connect(ann)
+    notices(wa)
+    with stream(site, bot_id, "Robo") as events:
+        # Ann challenges the bot; the bot blocks her: a stream opened again leaves it out
+        wa.send_json({"type": "challenge", "to": bot_id})
+        mine = until(wa, lambda m: m["type"] == "challenging")["challenge"]
+        assert events.next()["challenge"]["id"] == mine["id"]
+        assert bot.post(f"/api/players/{ann_id}/block").status_code == 200
+        with stream(site, bot_id, "Robo") as again:
+            assert site.portal.call(again.gen.queue.qsize) == 0  # type: ignore[union-attr]
+        # Ann blocks the bot: its challenge is answered as any other, and never reaches her
+        assert ann.post(f"/api/players/{bot_id}/block", headers={"Origin": "http://testserver"}).status_code == 200
+        made = bot.post(f"/api/challenge/{ann_id}", json={})
+        assert made.status_code == 200 and made.json()["destUser"]["id"] == ann_id
+        assert notices(wa)["challenges"] == []

@@ -214,8 +214,11 @@ class Events:
             views = [lobby.row_view(r, viewer) for r in rows if r.get("to_player") is not None]
         else:
             views = [c.view(viewer) for c in lobby.challenges.values() if c.msg.to is not None and not c.hidden]
+        views = [v for v in views if player in (v["by"]["player"], v["to"])]
+        # a challenge to the account from a player it blocked since is not shown
+        blocked = await store.call(store.blocking, [(player, v["by"]["player"]) for v in views if v["to"] == player])
         for view in views:
-            if player in (view["by"]["player"], view["to"]):
+            if view["to"] != player or (player, view["by"]["player"]) not in blocked:
                 said.append({"type": "challenge", "challenge": await self.challenge(view, "created")})
         return said
 
