@@ -25,6 +25,7 @@ from websockets.sync.client import connect as ws_connect
 
 from kamisado.web.bots.challenges import API_CHALLENGE_S
 from kamisado.web.bots.events import Listening
+from kamisado.web.edge.guard import Limit
 from kamisado.web.site.server import create_app
 from tests.test_web_controls import browser, close_all, connect, me, sign_up, until
 from tests.test_web_processes import frame, servers
@@ -408,3 +409,16 @@ def test_blocks_keep_applying_to_challenges_over_http(site: TestClient) -> None:
         made = bot.post(f"/api/challenge/{ann_id}", json={})
         assert made.status_code == 200 and made.json()["destUser"]["id"] == ann_id
         assert notices(wa)["challenges"] == []
+
+
+def test_challenges_over_http_take_from_the_create_limit(tmp_path: Path) -> None:
+    limits = {"create": Limit("create", 1 / 60, 1, "games created")}
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0, limits=limits)) as site:
+        site.get("/")
+        try:
+            bot, _, _ = bot_with_token(site)
+            assert bot.post("/api/challenge/nobody", json={}).json()["code"] == "offline"
+            r = bot.post("/api/challenge/nobody", json={})
+            assert r.status_code == 429 and "Retry-After" in r.headers
+        finally:
+            close_all()
