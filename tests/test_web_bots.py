@@ -28,7 +28,7 @@ from kamisado.web.bots.events import Listening
 from kamisado.web.edge.guard import Limit
 from kamisado.web.site.server import create_app
 from tests.test_web_controls import browser, close_all, connect, me, sign_up, until
-from tests.test_web_processes import frame, servers
+from tests.test_web_processes import frame, servers, start_server
 from tests.test_web_tokens import new_token, program
 
 ALL = ["bot", "challenge", "play", "read"]
@@ -422,3 +422,22 @@ def test_challenges_over_http_take_from_the_create_limit(tmp_path: Path) -> None
             assert r.status_code == 429 and "Retry-After" in r.headers
         finally:
             close_all()
+
+
+def test_a_server_stopping_ends_its_event_streams(tmp_path: Path) -> None:
+    """SIGTERM: every event stream ends (the client reconnects elsewhere and
+    is told everything again), so the server is not held open by them."""
+    proc, addr = start_server(str(tmp_path / "games.db"))
+    try:
+        token, _, _ = _account_token(addr, "robo")
+        events = HttpStream(addr, token)
+        proc.terminate()
+        while (line := events.answer.readline()) == b"\n":  # keep-alive lines, until the end
+            pass
+        assert line == b""
+        proc.communicate(timeout=60)
+        assert proc.returncode is not None
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -225,11 +225,10 @@ class Events:
     async def listen(self, player: str, name: str, bot: bool) -> Listening:
         """Open a stream of ``player``'s events: subscribed, and its account
         online, when this returns; it says :meth:`opening` first, then each
-        event as it comes, until it is closed or the server stops (told
-        ``restarting`` as every websocket is)."""
+        event as it comes, until it is closed or the server stops
+        (:meth:`close`, from :func:`kamisado.web.site.ops.drain`)."""
         listening = Listening(self, player, name, bot)
         self.streams.setdefault(player, set()).add(listening.queue)
-        self.hub.open_conns.add(listening.conn)
         try:
             await self.lobby.arrive(self.hub, listening.conn)  # online while it listens
             for event in await self.opening(player):
@@ -254,7 +253,7 @@ class Listening:
         self.events = events
         self.player = player
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.conn = Conn(self._told, player=player, name=name, registered=True, bot=bot)
+        self.conn = Conn(_drop, player=player, name=name, registered=True, bot=bot)
         self.closed = False
         #: called once it is closed (the route stops watching its token or session)
         self.on_close: Callable[[], None] | None = None
@@ -262,11 +261,6 @@ class Listening:
     def end(self) -> None:
         """End the stream after what it was told (its token revoked, its session over)."""
         self.queue.put_nowait(None)
-
-    async def _told(self, frame: str) -> None:
-        """The lobby connection's frames: only ``restarting`` (the server stops) matters."""
-        if '"restarting"' in frame:
-            self.queue.put_nowait(None)
 
     def __aiter__(self) -> Listening:
         return self
@@ -286,7 +280,6 @@ class Listening:
         if self.on_close is not None:
             self.on_close()
         events = self.events
-        events.hub.open_conns.discard(self.conn)
         mine = events.streams.get(self.player)
         if mine is not None:
             mine.discard(self.queue)
