@@ -138,7 +138,8 @@ def test_the_leaderboard_lists_active_established_players_best_first(client: Tes
     with engine.begin() as conn:
         for name, rating, rd, ago in people:
             pid = f"p-{name}"
-            conn.execute(players.insert().values(id=pid, name=name, created=now, last_seen=now))
+            conn.execute(players.insert().values(id=pid, name=name, created=now, last_seen=now,
+                                                 bot=name == "Ed"))
             conn.execute(ratings.insert().values(player=pid, speed="realtime", rating=rating, rd=rd,
                                                  vol=0.06, games=20, updated=now))
             conn.execute(rating_history.insert().values(player=pid, game_id=f"g-{name}", speed="realtime",
@@ -154,6 +155,7 @@ def test_the_leaderboard_lists_active_established_players_best_first(client: Tes
     assert [(p["rank"], p["name"], p["rating"]) for p in board["players"]] == [
         (1, "Bob", 2100), (2, "Flo", 1950), (3, "Ann", 1900), (4, "Ed", 1700)]
     assert board["players"][0]["player"] == "p-Bob" and board["players"][0]["games"] == 20
+    assert [p["bot"] for p in board["players"]] == [False, False, False, True]  # Ed is a bot: marked
     assert client.get("/api/leaderboard").json()["players"] == board["players"]  # real time by default
     corr = client.get("/api/leaderboard?speed=correspondence").json()["players"]
     assert [p["name"] for p in corr] == ["Flo"]

@@ -150,7 +150,7 @@ def test_sign_up_sign_in_and_sign_out_with_clear_errors(app_client: TestClient) 
     assert "JSON object" in c.post("/api/signup", content=b"[1]").json()["error"]
     done = post(c, "/api/signup", {"account": "Ann_1", "password": "correct horse"})
     assert done == {"id": anon["id"], "name": "Ann_1", "account": "ann_1", "signed_in": True,
-                    "moderator": False, "muted_until": None}
+                    "moderator": False, "muted_until": None, "bot": False}
     again = post(c, "/api/signup", {"account": "other", "password": "12345678"}, 409)
     assert "sign out first" in again["error"] and (again["code"], again["args"]) == ("signed_in", {"account": "ann_1"})
     other = browser(c)

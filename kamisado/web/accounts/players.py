@@ -127,6 +127,8 @@ class Player:
     roles: str | None = None
     muted_until: float | None = None
     closed: float | None = None
+    #: a bot account (:mod:`kamisado.web.bots.accounts`): marked BOT wherever its name shows
+    bot: bool = False
 
     @property
     def moderator(self) -> bool:
@@ -139,7 +141,7 @@ class Player:
         muted = self.muted_until if self.muted_until is not None and self.muted_until > time.time() else None
         return {"id": self.id, "name": self.name, "account": self.account,
                 "signed_in": self.account is not None, "moderator": self.moderator,
-                "muted_until": muted}
+                "muted_until": muted, "bot": self.bot}
 
 
 def new_player_id() -> str:
@@ -285,9 +287,9 @@ class Players:
         row = conn.execute(
             sa.select(players.c.id, players.c.name, players.c.account,
                       players.c.created, players.c.last_seen, players.c.roles,
-                      players.c.muted_until, players.c.closed).where(where)
+                      players.c.muted_until, players.c.closed, players.c.bot).where(where)
         ).first()
-        return None if row is None else Player(*row)
+        return None if row is None else Player(*row[:8], bot=bool(row[8]))
 
     def get(self, player_id: str) -> Player | None:
         """A player by id (``None``: unknown)."""

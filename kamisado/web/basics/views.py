@@ -189,6 +189,8 @@ class SeatView(TypedDict):
     rating: int | None
     rating_change: int | None
     provisional: bool
+    #: the seat's player is a bot account (shown BOT)
+    bot: bool
 
 
 class OfferView(TypedDict):

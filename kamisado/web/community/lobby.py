@@ -108,6 +108,9 @@ class Challenge:
     created: float = field(default_factory=time.time)
     #: a direct challenge its addressee blocks the poster of: never shown to them
     hidden: bool = False
+    #: when it is withdrawn unless answered (seconds; a challenge made
+    #: through the API, :mod:`kamisado.web.bots`; ``None``: while its poster's page is open)
+    expires: float | None = None
 
     def view(self, viewer: Conn) -> dict[str, Any]:
         """The challenge as the ``lobby`` frame shows it to ``viewer``."""
@@ -115,7 +118,7 @@ class Challenge:
         return {
             "id": self.id,
             "by": {"player": self.player, "name": self.name, "rating": self.rating,
-                   "provisional": self.provisional},
+                   "provisional": self.provisional, "bot": self.conn.bot},
             "target": msg.target,
             "series": msg.series,
             "name": Match(msg.target, series=msg.series).name,
@@ -165,6 +168,13 @@ class Lobby:
         self.on_sessions: Callable[[], Awaitable[Any]] | None = None
         #: quick pairing (:mod:`kamisado.web.community.seeks`)
         self.seeks = Seeks()
+        #: told of each change of a direct challenge, ``(kind, data)``: kind
+        #: ``challenge``, ``challengeCanceled``, ``challengeDeclined`` with the
+        #: challenge's view, ``gameStart`` with ``{"game", "challenge",
+        #: "black", "gold"}`` (set by :mod:`kamisado.web.bots`: the event streams)
+        self.on_event: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
+        #: told of a ``event ...`` word another process said on the lobby's channel
+        self.on_heard: Callable[[str], Awaitable[None]] | None = None
         self._counting_on = False
         if hub is not None:
             self.bind(hub)
@@ -199,9 +209,16 @@ class Lobby:
             if self.on_sessions is not None:
                 await self.on_sessions()
             return
+        elif kind == "event":
+            if self.on_heard is not None:
+                await self.on_heard(rest)
+            return
         elif kind == "withdrawn":
             challenge_id, _, player = rest.partition(" ")
             await self._tell(player, {"type": "withdrawn", "challenge": challenge_id})
+            return
+        elif kind == "canceled":  # withdrawn through another process: no longer ours to hold
+            self.challenges.pop(rest, None)
             return
         elif kind == "declined":
             mine = self.challenges.pop(rest, None)
@@ -216,7 +233,7 @@ class Lobby:
             items = sorted((c for c in self.challenges.values() if c.msg.to is None), key=lambda c: c.created)
             return [c.view(viewer) for c in items]
         assert self.hub is not None
-        return [self._row_view(r, viewer) for r in self._rows if r.get("to_player") is None]
+        return [self.row_view(r, viewer) for r in self._rows if r.get("to_player") is None]
 
     async def _refresh_rows(self) -> None:
         if self.shared:
@@ -228,12 +245,13 @@ class Lobby:
                 self.hub.repeats.failed("could not read the lobby's challenges", None, exc)
 
     @staticmethod
-    def _row_view(row: dict[str, Any], viewer: Conn) -> dict[str, Any]:
+    def row_view(row: dict[str, Any], viewer: Conn) -> dict[str, Any]:
+        """A stored challenge (a row of ``challenges``) as ``viewer`` sees it."""
         clock = _row_clock(row)
         return {
             "id": row["id"],
             "by": {"player": row["player"], "name": row["name"], "rating": row["rating"],
-                   "provisional": bool(row.get("provisional"))},
+                   "provisional": bool(row.get("provisional")), "bot": bool(row.get("bot"))},
             "target": row["target"],
             "series": row["series"],
             "name": Match(row["target"], series=row["series"]).name,
@@ -313,6 +331,7 @@ class Lobby:
             del self.challenges[cid]
         for challenge in direct:
             await self._withdrawn(challenge.id, challenge.msg.to)
+            await self._event("challengeCanceled", challenge.view(challenge.conn))
         if gone:
             if self.shared:
                 assert self.hub is not None
@@ -367,7 +386,7 @@ class Lobby:
                     "clock_increment": None if clock is None or clock.days else clock.increment,
                     "clock_days": clock.days if clock is not None and clock.days else None,
                     "rated": msg.rated, "color": msg.color, "created": challenge.created,
-                    "seen": now_ms(), "to_player": msg.to,
+                    "seen": now_ms(), "to_player": msg.to, "bot": conn.bot,
                 }, MAX_WAITING, now_ms() - CHALLENGE_TTL_MS)
             except StoreErrors:
                 log.exception("could not store a challenge")
@@ -384,6 +403,7 @@ class Lobby:
             if hub.store.shared:
                 with contextlib.suppress(Exception):
                     await hub.store.call(hub.store.tell_lobby, f"direct {challenge.id}")
+            await self._event("challenge", challenge.view(conn))
             return challenge
         conn.lobby = True
         self.watchers.add(conn)
@@ -392,8 +412,13 @@ class Lobby:
 
     async def cancel(self, conn: Conn, msg: CancelMsg) -> None:
         """Withdraw one of the connection's player's challenges (held by
-        this process: a challenge lives with its poster's connection)."""
+        this process: a challenge lives with its poster's connection; with
+        several processes, a direct one held by another process is taken
+        out of the database, and that process told to let it go)."""
         challenge = self.challenges.get(msg.challenge)
+        if challenge is None and self.shared and conn.player is not None:
+            await self._cancel_elsewhere(conn.player, msg.challenge)
+            return
         if challenge is None or challenge.player != conn.player:
             raise GameError("no_challenge", f"cancel: no challenge {msg.challenge!r} of yours")
         del self.challenges[msg.challenge]
@@ -403,7 +428,37 @@ class Lobby:
                 await self.hub.store.call(self.hub.store.remove_challenges, [msg.challenge])
             except Exception:
                 log.exception("could not withdraw a challenge")
+        if challenge.msg.to is not None and not challenge.hidden:  # its player's pages take it down
+            await self._withdrawn(challenge.id, challenge.msg.to)
+            await self._event("challengeCanceled", challenge.view(challenge.conn))
         await self.broadcast()
+
+    async def _cancel_elsewhere(self, player: str, challenge_id: str) -> None:
+        """:meth:`cancel` of ``player``'s direct challenge held by another process."""
+        assert self.hub is not None
+        hub = self.hub
+        try:
+            row = await hub.store.call(hub.store.challenge_row, challenge_id)
+        except StoreErrors:
+            log.exception("could not read a challenge")
+            raise GameError("storage", "cancel: the lobby could not be read; try again") from None
+        if row is None or row["player"] != player or row.get("to_player") is None:
+            raise GameError("no_challenge", f"cancel: no challenge {challenge_id!r} of yours")
+        taken = await _take(hub, challenge_id, "cancel")
+        with contextlib.suppress(Exception):
+            await hub.store.call(hub.store.tell_lobby, f"canceled {challenge_id}")
+        await self._withdrawn(challenge_id, taken["to_player"])
+        await self._event("challengeCanceled", self.row_view(taken, Conn(_no_send, player=player)))
+
+    async def expire(self, now: float) -> list[str]:
+        """Withdraw this process's challenges whose time ran out by ``now``
+        (seconds; challenges made through the API), as their poster would;
+        returns their ids."""
+        over = [c for c in self.challenges.values() if c.expires is not None and c.expires <= now]
+        for challenge in over:
+            with contextlib.suppress(GameError):
+                await self.cancel(challenge.conn, CancelMsg(challenge.id))
+        return [c.id for c in over]
 
     async def accept(self, hub: Hub, conn: Conn, msg: AcceptMsg) -> str:
         """Accept a challenge: the game is made between the two players and
@@ -445,6 +500,9 @@ class Lobby:
             raise GameError("storage", "accept: the seat could not be claimed")
         frame = StartedFrame(game.row.id).to_json()
         await asyncio.gather(self._raw(challenge.conn, frame), self._raw(conn, frame))
+        black, gold = (challenge.player, conn.player) if seat == "b" else (conn.player, challenge.player)
+        await self._event("gameStart", {"game": game.row.id, "challenge": challenge.view(challenge.conn),
+                                        "black": black, "gold": gold})
         if c.to is not None:  # the player's other pages take the notice down
             await self._withdrawn(challenge.id, c.to)
             return game.row.id
@@ -494,6 +552,9 @@ class Lobby:
             with contextlib.suppress(Exception):
                 await hub.store.call(hub.store.started, row["id"], game.row.id)
         await asyncio.gather(*sends)
+        black, gold = (row["player"], conn.player) if seat == "b" else (conn.player, row["player"])
+        await self._event("gameStart", {"game": game.row.id, "challenge": self.row_view(row, conn),
+                                        "black": black, "gold": gold})
         if row.get("to_player") is not None:
             await self._withdrawn(row["id"], row["to_player"])
             return game.row.id
@@ -559,7 +620,7 @@ class Lobby:
         self.noticed.add(conn)
         if hub.store.shared:
             await self._refresh_rows()
-            pending = [self._row_view(r, conn) for r in self._rows if r.get("to_player") == conn.player]
+            pending = [self.row_view(r, conn) for r in self._rows if r.get("to_player") == conn.player]
         else:
             pending = [c.view(conn) for c in sorted(self.challenges.values(), key=lambda c: c.created)
                        if c.msg.to == conn.player and not c.hidden]
@@ -586,15 +647,28 @@ class Lobby:
             to = None if local is None or local.hidden else local.msg.to
         if to is None or conn.player is None or to != conn.player:
             raise GameError("no_challenge", f"decline: no challenge {msg.challenge!r} to you")
+        view = local.view(local.conn) if local is not None else None
         if hub.store.shared:
-            await _take(hub, msg.challenge, "decline")
+            taken = await _take(hub, msg.challenge, "decline")
+            view = self.row_view(taken, conn)
         self.challenges.pop(msg.challenge, None)
+        if view is not None:
+            await self._event("challengeDeclined", view)
         if local is not None:
             await self._raw(local.conn, _frame({"type": "declined", "challenge": msg.challenge}))
         elif hub.store.shared:
             with contextlib.suppress(Exception):
                 await hub.store.call(hub.store.tell_lobby, f"declined {msg.challenge}")
         await self._withdrawn(msg.challenge, to)
+
+    async def _event(self, kind: str, data: dict[str, Any]) -> None:
+        """Tell the event streams of a change (:attr:`on_event`); a failure is logged, never raised."""
+        if self.on_event is None:
+            return
+        try:
+            await self.on_event(kind, data)
+        except Exception:
+            log.exception("could not tell the event streams of a %s", kind)
 
     async def _tell(self, player: str, frame: dict[str, Any]) -> None:
         """Send a frame to this process's connections following ``player``'s notices."""
@@ -624,7 +698,7 @@ class Lobby:
         if row is None or row.get("to_player") is None:
             return
         for conn in [c for c in self.noticed if c.player == row["to_player"]]:
-            await self._raw(conn, _frame({"type": "challenged", "challenge": self._row_view(row, conn)}))
+            await self._raw(conn, _frame({"type": "challenged", "challenge": self.row_view(row, conn)}))
 
     async def broadcast(self) -> None:
         """Send every follower the list (each with its own ``mine``)."""
@@ -638,6 +712,10 @@ class Lobby:
     async def _raw(conn: Conn, frame: str) -> None:
         with contextlib.suppress(Exception):
             await conn.send_text(frame)
+
+
+async def _no_send(_frame: str) -> None:
+    """The viewer of a view that is sent to nobody."""
 
 
 async def _blocks(hub: Hub, blocker: str, blocked: str) -> bool:

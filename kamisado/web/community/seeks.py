@@ -210,6 +210,9 @@ class Seeks:
             raise GameError("no_player", "seek: open the page first (quick pairing needs a player)")
         if rated and not conn.registered:
             raise GameError("account_needed", "seek: a rated game needs an account; sign up or sign in")
+        if conn.bot:
+            raise GameError("bot_seek", "seek: a bot is never paired by quick pairing;"
+                            " it plays the challenges it accepts")
         self.hub = hub
         old = self.of_conn.get(conn)
         if old is not None:

@@ -183,6 +183,8 @@ def route_limit(method: str, path: str) -> str | None:
         name = "complaint"
     if name is None and method == "POST" and path.startswith("/api/puzzles/attempts/"):
         name = "analysis"  # a puzzle move: the solver may judge it and reply
+    if name is None and method == "POST" and path.startswith("/api/challenge/") and path.count("/") == 3:
+        name = "create"  # a challenge over HTTP, as on the websocket
     if name is None and path.startswith("/api/games/"):
         parts = path.split("/")
         if len(parts) == 5:

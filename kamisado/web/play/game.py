@@ -98,6 +98,8 @@ class Conn:
     name: str = ""
     #: whether the player has an account (only those claim a rated game's seat)
     registered: bool = False
+    #: whether the player is a bot account (never paired by quick pairing; shown BOT)
+    bot: bool = False
     #: whether the connection follows the lobby (:mod:`kamisado.web.community.lobby`)
     lobby: bool = False
     #: whether the page runs the engine: it sends the computer's moves of
@@ -182,6 +184,8 @@ class GameHub(HubFace, Protocol):
     draining: bool
     claim_after_s: float
     metrics: Metrics
+    #: told of each game that ended (:attr:`kamisado.web.play.games.Hub.on_finish`)
+    on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None
 
     @property
     def rng(self) -> random.Random: ...
@@ -228,6 +232,8 @@ class Game(GameState):
     #: whether it is provisional (shown with "?")
     ratings: list[tuple[int | None, int | None, bool]] = field(
         default_factory=lambda: [(None, None, False), (None, None, False)])
+    #: per side, whether its player is a bot account (read with the ratings)
+    bots: list[bool] = field(default_factory=lambda: [False, False])
     #: held by whatever changes the game (an action, a refresh from the
     #: store): one change at a time, each stored before the next begins
     lock: asyncio.Lock = field(default_factory=asyncio.Lock, repr=False)
@@ -312,6 +318,7 @@ class Game(GameState):
                 "rating": rating,
                 "rating_change": change,
                 "provisional": provisional,
+                "bot": self.bots[side],
             }
         offer, declined = self.offer(), self.declined()
         position, fill = frame_position(match, self.ended is not None)
@@ -644,6 +651,8 @@ class Game(GameState):
         hub.metrics.acted(token)
         self.failures = 0
         self.row.offer = None  # stored: every action ends the offer pending (or declined)
+        if self.state == OVER and hub.on_finish is not None:  # the event streams: a task of its own
+            hub.spawn(hub.on_finish(self))
         if self.state == OVER and self.row.rated:
             try:
                 await rate(self)
@@ -723,6 +732,13 @@ async def load_ratings(game: Game) -> None:
             got[side] = (computer_rating(kind), None, False)
     speed = speed_of(row.clock_days, row.clock_initial)
     players = [p for p in row.owners if p is not None]
+    if players:
+        try:
+            bots = await store.call(store.bots_among, players)
+        except Exception as exc:
+            game.served_by.repeats.failed("could not read the ratings of a game", row.id, exc)
+        else:
+            game.bots = [owner in bots for owner in row.owners]
     if speed is not None and players:
         try:
             if row.rated and game.state == OVER:

@@ -83,6 +83,9 @@ class Hub:
         #: the lobby's handler of other processes' lobby changes
         #: (:meth:`kamisado.web.community.lobby.Lobby.bind`): ``(origin, what)``
         self.on_lobby: Callable[[str, str], Awaitable[None]] | None = None
+        #: told of each game that ended through this process (the event
+        #: streams' ``gameFinish``: :mod:`kamisado.web.bots`)
+        self.on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None = None
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
         #: every websocket open on this process (the page's, whatever it is on)

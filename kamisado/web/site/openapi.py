@@ -100,6 +100,13 @@ REASON = obj(reason=STR)
 CREDENTIALS = obj("account", "password", account=STR, password=STR, name=STR)
 PUZZLE_ANSWER = OBJ
 
+API_PLAYER = obj("id", "name", "rating", "bot", id=STR, name=STR, rating={"type": ["integer", "null"]}, bot=BOOL)
+CHALLENGE = obj("id", "challenger", "destUser", "rated", "clock", "target", "series", "color", "status",
+                id=STR, challenger=API_PLAYER, rated=BOOL, target=INT, series=BOOL,
+                color={"type": "string", "enum": ["black", "gold", "random"]},
+                status={"type": "string", "enum": ["created", "canceled", "declined", "accepted"]})
+OK = obj("ok", ok=BOOL)
+
 #: Every operation of the HTTP API.
 OPERATIONS: tuple[Operation, ...] = (
     # the game
@@ -228,6 +235,26 @@ OPERATIONS: tuple[Operation, ...] = (
               obj("signed_in"), errors=(503,)),
     Operation("/api/players/{player}/puzzles", "get", "player_puzzles", "A player's puzzle progress", "puzzles",
               obj("player"), errors=(404, 503)),
+    # bots: accounts, challenges, events
+    Operation("/api/bot/upgrade", "post", "bot_upgrade", "Make the token's account a bot (no game played yet)",
+              "bots", obj("id", "name", "bot", id=STR, name=STR, bot=BOOL), errors=(400, 401, 403, 404, 503),
+              signed_in=True),
+    Operation("/api/bots", "get", "bots_online", "The bots online, with their ratings per speed", "bots",
+              {"type": "array", "items": obj("id", "name", "ratings", id=STR, name=STR, ratings=OBJ)},
+              errors=(401, 403, 503)),
+    Operation("/api/challenge/{player}", "post", "challenge", "Challenge a player (a person or a bot)", "bots",
+              CHALLENGE, errors=(400, 401, 403, 404, 409, 413, 429, 503), signed_in=True,
+              body=obj(target=INT, clock={"type": ["object", "null"]}, rated=BOOL,
+                       color={"type": "string", "enum": ["black", "gold", "random"]}, series=BOOL)),
+    Operation("/api/challenge/{id}/accept", "post", "challenge_accept", "Accept a challenge to this account",
+              "bots", obj("ok", "game", ok=BOOL, game=STR), errors=(400, 401, 403, 404, 429, 503), signed_in=True),
+    Operation("/api/challenge/{id}/decline", "post", "challenge_decline", "Decline a challenge to this account",
+              "bots", OK, errors=(400, 401, 403, 404, 429, 503), signed_in=True),
+    Operation("/api/challenge/{id}/cancel", "post", "challenge_cancel", "Withdraw this account's challenge",
+              "bots", OK, errors=(400, 401, 403, 404, 429, 503), signed_in=True),
+    Operation("/api/stream/event", "get", "stream_event",
+              "This account's events, as NDJSON: its games in progress and open challenges, then each change",
+              "bots", {"type": "string"}, media="application/x-ndjson", errors=(401, 403, 503), signed_in=True),
     # operations
     Operation("/healthz", "get", "healthz", "Alive: ok", "ops", None, media="text/plain"),
     Operation("/readyz", "get", "readyz", "Ready to serve (the store, the engine)", "ops", obj("ready"),

@@ -232,11 +232,15 @@ def configure_logging(fmt: str) -> dict[str, Any] | None:
 async def drain(app: Any, timeout: float = DRAIN_S) -> None:
     """The first steps of a graceful stop: no action is stored any more
     (``hub.draining``: an action is refused ``restarting``), every websocket
-    is sent ``{"type": "restarting"}``, and each game's action being
+    is sent ``{"type": "restarting"}``, every event stream ends
+    (:mod:`kamisado.web.bots`), and each game's action being
     stored is stored (its lock is free once it is), for at most
     ``timeout`` seconds."""
     hub = app.state.hub
     hub.draining = True
+    events = getattr(app.state, "events", None)
+    if events is not None:
+        events.close()
     conns = list(hub.open_conns)
     log.info("kamisado web: stopping: %d websocket(s) told the server restarts", len(conns))
     frame = RestartingFrame().to_json()

@@ -347,6 +347,7 @@ async def player_page(request: Request) -> Response:
         "id": player.id,
         "name": player.name,
         "registered": player.account is not None,
+        "bot": player.bot,
         "ratings": {speed: (ratings[speed].view() if speed in ratings else None) for speed in SPEEDS},
         "history": [{**h, "rating": round(h["rating"]), "rd": round(h["rd"]),
                      "change": round(h["change"])} for h in history],
@@ -434,7 +435,7 @@ async def leaderboard(request: Request) -> Response:
 
     def listed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [{"rank": i + 1, "player": r["player"], "name": r["name"], "rating": round(r["rating"]),
-                 "rd": round(r["rd"]), "games": r["games"]} for i, r in enumerate(rows)]
+                 "rd": round(r["rd"]), "games": r["games"], "bot": bool(r["bot"])} for i, r in enumerate(rows)]
 
     return JSONResponse({"speed": speed, "active_days": ACTIVE_DAYS, "players": listed(rows),
                          "provisional": listed(unsure)})

@@ -44,6 +44,7 @@ from kamisado.web.accounts.players import (
 from kamisado.web.accounts.sessions import SESSION_IDLE_S, SessionSockets
 from kamisado.web.accounts.tokens import ROUTES as TOKEN_ROUTES
 from kamisado.web.accounts.tokens import BearerAuth, Tokens
+from kamisado.web.bots import routes as bots
 from kamisado.web.community.lobby import Lobby
 from kamisado.web.edge.edge import BODY_TIMEOUT_S, Edge
 from kamisado.web.edge.guard import (
@@ -181,6 +182,7 @@ def lifespan(
             # on the wall clock (the same on every process), or the clock a test gave the limiter
             limiter.shared = SharedBuckets(store, time.time if limiter.clock is time.monotonic else limiter.clock)
         app.state.lobby = Lobby(hub)  # over every process, when several share the database
+        bots.start(app, clock)  # the event streams, challenges over HTTP
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         hub.reporter.slots = app.state.analysis  # a report's slices take analysis slots too
@@ -220,6 +222,7 @@ def lifespan(
             gc.set_threshold(*gc_before)
             if shares:
                 limiter.shared = None
+            await bots.stop(app)
             await hub.close()  # and the process pool with it
             if runner is not None:
                 await runner.close()
@@ -263,6 +266,7 @@ ROUTES = [
     *OPS_ROUTES,
     *OFFLINE_ROUTES,
     *OPENAPI_ROUTES,
+    *bots.ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     *ENGINE_DATA_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC), name="static"),

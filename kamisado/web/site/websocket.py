@@ -293,6 +293,7 @@ async def ws_endpoint(ws: WebSocket) -> None:
     if player is not None:
         conn.player, conn.name = player.id, player.name
         conn.registered = player.account is not None
+        conn.bot = player.bot
     # a signed-in session's websocket is closed when the session ends
     key = session_key(ws) if conn.registered else None
     bearer = ws.scope.get(BEARER)

@@ -33,6 +33,14 @@ class PlayerCalls:
 
     # -- ratings ---------------------------------------------------------------
 
+    def bots_among(self, player_ids: list[str]) -> set[str]:
+        """Which of these players are bot accounts (issue 42: shown BOT)."""
+        if not player_ids:
+            return set()
+        with self._db.read() as tx:
+            rows = tx.run(sa.select(players.c.id).where(players.c.id.in_(player_ids), players.c.bot.is_(True))).rows
+        return {r[0] for r in rows}
+
     def ratings_of(self, player_ids: list[str], speed: str) -> dict[str, Rating]:
         """The ratings of some players for a speed (a player with no rated
         game yet is not in the answer: it starts at ``Rating()``)."""
@@ -95,7 +103,8 @@ class PlayerCalls:
         )
         with self._db.read() as tx:
             rows = tx.run(
-                sa.select(ratings.c.player, players.c.name, ratings.c.rating, ratings.c.rd, ratings.c.games)
+                sa.select(ratings.c.player, players.c.name, ratings.c.rating, ratings.c.rd, ratings.c.games,
+                          players.c.bot)
                 .select_from(ratings.join(players, players.c.id == ratings.c.player))
                 .where(ratings.c.speed == speed,
                        ratings.c.rd > PROVISIONAL_RD if provisional else ratings.c.rd <= PROVISIONAL_RD,

@@ -169,6 +169,8 @@ players = sa.Table(
     sa.Column("roles", sa.String(60), nullable=True),
     sa.Column("muted_until", sa.Float, nullable=True),
     sa.Column("closed", sa.Float, nullable=True),
+    # revision 0019: a bot account (issue 42: ``POST /api/bot/upgrade``)
+    sa.Column("bot", sa.Boolean, nullable=False, server_default=sa.false()),
     sa.Index("players_account", "account", unique=True),
 )
 
@@ -292,6 +294,8 @@ challenges = sa.Table(
     sa.Index("challenges_origin", "origin"),
     # revision 0016: the direct challenges waiting for one player are counted
     sa.Index("challenges_to", "to_player"),
+    # revision 0019: the challenger is a bot (shown BOT)
+    sa.Column("bot", sa.Boolean, nullable=False, server_default=sa.false()),
 )
 
 #: Quick pairing (revision 0012): one row a seek, a player seeking a game

@@ -3,7 +3,7 @@
    This module starts the page and routes: #/ (the landing page; #/?seek=3%2B2 seeks a game),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard, #/bots,
    #/account, #/mod (the moderators' page), #/local/<id> (a game played offline, kept on this device);
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
@@ -20,7 +20,7 @@ import { loadLevels, renderLevels, showNew, updateForm } from "./views/home.js";
 import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby, showQuickHome } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
-import { showLeaderboard } from "./views/leaderboard.js";
+import { showBots, showLeaderboard } from "./views/leaderboard.js";
 import { showMod } from "./views/mod.js";
 import { whenSessionEnds } from "./socket.js";
 import { followNotices } from "./notices.js";
@@ -78,6 +78,7 @@ function route() {
   else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
   else if (where === "mod") { showView("mod"); showMod(); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
+  else if (where === "bots") { showView("bots"); showBots(); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
   else if (where === "puzzles" && id === "streak") { showView("play"); openStreak(); }
   else if (where === "puzzles") { showView("puzzles"); showPuzzleList(); }

@@ -7,7 +7,7 @@
    made it hears "challenging", then "declined" or "started". */
 import { $, h } from "./dom.js";
 import { t } from "./i18n.js";
-import { ratingNode } from "./ratings.js";
+import { botBadge, ratingNode } from "./ratings.js";
 import { NoticeSocket } from "./socket.js";
 import { openStarted } from "./views/game.js";
 import { controlText } from "./views/lobby.js";
@@ -63,9 +63,10 @@ export function challengeFacts(c) {
 function render() {
   $("#notices").hidden = pending.length === 0;
   $("#notice-list").replaceChildren(...pending.map((c) => {
-    const by = c.by || { player: "", name: "", rating: null };
+    const by = c.by || { player: "", name: "", rating: null, bot: false };
     const name = by.name || t("player.anonymous");
     const who = h("strong", {}, h("a", { href: `#/player/${encodeURIComponent(by.player)}` }, name));
+    if (by.bot) who.append(" ", botBadge());
     if (by.rating != null) who.append(" ", ratingNode({ rating: by.rating, provisional: by.provisional }));
     const accept = h("button", { type: "button", class: "primary accept",
       "aria-label": t("notice.accept_label", { name }) }, t("lobby.accept"));

@@ -19,3 +19,11 @@ export const ratingText = (r) => `${Math.round(r.rating)}${r.provisional ? "?" :
 export function ratingNode(r) {
   return h("span", { class: "rating", title: r.provisional ? t("rating.provisional") : t("rating.title") }, ratingText(r));
 }
+
+/**
+ * The small "BOT" badge beside a bot account's name (docs/web-bots.md).
+ * @returns {HTMLElement}
+ */
+export function botBadge() {
+  return h("span", { class: "bot-badge", title: t("bot.title") }, t("bot.badge"));
+}

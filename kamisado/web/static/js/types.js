@@ -17,7 +17,7 @@
  * @typedef {{kpn: string, towers: TowerRow[], turn: string, must: string|null,
  *   legal: Record<string, string[]>, outcome: Outcome|null, passes: Pass[]}} PositionView
  * @typedef {{kind: string, name: string, online: boolean, away_ms?: number|null, player?: string|null,
- *   rating?: number|null, rating_change?: number|null, provisional?: boolean}} Seat
+ *   rating?: number|null, rating_change?: number|null, provisional?: boolean, bot?: boolean}} Seat
  * @typedef {{kind: string, by: string}} Offer
  * @typedef {PositionView & {type: string, game: string, seq: number, name: string, target: number,
  *   series: boolean, online_game: boolean, points: number[], state: string, winner: string|null,
@@ -37,7 +37,7 @@
  * A clock control: real time (seconds + seconds) or days a move.
  * @typedef {{initial?: number, increment?: number, days?: number}} Control
  * An open challenge in the lobby.
- * @typedef {{id: string, by: {player: string, name: string, rating: number|null, provisional?: boolean}, target: number,
+ * @typedef {{id: string, by: {player: string, name: string, rating: number|null, provisional?: boolean, bot?: boolean}, target: number,
  *   series: boolean, name: string, clock: Control|null, rated: boolean, color: string, mine: boolean,
  *   to?: string|null}} Challenge
  * The solver's word on a position (/api/games/{id}/review): who wins the round, in how many moves.

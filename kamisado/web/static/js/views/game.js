@@ -5,7 +5,7 @@ import { $, getJSON, h } from "../dom.js";
 import { SIDE_FILL } from "../board.js";
 import { colourNode, matchName, otherSide, pointsText, pushNodes, sideName, t, tn } from "../i18n.js";
 import { renderMoves } from "../movelist.js";
-import { ratingNode } from "../ratings.js";
+import { botBadge, ratingNode } from "../ratings.js";
 import { prefs, setPref } from "../prefs.js";
 import { GameSocket } from "../socket.js";
 import { announce, board, fillBoards, panelParts, ringsOf, setStatus, Stepper, toMoveNodes } from "./play.js";
@@ -491,6 +491,7 @@ function renderSeats(st, connected) {
     // the player (name, rating, points, presence) on one line; the clock beside it on a
     // phone, under or over it (large) beside the board on a wider screen
     const who = h("span", { class: "who" }, dot, name);
+    if (seat.bot) who.append(botBadge());
     // "(you)" apart from the name: on a phone it wraps under a long name with the rest
     if (you.includes(s) && you.length === 1) who.append(h("span", { class: "you-mark" }, `(${t("game.you")})`));
     div.replaceChildren(who);

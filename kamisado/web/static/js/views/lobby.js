@@ -10,7 +10,7 @@ import { $, h } from "../dom.js";
 import { has, otherSide, sideName, t } from "../i18n.js";
 import { refusal } from "../refusals.js";
 import { LobbySocket } from "../socket.js";
-import { ratingNode } from "../ratings.js";
+import { botBadge, ratingNode } from "../ratings.js";
 import { currentMe } from "./account.js";
 import { openStarted } from "./game.js";
 import { rememberPaired } from "./controls.js";
@@ -148,12 +148,13 @@ const matchName = (c) => c.series ? t("games.series", { n: c.target })
 
 /** One challenge as a card. @param {Challenge} c @param {boolean} connected */
 function challengeCard(c, connected) {
-  const by = c.by || { player: "", name: "", rating: null };
+  const by = c.by || { player: "", name: "", rating: null, bot: false };
   const name = by.name || t("player.anonymous");
   const who = by.player
     ? h("a", { class: "who", href: `#/player/${encodeURIComponent(by.player)}` }, name)
     : h("span", { class: "who" }, name);
   const title = h("h3", { class: "players" }, who);
+  if (by.bot) title.append(" ", botBadge());
   if (by.rating != null) title.append(" ", ratingNode({ rating: by.rating, provisional: by.provisional }));
   if (c.mine) title.append(" ", h("span", { class: "mine-flag" }, t("lobby.mine")));
   const colour = c.color === "random" ? t("lobby.random_colours")

@@ -10,7 +10,7 @@ import { $, chartQuery, getJSON, h } from "../dom.js";
 import { t } from "../i18n.js";
 import { refusal } from "../refusals.js";
 import { challengePlayer } from "../notices.js";
-import { ratingNode, ratingText } from "../ratings.js";
+import { botBadge, ratingNode, ratingText } from "../ratings.js";
 import { currentMe } from "./account.js";
 import { openComplaint, setBlocked } from "./complaint.js";
 import { card } from "./games.js";
@@ -21,7 +21,7 @@ import { controlText } from "./lobby.js";
  *   rating: {rating: number, provisional: boolean}|null}, you: string,
  *   clock: import("../types.js").Control|null, speed: string|null, rated: boolean,
  *   result: string}} Recent */
-/** @typedef {{id: string, name: string, registered: boolean, ratings: Record<string, Rating>,
+/** @typedef {{id: string, name: string, registered: boolean, bot?: boolean, ratings: Record<string, Rating>,
  *   history: any[], games: any[], online?: boolean, results?: Record<string, {won: number, lost: number}>,
  *   recent?: Recent[], blocked?: boolean}} PlayerPage */
 
@@ -65,7 +65,7 @@ export async function showPlayer(id) {
   $("#player-mod").hidden = !(me && me.signed_in) || mine;
   $("#pm-said").textContent = "";
   drawBlock(Boolean(p.blocked));
-  $("#player-name").textContent = p.name || t("player.anonymous");
+  $("#player-name").replaceChildren(p.name || t("player.anonymous"), ...(p.bot ? [" ", botBadge()] : []));
   $("#player-kind").textContent = t(p.registered ? "player.registered" : "player.unregistered")
     + (mine ? ` ${t("player.you")}` : "");
   $("#player-body").hidden = false;
