@@ -326,3 +326,28 @@ def test_the_stream_across_two_processes(pg_url: str) -> None:
             state = play_out(url_a, {"b": ann, "g": bob}, gid, seen, random.Random(3),
                              lambda s: s["seq"] >= 8)
             assert state["seq"] == 8 and len(state["moves"]) + (state["round"] - 1) >= 1
+
+
+def test_a_bots_clock_runs_and_its_flag_falls_as_a_persons(site: tuple[str, str, str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The clocks are derived, never ticked: the server's time is moved on
+    (``clocks.now_ms``, injected) past Gold's time, and the flag falls."""
+    from kamisado.web.basics import clocks
+
+    url, ann, bob = site
+    gid = new_game(url, ann, bob, clock={"initial": 20, "increment": 1})
+    real = clocks.now_ms
+    shift = [0]
+    monkeypatch.setattr(clocks, "now_ms", lambda: real() + shift[0])
+    with streams(url, [(ann, gid), (bob, gid)]) as (sa, sb):
+        assert sa.until(lambda s: True)["gtime"] == 20_000
+        sb.until(lambda s: True)
+        assert call(url, ann, f"/api/bot/game/{gid}/move/c1-c5") == (200, {"ok": True})
+        moved = sb.next()
+        assert moved is not None and moved["btime"] == 20_000 and 19_000 < moved["gtime"] <= 20_000
+        shift[0] = 60_000  # a minute later: Gold's 20 s ran out
+        end = sb.next()  # the flags' watch saw it (Black's first move is not timed: no increment)
+        assert end is not None and (end["status"], end["reason"], end["winner"]) == ("finished", "time", "b")
+        assert end["gtime"] == 0 and sb.next() is None
+        late = call(url, bob, f"/api/bot/game/{gid}/move/{moved['legal'][0]}")
+        assert late[0] == 409 and late[1]["code"] == "over"
