@@ -10,6 +10,7 @@ import contextlib
 import http.cookiejar
 import json
 import random
+import secrets
 import time
 import urllib.error
 import urllib.request
@@ -320,7 +321,8 @@ def test_the_stream_opens_again_with_game_full_after_a_restart(site: tuple[str, 
 def test_the_stream_across_two_processes(pg_url: str) -> None:
     with servers(pg_url, 2) as (a, b):
         url_a, url_b = f"http://{a}", f"http://{b}"
-        ann, bob = account(url_a, "ann"), account(url_a, "bob")
+        run = secrets.token_hex(4)  # the database outlives the test: new accounts each run
+        ann, bob = account(url_a, f"ann{run}"), account(url_a, f"bob{run}")
         gid = new_game(url_a, ann, bob, target=3, clock={"initial": 600, "increment": 5})
         with streams(url_b, [(ann, gid), (bob, gid)]) as seen:  # held on B; moves posted on A
             state = play_out(url_a, {"b": ann, "g": bob}, gid, seen, random.Random(3),
@@ -351,3 +353,26 @@ def test_a_bots_clock_runs_and_its_flag_falls_as_a_persons(site: tuple[str, str,
         assert end["gtime"] == 0 and sb.next() is None
         late = call(url, bob, f"/api/bot/game/{gid}/move/{moved['legal'][0]}")
         assert late[0] == 409 and late[1]["code"] == "over"
+
+
+def test_a_stream_holds_the_bots_seat_while_it_is_open(site: tuple[str, str, str]) -> None:
+    """The opponent's page sees the bot online while its stream is open, and
+    away once it closed it (the seat is let go of at once)."""
+    url, ann, bob = site
+    gid = new_game(url, ann, bob)
+    ws_url = url.replace("http://", "ws://") + "/ws"
+    with connect(ws_url, additional_headers={"Authorization": f"Bearer {bob}"}, open_timeout=20) as ws:
+        ws.send(json.dumps({"type": "join", "game": gid}))
+
+        def black_online(online: bool) -> None:
+            deadline = time.monotonic() + 20
+            while True:
+                frame = json.loads(ws.recv(timeout=max(0.01, deadline - time.monotonic())))
+                if frame["type"] == "state" and frame["seats"]["b"]["online"] is online:
+                    return
+
+        black_online(False)
+        with streams(url, [(ann, gid)]) as (sa,):
+            assert sa.next() is not None
+            black_online(True)
+        black_online(False)
