@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -259,6 +260,7 @@ async def game_stream(request: Request) -> Response:
 async def _act(request: Request, what: str) -> Response:
     """One action of the account's seat: stored, then answered ``{"ok": true}``."""
     hub = _hub(request)
+    began = time.perf_counter()
     try:
         bearer = _bearer(request)
         seq = _seq(request)
@@ -274,6 +276,8 @@ async def _act(request: Request, what: str) -> Response:
             try:
                 if isinstance(msg, MoveMsg | FillMsg):
                     await game.act(conn, msg)
+                    if isinstance(msg, MoveMsg):  # stored and sent: its round trip, as the websocket's
+                        hub.metrics.moved(time.perf_counter() - began)
                 else:
                     await game.end(conn, msg)
             except GameError as exc:
