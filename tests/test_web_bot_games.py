@@ -33,6 +33,11 @@ SCOPES = ["read", "play", "bot"]
 
 def account(url: str, name: str, scopes: list[str] | None = None) -> str:
     """Sign ``name`` up on the site (a browser's cookie) and make it a token: the token."""
+    return account_revocable(url, name, scopes)[0]
+
+
+def account_revocable(url: str, name: str, scopes: list[str] | None = None) -> tuple[str, Callable[[], None]]:
+    """:func:`account`, and a function that revokes its token (as its page does)."""
     opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
     opener.open(url + "/api/me", timeout=20).read()
 
@@ -43,8 +48,13 @@ def account(url: str, name: str, scopes: list[str] | None = None) -> str:
         return got
 
     post("/api/signup", {"account": name, "password": "a long password", "name": name.title()})
-    token: str = post("/api/tokens", {"name": "bot", "scopes": scopes or SCOPES})["token"]
-    return token
+    made = post("/api/tokens", {"name": "bot", "scopes": scopes or SCOPES})
+
+    def revoke() -> None:
+        req = urllib.request.Request(f"{url}/api/tokens/{made['id']}", method="DELETE", headers={"Origin": url})
+        opener.open(req, timeout=20).read()
+
+    return made["token"], revoke
 
 
 def call(url: str, token: str | None, path: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
@@ -376,3 +386,14 @@ def test_a_stream_holds_the_bots_seat_while_it_is_open(site: tuple[str, str, str
             assert sa.next() is not None
             black_online(True)
         black_online(False)
+
+
+def test_a_revoked_token_ends_its_stream(site: tuple[str, str, str]) -> None:
+    url, ann, bob = site
+    token, revoke = account_revocable(url, "cyd")
+    gid = new_game(url, ann, bob)
+    with streams(url, [(token, gid)]) as (sc,):
+        assert sc.next() is not None
+        revoke()
+        assert sc.next() is None
+    assert call(url, token, f"/api/bot/game/{gid}/resign")[0] == 401

@@ -29,6 +29,7 @@ stored.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -190,6 +191,20 @@ def _is_state(text: str) -> bool:
     return text.startswith('{"type":"state"')
 
 
+def _kind(text: str) -> str | None:
+    """The type of a (small) frame other than the state.
+
+    >>> _kind('{"type": "restarting"}'), _kind("not json")
+    ('restarting', None)
+    """
+    try:
+        frame = json.loads(text)
+    except ValueError:
+        return None
+    kind = frame.get("type") if isinstance(frame, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
 async def game_stream(request: Request) -> Response:
     """``GET /api/bot/game/stream/{game}``: ``gameFull``, then a
     ``gameState`` after each change, until the game ends (docs/web-bots.md).
@@ -212,7 +227,7 @@ async def game_stream(request: Request) -> Response:
     async def heard(text: str) -> None:
         if _is_state(text):
             queue.put_nowait(state_of(game, clocks.now_ms()) | {"_change": _change(game)})
-        elif '"restarting"' in text[:30]:  # the server stops (kamisado.web.site.ops.drain): the stream ends
+        elif _kind(text) == "restarting":  # the server stops (kamisado.web.site.ops.drain): the stream ends
             queue.put_nowait(None)
 
     async def closed(code: int = 0, reason: str = "") -> None:
