@@ -99,6 +99,8 @@ GAME_OUT = obj("id", "tokens", "you", id=STR, tokens=OBJ, you={"type": "array", 
 REASON = obj(reason=STR)
 CREDENTIALS = obj("account", "password", account=STR, password=STR, name=STR)
 PUZZLE_ANSWER = OBJ
+BOT_OK = obj("ok", ok=BOOL)
+SEQ = Param("seq", INT, about="the action count the bot saw: refused as stale (409) once the game moved on")
 
 API_PLAYER = obj("id", "name", "rating", "bot", id=STR, name=STR, rating={"type": ["integer", "null"]}, bot=BOOL)
 CHALLENGE = obj("id", "challenger", "destUser", "rated", "clock", "target", "series", "color", "status",
@@ -255,6 +257,19 @@ OPERATIONS: tuple[Operation, ...] = (
     Operation("/api/stream/event", "get", "stream_event",
               "This account's events, as NDJSON: its games in progress and open challenges, then each change",
               "bots", {"type": "string"}, media="application/x-ndjson", errors=(401, 403, 503), signed_in=True),
+    # bots: games
+    Operation("/api/bot/game/stream/{game}", "get", "bot_game_stream",
+              "A game as newline-delimited JSON: gameFull, then a gameState after each change (docs/web-bots.md)",
+              "bots", None, media="application/x-ndjson", errors=(401, 404, 503), signed_in=True),
+    Operation("/api/bot/game/{game}/move/{move}", "post", "bot_move", "Play a move (square form, c1-c5)", "bots",
+              BOT_OK, errors=(400, 401, 403, 404, 409, 503), signed_in=True, params=(SEQ,)),
+    Operation("/api/bot/game/{game}/fill/{direction}", "post", "bot_fill", "Fill left or right after winning a round",
+              "bots", BOT_OK, errors=(400, 401, 403, 404, 409, 503), signed_in=True,
+              params=(Param("direction", {"type": "string", "enum": ["left", "right"]}, where="path"), SEQ)),
+    Operation("/api/bot/game/{game}/resign", "post", "bot_resign", "Resign the match", "bots", BOT_OK,
+              errors=(400, 401, 403, 404, 409, 503), signed_in=True, params=(SEQ,)),
+    Operation("/api/bot/game/{game}/abort", "post", "bot_abort", "Abort the game (before both sides moved)", "bots",
+              BOT_OK, errors=(400, 401, 403, 404, 409, 503), signed_in=True, params=(SEQ,)),
     # operations
     Operation("/healthz", "get", "healthz", "Alive: ok", "ops", None, media="text/plain"),
     Operation("/readyz", "get", "readyz", "Ready to serve (the store, the engine)", "ops", obj("ready"),

@@ -45,6 +45,7 @@ from kamisado.web.accounts.sessions import SESSION_IDLE_S, SessionSockets
 from kamisado.web.accounts.tokens import ROUTES as TOKEN_ROUTES
 from kamisado.web.accounts.tokens import BearerAuth, Tokens
 from kamisado.web.bots import routes as bots
+from kamisado.web.bots.games import ROUTES as BOT_GAME_ROUTES
 from kamisado.web.community.lobby import Lobby
 from kamisado.web.edge.edge import BODY_TIMEOUT_S, Edge
 from kamisado.web.edge.guard import (
@@ -267,6 +268,7 @@ ROUTES = [
     *OFFLINE_ROUTES,
     *OPENAPI_ROUTES,
     *bots.ROUTES,
+    *BOT_GAME_ROUTES,
     WebSocketRoute("/ws", ws_endpoint),
     *ENGINE_DATA_ROUTES,
     Mount("/static", StaticFiles(directory=STATIC), name="static"),
