@@ -15,11 +15,19 @@ from typing import Any, cast
 
 import pytest
 
-from kamisado.api.bot import STOPPED_AT_ONCE, Backoff, Bot, Filters, filters_of, main, parse_args
+from kamisado.api.bot import (
+    STOPPED_AT_ONCE,
+    Backoff,
+    Bot,
+    Filters,
+    filters_of,
+    main,
+    parse_args,
+)
 from kamisado.api.client import ApiError, Client
 from kamisado.protocol.client import Clock, PlayResult
 from kamisado.protocol.client.messages import Info
-from kamisado.rules.match import FILL, Match, start_kpn
+from kamisado.rules.match import FILL, Match
 
 END = object()
 WAIT = 10.0  # seconds the test waits for the bot's next request (it comes in milliseconds)

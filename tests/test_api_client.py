@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import doctest
+import io
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,7 +28,9 @@ from starlette.routing import Route
 from kamisado.api import ApiError, Client
 from kamisado.api import client as client_module
 from kamisado.web.bots import ndjson
+from kamisado.web.site.openapi import OPERATIONS
 from kamisado.web.site.server import create_app
+from tests.test_docs import ROOT, blocks_of
 
 WAIT = 20.0
 
@@ -179,10 +183,10 @@ def account_token(url: str, name: str, scopes: list[str]) -> str:
 
 
 def test_the_account_of_a_token_and_the_sites_refusals(site: str) -> None:
-    token = account_token(site, "robo", ["read"])
+    token = account_token(site, "reader", ["read"])
     with Client(site, token) as client:
         me = client.account.get()
-        assert me["account"] == "robo"
+        assert me["account"] == "reader"
         with pytest.raises(ApiError) as e:
             client.games.export("nosuchgame")
         assert e.value.status == 404
@@ -190,3 +194,25 @@ def test_the_account_of_a_token_and_the_sites_refusals(site: str) -> None:
         stranger.account.get()
     assert (e.value.status, e.value.code) == (401, "bad_token")
     assert e.value.message == "bad token: unknown, revoked, or its account closed"
+
+
+@pytest.mark.skipif(not any(op.path == "/api/stream/event" for op in OPERATIONS),
+                    reason="the server side of docs/web-bots.md is not in this tree yet")
+def test_the_python_session_of_docs_bots_md(site: str) -> None:
+    """docs/bots.md's ``pycon`` blocks, one doctest, against the site with
+    ``url``, the ``token`` of a fresh account ``robo`` and a ``person`` to challenge."""
+    person = account_token(site, "person", ["read"])
+    with Client(site, person) as p:
+        person_id = p.account.get()["id"]
+    globs: dict[str, Any] = {"url": site, "token": account_token(site, "robo", ["read", "play", "challenge", "bot"]),
+                             "person": person_id}
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    out = io.StringIO()
+    blocks = [b for b in blocks_of("pycon") if b.page == ROOT / "docs" / "bots.md"]
+    assert blocks
+    for block in blocks:
+        test = doctest.DocTestParser().get_doctest(block.text, globs, "bots.md", str(block.page), block.line)
+        runner.run(test, out=out.write, clear_globs=False)
+        globs = test.globs
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0 and result.attempted > 10, out.getvalue()

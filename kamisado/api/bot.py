@@ -504,8 +504,12 @@ def engine_opener(command: str, options: Sequence[tuple[str, str]]) -> Callable[
 
     def open_engine() -> Engine:
         engine = SimpleEngine.popen(argv, stderr=subprocess.DEVNULL, setpgrp=True)
-        if options:
-            engine.configure(dict(options))
+        try:
+            if options:
+                engine.configure(dict(options))
+        except BaseException:
+            engine.quit()
+            raise
         return engine
 
     return open_engine
