@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from kamisado.api.client import ApiError, Client
 from kamisado.api.types import Challenge, Event, GameEvent, GameState
@@ -418,7 +418,7 @@ class Bot:
     def _log_start(self, game: GameEvent) -> None:
         seat = game.get("seat")
         mine, theirs = ("black", "gold") if seat == "b" else ("gold", "black")
-        me, opponent = game.get(mine) or {}, game.get(theirs) or {}  # type: ignore[misc]
+        me, opponent = cast(dict[str, Any], game.get(mine) or {}), cast(dict[str, Any], game.get(theirs) or {})
         kind = MATCH_NAMES.get(game.get("target", 0), f"to {game.get('target')}")
         self.log(f"game {game['id']}: started: {me.get('name')} ({mine}) against {opponent.get('name')},"
                  f" {kind}, {clock_text(dict(game.get('clock') or {}))},"

@@ -54,12 +54,20 @@ class ApiError(Exception):
         self.status = status
         self.code = code
         self.message = message
-        self._details = dict(args or {})
+        self._details: dict[str, Any] = dict(args or {})
 
-    @property  # type: ignore[override]
-    def args(self) -> dict[str, Any]:  # the server's ``args``, not the exception's tuple
+    @property  # type: ignore[override]  # the server's ``args``, not the exception's tuple
+    def args(self) -> dict[str, Any]:
         """The server's details of the refusal (``{}`` when none)."""
         return self._details
+
+    @args.setter
+    def args(self, value: Any) -> None:  # BaseException's own setting (a tuple) is not kept
+        if isinstance(value, dict):
+            self._details = value
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (self.status, self.code, self.message, self._details))
 
     def __str__(self) -> str:
         return f"{self.status} {self.code}: {self.message}"
