@@ -96,6 +96,7 @@ class FakeSite:
         self.bots = self
         self.challenges = self
         self.refuse: dict[str, ApiError] = {}
+        self.opened_events = 0
 
     def game(self, game_id: str) -> FakeStream:
         return self.games.setdefault(game_id, FakeStream())
@@ -126,10 +127,12 @@ class FakeSite:
     def decline(self, cid: str) -> None:
         self._call("decline", cid)
 
-    def make_move(self, game_id: str, move: str) -> None:
+    def make_move(self, game_id: str, move: str, seq: int | None = None) -> None:
+        assert seq is not None  # the bot says which state it answers
         self._call("move", game_id, move)
 
-    def fill(self, game_id: str, side: str) -> None:
+    def fill(self, game_id: str, side: str, seq: int | None = None) -> None:
+        assert seq is not None
         self._call("fill", game_id, side)
 
     def resign_game(self, game_id: str) -> None:
@@ -170,7 +173,14 @@ def site() -> Iterator[FakeSite]:
 def start_bot(site: FakeSite, filters: Filters | None = None) -> tuple[Bot, list[str], list[float], threading.Thread]:
     log: list[str] = []
     slept: list[float] = []
-    bot = Bot(cast(Client, site), FakeEngine, filters, log=log.append, sleep=slept.append)
+
+    def note(line: str) -> None:  # each (re)opening of the event stream is a line of its own
+        if line != "the event stream is open: waiting for challenges":
+            log.append(line)
+        else:
+            site.opened_events += 1
+
+    bot = Bot(cast(Client, site), FakeEngine, filters, log=note, sleep=slept.append)
     box: dict[str, int] = {}
     thread = threading.Thread(target=lambda: box.setdefault("status", bot.run()), daemon=True)
     thread.start()
@@ -285,7 +295,7 @@ def test_it_reconnects_with_backoff_and_goes_on_where_the_game_was(site: FakeSit
     site.events.q.put(END)  # reopened, then the server stopped
     site.events.q.put({"type": "gameStart", "game": {"id": "g1", "seat": "g"}})
     assert site.next_call() == ("stream", "g1")
-    assert slept == [1.0, 2.0]
+    assert slept == [1.0, 2.0] and site.opened_events == 3
     assert log[:2] == ["the event stream broke: 0 network: connection reset; reconnecting in 1 s",
                        "the event stream ended; reconnecting in 2 s"]
     site.events.q.put({"type": "gameStart", "game": {"id": "g1", "seat": "g"}})  # again after a reconnect

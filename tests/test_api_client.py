@@ -159,9 +159,9 @@ def test_paths_are_quoted() -> None:
 
     with Client("http://site.test/", "t", transport=httpx2.MockTransport(answer)) as client:
         assert client.challenges.accept("a/b c") == "g9"
-        client.bots.fill("g1", "left")
+        client.bots.fill("g1", "left", seq=7)
         client.challenges.create("ann smith", target=3, clock={"initial": 60, "increment": 1})
-    assert seen == ["/api/challenge/a%2Fb%20c/accept", "/api/bot/game/g1/fill/left", "/api/challenge/ann%20smith"]
+    assert seen == ["/api/challenge/a%2Fb%20c/accept", "/api/bot/game/g1/fill/left?seq=7", "/api/challenge/ann%20smith"]
 
 
 @pytest.fixture(scope="module")

@@ -139,8 +139,8 @@ def test_two_bots_play_each_other_on_two_processes(pg_url: str) -> None:
         gold_token, gold_id = new_bot(b, f"bg_{tag}")
         one, two = BotProcess(a, black_token, "--accept", "casual"), BotProcess(b, gold_token)
         with bots(one, two):
-            one.wait_for("online as")
-            two.wait_for("online as")
+            one.wait_for("the event stream is open")
+            two.wait_for("the event stream is open")
             with Client(f"http://{b}", gold_token) as gold:
                 made = gold.challenges.create(black_id, target=1, clock={"initial": 120, "increment": 1},
                                               color="gold")
@@ -189,7 +189,7 @@ def test_a_bot_goes_on_with_its_game_after_its_server_restarts(tmp_path: Path) -
         person = account(url, "person")
         bot = BotProcess(url, bot_token)
         with bots(bot):
-            bot.wait_for("online as")
+            bot.wait_for("the event stream is open")
             with Client(f"http://{url}", person) as me:
                 me.challenges.create(bot_id, target=3, clock={"initial": 300, "increment": 2}, color="black")
             game_id = bot.wait_for(r"game (\S+): started").group(1)
@@ -211,7 +211,7 @@ def test_a_bot_declines_what_its_filters_refuse_and_stops_on_sigterm(tmp_path: P
         person = account(url, "person")
         bot = BotProcess(url, bot_token, "--accept", "casual", "--target", "1")
         with bots(bot):
-            bot.wait_for("online as")
+            bot.wait_for("the event stream is open")
             with Client(f"http://{url}", person) as me:
                 made = me.challenges.create(bot_id, target=3, rated=False)
                 bot.wait_for(rf"challenge {made['id']} from \S+: declined: matches to 3 are not accepted")

@@ -264,7 +264,9 @@ class Bot:
         backoff = self._backoff()
         while not self._done.is_set():
             try:
-                for event in self.client.bots.stream_incoming_events():
+                events = self.client.bots.stream_incoming_events()
+                self.log("the event stream is open: waiting for challenges")
+                for event in events:
                     backoff.reset()
                     self.on_event(event)
                     if self._done.is_set():
@@ -396,11 +398,12 @@ class Bot:
             engine = self._engine(game_id)
             match = match_of(game, state)
             if state.get("awaiting") == "fill":
-                self.client.bots.fill(game_id, engine.fill(match))
+                self.client.bots.fill(game_id, engine.fill(match), seq=state["seq"])
             else:
                 clock = clock_of(state)
                 limit = Limit(time=self.movetime_ms / 1000) if clock is None and self.movetime_ms else None
-                self.client.bots.make_move(game_id, str(engine.play(match, limit, clock=clock).move))
+                move = str(engine.play(match, limit, clock=clock).move)
+                self.client.bots.make_move(game_id, move, seq=state["seq"])
             return True
         except (EngineError, KamisadoError, ValueError) as e:
             self.log(f"game {game_id}: the engine failed ({e}); resigning")

@@ -130,9 +130,9 @@ class _Session:
     def __init__(self, http: httpx2.Client) -> None:
         self.http = http
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
+    def request(self, method: str, path: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
         try:
-            response = self.http.request(method, path, json=body)
+            response = self.http.request(method, path, json=body, params=params)
         except httpx2.TransportError as e:
             raise ApiError(0, "network", f"{method} {path}: {type(e).__name__}: {e}") from e
         if response.is_error:
@@ -142,15 +142,32 @@ class _Session:
         return response.json()
 
     def stream(self, path: str) -> Iterator[dict[str, Any]]:
+        """Open the stream at once (a refusal is raised here, and the server
+        has taken the request once this returns); its lines as they come."""
+        request = self.http.build_request("GET", path, timeout=httpx2.Timeout(
+            self.http.timeout.connect, read=STREAM_SILENCE_S))
         try:
-            with self.http.stream("GET", path, timeout=httpx2.Timeout(self.http.timeout.connect,
-                                                                      read=STREAM_SILENCE_S)) as response:
-                if response.is_error:
-                    response.read()
-                    raise _refusal(response)
-                yield from ndjson_lines(response.iter_raw())
+            response = self.http.send(request, stream=True)
         except httpx2.TransportError as e:
             raise ApiError(0, "network", f"GET {path}: {type(e).__name__}: {e}") from e
+        if response.is_error:
+            try:
+                response.read()
+            except httpx2.TransportError as e:
+                raise ApiError(0, "network", f"GET {path}: {type(e).__name__}: {e}") from e
+            finally:
+                response.close()
+            raise _refusal(response)
+        return self._lines(response, path)
+
+    @staticmethod
+    def _lines(response: httpx2.Response, path: str) -> Iterator[dict[str, Any]]:
+        try:
+            yield from ndjson_lines(response.iter_raw())
+        except httpx2.TransportError as e:
+            raise ApiError(0, "network", f"GET {path}: {type(e).__name__}: {e}") from e
+        finally:
+            response.close()
 
 
 def _path(*parts: str) -> str:
@@ -183,7 +200,8 @@ class Bots(_Group):
 
     def stream_incoming_events(self) -> Iterator[Event]:
         """``GET /api/stream/event``: the games in progress and open challenges
-        first, then each event as it comes; ends when the server does."""
+        first, then each event as it comes; ends when the server does.  The
+        stream is open (the account online) once this returns."""
         return cast(Iterator[Event], self._s.stream("/api/stream/event"))
 
     def stream_game_state(self, game_id: str) -> Iterator[GameEvent]:
@@ -191,16 +209,20 @@ class Bots(_Group):
         for each change."""
         return cast(Iterator[GameEvent], self._s.stream(_path("api", "bot", "game", "stream", game_id)))
 
-    def _act(self, game_id: str, *action: str) -> None:
-        self._s.request("POST", _path("api", "bot", "game", game_id, *action))
+    def _act(self, game_id: str, *action: str, seq: int | None = None) -> None:
+        params = None if seq is None else {"seq": seq}
+        self._s.request("POST", _path("api", "bot", "game", game_id, *action), params=params)
 
-    def make_move(self, game_id: str, move: str) -> None:
-        """Play ``move`` (square form, ``c1-c5``) for the account's seat."""
-        self._act(game_id, "move", move)
+    def make_move(self, game_id: str, move: str, seq: int | None = None) -> None:
+        """Play ``move`` (square form, ``c1-c5``) for the account's seat;
+        with ``seq`` (the state's) it is refused (409 ``stale``) once the
+        game has moved on."""
+        self._act(game_id, "move", move, seq=seq)
 
-    def fill(self, game_id: str, side: Literal["left", "right"] | str) -> None:
-        """Fill (``left`` or ``right``) after the account won a round."""
-        self._act(game_id, "fill", side)
+    def fill(self, game_id: str, side: Literal["left", "right"] | str, seq: int | None = None) -> None:
+        """Fill (``left`` or ``right``) after the account won a round (``seq``
+        as for :meth:`make_move`)."""
+        self._act(game_id, "fill", side, seq=seq)
 
     def resign_game(self, game_id: str) -> None:
         """Resign the match."""
