@@ -200,12 +200,10 @@ def test_the_account_of_a_token_and_the_sites_refusals(site: str) -> None:
                     reason="the server side of docs/web-bots.md is not in this tree yet")
 def test_the_python_session_of_docs_bots_md(site: str) -> None:
     """docs/bots.md's ``pycon`` blocks, one doctest, against the site with
-    ``url``, the ``token`` of a fresh account ``robo`` and a ``person`` to challenge."""
-    person = account_token(site, "person", ["read"])
-    with Client(site, person) as p:
-        person_id = p.account.get()["id"]
+    ``url``, the ``token`` of a fresh account ``robo`` and ``ann``, a person's client."""
+    ann = Client(site, account_token(site, "ann", ["read", "challenge"]))
     globs: dict[str, Any] = {"url": site, "token": account_token(site, "robo", ["read", "play", "challenge", "bot"]),
-                             "person": person_id}
+                             "ann": ann}
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     out = io.StringIO()
     blocks = [b for b in blocks_of("pycon") if b.page == ROOT / "docs" / "bots.md"]
@@ -214,5 +212,6 @@ def test_the_python_session_of_docs_bots_md(site: str) -> None:
         test = doctest.DocTestParser().get_doctest(block.text, globs, "bots.md", str(block.page), block.line)
         runner.run(test, out=out.write, clear_globs=False)
         globs = test.globs
+    ann.close()
     result = runner.summarize(verbose=False)
     assert result.failed == 0 and result.attempted > 10, out.getvalue()

@@ -184,25 +184,28 @@ def web(db: str, port: int) -> Iterator[str]:
 
 def test_a_bot_goes_on_with_its_game_after_its_server_restarts(tmp_path: Path) -> None:
     db, port = str(tmp_path / "games.db"), free_port()
-    with web(db, port) as url:
+    with contextlib.ExitStack() as stack:
+        first = contextlib.ExitStack()
+        url = first.enter_context(web(db, port))
         bot_token, bot_id = new_bot(url, "restarted")
         person = account(url, "person")
         bot = BotProcess(url, bot_token)
-        with bots(bot):
-            bot.wait_for("the event stream is open")
-            with Client(f"http://{url}", person) as me:
-                me.challenges.create(bot_id, target=3, clock={"initial": 300, "increment": 2}, color="black")
+        stack.enter_context(bots(bot))
+        bot.wait_for("the event stream is open")
+        with Client(f"http://{url}", person) as me:
+            me.challenges.create(bot_id, target=3, clock={"initial": 300, "increment": 2}, color="black")
             game_id = bot.wait_for(r"game (\S+): started").group(1)
-            with Client(f"http://{url}", person) as me:
-                before = play_side(me, game_id, stop_after=3)
-            assert before["status"] == "started"
-    with web(db, port) as url, bots(bot):  # the same address: the bot's --server
+            before = play_side(me, game_id, stop_after=3)
+        assert before["status"] == "started"
+        first.close()  # the server stops mid-game
         bot.wait_for(rf"game {game_id}: its stream (ended|broke)")
+        url = stack.enter_context(web(db, port))  # the same address: the bot's --server
         with Client(f"http://{url}", person) as me:
             after = play_side(me, game_id)
         assert after["status"] == "finished"
         bot.wait_for(rf"game {game_id}: (won|lost|drawn) ")
         assert bot.stop() == 0
+        assert any(f"game {game_id}: its stream" in line and "reconnecting in" in line for line in bot.log)
 
 
 def test_a_bot_declines_what_its_filters_refuse_and_stops_on_sigterm(tmp_path: Path) -> None:
