@@ -8,6 +8,7 @@ mid-game; a bot plays a person's direct challenge to the end."""
 from __future__ import annotations
 
 import contextlib
+import json
 import queue
 import re
 import secrets
@@ -23,8 +24,10 @@ from typing import Any
 
 import httpx2
 import pytest
+from websockets.sync.client import connect
 
 from kamisado.api import ApiError, Client
+from kamisado.rules.position import Position
 from kamisado.web.site.openapi import OPERATIONS
 from tests.test_web_processes import servers
 
@@ -220,3 +223,41 @@ def test_a_bot_declines_what_its_filters_refuse_and_stops_on_sigterm(tmp_path: P
                 bot.wait_for(rf"challenge {made['id']} from \S+: declined: matches to 3 are not accepted")
             assert bot.stop() == 0
             assert bot.log[-1].endswith("stopping: no new games; finishing 0 (a second stop resigns them)")
+
+
+def test_a_bot_plays_a_persons_direct_challenge_to_the_end(tmp_path: Path) -> None:
+    """The person is a page's websocket: it challenges the bot from the lobby
+    and plays the first legal move each turn; the bot plays to the end."""
+    with web(str(tmp_path / "games.db"), free_port()) as url:
+        bot_token, bot_id = new_bot(url, "kai")
+        bot = BotProcess(url, bot_token, "--accept", "casual", "--target", "1")
+        with bots(bot), httpx2.Client(base_url=f"http://{url}", headers={"Origin": f"http://{url}"}) as page:
+            bot.wait_for("the event stream is open")
+            page.get("/api/me")
+            assert page.post("/api/signup", json={"account": "ann", "password": "a long password"}).is_success
+            cookie = "; ".join(f"{k}={v}" for k, v in page.cookies.items())
+            with connect(f"ws://{url}/ws", additional_headers={"Cookie": cookie, "Origin": f"http://{url}"},
+                         open_timeout=30) as ws:
+                def next_of(*kinds: str) -> dict[str, Any]:
+                    while True:
+                        msg: dict[str, Any] = json.loads(ws.recv(timeout=WAIT))
+                        if msg["type"] in kinds:
+                            return msg
+
+                ws.send(json.dumps({"type": "challenge", "to": bot_id, "target": 1, "color": "b"}))
+                game_id = next_of("started", "error")["game"]
+                bot.wait_for(rf"game {game_id}: started: kai \(gold\) against ann, Single")
+                ws.send(json.dumps({"type": "join", "game": game_id}))
+                moves = 0
+                while True:
+                    st = next_of("state")
+                    if st["state"] == "over":
+                        break
+                    pos = Position(st["kpn"])
+                    if pos.turn == 0 and pos.outcome is None:
+                        move = str(next(iter(pos.legal_moves)))
+                        ws.send(json.dumps({"type": "move", "move": move, "seq": st["seq"]}))
+                        moves += 1
+            end = bot.wait_for(rf"game {game_id}: (won|lost|drawn) ")
+            assert moves > 0 and end.group(1) in ("won", "lost")
+            assert bot.stop() == 0
