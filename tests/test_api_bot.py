@@ -180,7 +180,7 @@ def start_bot(site: FakeSite, filters: Filters | None = None) -> tuple[Bot, list
         else:
             site.opened_events += 1
 
-    bot = Bot(cast(Client, site), FakeEngine, filters, log=note, sleep=slept.append)
+    bot = Bot(cast(Client, site), cast(Any, FakeEngine), filters, log=note, sleep=slept.append)
     box: dict[str, int] = {}
     thread = threading.Thread(target=lambda: box.setdefault("status", bot.run()), daemon=True)
     thread.start()
