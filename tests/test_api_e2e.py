@@ -264,3 +264,25 @@ def test_a_bot_plays_a_persons_direct_challenge_to_the_end(tmp_path: Path) -> No
             end = bot.wait_for(rf"game {game_id}: (won|lost|drawn) ")
             assert moves > 0 and end.group(1) in ("won", "lost")
             assert bot.stop() == 0
+
+
+def test_sigterm_once_lets_a_game_go_on_twice_resigns_it(tmp_path: Path) -> None:
+    with web(str(tmp_path / "games.db"), free_port()) as url:
+        bot_token, bot_id = new_bot(url, "quitter")
+        person = account(url, "person")
+        bot = BotProcess(url, bot_token)
+        with bots(bot), Client(f"http://{url}", person) as me:
+            bot.wait_for("the event stream is open")
+            me.challenges.create(bot_id, target=1, color="black")
+            game_id = bot.wait_for(r"game (\S+): started").group(1)
+            bot.proc.send_signal(signal.SIGTERM)
+            bot.wait_for(r"stopping: no new games; finishing 1 ")
+            made = me.challenges.create(bot_id, target=1)
+            bot.wait_for(rf"challenge {made['id']} from person: declined: the bot is stopping")
+            state = play_side(me, game_id, stop_after=1)  # the game goes on
+            assert state["status"] == "started"
+            bot.proc.send_signal(signal.SIGTERM)
+            assert bot.proc.wait(timeout=60) == 130, bot.log
+            bot.wait_for(rf"game {game_id}: resigned \(a second stop\)")
+            end = play_side(me, game_id)
+            assert (end["status"], end["winner"], end["reason"]) == ("finished", "b", "resignation")

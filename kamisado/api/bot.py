@@ -43,6 +43,8 @@ from kamisado.rules.match import Match
 
 __all__ = ["Backoff", "Bot", "Filters", "main", "match_of", "parse_args"]
 
+#: Seconds between the main thread's looks for a signal another thread took.
+SIGNAL_POLL_S = 0.2
 #: Exit status after a second stop (resigned), as ``kamisado tournament``'s.
 STOPPED_AT_ONCE = 130
 TARGETS = (1, 3, 7, 15)
@@ -207,7 +209,11 @@ class Bot:
             self.me = str(self.client.account.get()["id"])
         events = threading.Thread(target=self._events, name="kamisado-bot-events", daemon=True)
         events.start()
-        self._done.wait()
+        # a signal sent to the process may be taken by any of its threads; the
+        # main thread runs the handler at its next instruction, so it must not
+        # block for good (a bare wait here missed the second SIGTERM in 3 runs of 8)
+        while not self._done.wait(SIGNAL_POLL_S):
+            pass
         if self.stops > 1:
             self._resign_all()
             return STOPPED_AT_ONCE
