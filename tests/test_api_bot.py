@@ -75,7 +75,10 @@ class FakeStream:
     def __call__(self) -> Iterator[dict[str, Any]]:
         self.opened += 1
         while True:
-            item = self.q.get(timeout=WAIT)
+            try:
+                item = self.q.get(timeout=WAIT)
+            except queue.Empty:  # a stream the test left (the bot stopped): it ends
+                return
             if item is END:
                 return
             if isinstance(item, Exception):
