@@ -309,7 +309,7 @@ def take_kpn(words: Sequence[str], keep_numbers: int = 0) -> tuple[str, list[str
 
 
 #: The commands whose stops (SIGINT, SIGTERM) are noted from their first instruction.
-EARLY_SIGNAL_COMMANDS = ("tournament", "web")
+EARLY_SIGNAL_COMMANDS = ("tournament", "web", "bot")
 
 #: The signals noted so far (numbers, in order), until :func:`take_early_signals`.
 _NOTED: list[int] = []
@@ -321,7 +321,7 @@ def _note_early(number: int, frame: object) -> None:
 
 def note_early_signals(argv: Sequence[str]) -> bool:
     """Note SIGINT and SIGTERM from now on when ``argv`` runs one of
-    :data:`EARLY_SIGNAL_COMMANDS` (``kamisado tournament``, ``kamisado web``).
+    :data:`EARLY_SIGNAL_COMMANDS` (``kamisado tournament``, ``kamisado web``, ``kamisado bot``).
 
     :mod:`kamisado.cli` calls it before its heavier imports: a stop that
     comes while Python still loads the command's modules (a few hundred

@@ -355,6 +355,7 @@ PLUGINS: dict[str, tuple[str, str]] = {
     "play": ("kamisado.tui:main", "play in the terminal"),
     "engine": ("kamisado.protocol.kei:main", "speak the engine protocol on stdin/stdout"),
     "tournament": ("kamisado.protocol.tournament_cli:main", "play a tournament between engines"),
+    "bot": ("kamisado.api.bot:main", "put a KEI engine online on a kamisado site, as a bot"),
 }
 
 

@@ -45,6 +45,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "engine": set(),
     "protocol": set(),
     "lessons": set(),
+    "api": {"httpx2", "orjson"},
 }
 
 #: The one way outward: a position or match draws itself in a notebook

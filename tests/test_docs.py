@@ -16,6 +16,8 @@ Every fenced block of those pages has a tag, and the tag says what is checked:
 * ```` ```LANG file=NAME ````: the block's text is the file NAME in the folder
   where the page's sessions and doctests run (a record that
   ``kamisado replay`` reads, an engine that a tournament starts).
+* ```` ```pycon ````: a Python session against a site: docs/bots.md's, run
+  by tests/test_api_client.py against a server it starts.
 * anything else (``sh``, ``text``, ``nginx``, ``json``...) is shown, never
   run: installing, starting a server, a format's grammar.
 
@@ -338,7 +340,7 @@ def test_every_block_says_what_it_is() -> None:
     for block in BLOCKS:
         if "file" in block.options:
             continue
-        known = {"console", "kei", "python"} | SHOWN
+        known = {"console", "kei", "python", "pycon"} | SHOWN
         if block.tag not in known:
             problems.append(f"{block.where}: tag {block.tag!r} (expected one of {sorted(known)})")
         lines = block.text.splitlines()
