@@ -54,6 +54,7 @@ from kamisado.web.basics.messages import (
 )
 from kamisado.web.basics.ratings import Rating, speed_of
 from kamisado.web.community.seeks import Seeks
+from kamisado.web.community.tournaments import Tournaments
 from kamisado.web.play.game import Conn
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
@@ -165,6 +166,8 @@ class Lobby:
         self.on_sessions: Callable[[], Awaitable[Any]] | None = None
         #: quick pairing (:mod:`kamisado.web.community.seeks`)
         self.seeks = Seeks()
+        #: the tournaments' passes and the players they tell (:mod:`kamisado.web.community.tournaments`)
+        self.tournaments = Tournaments(self.players)
         self._counting_on = False
         if hub is not None:
             self.bind(hub)
@@ -175,6 +178,7 @@ class Lobby:
             return
         self.hub = hub
         hub.on_lobby = self._heard
+        self.tournaments.bind(hub)
 
     @property
     def shared(self) -> bool:
@@ -183,7 +187,7 @@ class Lobby:
     async def _heard(self, origin: str, what: str) -> None:
         """Another process changed the lobby (or accepted a challenge of ours)."""
         kind, _, rest = what.partition(" ")
-        if await self.seeks.heard(kind, rest):
+        if await self.seeks.heard(kind, rest) or await self.tournaments.heard(kind, rest):
             return
         if kind == "tick" and not self.watchers:
             return

@@ -182,6 +182,9 @@ class GameHub(HubFace, Protocol):
     draining: bool
     claim_after_s: float
     metrics: Metrics
+    #: told of every game that ends here (an action stored ended it: the
+    #: tournaments count it, :mod:`kamisado.web.community.tournaments`)
+    ended_hooks: list[Callable[[Game], None]]
 
     @property
     def rng(self) -> random.Random: ...
@@ -644,6 +647,9 @@ class Game(GameState):
         hub.metrics.acted(token)
         self.failures = 0
         self.row.offer = None  # stored: every action ends the offer pending (or declined)
+        if self.state == OVER:
+            for hook in hub.ended_hooks:
+                hook(self)
         if self.state == OVER and self.row.rated:
             try:
                 await rate(self)

@@ -83,6 +83,8 @@ class Hub:
         #: the lobby's handler of other processes' lobby changes
         #: (:meth:`kamisado.web.community.lobby.Lobby.bind`): ``(origin, what)``
         self.on_lobby: Callable[[str, str], Awaitable[None]] | None = None
+        #: told of every game that ends on this process (its last action stored here)
+        self.ended_hooks: list[Callable[[Game], None]] = []
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
         #: every websocket open on this process (the page's, whatever it is on)
