@@ -18,10 +18,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from kamisado.web.accounts.players import Player, answer_refusals, json_body, player_in_thread
+from kamisado.web.accounts.players import (
+    Player,
+    answer_refusals,
+    json_body,
+    player_in_thread,
+)
 from kamisado.web.basics import clocks
 from kamisado.web.basics.messages import error_body
-from kamisado.web.community.tournaments import TournamentError, Tournaments, event_view, new_event, summary
+from kamisado.web.community.tournaments import (
+    TournamentError,
+    Tournaments,
+    event_view,
+    new_event,
+    summary,
+)
 
 __all__ = ["ROUTES"]
 
