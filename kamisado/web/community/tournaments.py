@@ -151,9 +151,9 @@ def new_event(body: object, creator: str | None, now: int, schedule: str | None 
     target = body.get("target", 1)
     if target not in TARGETS or isinstance(target, bool):
         raise TournamentError(f"target: expected one of {', '.join(map(str, TARGETS))}, found {target!r}")
-    if kind == ARENA and "rounds" in body or kind == SWISS and "minutes" in body:
-        raise TournamentError(f"{'rounds' if kind == ARENA else 'minutes'}: not for an {kind}"
-                              if kind == ARENA else "minutes: not for a swiss")
+    other = "rounds" if kind == ARENA else "minutes"
+    if other in body:
+        raise TournamentError(f"{other}: not for {'an arena' if kind == ARENA else 'a swiss'}")
     minutes = _whole(body, "minutes", MINUTES) if kind == ARENA else None
     rounds = _whole(body, "rounds", ROUNDS) if kind == SWISS else None
     starts = now + 1000 * _whole(body, "starts_in", STARTS_IN, 300)
