@@ -328,3 +328,12 @@ def test_the_schedule_makes_each_recurring_event_once(site: TestClient) -> None:
     assert "Hourly 3+2 Arena" in {e["name"] for e in listed}
     with pytest.raises(ValueError, match="line 2: CLOCK"):
         parse_schedule("arena hourly 3+2 1 30m Fine\nswiss daily@18:00 fast 3 5r Bad")
+
+
+def test_the_documented_schedule_reads() -> None:
+    page = (Path(__file__).parent.parent / "docs" / "web-tournaments.md").read_text("utf-8")
+    block = page.split("```text\n", 1)[1].split("```", 1)[0]
+    got = parse_schedule(block)
+    assert [(r.name, r.body["rated"], r.body["bots"], r.offset) for r in got] == [
+        ("Hourly 3+2 Arena", True, False, 0), ("Half-past bullet", False, False, 30 * 60_000),
+        ("Daily Standard Swiss", True, True, 18 * 3_600_000)]
