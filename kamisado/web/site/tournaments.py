@@ -33,6 +33,7 @@ from kamisado.web.community.tournaments import (
     new_event,
     summary,
 )
+from kamisado.web.store.storage import Store
 
 __all__ = ["ROUTES"]
 
@@ -87,7 +88,8 @@ async def list_tournaments(request: Request) -> Response:
 
 
 async def _event(request: Request) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
-    store = request.app.state.hub.store
+    """The event the path names, its players and games; ``404`` when there is none."""
+    store: Store = request.app.state.hub.store
     got = await store.call(store.tournament_of, request.path_params["tournament"])
     if got is None:
         raise TournamentError("no such tournament", "no_tournament", 404)
