@@ -313,6 +313,8 @@ def test_a_swiss_of_four_over_two_rounds(site: TestClient) -> None:
     assert {p: s["score"] for p, s in table.items() if s["score"]} == wins
     assert table[me(absent)]["games"] == 0 and table[me(absent)]["byes"] == 0  # absent: no game, no bye
     assert final["podium"][0] == min(by_id)
+    took_part = site.get("/api/tournaments", params={"player": me(absent)}).json()
+    assert [(e["id"], e["score"], e["games"]) for e in took_part] == [(tid, 0, 0)]
 
 
 def test_the_schedule_makes_each_recurring_event_once(site: TestClient) -> None:

@@ -242,8 +242,9 @@ class Tournaments:
         self._rng = random.Random()
         #: the games this process paired, and when its last pass started (ms)
         self.paired = 0
-        #: called after each pass that paired games (the bench's probe)
-        self.on_paired: Callable[[list[tuple[str, str, str]]], None] | None = None
+        #: told of the games each pass made here, ``(game, black, gold)``
+        #: (the bots' event stream: a ``gameStart`` for each)
+        self.paired_hooks: list[Callable[[list[tuple[str, str, str]]], None]] = []
         #: the recurring events' rows due at a time (``--tournaments``:
         #: :func:`kamisado.web.community.schedule.event_rows`), made by :meth:`run`
         self.due: Callable[[int], list[dict[str, Any]]] | None = None
@@ -350,8 +351,8 @@ class Tournaments:
         other processes."""
         assert self.hub is not None
         self.paired += len(new)
-        if self.on_paired is not None:
-            self.on_paired(new)
+        for hook in self.paired_hooks:
+            hook(new)
         for game, black, gold in new:
             await self._send_started(game, (black, gold))
         if self.hub.store.shared:

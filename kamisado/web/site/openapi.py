@@ -206,7 +206,8 @@ OPERATIONS: tuple[Operation, ...] = (
               errors=(401, 403, 503), signed_in=True),
     # tournaments
     Operation("/api/tournaments", "get", "tournaments", "The events upcoming, running and finished lately",
-              "tournaments", LIST, errors=(503,)),
+              "tournaments", LIST, errors=(400, 503),
+              params=(Param("player", about="the events this player took part in"),)),
     Operation("/api/tournaments", "post", "make_tournament", "Make an Arena or a Swiss event", "tournaments",
               TOURNAMENT, errors=(400, 401, 403, 413, 503), signed_in=True,
               body=obj("kind", "name", "clock", kind={"type": "string", "enum": ["arena", "swiss"]}, name=STR,

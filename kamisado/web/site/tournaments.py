@@ -81,8 +81,14 @@ async def create_tournament(request: Request) -> Response:
 @_refusing
 async def list_tournaments(request: Request) -> Response:
     """``GET /api/tournaments``: the events upcoming and running (the
-    soonest first), then the last finished."""
-    store = request.app.state.hub.store
+    soonest first), then the last finished; ``?player=ID``: the events that
+    player took part in, the latest first, with their ``score`` and ``games``."""
+    store: Store = request.app.state.hub.store
+    player = request.query_params.get("player")
+    if player is not None:
+        if not 0 < len(player) <= 40:
+            raise TournamentError("player: expected a player's id")
+        return JSONResponse(await store.call(store.player_tournaments, player))
     rows = await store.call(store.tournament_list, clocks.now_ms())
     return JSONResponse([summary(r) for r in rows])
 
@@ -110,6 +116,8 @@ async def join_tournament(request: Request) -> Response:
     player = await _player(request, bool(event["rated"]), "join")
     if event["status"] == "finished":
         raise TournamentError("join: the tournament is over", "finished", 409)
+    if getattr(player, "bot", False) and not event["bots"]:  # (bot accounts: issue 42)
+        raise TournamentError("join: this tournament is for people only", "no_bots", 403)
     events = _events(request)
     rating = await events.rating_of(player.id, event)
     row = {"player": player.id, "name": player.name[:80], "rating": rating,
