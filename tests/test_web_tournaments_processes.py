@@ -63,9 +63,11 @@ def maker(addr: str) -> str:
 class Player:
     """A player with a page open on one process."""
 
-    def __init__(self, addr: str) -> None:
+    def __init__(self, addr: str, name: str | None = None) -> None:
         self.addr = addr
         self.cookie = visit(addr)
+        if name is not None:
+            assert call(addr, "/api/me", self.cookie, {"name": name})[0] == 200
         self.id = call(addr, "/api/me", self.cookie)[1]["id"]
         self.ws = connect(f"ws://{addr}/ws", additional_headers={"Cookie": self.cookie}).__enter__()
 

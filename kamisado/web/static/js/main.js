@@ -3,7 +3,7 @@
    This module starts the page and routes: #/ (the landing page; #/?seek=3%2B2 seeks a game),
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
-   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard,
+   #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard, #/tournament/<id>,
    #/account, #/mod (the moderators' page), #/local/<id> (a game played offline, kept on this device);
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
@@ -21,6 +21,7 @@ import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby, showQuickHome } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showLeaderboard } from "./views/leaderboard.js";
+import { leaveTournament, showTournament } from "./views/tournament.js";
 import { showMod } from "./views/mod.js";
 import { whenSessionEnds } from "./socket.js";
 import { followNotices } from "./notices.js";
@@ -57,6 +58,7 @@ function route() {
   if (!review) { leaveReview(); stopReport($("#rv-report")); }
   if (where !== "lobby" && where) leaveLobby();  // the home page (#/) has quick pairing too
   if (where !== "local") leaveLocal();
+  if (where !== "tournament") leaveTournament();
   if (where !== "lesson") leaveLesson();
   if (where !== "puzzle" && !(where === "puzzles" && id === "streak")) leavePuzzle();
   if (review) {
@@ -77,6 +79,7 @@ function route() {
   else if (where === "lobby") { showView("lobby"); showLobby(); }
   else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
   else if (where === "mod") { showView("mod"); showMod(); }
+  else if (where === "tournament" && id) { showView("tournament"); showTournament(decodeURIComponent(id)); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
   else if (where === "puzzles" && id === "streak") { showView("play"); openStreak(); }
