@@ -111,6 +111,27 @@ def test_the_tournament_page_mid_event_and_finished(browser: Browser, live: tupl
         shoot(big, f"tournament-finished-{size[0]}x{size[1]}.png")
         assert not big.errors, big.errors  # type: ignore[attr-defined]
         big.context.close()
+    # the player's page lists the event; the lobby and the home page the next one
+    soon = call(addr, "/api/tournaments", maker(addr), {
+        "kind": "swiss", "name": "Sunday Swiss", "clock": {"initial": 600, "increment": 5}, "rounds": 3,
+        "starts_in": 3600, "rated": False})[1]
+    pg.goto(f"{url}/#/player/{ace.id}")
+    expect(pg.locator("#player-tournaments li")).to_have_text("Evening Arena 8 points in 3 games")
+    pg.goto(f"{url}/#/lobby")
+    expect(pg.locator("#lobby-tournaments li")).to_have_count(1)
+    expect(pg.locator("#lobby-tournaments a")).to_have_attribute("href", f"#/tournament/{soon['id']}")
+    expect(pg.locator("#lobby-tournaments li")).to_contain_text("Swiss · 10+5 · Starts in")
+    fits(pg)
+    pg.goto(f"{url}/#/")
+    expect(pg.locator("#home-tournament")).to_contain_text("Next tournament: Sunday Swiss")
+    shoot(pg, "home-next-tournament-390x844.png")
+    pg.locator("#home-tournament a").click()
+    expect(pg.locator("#tn-name")).to_have_text("Sunday Swiss")
+    expect(pg.locator("#tn-when")).to_contain_text("Starts in")
+    expect(pg.locator("#tn-join")).to_have_text("Join")
+    pg.locator("#tn-join").click()
+    expect(pg.locator("#tn-leave")).to_have_text("Withdraw")
+    expect(pg.locator("#tn-standings tr")).to_have_count(1)
     assert not pg.errors, pg.errors  # type: ignore[attr-defined]
     pg.context.close()
     for p in seats:

@@ -21,7 +21,7 @@ import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby, showQuickHome } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showLeaderboard } from "./views/leaderboard.js";
-import { leaveTournament, showTournament } from "./views/tournament.js";
+import { leaveTournament, showPlayerTournaments, showTournament, showTournamentList } from "./views/tournament.js";
 import { showMod } from "./views/mod.js";
 import { whenSessionEnds } from "./socket.js";
 import { followNotices } from "./notices.js";
@@ -76,8 +76,12 @@ function route() {
   else if (where === "local" && id) { showView("play"); openLocal(id); }
   else if (where === "games") { showView("games"); showGames(); }
   else if (where === "account") { showView("account"); showAccount(); }
-  else if (where === "lobby") { showView("lobby"); showLobby(); }
-  else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
+  else if (where === "lobby") { showView("lobby"); showLobby(); showTournamentList(); }
+  else if (where === "player" && id) {
+    showView("player");
+    showPlayer(decodeURIComponent(id));
+    showPlayerTournaments(decodeURIComponent(id));
+  }
   else if (where === "mod") { showView("mod"); showMod(); }
   else if (where === "tournament" && id) { showView("tournament"); showTournament(decodeURIComponent(id)); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
@@ -87,7 +91,7 @@ function route() {
   else if (where === "lesson" && id) { showView("play"); openLesson(where, id); }
   else if (where === "puzzle" && id) { showView("play"); openPuzzle(decodeURIComponent(id)); }
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
-  else if (!where) { showView("home"); showQuickHome(params); }
+  else if (!where) { showView("home"); showQuickHome(params); showTournamentList(); }
   else showMissing("page", `#${path}`);  // an unknown route, or one lacking its id
   // a new view: the focus goes to its content (not on the first load)
   if (routed && !(where === "game" || where === "local" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });

@@ -20,6 +20,9 @@ import { controlText } from "./lobby.js";
  *   minutes: number|null, rounds: number|null, round: number, rated: boolean, bots: boolean, starts: number,
  *   ends: number|null, players: number, standings: Standing[], games: TGame[], podium?: string[]}} Tournament */
 
+/** @typedef {{id: string, kind: string, name: string, status: string, clock: any, target: number,
+ *   rated: boolean, starts: number, ends: number|null, players: number}} Listed */
+
 /** How often the page reads the event again while it is open (ms). */
 const REFRESH_MS = 3000;
 let showing = "";
@@ -163,3 +166,40 @@ async function act(what) {
 
 $("#tn-join").addEventListener("click", () => act("join"));
 $("#tn-leave").addEventListener("click", () => act("withdraw"));
+
+/** One listed event: its name linked, its facts, when it starts or that it runs. @param {Listed} ev */
+function listed(ev) {
+  const when = ev.status === "started" ? t("tournament.running_now")
+    : ev.status === "finished" ? t("tournament.finished")
+      : t("tournament.starts_in", { time: duration(ev.starts - Date.now()) });
+  return h("li", { "data-tournament": ev.id },
+    h("a", { href: `#/tournament/${encodeURIComponent(ev.id)}` }, ev.name), " ",
+    h("span", { class: "hint" }, [t(`tournament.${ev.kind}`), controlText(ev.clock), when,
+      t("tournament.players_n", { n: ev.players || 0 })].join(" · ")));
+}
+
+/** The lobby's list of the events running and starting soon, and the home
+    page's line for the next one (GET /api/tournaments; quiet when it fails). */
+export async function showTournamentList() {
+  /** @type {Listed[]} */
+  let all;
+  try { all = await getJSON("/api/tournaments"); } catch (e) { return; }
+  const live = all.filter((ev) => ev.status !== "finished");
+  $("#lobby-tournaments").replaceChildren(...(live.length ? live.map(listed)
+    : [h("li", { class: "hint" }, t("tournament.none"))]));
+  const next = live[0];
+  const line = $("#home-tournament");
+  line.hidden = !next;
+  line.replaceChildren(...(next ? [t("tournament.next"), " ", ...Array.from(listed(next).childNodes)] : []));
+}
+
+/** The events a player took part in, on their page. @param {string} player */
+export async function showPlayerTournaments(player) {
+  /** @type {{id: string, name: string, kind: string, status: string, starts: number, score: number, games: number}[]} */
+  let got;
+  try { got = await getJSON(`/api/tournaments?player=${encodeURIComponent(player)}`); } catch (e) { got = []; }
+  $("#player-tournaments").replaceChildren(...(got.length ? got.map((ev) => h("li", {},
+    h("a", { href: `#/tournament/${encodeURIComponent(ev.id)}` }, ev.name), " ",
+    h("span", { class: "hint" }, t("tournament.took_part", { score: ev.score, games: ev.games }))))
+    : [h("li", { class: "hint" }, t("tournament.none_played"))]));
+}
