@@ -5,6 +5,7 @@ injected; across processes on PostgreSQL: tests/test_web_tournaments_processes.p
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from kamisado.web.community.arena import win_points
-from kamisado.web.community.schedule import HOURLY, event_rows, parse_schedule
+from kamisado.web.community.schedule import HOURLY, parse_schedule
 from kamisado.web.site.server import create_app
 from kamisado.web.store.schema import ratings
 from tests.test_web_controls import (
@@ -317,17 +318,23 @@ def test_a_swiss_of_four_over_two_rounds(site: TestClient) -> None:
     assert [(e["id"], e["score"], e["games"]) for e in took_part] == [(tid, 0, 0)]
 
 
-def test_the_schedule_makes_each_recurring_event_once(site: TestClient) -> None:
-    clock = Clock()
-    tours = events(site)
-    tours.clock = clock
-    tours.due = lambda now: event_rows(HOURLY, now)
-    made = site.portal.call(tours.make_due)  # type: ignore[union-attr]
-    assert made >= 1
-    tours._scheduled_at = None  # another process, or the next minute: nothing twice
-    assert site.portal.call(tours.make_due) == 0  # type: ignore[union-attr]
-    listed = site.get("/api/tournaments").json()
-    assert "Hourly 3+2 Arena" in {e["name"] for e in listed}
+def test_the_schedule_makes_each_recurring_event_once(tmp_path: Path) -> None:
+    with TestClient(create_app(str(tmp_path / "games.db"), workers=0, tournaments=HOURLY)) as site:
+        deadline = time.monotonic() + 20  # made by the server's own loop, at its start
+        while "Hourly 3+2 Arena" not in {e["name"] for e in site.get("/api/tournaments").json()}:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        tours = events(site)
+        half_past_five = 20_000 * 86_400_000 + 17 * 3_600_000 + 30 * 60_000  # 17:30 UTC, a day in 2024
+        tours.clock = lambda: half_past_five
+        tours._scheduled_at = None
+        # 18:00: the hourly Arena and the daily Swiss (made by this call, or by the loop's meanwhile)
+        assert site.portal.call(tours.make_due) in (0, 1, 2)
+        tours._scheduled_at = None  # another process, or the next minute: nothing twice
+        assert site.portal.call(tours.make_due) == 0
+        made = [e for e in site.get("/api/tournaments").json() if e["starts"] == half_past_five + 1_800_000]
+        assert sorted((e["kind"], e["name"], e["target"]) for e in made) == [
+            ("arena", "Hourly 3+2 Arena", 1), ("swiss", "Daily Standard Swiss", 3)]
     with pytest.raises(ValueError, match="line 2: CLOCK"):
         parse_schedule("arena hourly 3+2 1 30m Fine\nswiss daily@18:00 fast 3 5r Bad")
 
@@ -339,3 +346,12 @@ def test_the_documented_schedule_reads() -> None:
     assert [(r.name, r.body["rated"], r.body["bots"], r.offset) for r in got] == [
         ("Hourly 3+2 Arena", True, False, 0), ("Half-past bullet", False, False, 30 * 60_000),
         ("Daily Standard Swiss", True, True, 18 * 3_600_000)]
+
+
+def test_a_bad_schedule_stops_kamisado_web_at_start_with_its_line(tmp_path: Path) -> None:
+    from tests.test_web_cli import refused, web
+
+    bad = tmp_path / "events.txt"
+    bad.write_text("# the events\narena hourly 3+2 1 30m Fine\nswiss weekly 10+5 3 5r Bad\n", "utf-8")
+    refused(web("--tournaments", str(bad), "--db", str(tmp_path / "g.db")), "--tournaments", "line 3: EVERY")
+    refused(web("--tournaments", str(tmp_path / "none.txt"), "--db", str(tmp_path / "g.db")), "--tournaments")
