@@ -242,8 +242,9 @@ class Tournaments:
         self._rng = random.Random()
         #: the games this process paired, and when its last pass started (ms)
         self.paired = 0
-        #: told of the games each pass made here, ``(game, black, gold)``
-        #: (the bots' event stream: a ``gameStart`` for each)
+        #: told of the games each pass made, here or (heard on the lobby's
+        #: channel) on another process, ``(game, black, gold)`` (the bots'
+        #: event stream: a ``gameStart`` for each)
         self.paired_hooks: list[Callable[[list[tuple[str, str, str]]], None]] = []
         #: the recurring events' rows due at a time (``--tournaments``:
         #: :func:`kamisado.web.community.schedule.event_rows`), made by :meth:`run`
@@ -261,9 +262,14 @@ class Tournaments:
         """A pass every :data:`PASS_EVERY_S` while the server runs (a task
         of the hub's), and the recurring events made once a minute."""
         while True:
-            await self.make_due()
-            await asyncio.sleep(PASS_EVERY_S)
-            await self.pass_now()
+            try:
+                await self.make_due()
+                await asyncio.sleep(PASS_EVERY_S)
+                await self.pass_now()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the next round tries again
+                log.exception("the tournaments' loop failed")
 
     async def make_due(self, every_ms: int = 60_000) -> int:
         """Make the recurring events due (at most once each ``every_ms``):
@@ -375,6 +381,9 @@ class Tournaments:
         if kind != "tstarted":
             return False
         game, *players = rest.split()
+        if len(players) == 2:
+            for hook in self.paired_hooks:
+                hook([(game, players[0], players[1])])
         await self._send_started(game, players)
         return True
 
