@@ -274,8 +274,9 @@ def test_a_swiss_of_four_over_two_rounds(site: TestClient) -> None:
     assert absent.post(f"/api/tournaments/{tid}/join").status_code == 200  # no page open
     assert passes(site) == 0 and event(site, tid)["status"] == "created"  # not yet
     clock.now = START + 120_000  # past the start
-    assert passes(site) == 2
+    passes(site)  # (or the server's own loop, a moment before)
     r1 = event(site, tid)
+    assert len(r1["games"]) == 2
     assert r1["status"] == "started" and r1["round"] == 1
     games1 = {s.id: started(s) for s in seats}
     assert len(set(games1.values())) == 2
