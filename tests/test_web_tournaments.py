@@ -166,6 +166,11 @@ def test_making_needs_an_account_and_a_rated_event_needs_one_to_join(site: TestC
     listed = site.get("/api/tournaments").json()
     assert [(e["name"], e["status"], e["players"]) for e in listed] == [
         ("Test Arena", "created", 0), ("Casual", "created", 1)]
+    for n in range(3):
+        make(maker, **{**ARENA, "starts_in": 700 + n, "name": f"More {n}"})
+    r = maker.post("/api/tournaments", json={**ARENA, "starts_in": 900})
+    assert r.status_code == 409 and r.json()["code"] == "too_many_tournaments"
+    assert len(site.get("/api/tournaments").json()) == 5
 
 
 # -- an Arena -----------------------------------------------------------------------------

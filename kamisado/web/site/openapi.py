@@ -209,7 +209,7 @@ OPERATIONS: tuple[Operation, ...] = (
               "tournaments", LIST, errors=(400, 503),
               params=(Param("player", about="the events this player took part in"),)),
     Operation("/api/tournaments", "post", "make_tournament", "Make an Arena or a Swiss event", "tournaments",
-              TOURNAMENT, errors=(400, 401, 403, 413, 503), signed_in=True,
+              TOURNAMENT, errors=(400, 401, 403, 409, 413, 503), signed_in=True,
               body=obj("kind", "name", "clock", kind={"type": "string", "enum": ["arena", "swiss"]}, name=STR,
                        clock=OBJ, target=INT, minutes=INT, rounds=INT, starts_in=INT, rated=BOOL, bots=BOOL)),
     Operation("/api/tournaments/{tournament}", "get", "tournament", "An event, its standings and its games",

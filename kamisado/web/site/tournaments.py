@@ -35,7 +35,10 @@ from kamisado.web.community.tournaments import (
 )
 from kamisado.web.store.storage import Store
 
-__all__ = ["ROUTES"]
+__all__ = ["MAX_OPEN", "ROUTES"]
+
+#: How many of one account's events may be upcoming or running at once.
+MAX_OPEN = 5
 
 
 def _refusing(fn: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
@@ -74,7 +77,9 @@ async def create_tournament(request: Request) -> Response:
     events = _events(request)
     row = new_event(body, player.id, events.clock())
     store = request.app.state.hub.store
-    await store.call(store.add_tournament, row)
+    if not await store.call(store.add_tournament, row, MAX_OPEN):
+        raise TournamentError(f"tournament: at most {MAX_OPEN} of your tournaments may be upcoming or running",
+                              "too_many_tournaments", 409)
     return JSONResponse(event_view(row, [], []), status_code=201)
 
 

@@ -62,11 +62,15 @@ class TournamentCalls:
     shared: bool
     origin: str
 
-    def add_tournament(self, row: Row) -> bool:
-        """Store a new event; ``False`` when one with its ``schedule`` key is there already."""
+    def add_tournament(self, row: Row, most: int | None = None) -> bool:
+        """Store a new event; ``False`` when one with its ``schedule`` key is
+        there already, or its maker has ``most`` events not finished."""
         with self._db.write() as tx:
             if row.get("schedule") is not None and tx.run(
                     sa.select(tournaments.c.id).where(tournaments.c.schedule == row["schedule"])).rows:
+                return False
+            if most is not None and tx.run(sa.select(sa.func.count()).select_from(tournaments).where(
+                    tournaments.c.created_by == row["created_by"], tournaments.c.status != "finished")).scalar() >= most:
                 return False
             tx.run(tournaments.insert().values(**row))
         return True
