@@ -361,3 +361,25 @@ def test_a_bad_schedule_stops_kamisado_web_at_start_with_its_line(tmp_path: Path
     bad.write_text("# the events\narena hourly 3+2 1 30m Fine\nswiss weekly 10+5 3 5r Bad\n", "utf-8")
     refused(web("--tournaments", str(bad), "--db", str(tmp_path / "g.db")), "--tournaments", "line 3: EVERY")
     refused(web("--tournaments", str(tmp_path / "none.txt"), "--db", str(tmp_path / "g.db")), "--tournaments")
+
+
+def test_a_page_that_comes_back_is_told_of_a_game_nobody_told_it_of(site: TestClient) -> None:
+    from kamisado.web.community.tournaments import plan_of, winner_of
+
+    clock = Clock()
+    tours = events(site)
+    tours.clock = clock  # stays before the start: the server's own passes pair nobody
+    seats = people(site, 2)
+    tid = make(site, **{**ARENA, "starts_in": 600})["id"]
+    for s in seats:
+        assert s.c.post(f"/api/tournaments/{tid}/join").status_code == 200
+    store = site.app.state.hub.store  # type: ignore[attr-defined]
+    # the pass of a process that died before it told anyone: stored, nobody told
+    starts = event(site, tid)["starts"]
+    made = site.portal.call(store.call, store.tournament_pass, starts + 1,  # type: ignore[union-attr]
+                            {s.id for s in seats}, plan_of, winner_of, tours._games_of)
+    ((_, [(game, _, _)]),) = made
+    assert running(site, tid)[0]["id"] == game
+    tours.live_until = START + 10**9  # (as after any pass that found the event running)
+    again = connect(seats[1].c)  # the page comes back
+    assert until(again, lambda m: m["type"] == "started")["game"] == game

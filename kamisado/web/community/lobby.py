@@ -515,6 +515,7 @@ class Lobby:
         conns = self.players.setdefault(conn.player, set())
         first = not conns
         conns.add(conn)
+        await self.tournaments.catch_up(conn)  # a game of an event it was not told of
         if first and hub.store.shared:
             try:
                 await hub.store.call(hub.store.set_online, conn.player, True, now_ms())

@@ -68,6 +68,9 @@ log = logging.getLogger("kamisado.web")
 #: How often each process runs a pairing pass while it serves (s): the
 #: events starting, the games another process saw end but could not count.
 PASS_EVERY_S = 1.0
+#: A page that comes back is told of the player's event games this recent
+#: (ms) with nothing played yet.
+CATCH_UP_MS = 60_000
 #: The match types an event may play (points to win).
 TARGETS = (1, 3, 7, 15)
 #: An Arena's length (minutes), a Swiss's rounds, the start's delay (s).
@@ -249,6 +252,10 @@ class Tournaments:
         #: the recurring events' rows due at a time (``--tournaments``:
         #: :func:`kamisado.web.community.schedule.event_rows`), made by :meth:`run`
         self.due: Callable[[int], list[dict[str, Any]]] | None = None
+        #: until when (ms) a page that comes back is asked about its event
+        #: games (:meth:`catch_up`): :data:`CATCH_UP_MS` after the last pass
+        #: that found an event running
+        self.live_until = 0
         self._scheduled_at: int | None = None
 
     def bind(self, hub: Hub) -> None:
@@ -323,9 +330,12 @@ class Tournaments:
                 except Exception as exc:
                     hub.repeats.failed("a tournament pass failed", None, exc)
                     return made_total
+                if made:
+                    self.live_until = self.clock() + CATCH_UP_MS
                 for _, new in made:
-                    made_total += len(new)
-                    await self._tell(new)
+                    if new:
+                        made_total += len(new)
+                        await self._tell(new)
                 if not self._again:
                     break
         return made_total
@@ -361,11 +371,13 @@ class Tournaments:
             hook(new)
         for game, black, gold in new:
             await self._send_started(game, (black, gold))
-        if self.hub.store.shared:
-            try:
-                await self.hub.store.call(self.hub.store.seek_news, [f"tstarted {g} {b} {w}" for g, b, w in new])
-            except Exception as exc:
-                self.hub.repeats.failed("could not announce a tournament's games", None, exc)
+        store = self.hub.store
+        try:
+            if store.shared:
+                await store.call(store.seek_news, [f"tstarted {g} {b} {w}" for g, b, w in new])
+            await store.call(store.told_tournament_games, [g for g, _, _ in new])
+        except Exception as exc:  # a page that comes back is told (catch_up)
+            self.hub.repeats.failed("could not announce a tournament's games", None, exc)
 
     async def _send_started(self, game: str, players: Sequence[str]) -> None:
         frame = StartedFrame(game).to_json()
@@ -373,6 +385,24 @@ class Tournaments:
         for result in await asyncio.gather(*sends, return_exceptions=True):
             if isinstance(result, Exception):
                 log.debug("a started frame was not sent: %s", result)
+
+    async def catch_up(self, conn: Conn) -> None:
+        """A websocket of a player opened while an event runs: it is sent
+        ``started`` for each of the player's event games that began in the
+        last :data:`CATCH_UP_MS`, with nothing played yet, whose players were
+        not told (the process that paired it died before it told them, or
+        before it noted that it had: told twice, never not at all)."""
+        if self.hub is None or conn.player is None or self.clock() >= self.live_until:
+            return
+        try:
+            fresh = await self.hub.store.call(self.hub.store.fresh_tournament_games, conn.player,
+                                              self.clock() - CATCH_UP_MS)
+        except Exception as exc:
+            self.hub.repeats.failed("could not read a player's tournament games", None, exc)
+            return
+        for game in fresh:
+            with contextlib.suppress(Exception):
+                await conn.send_text(StartedFrame(game).to_json())
 
     async def heard(self, kind: str, rest: str) -> bool:
         """Another process paired an event's game (``tstarted GAME BLACK

@@ -386,7 +386,7 @@ tournament_players = sa.Table(
 #: A tournament's games (revision 0019): the pairing (``round``: the Swiss
 #: round, 0 in an Arena), when it started, and once its end was counted
 #: (``ended``, ms) the ``winner`` (``b``/``g``, ``NULL``: none) and the
-#: points it gave each side.
+#: points it gave each side; ``told`` once its players were sent ``started``.
 tournament_games = sa.Table(
     "tournament_games",
     metadata,
@@ -400,6 +400,7 @@ tournament_games = sa.Table(
     sa.Column("winner", sa.String(1), nullable=True),
     sa.Column("black_score", sa.Integer, nullable=True),
     sa.Column("gold_score", sa.Integer, nullable=True),
+    sa.Column("told", sa.Boolean, nullable=False),
     sa.Index("tournament_games_tournament", "tournament", "ended"),
 )
 

@@ -106,6 +106,25 @@ class TournamentCalls:
                 .where(tournament_players.c.player == player)
                 .order_by(tournaments.c.starts.desc()).limit(limit)).mappings()
 
+    def fresh_tournament_games(self, player: str, since_ms: int) -> list[str]:
+        """A player's event games that started since ``since_ms``, in which
+        nothing was played yet and whose players were not told (the process
+        that paired them died first): a page that comes back is told of them."""
+        with self._db.read() as tx:
+            return tx.run(
+                sa.select(tournament_games.c.game).join(games, games.c.id == tournament_games.c.game)
+                .where(sa.or_(tournament_games.c.black == player, tournament_games.c.gold == player),
+                       tournament_games.c.ended.is_(None), tournament_games.c.started >= since_ms,
+                       tournament_games.c.told.is_(False),
+                       games.c.actions == 0, games.c.state != "over")
+                .order_by(tournament_games.c.started)).scalars()
+
+    def told_tournament_games(self, ids: list[str]) -> None:
+        """These event games' players were sent ``started`` (here, and the other processes told)."""
+        if ids:
+            with self._db.write() as tx:
+                tx.run(tournament_games.update().where(tournament_games.c.game.in_(ids)).values(told=True))
+
     def join_tournament(self, tournament_id: str, row: Row) -> Row | None:
         """Put a player (``row``: ``player``, ``name``, ``rating``,
         ``registered``, ``joined``) into an event not finished, or bring a
@@ -145,7 +164,8 @@ class TournamentCalls:
         (``here``: the players with a page open on this process; with
         several processes, those present on any), the new pairs' games
         made (``games_of``) and stored with their pairings.  Returns each
-        event's new games, ``(game, black, gold)``."""
+        event that ran and its new games, ``(game, black, gold)`` (none: an
+        empty list)."""
         made: list[tuple[str, list[tuple[str, str, str]]]] = []
         with self._db.read() as tx:  # most passes find nothing to do: no lock, no write
             if not tx.run(sa.select(tournaments.c.id).where(
@@ -175,12 +195,14 @@ class TournamentCalls:
                         ended[row["id"]] = winner_of(GameRow(**row), tokens)
                 plan = plan_of(event, players, their_games, ended, present, now_ms)
                 self._write_plan(tx, event, plan)
-                if plan.pairs:
+                if not plan.pairs:
+                    made.append((event["id"], []))
+                else:
                     new = games_of(event, plan.pairs, {p["player"]: p for p in players})
                     tx.run(games.insert(), [{**asdict(g), "actions": 0} for g in new])
                     tx.run(tournament_games.insert(), [
                         {"game": g.id, "tournament": event["id"], "round": plan.round, "black": b, "gold": w,
-                         "started": now_ms} for g, (b, w) in zip(new, plan.pairs, strict=True)])
+                         "started": now_ms, "told": False} for g, (b, w) in zip(new, plan.pairs, strict=True)])
                     made.append((event["id"], [(g.id, b, w) for g, (b, w) in zip(new, plan.pairs, strict=True)]))
         return made
 

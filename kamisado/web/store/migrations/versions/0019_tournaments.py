@@ -69,6 +69,7 @@ def upgrade() -> None:
         sa.Column("winner", sa.String(1), nullable=True),
         sa.Column("black_score", sa.Integer, nullable=True),
         sa.Column("gold_score", sa.Integer, nullable=True),
+        sa.Column("told", sa.Boolean, nullable=False),
     )
     op.create_index("tournament_games_tournament", "tournament_games", ["tournament", "ended"])
 
