@@ -101,7 +101,7 @@ def test_a_database_at_revision_0002_gets_players_with_its_games_kept(tmp_path: 
     engine.dispose()
     store = Store(str(db))
     try:
-        assert migrations.current(store.engine) == migrations.head() == "0019"
+        assert migrations.current(store.engine) == migrations.head() == "0020"
         assert _schema_diff(store.engine) == []
         loaded = store.load("g0002")
         assert loaded is not None
@@ -201,7 +201,7 @@ def test_revision_0015_keeps_one_rated_attempt_of_a_player_at_a_puzzle(tmp_path:
     engine.dispose()
     store = Store(str(db))
     try:
-        assert migrations.current(store.engine) == migrations.head() == "0019"
+        assert migrations.current(store.engine) == migrations.head() == "0020"
         with store.engine.connect() as conn:
             rated = conn.exec_driver_sql("SELECT id FROM puzzle_attempts WHERE rated ORDER BY id").scalars().all()
             assert rated == [1, 4]

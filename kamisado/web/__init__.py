@@ -220,7 +220,18 @@ def main(argv: list[str] | None = None) -> int:
         " for its request head is closed, or else the new one answered 503 (default: the"
         " file-descriptor limit less a reserve of a tenth, at least 100; 0: no cap)",
     )
+    parser.add_argument(
+        "--tournaments", default=None, metavar="hourly|FILE",
+        help="make recurring tournaments: 'hourly' (an hourly 3+2 Arena, a daily Swiss) or a"
+        " schedule file's (docs/web-tournaments.md)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    from kamisado.web.community.schedule import load_schedule
+
+    try:
+        args.tournaments = None if args.tournaments is None else load_schedule(args.tournaments)
+    except (OSError, ValueError) as exc:
+        parser.error(f"--tournaments: {exc}")
     for name in ("ws_per_address", "ws_per_player", "ws_keep_out", "header_timeout",
                  "connections_per_address", "max_connections"):
         if getattr(args, name) is None:
@@ -296,7 +307,7 @@ def _serve(args: argparse.Namespace, db: str, sock: socket.socket) -> int:
     app = create_app(db, workers=args.workers, secret=args.secret, queue=args.queue,
                      session_idle=args.session_days * 24 * 3600, metrics_allow=args.metrics_allow,
                      public_url=args.public_url, forwarded_allow_ips=args.forwarded_allow_ips,
-                     sockets=sockets)
+                     sockets=sockets, tournaments=args.tournaments)
     proxies = () if args.forwarded_allow_ips is None else tuple(forwarded_hosts(args.forwarded_allow_ips))
     doors = Doors(DoorLimits(
         head_timeout=args.header_timeout, per_address=args.connections_per_address,

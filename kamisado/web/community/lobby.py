@@ -54,6 +54,7 @@ from kamisado.web.basics.messages import (
 )
 from kamisado.web.basics.ratings import Rating, speed_of
 from kamisado.web.community.seeks import Seeks
+from kamisado.web.community.tournaments import Tournaments
 from kamisado.web.play.game import Conn
 from kamisado.web.play.games import Hub
 from kamisado.web.play.state import GameError
@@ -175,6 +176,8 @@ class Lobby:
         self.on_event: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
         #: told of a ``event ...`` word another process said on the lobby's channel
         self.on_heard: Callable[[str], Awaitable[None]] | None = None
+        #: the tournaments' passes and the players they tell (:mod:`kamisado.web.community.tournaments`)
+        self.tournaments = Tournaments(self.players)
         self._counting_on = False
         if hub is not None:
             self.bind(hub)
@@ -185,6 +188,7 @@ class Lobby:
             return
         self.hub = hub
         hub.on_lobby = self._heard
+        self.tournaments.bind(hub)
 
     @property
     def shared(self) -> bool:
@@ -193,7 +197,7 @@ class Lobby:
     async def _heard(self, origin: str, what: str) -> None:
         """Another process changed the lobby (or accepted a challenge of ours)."""
         kind, _, rest = what.partition(" ")
-        if await self.seeks.heard(kind, rest):
+        if await self.seeks.heard(kind, rest) or await self.tournaments.heard(kind, rest):
             return
         if kind == "tick" and not self.watchers:
             return
@@ -572,6 +576,7 @@ class Lobby:
         conns = self.players.setdefault(conn.player, set())
         first = not conns
         conns.add(conn)
+        await self.tournaments.catch_up(conn)  # a game of an event it was not told of
         if first and hub.store.shared:
             try:
                 await hub.store.call(hub.store.set_online, conn.player, True, now_ms())

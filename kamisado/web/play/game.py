@@ -186,6 +186,9 @@ class GameHub(HubFace, Protocol):
     metrics: Metrics
     #: told of each game that ended (:attr:`kamisado.web.play.games.Hub.on_finish`)
     on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None
+    #: told of every game that ends here (an action stored ended it: the
+    #: tournaments count it, :mod:`kamisado.web.community.tournaments`)
+    ended_hooks: list[Callable[[Game], None]]
 
     @property
     def rng(self) -> random.Random: ...
@@ -653,6 +656,9 @@ class Game(GameState):
         self.row.offer = None  # stored: every action ends the offer pending (or declined)
         if self.state == OVER and hub.on_finish is not None:  # the event streams: a task of its own
             hub.spawn(hub.on_finish(self))
+        if self.state == OVER:
+            for hook in hub.ended_hooks:
+                hook(self)
         if self.state == OVER and self.row.rated:
             try:
                 await rate(self)

@@ -86,6 +86,8 @@ class Hub:
         #: told of each game that ended through this process (the event
         #: streams' ``gameFinish``: :mod:`kamisado.web.bots`)
         self.on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None = None
+        #: told of every game that ends on this process (its last action stored here)
+        self.ended_hooks: list[Callable[[Game], None]] = []
         #: how long a real-time opponent must be away before a claim (seconds)
         self.claim_after_s = CLAIM_AFTER_S
         #: every websocket open on this process (the page's, whatever it is on)

@@ -108,6 +108,8 @@ CHALLENGE = obj("id", "challenger", "destUser", "rated", "clock", "target", "ser
                 color={"type": "string", "enum": ["black", "gold", "random"]},
                 status={"type": "string", "enum": ["created", "canceled", "declined", "accepted"]})
 OK = obj("ok", ok=BOOL)
+TOURNAMENT = obj("id", "kind", "name", "status", "standings", "games", id=STR, kind=STR, name=STR, status=STR,
+                 standings=LIST, games=LIST)
 
 #: Every operation of the HTTP API.
 OPERATIONS: tuple[Operation, ...] = (
@@ -211,6 +213,21 @@ OPERATIONS: tuple[Operation, ...] = (
               body=obj(hours={"type": "number"}, reason=STR)),
     Operation("/api/mod/audit", "get", "mod_audit", "The moderators' log", "moderation", LIST,
               errors=(401, 403, 503), signed_in=True),
+    # tournaments
+    Operation("/api/tournaments", "get", "tournaments", "The events upcoming, running and finished lately",
+              "tournaments", LIST, errors=(400, 503),
+              params=(Param("player", about="the events this player took part in"),)),
+    Operation("/api/tournaments", "post", "make_tournament", "Make an Arena or a Swiss event", "tournaments",
+              TOURNAMENT, errors=(400, 401, 403, 409, 413, 503), signed_in=True,
+              body=obj("kind", "name", "clock", kind={"type": "string", "enum": ["arena", "swiss"]}, name=STR,
+                       clock=OBJ, target=INT, minutes=INT, rounds=INT, starts_in=INT, rated=BOOL, bots=BOOL)),
+    Operation("/api/tournaments/{tournament}", "get", "tournament", "An event, its standings and its games",
+              "tournaments", TOURNAMENT, errors=(404, 503)),
+    Operation("/api/tournaments/{tournament}/join", "post", "join_tournament", "Join an event, or come back",
+              "tournaments", obj("tournament", "player", "active"), errors=(403, 404, 409, 503)),
+    Operation("/api/tournaments/{tournament}/withdraw", "post", "withdraw_tournament",
+              "Withdraw from an event (or pause)", "tournaments", obj("tournament", "player", "active"),
+              errors=(403, 404, 503)),
     # puzzles
     Operation("/api/puzzles", "get", "puzzles", "The puzzles, a page at a time", "puzzles",
               obj("total", "puzzles"), errors=(400, 503),

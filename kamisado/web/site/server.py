@@ -47,6 +47,7 @@ from kamisado.web.accounts.tokens import BearerAuth, Tokens
 from kamisado.web.bots import routes as bots
 from kamisado.web.bots.games import ROUTES as BOT_GAME_ROUTES
 from kamisado.web.community.lobby import Lobby
+from kamisado.web.community.schedule import Recurring, event_rows
 from kamisado.web.edge.edge import BODY_TIMEOUT_S, Edge
 from kamisado.web.edge.guard import (
     SOCKET_LIMITS,
@@ -97,6 +98,7 @@ from kamisado.web.site.pages import (
     upload_record,
 )
 from kamisado.web.site.puzzles import ROUTES as PUZZLE_ROUTES
+from kamisado.web.site.tournaments import ROUTES as TOURNAMENT_ROUTES
 from kamisado.web.site.websocket import ws_endpoint
 from kamisado.web.store.buckets import SharedBuckets
 from kamisado.web.store.storage import Store
@@ -184,6 +186,9 @@ def lifespan(
             limiter.shared = SharedBuckets(store, time.time if limiter.clock is time.monotonic else limiter.clock)
         app.state.lobby = Lobby(hub)  # over every process, when several share the database
         bots.start(app, clock)  # the event streams, challenges over HTTP
+        events = app.state.lobby.tournaments  # the tournaments' passes, and the recurring events
+        if app.state.tournament_schedule:
+            events.due = functools.partial(event_rows, app.state.tournament_schedule)
         # analysis never takes the last worker: computer moves always have one
         app.state.analysis = AnalysisSlots(max(1, n - 1))
         hub.reporter.slots = app.state.analysis  # a report's slices take analysis slots too
@@ -213,6 +218,7 @@ def lifespan(
         # the metrics: read when scraped, the event loop's lag, the collector's pauses
         hub.metrics.watch(lambda: len(hub.open_conns), lambda: len(hub.games))
         hub.spawn(hub.metrics.monitor())
+        hub.spawn(events.run())
         try:
             yield
         finally:
@@ -261,6 +267,7 @@ ROUTES = [
     Route("/api/reply", reply),
     Route("/api/lessons", lessons),
     *PUZZLE_ROUTES,
+    *TOURNAMENT_ROUTES,
     *PLAYER_ROUTES,
     *TOKEN_ROUTES,
     *MODERATION_ROUTES,
@@ -290,6 +297,7 @@ def create_app(
     forwarded_allow_ips: str | None = None,
     body_timeout_s: float = BODY_TIMEOUT_S,
     sockets: SocketLimits | None = None,
+    tournaments: list[Recurring] | None = None,
 ) -> Starlette:
     """The whole web app over the database ``db`` (a URL or an SQLite path,
     or a :class:`Store` to use, closed when the app stops).
@@ -335,6 +343,9 @@ def create_app(
 
     ``body_timeout_s``: a request body must arrive within this many
     seconds, or the request is refused (408; :mod:`kamisado.web.edge.edge`).
+
+    ``tournaments``: the recurring events to make (``kamisado web
+    --tournaments``: :mod:`kamisado.web.community.schedule`).
     """
     if not session_idle > 0:
         raise ValueError(f"expected a session lifetime above 0 s, found {session_idle}")
@@ -363,4 +374,5 @@ def create_app(
     app.state.session_keys = keys
     app.state.session_sockets = SessionSockets()
     app.state.parses = ParseBudget()  # uploaded records being read (POST /api/records)
+    app.state.tournament_schedule = tournaments or []
     return app

@@ -24,6 +24,9 @@ Made and changed only by the Alembic migrations in
 ``tokens``
     personal API tokens, by the SHA-256 of each (revision 0018;
     :mod:`kamisado.web.accounts.tokens`).
+``tournaments``, ``tournament_players``, ``tournament_games``
+    the site's Arena and Swiss events, their players and their games
+    (revision 0019; :mod:`kamisado.web.community.tournaments`).
 ``ratings``, ``rating_history``
     each player's rating per speed, and its rating after each rated game.
 ``chat``
@@ -86,6 +89,9 @@ __all__ = [
     "settings",
     "sign_in_failures",
     "tokens",
+    "tournament_games",
+    "tournament_players",
+    "tournaments",
 ]
 
 metadata = sa.MetaData()
@@ -323,6 +329,83 @@ seeks = sa.Table(
     sa.Index("seeks_origin", "origin"),
     sa.Index("seeks_speed", "speed", "rated"),
     sa.Index("seeks_player", "player"),
+)
+
+#: Tournaments on the site (revision 0019, :mod:`kamisado.web.community.tournaments`):
+#: one row an event, an Arena (``minutes`` long) or a Swiss (``rounds``);
+#: its ``status`` ``created``, ``started`` or ``finished``; ``starts`` and
+#: ``ends`` in ms (a Swiss's ``ends`` is set when its last round ended);
+#: ``round`` the Swiss round paired last; ``schedule`` the scheduler's key
+#: of a recurring event (one event a key: :mod:`kamisado.web.community.schedule`).
+tournaments = sa.Table(
+    "tournaments",
+    metadata,
+    sa.Column("id", sa.String(40), primary_key=True),
+    sa.Column("kind", sa.String(8), nullable=False),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("clock_initial", sa.Float, nullable=True),
+    sa.Column("clock_increment", sa.Float, nullable=True),
+    sa.Column("clock_days", sa.Integer, nullable=True),
+    sa.Column("target", sa.Integer, nullable=False),
+    sa.Column("minutes", sa.Integer, nullable=True),
+    sa.Column("rounds", sa.Integer, nullable=True),
+    sa.Column("rated", sa.Boolean, nullable=False),
+    sa.Column("bots", sa.Boolean, nullable=False),
+    sa.Column("status", sa.String(10), nullable=False),
+    sa.Column("starts", sa.BigInteger, nullable=False),
+    sa.Column("ends", sa.BigInteger, nullable=True),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("created", sa.BigInteger, nullable=False),
+    sa.Column("created_by", sa.String(40), nullable=True),
+    sa.Column("schedule", sa.String(80), nullable=True),
+    sa.Index("tournaments_status", "status", "starts"),
+    sa.Index("tournaments_schedule", "schedule", unique=True),
+)
+
+#: A tournament's players (revision 0019): the ``score`` (Arena: 2 a win,
+#: doubled on a streak; Swiss: 1 a win or a bye), the games played, the
+#: Arena ``streak`` (wins in a row), the Swiss ``byes`` and ``blacks``
+#: (games as Black, for the colours' balance), whether the player is
+#: ``active`` (not withdrawn or paused: paired only then), the rating at
+#: joining, and the opponent of the last game (no immediate rematch).
+tournament_players = sa.Table(
+    "tournament_players",
+    metadata,
+    sa.Column("tournament", sa.String(40), primary_key=True),
+    sa.Column("player", sa.String(40), primary_key=True),
+    sa.Column("name", sa.String(80), nullable=False),
+    sa.Column("rating", sa.Integer, nullable=False),
+    sa.Column("registered", sa.Boolean, nullable=False),
+    sa.Column("score", sa.Integer, nullable=False),
+    sa.Column("games", sa.Integer, nullable=False),
+    sa.Column("streak", sa.Integer, nullable=False),
+    sa.Column("byes", sa.Integer, nullable=False),
+    sa.Column("blacks", sa.Integer, nullable=False),
+    sa.Column("active", sa.Boolean, nullable=False),
+    sa.Column("last_opponent", sa.String(40), nullable=True),
+    sa.Column("joined", sa.BigInteger, nullable=False),
+    sa.Index("tournament_players_player", "player"),
+)
+
+#: A tournament's games (revision 0019): the pairing (``round``: the Swiss
+#: round, 0 in an Arena), when it started, and once its end was counted
+#: (``ended``, ms) the ``winner`` (``b``/``g``, ``NULL``: none) and the
+#: points it gave each side; ``told`` once its players were sent ``started``.
+tournament_games = sa.Table(
+    "tournament_games",
+    metadata,
+    sa.Column("game", sa.String(40), primary_key=True),
+    sa.Column("tournament", sa.String(40), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("black", sa.String(40), nullable=False),
+    sa.Column("gold", sa.String(40), nullable=False),
+    sa.Column("started", sa.BigInteger, nullable=False),
+    sa.Column("ended", sa.BigInteger, nullable=True),
+    sa.Column("winner", sa.String(1), nullable=True),
+    sa.Column("black_score", sa.Integer, nullable=True),
+    sa.Column("gold_score", sa.Integer, nullable=True),
+    sa.Column("told", sa.Boolean, nullable=False),
+    sa.Index("tournament_games_tournament", "tournament", "ended"),
 )
 
 #: The rate limits' token buckets that every process on one database

@@ -74,6 +74,7 @@ from kamisado.web.store.schema import (
 from kamisado.web.store.sharing import CHANNEL, LOBBY_CHANNEL, PG_KEPT, SharedCalls
 from kamisado.web.store.sharing import KEPT as SHARED_KEPT
 from kamisado.web.store.side_calls import CHAT_KEPT, SideCalls
+from kamisado.web.store.tournament_calls import TournamentCalls
 
 __all__ = [
     "CHANNEL",
@@ -337,7 +338,7 @@ def _new_sqlite_file(path: str) -> None:
 T = TypeVar("T")
 
 
-class Store(PlayerCalls, SideCalls, SharedCalls, ModerationCalls):
+class Store(PlayerCalls, SideCalls, SharedCalls, ModerationCalls, TournamentCalls):
     """The game store over one database URL (see :func:`database_url`).
 
     Every call runs on the database's one code path

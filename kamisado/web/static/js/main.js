@@ -4,6 +4,7 @@
    #/new/<mode>, #/games, #/game/<id>?t=<token>, #/review/<id>,
    #/game/<id>/review?ply=N (the review at the match's N-th move), #/lessons,
    #/lesson/<id>, #/puzzles, #/puzzle/<id>, #/puzzles/streak, #/lobby, #/player/<id>, #/leaderboard, #/bots,
+   #/tournament/<id>,
    #/account, #/mod (the moderators' page), #/local/<id> (a game played offline, kept on this device);
    a share link /game/<id> becomes #/game/<id>. */
 import { $, $$ } from "./dom.js";
@@ -21,6 +22,7 @@ import { showGames } from "./views/games.js";
 import { leaveLobby, showLobby, showQuickHome } from "./views/lobby.js";
 import { showPlayer } from "./views/player.js";
 import { showBots, showLeaderboard } from "./views/leaderboard.js";
+import { leaveTournament, showPlayerTournaments, showTournament, showTournamentList } from "./views/tournament.js";
 import { showMod } from "./views/mod.js";
 import { whenSessionEnds } from "./socket.js";
 import { followNotices } from "./notices.js";
@@ -57,6 +59,7 @@ function route() {
   if (!review) { leaveReview(); stopReport($("#rv-report")); }
   if (where !== "lobby" && where) leaveLobby();  // the home page (#/) has quick pairing too
   if (where !== "local") leaveLocal();
+  if (where !== "tournament") leaveTournament();
   if (where !== "lesson") leaveLesson();
   if (where !== "puzzle" && !(where === "puzzles" && id === "streak")) leavePuzzle();
   if (review) {
@@ -74,9 +77,14 @@ function route() {
   else if (where === "local" && id) { showView("play"); openLocal(id); }
   else if (where === "games") { showView("games"); showGames(); }
   else if (where === "account") { showView("account"); showAccount(); }
-  else if (where === "lobby") { showView("lobby"); showLobby(); }
-  else if (where === "player" && id) { showView("player"); showPlayer(decodeURIComponent(id)); }
+  else if (where === "lobby") { showView("lobby"); showLobby(); showTournamentList(); }
+  else if (where === "player" && id) {
+    showView("player");
+    showPlayer(decodeURIComponent(id));
+    showPlayerTournaments(decodeURIComponent(id));
+  }
   else if (where === "mod") { showView("mod"); showMod(); }
+  else if (where === "tournament" && id) { showView("tournament"); showTournament(decodeURIComponent(id)); }
   else if (where === "leaderboard") { showView("leaderboard"); showLeaderboard(params.get("speed") || "realtime"); }
   else if (where === "bots") { showView("bots"); showBots(); }
   else if (where === "lessons") { showView("lessons"); showList("lessons"); }
@@ -85,7 +93,7 @@ function route() {
   else if (where === "lesson" && id) { showView("play"); openLesson(where, id); }
   else if (where === "puzzle" && id) { showView("play"); openPuzzle(decodeURIComponent(id)); }
   else if (where === "new") { showView("new"); showNew(id || "computer", params); }
-  else if (!where) { showView("home"); showQuickHome(params); }
+  else if (!where) { showView("home"); showQuickHome(params); showTournamentList(); }
   else showMissing("page", `#${path}`);  // an unknown route, or one lacking its id
   // a new view: the focus goes to its content (not on the first load)
   if (routed && !(where === "game" || where === "local" || review || where === "lesson" || where === "puzzle" || (where === "puzzles" && id === "streak"))) $("#main").focus({ preventScroll: true });
