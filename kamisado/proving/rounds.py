@@ -240,8 +240,8 @@ def prove_start(
     positions: int = POSITIONS,
     solver_nodes: int = SOLVER_NODES,
 ) -> StartResult:
-    """Search the round from the round start ``start`` (KPN) for the match's
-    winner, given ``known`` (``{start KPN: winner}`` of proven child starts).
+    """Search the round from the round start ``start`` (KPN; any position
+    of a round in progress will do) for the match's winner, given ``known`` (``{start KPN: winner}`` of proven child starts).
 
     Expands at most ``positions`` round positions, each first put to the
     points solver with ``solver_nodes`` nodes.  A task of ``kamisado
@@ -253,8 +253,8 @@ def prove_start(
     """
     t0 = time.thread_time()
     pos = Position(start)
-    if pos.outcome is not None or pos.must_move != -1:
-        raise ValueError(f"not a round start: {start}")
+    if pos.outcome is not None:
+        raise ValueError(f"the round is over: {start}")
     s = _Search(known, positions, solver_nodes)
     winner = s.value(pos)
     plan: dict[str, Entry] = {}
