@@ -82,12 +82,12 @@ def main_solve_match(argv: Sequence[str]) -> int:
     p.add_argument("--store", default=DEFAULT_STORE, metavar="PATH_OR_URL",
                    help=f"SQLite file or postgresql:// URL of proven round starts (default {DEFAULT_STORE})")
     p.add_argument("--time", type=duration("s"), metavar="TIME",
-                   help=f"stop after this long, in {duration_help('s')} (default: until proven); 0 only exports")
+                   help=f"stop after this long, in {duration_help('s')} (default: until proven)")
     p.add_argument("--positions", type=int_between(1, 10**7), default=POSITIONS, metavar="N",
                    help=f"round positions a task expands at first (default {POSITIONS})")
     p.add_argument("--solver-nodes", type=int_between(1000, 10**9), default=SOLVER_NODES, metavar="N",
                    help=f"the points solver's nodes at each position (default {SOLVER_NODES})")
-    p.add_argument("--export", metavar="FILE", help="write the proof there when the start is proven")
+    p.add_argument("--export", metavar="FILE", help="write the proof there when the start is proven (at once when the store has it)")
     args = p.parse_args(argv)
     target = MATCHES[args.match]
     root = args.start or start_kpn(target)
@@ -106,10 +106,9 @@ def main_solve_match(argv: Sequence[str]) -> int:
     print(f"resumed: {loaded} round starts loaded", flush=True)
     stop = threading.Event()
     status = 0
-    if args.time == 0:
-        prog = Progress(root, loaded=loaded)
-        known = store.load(target)
-        prog.winner = known.get(root)
+    got = store.get(root)
+    if got is not None:  # proven before: no workers needed
+        prog = Progress(root, loaded=loaded, winner=got.winner)
     else:
         prog, status = _run(args, root, store, stop)
     print(summary(prog, store, target), flush=True)

@@ -130,35 +130,55 @@ def after_round(end: Position) -> tuple[int | None, int, dict[str, str]]:
 
 
 class _Search:
-    """The AND/OR search through one round (see :func:`prove_start`)."""
+    """The AND/OR search through one round for "``side`` wins the match"
+    (see :func:`prove_start`): ``True`` proven, ``False`` refuted (the other
+    side wins), ``None`` open.  At the other side's positions it stops at
+    the first reply that is not proven, so what it reports open is a short
+    list of the child starts that would help most."""
 
     def __init__(self, known: Mapping[str, int], positions: int, solver_nodes: int) -> None:
         self.known = known
         self.budget = positions
         self.solver_nodes = solver_nodes
-        self.memo: dict[str, int | None] = {}
+        self.memo: dict[str, bool | None] = {}
         self.entries: dict[str, Entry] = {}
         self.open: dict[str, None] = {}
+        self.oracle: dict[str, tuple[int, int, object]] = {}
         self.expanded = 0
         self.nodes = 0
         self.exhausted = False
+        self.side = 0
 
-    def end(self, q: Position) -> int | None:
+    def end(self, q: Position) -> bool | None:
         over, w, nxt = after_round(q)
         if over is not None:
-            return over
-        for d, s in nxt.items():
-            if self.known.get(s) == w:
-                self.entries[q.kpn()] = {"fill": d}
-                return w
-        if all(self.known.get(s) == w ^ 1 for s in nxt.values()):
-            return w ^ 1
+            return over == self.side
+        values = [self.known.get(s) for s in nxt.values()]
+        if w == self.side:
+            for d, s in nxt.items():
+                if self.known.get(s) == w:
+                    self.entries[q.kpn()] = {"fill": d}
+                    return True
+            if all(v == w ^ 1 for v in values):
+                return False
+        else:
+            if all(v == self.side for v in values):
+                return True
+            if any(v == w for v in values):
+                return False
         for s in nxt.values():
             if s not in self.known:
                 self.open[s] = None
         return None
 
-    def value(self, p: Position) -> int | None:
+    def solved(self, p: Position, key: str) -> tuple[int, int, object]:
+        if key not in self.oracle:
+            r = engine.solve_points(p, node_limit=self.solver_nodes)
+            self.nodes += r.nodes
+            self.oracle[key] = (r.low, r.high, r.best_move)
+        return self.oracle[key]
+
+    def value(self, p: Position) -> bool | None:
         key = p.kpn()
         if key in self.memo:
             return self.memo[key]
@@ -166,38 +186,49 @@ class _Search:
             self.exhausted = True
             return None
         self.expanded += 1
-        r = engine.solve_points(p, node_limit=self.solver_nodes)
-        self.nodes += r.nodes
-        settled = decides(p, r.low, r.high)
+        low, high, best = self.solved(p, key)
+        settled = decides(p, low, high)
         if settled is not None:
-            self.entries[key] = {"points": True}
-            self.memo[key] = settled
-            return settled
-        mover = p.turn
+            if settled == self.side:
+                self.entries[key] = {"points": True}
+            self.memo[key] = settled == self.side
+            return settled == self.side
+        mine = p.turn == self.side
         moves = list(p.legal_moves)
-        if r.best_move is not None and r.best_move in moves:
-            moves.remove(r.best_move)
-            moves.insert(0, r.best_move)
+        if best is not None and best in moves:
+            moves.remove(best)  # type: ignore[arg-type]
+            moves.insert(0, best)  # type: ignore[arg-type]
         unknown = False
         for mv in moves:
             q = p.copy(stack=False)
             q.push(mv)
             v = self.end(q) if q.outcome is not None else self.value(q)
-            if v == mover:
+            if mine and v:
                 self.entries[key] = {"move": str(mv)}
-                self.memo[key] = mover
-                return mover
+                self.memo[key] = True
+                return True
+            if not mine and v is False:
+                self.memo[key] = False
+                return False
             if v is None:
                 unknown = True
-                if self.exhausted:
+                if self.exhausted or not mine:
                     break
         if unknown:
             if not self.exhausted:
                 self.memo[key] = None
             return None
-        self.entries[key] = {"all": True}
-        self.memo[key] = mover ^ 1
-        return mover ^ 1
+        if not mine:
+            self.entries[key] = {"all": True}
+        self.memo[key] = not mine
+        return not mine
+
+    def prove(self, p: Position, side: int) -> bool | None:
+        """One pass: does ``side`` win the match from ``p``?"""
+        self.side = side
+        self.memo = {}
+        self.entries = {}
+        return self.value(p)
 
     def extract(self, start: Position) -> tuple[dict[str, Entry], list[str]]:
         """The entries the proof from ``start`` reaches, and its child starts."""
@@ -214,7 +245,7 @@ class _Search:
                 if over is not None:
                     continue
                 e = self.entries.get(key)
-                if e is not None and w == self.memo.get(start.kpn()):
+                if e is not None and w == self.side:
                     plan[key] = e
                     needs[nxt[str(e["fill"])]] = None
                 else:
@@ -256,7 +287,16 @@ def prove_start(
     if pos.outcome is not None:
         raise ValueError(f"the round is over: {start}")
     s = _Search(known, positions, solver_nodes)
-    winner = s.value(pos)
+    low, high, _ = s.solved(pos, pos.kpn())
+    first = pos.turn if low > 0 or high >= 0 else pos.turn ^ 1  # the round's likely winner
+    winner: int | None = None
+    for side in (first, first ^ 1):
+        v = s.prove(pos, side)
+        if v:
+            winner = side
+            break
+        if v is False and side == first:
+            s.budget = s.expanded + positions  # the other side wins: find its plan
     plan: dict[str, Entry] = {}
     needs: list[str] = []
     if winner is not None:
