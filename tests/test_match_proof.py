@@ -154,14 +154,19 @@ def test_time_runs_out_by_the_injected_clock(client: Client) -> None:
 def test_export_and_verify_on_the_command_line(
     proven: tuple[Path, str, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, root, _ = proven
+    path, mid_round, _ = proven
+    root = next(s for s in ProofStore(str(path)).load(3) if s != mid_round)  # a round start
     out = tmp_path / "proof.json"
+    assert main_solve_match(["--start", mid_round, "--store", str(path)]) == 2  # not a round start
     assert main_solve_match(["--start", root, "--store", str(path), "--export", str(out)]) == 0
     said = capsys.readouterr().out.splitlines()
     assert said[0].startswith("resumed: ") and said[0].endswith(" round starts loaded")
-    assert said[1].startswith("Gold wins the Standard match")
+    assert " wins the Standard match, " in said[1]
+    assert said[2] == f"exported 1 round starts to {out}"
     assert main_verify_match([str(out)]) == 0
-    assert capsys.readouterr().out.startswith("verified: Gold wins the Standard match from " + root)
+    assert capsys.readouterr().out.startswith("verified: ")
+    assert main_verify_match([str(tmp_path)]) == 1
+    assert capsys.readouterr().out.startswith("refused: ")
 
 
 def _tampered(src: Path, dst: Path, change: object) -> Path:
