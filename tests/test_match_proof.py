@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -94,10 +95,11 @@ def test_a_finished_round_is_no_start() -> None:
 
 
 @pytest.fixture(scope="module")
-def client() -> object:
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cl:
-        with Client(cl) as c:
-            yield c
+def client() -> Iterator[Client]:
+    """Dask with two workers in this process (threads: quick to start on a busy machine)."""
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None)
+    with cluster, Client(cluster) as c:
+        yield c
 
 
 @pytest.fixture(scope="module")

@@ -37,7 +37,7 @@ from pathlib import Path
 from kamisado import engine
 from kamisado.proving.rounds import Entry, after_round, decides
 from kamisado.proving.store import ProofStore
-from kamisado.rules.board import KamisadoError, SIDE_NAMES
+from kamisado.rules.board import SIDE_NAMES, KamisadoError
 from kamisado.rules.match import FILLS, MATCH_NAMES
 from kamisado.rules.position import Position
 
