@@ -140,12 +140,13 @@ def _run(args: object, root: str, store: ProofStore, stop: threading.Event) -> t
     before = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         if scheduler:
-            client = Client(scheduler)
+            client = Client(scheduler)  # type: ignore[no-untyped-call]
         else:
-            cluster = LocalCluster(n_workers=getattr(args, "workers", 1), threads_per_worker=1,
-                                   processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
-            client = Client(cluster)
+            cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=getattr(args, "workers", 1), threads_per_worker=1,
+                processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+            )
+            client = Client(cluster)  # type: ignore[no-untyped-call]
         if before is not signal.SIG_IGN:
             signal.signal(signal.SIGINT, lambda *_: stop.set())
         try:
@@ -154,7 +155,7 @@ def _run(args: object, root: str, store: ProofStore, stop: threading.Event) -> t
                                solver_nodes=getattr(args, "solver_nodes", SOLVER_NODES),
                                stop=stop, on_progress=show)
         finally:
-            client.close()
+            client.close()  # type: ignore[no-untyped-call]
     finally:
         signal.signal(signal.SIGINT, before)
         if cluster is not None:

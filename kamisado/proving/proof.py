@@ -116,8 +116,8 @@ class _Checker:
             raise ProofError(f"the proof needs the round start {s}, which it does not hold")
         try:
             pos = Position(s)
-        except KamisadoError as e:
-            raise ProofError(f"round start {s}: {e}") from None
+        except KamisadoError as err:
+            raise ProofError(f"round start {s}: {err}") from None
         if pos.outcome is not None:
             raise ProofError(f"the round is over at the start {s}")
         seen: set[str] = set()

@@ -196,8 +196,8 @@ class _Search:
         mine = p.turn == self.side
         moves = list(p.legal_moves)
         if best is not None and best in moves:
-            moves.remove(best)  # type: ignore[arg-type]
-            moves.insert(0, best)  # type: ignore[arg-type]
+            moves.remove(best)
+            moves.insert(0, best)
         unknown = False
         for mv in moves:
             q = p.copy(stack=False)

@@ -103,7 +103,7 @@ def solve_match(
     doublings: dict[str, int] = {}
     queue: list[tuple[int, int, str]] = []
     queued: set[str] = set()
-    running: dict[Future, str] = {}
+    running: dict[Future[StartResult], str] = {}
     count = 0
     open_set: set[str] = set()
     slots = max(1, 2 * len(client.scheduler_info().get("workers", {}) or {1: None}))
@@ -167,7 +167,7 @@ def solve_match(
             prog.stopped = "nothing left to try"
             break
         try:
-            done = wait(list(running), timeout=0.25, return_when="FIRST_COMPLETED").done
+            done = wait(list(running), timeout=0.25, return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
         except TimeoutError:
             continue
         for f in done:
@@ -179,6 +179,6 @@ def solve_match(
         if on_progress is not None:
             on_progress(prog)
     for f in running:
-        f.cancel()
+        f.cancel()  # type: ignore[no-untyped-call]
     prog.open = len(open_set)
     return prog
