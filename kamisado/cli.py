@@ -346,6 +346,8 @@ def _picture_options(s: argparse.ArgumentParser, size: int, flip: bool = True) -
 PLUGINS: dict[str, tuple[str, str]] = {
     "analyse": ("kamisado.engine.analysis:main_analyse", "analyse a position with the engine"),
     "solve": ("kamisado.engine.analysis:main_solve", "prove who wins the round: '<b|g> wins in N'"),
+    "solve-match": ("kamisado.proving.cli:main_solve_match", "prove who wins a whole match, on Dask workers"),
+    "verify-match": ("kamisado.proving.cli:main_verify_match", "re-check a match proof with the rules and the round solver"),
     "best": ("kamisado.engine.analysis:main_best", "print the engine's move for a position"),
     "web": ("kamisado.web:main", "serve the game in the browser (the main program)"),
     "worker": ("kamisado.web.work.jobs:main", "think for kamisado web --queue: computer moves and analysis"),

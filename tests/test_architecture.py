@@ -30,10 +30,11 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"rules", "args", "pictures"},
     "protocol": {"rules", "args", "pictures", "engine"},
     "lessons": {"rules", "engine"},
+    "proving": {"rules", "args", "engine"},
     "tui": {"rules", "args", "pictures", "engine", "protocol", "lessons", "face"},
     "web": {"rules", "args", "pictures", "engine", "protocol", "lessons", "tui", "face"},
     "api": {"rules", "args", "engine", "protocol"},
-    "cli": {"rules", "args", "pictures", "engine", "protocol", "lessons", "tui", "web", "api", "face"},
+    "cli": {"rules", "args", "pictures", "engine", "protocol", "lessons", "tui", "web", "api", "face", "proving"},
     "face": {"rules", "engine", "pictures", "protocol"},
 }
 
@@ -46,6 +47,7 @@ THIRD_PARTY: dict[str, set[str]] = {
     "protocol": set(),
     "lessons": set(),
     "api": {"httpx2", "orjson"},
+    "proving": {"sqlalchemy", "distributed"},
 }
 
 #: The one way outward: a position or match draws itself in a notebook

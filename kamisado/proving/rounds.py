@@ -1,0 +1,314 @@
+"""One node of the match proof: a round start, and the search through its round.
+
+A round start is a :class:`~kamisado.rules.position.Position` at the start
+of a round of a match: the board after the winner's fill, the score, the
+towers' rings and who opens, all written in its KPN, which is the node's
+canonical text.  Its value is the side that wins the match from it.
+
+:func:`prove_start` searches the round from a start as an AND/OR tree over
+the round's positions whose leaves are
+
+* positions that the single-round points solver settles for the match
+  (:func:`engine.solve_points <kamisado.engine.solve_points>`: the side to
+  move forces a round worth at least the points it still needs, or the
+  opponent does); most rounds need only this, at their start;
+* the round's ends: the match is over, or the round's winner fills
+  (``left``/``right``) and the next round starts, a child node whose value
+  comes from ``known`` (the proven starts) or is open.
+
+It answers the start's value with its proof (a plan: the move at each of
+the winner's positions, "every reply" at the loser's, the solver leaves,
+the winner's fills) and the child starts the proof uses, or, when it cannot
+settle the start, the open child starts that would help.
+
+>>> from kamisado.rules.position import Position
+>>> r = prove_start("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2", {})
+>>> r.winner, r.needs, r.plan["ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2"]
+(1, [], {'points': True})
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from kamisado import engine
+from kamisado.rules.match import FILLS, Match
+from kamisado.rules.position import Position
+
+__all__ = [
+    "POSITIONS",
+    "SOLVER_NODES",
+    "Entry",
+    "StartResult",
+    "after_round",
+    "decides",
+    "need",
+    "prove_start",
+]
+
+#: Round positions one task expands by default before it reports what is open.
+POSITIONS = 400
+#: The points solver's node limit at each expanded position.
+SOLVER_NODES = 200_000
+
+#: One entry of a plan: ``{"points": True}`` (the solver settles it),
+#: ``{"move": "a1-a5"}`` (the winner's move), ``{"all": True}`` (every
+#: reply of the loser), ``{"fill": "left"}`` (the round's end, the
+#: winner's fill).
+Entry = dict[str, object]
+
+
+@dataclass
+class StartResult:
+    """What a task found out about one round start.
+
+    ``winner`` is the side that wins the match from ``start`` (0 Black,
+    1 Gold) or ``None``; with a winner, ``plan`` is its proof (entries keyed
+    by the KPN of each round position the proof reaches) and ``needs`` the
+    child starts it relies on, all won by ``winner``; without, ``open`` lists
+    the child starts whose values would help.  ``positions``, ``nodes`` and
+    ``seconds`` (CPU time of the task's thread) say what it cost.
+    """
+
+    start: str
+    winner: int | None
+    plan: dict[str, Entry] = field(default_factory=dict)
+    needs: list[str] = field(default_factory=list)
+    open: list[str] = field(default_factory=list)
+    positions: int = 0
+    nodes: int = 0
+    seconds: float = 0.0
+    exhausted: bool = False
+
+
+def need(pos: Position, side: int) -> int:
+    """Points ``side`` still needs to win the match.
+
+    >>> need(Position("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2"), 0)
+    1
+    """
+    return pos.target - pos.points[side]
+
+
+def decides(pos: Position, low: int, high: int) -> int | None:
+    """The side that wins the match inside this round, by the points solver's
+    bounds ``low``..``high`` on the round's value to the side to move, or
+    ``None``.
+
+    >>> decides(Position("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2"), 1, 1)
+    1
+    >>> print(decides(Position("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0"), 1, 1))
+    None
+    """
+    mover = pos.turn
+    if low > 0 and low >= need(pos, mover):
+        return mover
+    if high < 0 and -high >= need(pos, mover ^ 1):
+        return mover ^ 1
+    return None
+
+
+def after_round(end: Position) -> tuple[int | None, int, dict[str, str]]:
+    """For a finished round: the match's winner when the round ends the
+    match (else ``None``), the round's winner, and the next round's start
+    (KPN) after each fill (empty when the match is over).
+
+    >>> p = Position("2u5/8/2Y1y3/1b4Un/6g1/N1p2rB1/6O1/1GRoP3 b y 3 0 0")
+    >>> over, winner, nxt = after_round(p)
+    >>> over, winner, nxt["left"]
+    (None, 1, 'o+prgbnyu/8/8/8/8/8/8/GRPONBUY b - 3 0 1')
+    """
+    o = end.outcome
+    if o is None:
+        raise ValueError(f"the round is not over: {end.kpn()}")
+    if end.points[o.winner] + o.points >= end.target:
+        return o.winner, o.winner, {}
+    m = Match(end.target, start=end)
+    return None, o.winner, {d: m.next_round_start(d).kpn() for d in FILLS}
+
+
+class _Search:
+    """The AND/OR search through one round for "``side`` wins the match"
+    (see :func:`prove_start`): ``True`` proven, ``False`` refuted (the other
+    side wins), ``None`` open.  At the other side's positions it stops at
+    the first reply that is not proven, so what it reports open is a short
+    list of the child starts that would help most."""
+
+    def __init__(self, known: Mapping[str, int], positions: int, solver_nodes: int) -> None:
+        self.known = known
+        self.budget = positions
+        self.solver_nodes = solver_nodes
+        self.memo: dict[str, bool | None] = {}
+        self.entries: dict[str, Entry] = {}
+        self.open: dict[str, None] = {}
+        self.oracle: dict[str, tuple[int, int, object]] = {}
+        self.expanded = 0
+        self.nodes = 0
+        self.exhausted = False
+        self.side = 0
+
+    def end(self, q: Position) -> bool | None:
+        over, w, nxt = after_round(q)
+        if over is not None:
+            return over == self.side
+        values = [self.known.get(s) for s in nxt.values()]
+        if w == self.side:
+            for d, s in nxt.items():
+                if self.known.get(s) == w:
+                    self.entries[q.kpn()] = {"fill": d}
+                    return True
+            if all(v == w ^ 1 for v in values):
+                return False
+        else:
+            if all(v == self.side for v in values):
+                return True
+            if any(v == w for v in values):
+                return False
+        for s in nxt.values():
+            if s not in self.known:
+                self.open[s] = None
+        return None
+
+    def solved(self, p: Position, key: str) -> tuple[int, int, object]:
+        if key not in self.oracle:
+            r = engine.solve_points(p, node_limit=self.solver_nodes)
+            self.nodes += r.nodes
+            self.oracle[key] = (r.low, r.high, r.best_move)
+        return self.oracle[key]
+
+    def value(self, p: Position) -> bool | None:
+        key = p.kpn()
+        if key in self.memo:
+            return self.memo[key]
+        if self.expanded >= self.budget:
+            self.exhausted = True
+            return None
+        self.expanded += 1
+        low, high, best = self.solved(p, key)
+        settled = decides(p, low, high)
+        if settled is not None:
+            if settled == self.side:
+                self.entries[key] = {"points": True}
+            self.memo[key] = settled == self.side
+            return settled == self.side
+        mine = p.turn == self.side
+        moves = list(p.legal_moves)
+        if best is not None and best in moves:
+            moves.remove(best)
+            moves.insert(0, best)
+        unknown = False
+        for mv in moves:
+            q = p.copy(stack=False)
+            q.push(mv)
+            v = self.end(q) if q.outcome is not None else self.value(q)
+            if mine and v:
+                self.entries[key] = {"move": str(mv)}
+                self.memo[key] = True
+                return True
+            if not mine and v is False:
+                self.memo[key] = False
+                return False
+            if v is None:
+                unknown = True
+                if self.exhausted or not mine:
+                    break
+        if unknown:
+            if not self.exhausted:
+                self.memo[key] = None
+            return None
+        if not mine:
+            self.entries[key] = {"all": True}
+        self.memo[key] = not mine
+        return not mine
+
+    def prove(self, p: Position, side: int) -> bool | None:
+        """One pass: does ``side`` win the match from ``p``?"""
+        self.side = side
+        self.memo = {}
+        self.entries = {}
+        return self.value(p)
+
+    def extract(self, start: Position) -> tuple[dict[str, Entry], list[str]]:
+        """The entries the proof from ``start`` reaches, and its child starts."""
+        plan: dict[str, Entry] = {}
+        needs: dict[str, None] = {}
+        stack = [start]
+        while stack:
+            p = stack.pop()
+            key = p.kpn()
+            if key in plan:
+                continue
+            if p.outcome is not None:
+                over, w, nxt = after_round(p)
+                if over is not None:
+                    continue
+                e = self.entries.get(key)
+                if e is not None and w == self.side:
+                    plan[key] = e
+                    needs[nxt[str(e["fill"])]] = None
+                else:
+                    needs.update(dict.fromkeys(nxt.values()))
+                continue
+            e = self.entries[key]
+            plan[key] = e
+            if "move" in e:
+                q = p.copy(stack=False)
+                q.push_move(str(e["move"]))
+                stack.append(q)
+            elif "all" in e:
+                for mv in p.legal_moves:
+                    q = p.copy(stack=False)
+                    q.push(mv)
+                    stack.append(q)
+        return plan, list(needs)
+
+
+def prove_start(
+    start: str,
+    known: Mapping[str, int],
+    positions: int = POSITIONS,
+    solver_nodes: int = SOLVER_NODES,
+) -> StartResult:
+    """Search the round from the round start ``start`` (KPN; any position
+    of a round in progress will do) for the match's winner, given ``known`` (``{start KPN: winner}`` of proven child starts).
+
+    Expands at most ``positions`` round positions, each first put to the
+    points solver with ``solver_nodes`` nodes.  A task of ``kamisado
+    solve-match``; it runs anywhere the package is installed.
+
+    >>> r = prove_start("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0", {}, positions=30)
+    >>> r.winner is None, len(r.open) > 0, r.positions
+    (True, True, 30)
+    """
+    t0 = time.thread_time()
+    pos = Position(start)
+    if pos.outcome is not None:
+        raise ValueError(f"the round is over: {start}")
+    s = _Search(known, positions, solver_nodes)
+    low, high, _ = s.solved(pos, pos.kpn())
+    first = pos.turn if low > 0 or high >= 0 else pos.turn ^ 1  # the round's likely winner
+    winner: int | None = None
+    for side in (first, first ^ 1):
+        v = s.prove(pos, side)
+        if v:
+            winner = side
+            break
+        if v is False and side == first:
+            s.budget = s.expanded + positions  # the other side wins: find its plan
+    plan: dict[str, Entry] = {}
+    needs: list[str] = []
+    if winner is not None:
+        plan, needs = s.extract(pos)
+    return StartResult(
+        start=start,
+        winner=winner,
+        plan=plan,
+        needs=needs,
+        open=[] if winner is not None else list(s.open),
+        positions=s.expanded,
+        nodes=s.nodes,
+        seconds=time.thread_time() - t0,
+        exhausted=s.exhausted,
+    )

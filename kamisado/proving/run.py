@@ -1,0 +1,184 @@
+"""The search over round starts, its tasks on ``dask.distributed``.
+
+:func:`solve_match` keeps the AND/OR graph of round starts: the root, the
+open starts each task reported, which start waits on which.  Each task is
+:func:`kamisado.proving.rounds.prove_start` on one start with the values of
+the children it reported before; a proven start goes to the store at once
+and puts the starts that wait on it back in the queue; an unproven one
+queues its open children (deepest score first: they are the nearest to
+being settled) and, when its budget ran out, itself again with twice the
+budget.  The search stops when the root is proven, the time is up, the
+queue is empty or ``stop`` is set.
+
+>>> from distributed import Client, LocalCluster
+>>> from kamisado.proving.store import ProofStore
+>>> with LocalCluster(n_workers=1, processes=False) as cl, Client(cl) as client:
+...     out = solve_match("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2", ProofStore(":memory:"), client)
+>>> out.winner, out.proven
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from distributed import Client, Future, wait
+
+from kamisado.proving.rounds import POSITIONS, SOLVER_NODES, StartResult, prove_start
+from kamisado.proving.store import ProofStore
+from kamisado.rules.position import Position
+
+__all__ = ["MAX_DOUBLINGS", "Progress", "solve_match"]
+
+#: How many times a start's budget may double before it is left open.
+MAX_DOUBLINGS = 6
+
+
+@dataclass
+class Progress:
+    """Where a run stands: starts proven by this run, loaded from the store,
+    open (reported by some task, not proven), tasks done, CPU seconds of
+    the tasks, wall seconds, and the open set's size after each task."""
+
+    root: str
+    winner: int | None = None
+    proven: int = 0
+    loaded: int = 0
+    open: int = 0
+    tasks: int = 0
+    cpu: float = 0.0
+    wall: float = 0.0
+    growth: list[int] = field(default_factory=list)
+    stopped: str = ""
+
+    def line(self) -> str:
+        """The live line: proven, open, per second.
+
+        >>> Progress("x", proven=12, open=30, tasks=40, wall=6.0).line()
+        'round starts proven 12, open 30, 2.0/s, tasks 40, 6 s'
+        """
+        rate = self.proven / self.wall if self.wall > 0 else 0.0
+        return (
+            f"round starts proven {self.proven}, open {self.open}, {rate:.1f}/s,"
+            f" tasks {self.tasks}, {self.wall:.0f} s"
+        )
+
+
+def _depth(start: str) -> int:
+    p = Position(start)
+    return -(p.points[0] + p.points[1])
+
+
+def solve_match(
+    root: str,
+    store: ProofStore,
+    client: Client,
+    *,
+    seconds: float | None = None,
+    positions: int = POSITIONS,
+    solver_nodes: int = SOLVER_NODES,
+    stop: threading.Event | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Progress:
+    """Prove who wins the match from the round start ``root`` (KPN), on the
+    Dask ``client``'s workers, keeping proven starts in ``store``.
+
+    ``seconds`` bounds the run (``None``: no bound; time by ``clock``);
+    ``positions`` and ``solver_nodes`` are each task's first budget
+    (:func:`~kamisado.proving.rounds.prove_start`).  ``on_progress`` is
+    called after each finished task.  Returns the run's :class:`Progress`;
+    its ``winner`` is the root's value when proven.
+    """
+    target = Position(root).target
+    known = store.load(target)
+    prog = Progress(root, loaded=len(known))
+    t0 = clock()
+    children: dict[str, set[str]] = {}
+    parents: dict[str, set[str]] = {}
+    doublings: dict[str, int] = {}
+    queue: list[tuple[int, int, str]] = []
+    queued: set[str] = set()
+    running: dict[Future[StartResult], str] = {}
+    count = 0
+    open_set: set[str] = set()
+    slots = max(1, 2 * len(client.scheduler_info().get("workers", {}) or {1: None}))
+
+    def enqueue(s: str) -> None:
+        nonlocal count
+        if s in known or s in queued or s in running.values():
+            return
+        count += 1
+        queued.add(s)
+        heapq.heappush(queue, (_depth(s), count, s))
+
+    def handle(s: str, r: StartResult) -> None:
+        prog.tasks += 1
+        prog.cpu += r.seconds
+        if r.winner is not None:
+            store.put(r, target)
+            known[s] = r.winner
+            prog.proven += 1
+            open_set.discard(s)
+            for p in parents.pop(s, set()):
+                enqueue(p)
+            return
+        children[s] = set(r.open)
+        open_set.add(s)
+        for c in r.open:
+            parents.setdefault(c, set()).add(s)
+            open_set.add(c)
+            enqueue(c)
+        if any(c in known for c in r.open):
+            enqueue(s)  # a child was proven while this task ran
+        elif r.exhausted and doublings.get(s, 0) < MAX_DOUBLINGS:
+            doublings[s] = doublings.get(s, 0) + 1
+            enqueue(s)
+
+    if root in known:
+        prog.winner = known[root]
+        return prog
+    enqueue(root)
+    while True:
+        prog.wall = clock() - t0
+        if root in known:
+            prog.winner = known[root]
+            break
+        if stop is not None and stop.is_set():
+            prog.stopped = "stopped"
+            break
+        if seconds is not None and prog.wall >= seconds:
+            prog.stopped = "time"
+            break
+        while queue and len(running) < slots:
+            _, _, s = heapq.heappop(queue)
+            queued.discard(s)
+            if s in known:
+                continue
+            budget = positions << doublings.get(s, 0)
+            mine = {c: known[c] for c in children.get(s, ()) if c in known}
+            f = client.submit(prove_start, s, mine, budget, solver_nodes, pure=False)
+            running[f] = s
+        if not running:
+            prog.stopped = "nothing left to try"
+            break
+        try:
+            done = wait(list(running), timeout=0.25, return_when="FIRST_COMPLETED").done  # type: ignore[no-untyped-call]
+        except TimeoutError:
+            continue
+        for f in done:
+            s = running.pop(f)
+            handle(s, f.result())
+            prog.open = len(open_set)
+            prog.growth.append(prog.open)
+        prog.wall = clock() - t0
+        if on_progress is not None:
+            on_progress(prog)
+    for f in running:
+        f.cancel()  # type: ignore[no-untyped-call]
+    prog.open = len(open_set)
+    return prog
