@@ -219,6 +219,9 @@ def test_a_persons_challenge_reaches_the_bot_which_accepts_by_api(site: TestClie
         ws.send_json({"type": "join", "game": game})
         seats = until(ws, lambda m: m["type"] == "state")["seats"]
         assert (seats["b"]["player"], seats["b"]["bot"], seats["g"]["bot"]) == (bot_id, True, False)
+        with bot.stream("GET", f"/api/bot/game/stream/{game}") as answer:  # the game stream marks the bot too
+            full = json.loads(next(line for line in answer.iter_lines() if line))
+        assert (full["black"]["bot"], full["gold"]["bot"]) == (True, False)
         ws.send_json({"type": "resign"})
         end = events.next()
         assert end["type"] == "gameFinish" and end["game"]["id"] == game

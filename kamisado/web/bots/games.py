@@ -141,7 +141,7 @@ def game_full(game: Game, player: str | None, state: dict[str, Any]) -> dict[str
     else:
         clock = None
     names = game.seat_names()
-    players = [{"id": row.owners[side], "name": names[side], "rating": game.ratings[side][0], "bot": False}
+    players = [{"id": row.owners[side], "name": names[side], "rating": game.ratings[side][0], "bot": bool(game.bots[side])}
                for side in (0, 1)]
     seats = [side for side, owner in enumerate(row.owners) if player is not None and owner == player]
     seat = None if not seats else SIDE_LETTERS[seats[0]] if len(seats) == 1 or state["to_act"] is None \
