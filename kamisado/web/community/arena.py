@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kamisado.web.community.pairing import Plan, colours, count_result
+from kamisado.web.community.pairing import Plan, colours, tally
 
 __all__ = ["REMATCH_WAIT_MS", "plan_arena", "win_points"]
 
@@ -54,21 +54,8 @@ def plan_arena(event: Row, players: list[Row], games: list[Row], ended: dict[str
         if now < event["starts"]:
             return plan
         plan.event["status"] = "started"
-    points = {p["player"]: int(p["score"]) for p in players}
-    streaks = {p["player"]: int(p["streak"]) for p in players}
-    played = {p["player"]: int(p["games"]) for p in players}
-    busy: set[str] = set()
-    for g in sorted(games, key=lambda g: (g["started"], g["game"])):
-        if g["ended"] is not None:
-            continue
-        if g["game"] not in ended:
-            busy.update((g["black"], g["gold"]))
-            continue
-        count_result(plan, g, ended[g["game"]], points, streaks, win_points)
-        plan.games[g["game"]]["ended"] = now
-        for p in (g["black"], g["gold"]):
-            played[p] += 1
-            plan.set(p, games=played[p])
+    counted = tally(plan, players, games, ended, now, win_points)
+    points, played, busy = counted.points, counted.played, counted.busy
     if now >= event["ends"]:
         if not busy:
             plan.event["status"] = "finished"

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ARENA", "KINDS", "SWISS", "Plan", "colours", "count_result", "player_view"]
+__all__ = ["ARENA", "KINDS", "SWISS", "Plan", "Tally", "colours", "count_result", "player_view", "tally"]
 
 ARENA = "arena"
 SWISS = "swiss"
@@ -75,6 +75,49 @@ def count_result(
     plan.games[game["game"]] = {
         "winner": winner, "black_score": gained if won == black else 0, "gold_score": gained if won == gold else 0}
     return won, lost
+
+
+@dataclass
+class Tally:
+    """The running totals of a pass (by player): points, streaks and games
+    played, with the games counted that ended since the last pass, and the
+    players in a game still running (``busy``)."""
+
+    points: dict[str, int]
+    streaks: dict[str, int]
+    played: dict[str, int]
+    busy: set[str]
+
+
+def tally(plan: Plan, players: list[Row], games: list[Row], ended: dict[str, str | None], now: int,
+          win_points: Callable[[int], int] = lambda streak: 1) -> Tally:
+    """Count in ``plan`` each game of ``games`` that ended since the last
+    pass (``ended``: its winner by game id), in the order they started.
+
+    >>> plan = Plan()
+    >>> rows = [{"player": p, "score": 0, "streak": 0, "games": 0} for p in ("a", "b", "c", "d")]
+    >>> games = [{"game": "g1", "black": "a", "gold": "b", "started": 1, "ended": None},
+    ...          {"game": "g2", "black": "c", "gold": "d", "started": 2, "ended": None}]
+    >>> t = tally(plan, rows, games, {"g1": "g"}, now=5)
+    >>> t.points["b"], t.played["a"], sorted(t.busy), plan.games["g1"]["ended"]
+    (1, 1, ['c', 'd'], 5)
+    """
+    points = {p["player"]: int(p["score"]) for p in players}
+    streaks = {p["player"]: int(p["streak"]) for p in players}
+    played = {p["player"]: int(p["games"]) for p in players}
+    busy: set[str] = set()
+    for g in sorted(games, key=lambda g: (g["started"], g["game"])):
+        if g["ended"] is not None:
+            continue
+        if g["game"] not in ended:
+            busy.update((g["black"], g["gold"]))
+            continue
+        count_result(plan, g, ended[g["game"]], points, streaks, win_points)
+        plan.games[g["game"]]["ended"] = now
+        for p in (g["black"], g["gold"]):
+            played[p] += 1
+            plan.set(p, games=played[p])
+    return Tally(points, streaks, played, busy)
 
 
 def colours(a: Row, b: Row, games: dict[str, int]) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from kamisado.protocol.tournament_config import Standing, swiss_pairs
-from kamisado.web.community.pairing import Plan, colours, count_result
+from kamisado.web.community.pairing import Plan, colours, tally
 
 __all__ = ["plan_swiss"]
 
@@ -38,21 +38,8 @@ def plan_swiss(event: Row, players: list[Row], games: list[Row], ended: dict[str
         if now < event["starts"]:
             return plan
         plan.event["status"] = "started"
-    points = {p["player"]: int(p["score"]) for p in players}
-    streaks = {p["player"]: int(p["streak"]) for p in players}
-    played = {p["player"]: int(p["games"]) for p in players}
-    running = False
-    for g in games:
-        if g["ended"] is not None:
-            continue
-        if g["game"] not in ended:
-            running = True
-            continue
-        count_result(plan, g, ended[g["game"]], points, streaks)
-        plan.games[g["game"]]["ended"] = now
-        for p in (g["black"], g["gold"]):
-            played[p] += 1
-            plan.set(p, games=played[p])
+    counted = tally(plan, players, games, ended, now)
+    points, played, running = counted.points, counted.played, bool(counted.busy)
     if running:
         return plan
     if int(event["round"]) >= int(event["rounds"]):
