@@ -183,6 +183,7 @@ function listed(ev) {
 export async function showTournamentList() {
   /** @type {Listed[]} */
   let all;
+  if (!navigator.onLine) return;  // offline: the service worker would answer 503, a console error; the line stays hidden
   try { all = await getJSON("/api/tournaments"); } catch (e) { return; }
   const live = all.filter((ev) => ev.status !== "finished");
   $("#lobby-tournaments").replaceChildren(...(live.length ? live.map(listed)
