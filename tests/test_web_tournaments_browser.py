@@ -110,6 +110,7 @@ def test_the_tournament_page_mid_event_and_finished(browser: Browser, live: tupl
         expect(big.locator("#tn-join")).to_be_hidden()
         expect(big.locator("#tn-leave")).to_be_hidden()
         expect(big.locator("#tn-games li")).to_have_count(0)
+        expect(big.locator("#tn-no-games")).to_be_hidden()  # over: no "games running" section
         fits(big)
         shoot(big, f"tournament-finished-{size[0]}x{size[1]}.png")
         assert not big.errors, big.errors  # type: ignore[attr-defined]
