@@ -444,3 +444,56 @@ def test_a_server_stopping_ends_its_event_streams(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+# -- tournaments and rematches (issue 43) ----------------------------------------------------
+
+
+def test_a_bot_joins_only_events_for_bots_hears_each_pairing_once_and_its_rematch(site: TestClient) -> None:
+    bot, bot_id, _ = bot_with_token(site)
+    ann = account(site, "ann")
+    ann_id = me(ann)
+    wa = connect(ann)  # Ann's page: present to the pairing pass
+    arena = {"kind": "arena", "name": "Bots welcome", "clock": {"initial": 180, "increment": 2}, "minutes": 5,
+             "starts_in": 600}
+    people_only = ann.post("/api/tournaments", json={**arena, "name": "People"}).json()["id"]
+    r = bot.post(f"/api/tournaments/{people_only}/join")
+    assert r.status_code == 403 and r.json()["code"] == "no_bots" and "people only" in r.json()["error"]
+    assert bot.get(f"/api/tournaments/{people_only}").json()["standings"] == []  # nothing changed
+    tid = ann.post("/api/tournaments", json={**arena, "bots": True}).json()["id"]
+    assert [t["id"] for t in bot.get("/api/tournaments").json()] == [people_only, tid]  # a bot token reads them
+    assert ann.post(f"/api/tournaments/{tid}/join").status_code == 200
+    with stream(site, bot_id, "Robo") as events:  # the stream makes the bot present
+        r = bot.post(f"/api/tournaments/{tid}/join")
+        assert r.status_code == 200 and r.json() == {"tournament": tid, "player": bot_id, "active": True}
+        tournaments = site.app.state.lobby.tournaments  # type: ignore[attr-defined]
+        starts = bot.get(f"/api/tournaments/{tid}").json()["starts"]
+        tournaments.clock = lambda: starts + 1000  # the start came
+        assert site.portal.call(tournaments.pass_now) == 1  # type: ignore[union-attr]
+        start = events.next()
+        game = until(wa, lambda m: m["type"] == "started")["game"]
+        assert start["type"] == "gameStart" and start["game"]["id"] == game and start["game"]["tournament"] == tid
+        assert start["game"]["clock"] == {"initial": 180, "increment": 2} and start["game"]["rated"] is True
+        assert start["game"]["opponent"]["id"] == ann_id
+        # heard again (another process's tstarted): the stream does not say it twice
+        site.portal.call(tournaments.heard, "tstarted", f"{game} {ann_id} {bot_id}")  # type: ignore[union-attr]
+    with stream(site, bot_id, "Robo") as events:  # a reconnecting bot is told of its game once
+        again = events.next()
+        assert again == {**start, "game": {**start["game"], "seat": again["game"]["seat"]}}
+        site.portal.call(tournaments.heard, "tstarted", f"{game} {ann_id} {bot_id}")  # type: ignore[union-attr]
+        ws = connect(ann)
+        ws.send_json({"type": "join", "game": game})
+        until(ws, lambda m: m["type"] == "state")
+        ws.send_json({"type": "resign"})
+        assert events.next()["type"] == "gameFinish"  # not a second gameStart
+        # a rematch accepted on the bot's websocket (its token) reaches its stream
+        wbot = connect(bot)
+        wbot.send_json({"type": "join", "game": game})
+        until(wbot, lambda m: m["type"] == "state" and m["state"] == "over")
+        ws.send_json({"type": "rematch"})
+        until(wbot, lambda m: m["type"] == "state" and m.get("offer") is not None)
+        wbot.send_json({"type": "rematch", "action": "accept"})
+        new = until(wbot, lambda m: m["type"] == "started")["game"]
+        rematch = events.next()
+        assert rematch["type"] == "gameStart" and rematch["game"]["id"] == new != game
+        assert rematch["game"]["seat"] != start["game"]["seat"] and "tournament" not in rematch["game"]

@@ -2,8 +2,9 @@
 1366x768: an Arena of four played over a real server (its players on the
 HTTP API and websockets), seen mid-event by one of its players (the
 clock to the end, Pause, their own game, the standings) and once
-finished (the podium, the flame of a streak).  Screenshots go to
-``KAMISADO_SHOTS`` when it names a folder."""
+finished (the podium, the flame of a streak), then a Swiss of the same
+four over two rounds, finished.  With ``KAMISADO_SHOTS=1`` the standings
+are shot to /tmp/kamisado-tournaments/ (or the folder it names)."""
 
 from __future__ import annotations
 
@@ -51,6 +52,8 @@ def fits(pg: Page) -> None:
 
 def shoot(pg: Page, name: str) -> None:
     folder = os.environ.get("KAMISADO_SHOTS")
+    if folder == "1":
+        folder = "/tmp/kamisado-tournaments"
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
         pg.screenshot(path=str(Path(folder) / name), full_page=True)
@@ -59,7 +62,7 @@ def shoot(pg: Page, name: str) -> None:
 def test_the_tournament_page_mid_event_and_finished(browser: Browser, live: tuple[str, Path]) -> None:
     url, db = live
     addr = url.removeprefix("http://")
-    names = ("Ann", "Bob", "Cleo", "Dan")
+    names = ("Ann", "Bob", "Cleo", "Maximilian Featherstonehaugh-Smythe")  # the longest name fits
     seats = [Player(addr, name) for name in names]
     players = {p.id: p for p in seats}
     ace = players[min(players)]  # the loser of each game is the greater id: this one wins them all
@@ -107,16 +110,46 @@ def test_the_tournament_page_mid_event_and_finished(browser: Browser, live: tupl
         expect(big.locator("#tn-join")).to_be_hidden()
         expect(big.locator("#tn-leave")).to_be_hidden()
         expect(big.locator("#tn-games li")).to_have_count(0)
+        expect(big.locator("#tn-no-games")).to_be_hidden()  # over: no "games running" section
         fits(big)
         shoot(big, f"tournament-finished-{size[0]}x{size[1]}.png")
         assert not big.errors, big.errors  # type: ignore[attr-defined]
         big.context.close()
-    # the player's page lists the event; the lobby and the home page the next one
+    # a Swiss of the same four over two rounds, finished
+    status, sw, _ = call(addr, "/api/tournaments", maker(addr), {
+        "kind": "swiss", "name": "Saturday Swiss", "clock": {"initial": 300, "increment": 3}, "rounds": 2,
+        "starts_in": 600, "rated": False})
+    assert status == 201
+    for p in seats:
+        assert call(addr, f"/api/tournaments/{sw['id']}/join", p.cookie, {})[0] == 200
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE tournaments SET starts = ? WHERE id = ?", (int(time.time() * 1000), sw["id"]))
+    for rnd in (1, 2):
+        for p in seats:
+            p.started()
+        got = wait_for(addr, sw["id"], lambda e, rnd=rnd: e["round"] == rnd and len(e["games"]) == 2 * rnd)
+        for g in [g for g in got["games"] if g["running"]]:
+            loser_of(g, players).resign(g["id"])
+    swiss = wait_for(addr, sw["id"], lambda e: e["status"] == "finished")
+    assert swiss["standings"][0]["player"] == ace.id and swiss["standings"][0]["score"] == 2
+    for size in ((390, 844), (1366, 768)):
+        big = view(browser, url, ace.cookie, sw["id"], size)
+        expect(big.locator("#tn-when")).to_have_text("Finished")
+        expect(big.locator("#tn-standings tr")).to_have_count(4)
+        expect(big.locator("#tn-standings tr").first.locator(".score")).to_have_text("2")
+        expect(big.locator("#tn-standings .fire")).to_have_count(0)  # two wins in a row: a Swiss has no flame
+        expect(big.locator("#tn-podium li").first).to_contain_text(names[seats.index(ace)])
+        fits(big)
+        shoot(big, f"swiss-finished-{size[0]}x{size[1]}.png")
+        assert not big.errors, big.errors  # type: ignore[attr-defined]
+        big.context.close()
+    # the player's page lists the events; the lobby and the home page the next one
     soon = call(addr, "/api/tournaments", maker(addr), {
         "kind": "swiss", "name": "Sunday Swiss", "clock": {"initial": 600, "increment": 5}, "rounds": 3,
         "starts_in": 3600, "rated": False})[1]
     pg.goto(f"{url}/#/player/{ace.id}")
-    expect(pg.locator("#player-tournaments li")).to_have_text("Evening Arena 8 points in 3 games")
+    expect(pg.locator("#player-tournaments li")).to_have_text(["Saturday Swiss 2 points in 2 games",
+                                                              "Evening Arena 8 points in 3 games"])
     pg.goto(f"{url}/#/lobby")
     expect(pg.locator("#lobby-tournaments li")).to_have_count(1)
     expect(pg.locator("#lobby-tournaments a")).to_have_attribute("href", f"#/tournament/{soon['id']}")

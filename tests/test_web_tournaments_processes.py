@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
+import threading
 import time
 import urllib.request
 import uuid
@@ -18,6 +19,13 @@ from typing import Any
 import pytest
 from websockets.sync.client import connect
 
+from kamisado.api import Client
+from kamisado.api.bot import Bot
+from kamisado.protocol.client import PlayResult
+from kamisado.protocol.client.messages import Info
+from kamisado.rules.match import Match
+from kamisado.rules.position import Position
+from tests.test_api_e2e import new_bot
 from tests.test_web_processes import frame, start_server, visit
 from tests.test_web_tournaments import arena_scores
 
@@ -194,3 +202,180 @@ def test_an_arena_goes_on_when_a_process_is_killed_mid_event(pg_url: str) -> Non
         assert all(s["games"] == 2 for s in final["standings"])
         for p in seats:
             p.ws.close()
+
+
+class FirstMove:
+    """The bots' engine: the first legal move (a KEI engine process a game
+    would cost more than the whole event's moves)."""
+
+    def newgame(self) -> None:
+        pass
+
+    def play(self, game: Match, limit: Any = None, **_: Any) -> PlayResult:
+        return PlayResult(game.legal_moves()[0], Info(), [])
+
+    def fill(self, match: Match, **_: Any) -> str:
+        return "left"
+
+    def quit(self) -> None:
+        pass
+
+
+class EventBot(Bot):
+    """``kamisado bot``'s :class:`Bot` in a thread, noting each ``gameStart`` of its event stream."""
+
+    def __init__(self, addr: str, token: str) -> None:
+        self.lines: list[str] = []
+        super().__init__(Client(f"http://{addr}", token), FirstMove, log=self.lines.append)
+        self.starts: list[dict[str, Any]] = []
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def on_event(self, event: dict[str, Any]) -> None:  # type: ignore[override]
+        if event.get("type") == "gameStart":
+            self.starts.append(event["game"])
+        super().on_event(event)  # type: ignore[arg-type]
+
+
+class Person:
+    """A person with an account and a page open on one process, who plays
+    each game it is told of through the game's websocket: the first legal
+    move each turn, resigning after two moves against a bot (and, ``yielding``,
+    against a person), so that the bots' streaks grow."""
+
+    def __init__(self, addr: str, name: str, yielding: bool) -> None:
+        self.addr, self.yielding = addr, yielding
+        status, _, self.cookie = call(addr, "/api/signup", visit(addr),
+                                      {"account": name, "password": "a long password", "name": name.title()})
+        assert status == 200
+        self.id = call(addr, "/api/me", self.cookie)[1]["id"]
+        self.ws = connect(f"ws://{addr}/ws", additional_headers={"Cookie": self.cookie}).__enter__()
+        self.games: list[str] = []
+        self.moves = 0
+
+    def play(self, stop: threading.Event, errors: list[BaseException]) -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    game = frame(self.ws, "started", timeout=0.5)["game"]
+                except TimeoutError:
+                    continue
+                self.games.append(game)
+                self.play_game(game)
+        except BaseException as exc:
+            errors.append(exc)
+
+    def play_game(self, game: str) -> None:
+        with connect(f"ws://{self.addr}/ws", additional_headers={"Cookie": self.cookie}) as ws:
+            ws.send(json.dumps({"type": "join", "game": game}))
+            mine, acted = 0, -1
+            while True:
+                st = frame(ws, timeout=60)
+                if st["state"] == "over":
+                    return
+                side = 0 if "b" in st["you"] else 1
+                other = st["seats"]["gb"[side]]
+                pos = Position(st["kpn"])
+                if pos.turn != side or pos.outcome is not None or st["seq"] == acted:
+                    continue
+                acted = st["seq"]
+                if mine >= 2 and (other["bot"] or self.yielding):
+                    ws.send(json.dumps({"type": "resign"}))
+                    continue
+                ws.send(json.dumps({"type": "move", "move": str(next(iter(pos.legal_moves))), "seq": st["seq"]}))
+                mine += 1
+                self.moves += 1
+
+
+@pytest.mark.timeout(300)
+def test_an_arena_of_two_bots_and_two_people_across_two_processes(pg_url: str) -> None:
+    """Issue 43's Arena with bots: two ``Bot``s (the event stream tells them
+    of their games, the game stream plays them) and two people (websockets)
+    on two processes, rated, played to the end; the standings and the
+    ratings checked against the stored games."""
+    import psycopg
+
+    run = uuid.uuid4().hex[:8]
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    with two_servers(pg_url) as ((_, a), (_, b)):
+        bots = [EventBot(addr, new_bot(addr, f"bot{i}{run}")[0]) for i, addr in enumerate((a, b))]
+        people = [Person(a, f"ann{run}", yielding=False), Person(b, f"bob{run}", yielding=True)]
+        status, ev, _ = call(a, "/api/tournaments", maker(a), {
+            "kind": "arena", "name": "Bots and people", "clock": {"initial": 180, "increment": 2}, "minutes": 5,
+            "starts_in": 600, "rated": True, "bots": True})
+        assert status == 201
+        tid = ev["id"]
+        threads = [threading.Thread(target=p.play, args=(stop, errors), daemon=True) for p in people]
+        try:
+            for p in people:
+                assert call(p.addr, f"/api/tournaments/{tid}/join", p.cookie, {})[0] == 200
+            for bot in bots:
+                assert bot.client.tournaments.join(tid)["active"] is True  # the bot's token joins
+                bot.thread.start()
+            for t in threads:
+                t.start()
+            deadline = time.monotonic() + 30
+            while any(not bot.lines for bot in bots):  # both event streams open: present
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            start_now(pg_url, tid)
+
+            def busy_with_a_streak(e: dict[str, Any]) -> bool:
+                done = [g for g in e["games"] if not g["running"]]
+                doubled = any(max(g["black_score"], g["gold_score"]) == 4 for g in done)
+                return len(done) >= 6 and doubled and any(g["running"] for g in e["games"])
+
+            wait_for(b, tid, busy_with_a_streak, timeout=180)
+            with psycopg.connect(pg_url, autocommit=True) as conn:  # the Arena's minutes are over
+                conn.execute("UPDATE tournaments SET ends = %s WHERE id = %s", (int(time.time() * 1000), tid))
+            at_end = {g["id"] for g in event_of(a, tid)["games"] if g["running"]}
+            assert at_end  # paired before the end, played on after it
+            final = wait_for(a, tid, lambda e: e["status"] == "finished", timeout=120)
+        finally:
+            stop.set()
+            for bot in bots:
+                bot.stop()
+            for t in threads:
+                t.join(timeout=30)
+            for bot in bots:
+                bot.thread.join(timeout=30)
+                bot.client.close()
+            for p in people:
+                p.ws.close()
+        assert not errors, errors
+        games = final["games"]
+        assert not any(g["running"] for g in games) and at_end <= {g["id"] for g in games}
+        assert all(g["winner"] in ("b", "g") for g in games)
+        scores = {s["player"]: s["score"] for s in final["standings"]}
+        assert {p: s for p, s in scores.items() if s} == arena_scores(games)  # the running ones at the end too
+        assert any(max(g["black_score"], g["gold_score"]) == 4 for g in games)  # a streak doubled
+        assert final["podium"] == [s["player"] for s in final["standings"][:3]]
+        mine = {pid: [g for g in games if pid in (g["black"]["player"], g["gold"]["player"])]
+                for pid in scores}
+        assert all(s["games"] == len(mine[s["player"]]) for s in final["standings"])
+        for bot in bots:  # each game told once on its stream, as the event's, and played to its end
+            assert bot.me is not None
+            told = [s["id"] for s in bot.starts]
+            assert sorted(told) == sorted(g["id"] for g in mine[bot.me])
+            assert all(s["tournament"] == tid and s["clock"] == {"initial": 180, "increment": 2}
+                       and s["rated"] for s in bot.starts)
+            assert set(bot.results) == set(told)
+            for g in mine[bot.me]:
+                assert bot.results[g["id"]]["winner"] == g["winner"]
+        for p in people:
+            assert sorted(p.games) == sorted(g["id"] for g in mine[p.id]) and p.moves > 0
+        # rated as any rated game: each game moved both players' ratings once, the winner's up
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            history = conn.execute("SELECT player, game_id, change, rating, at FROM rating_history"
+                                   " WHERE game_id = ANY(%s) ORDER BY at", ([g["id"] for g in games],)).fetchall()
+            stored = {r[0]: (r[1], r[2]) for r in conn.execute(
+                "SELECT player, rating, games FROM ratings WHERE player = ANY(%s)", (list(scores),)).fetchall()}
+        assert len(history) == 2 * len(games)
+        for g in games:
+            won = g["black" if g["winner"] == "b" else "gold"]["player"]
+            changes = {r[0]: r[2] for r in history if r[1] == g["id"]}
+            assert set(changes) == {g["black"]["player"], g["gold"]["player"]} and changes[won] > 0
+            assert min(changes.values()) < 0
+        for pid, (rating, count) in stored.items():
+            assert count == len(mine[pid])
+            assert rating == pytest.approx([r[3] for r in history if r[0] == pid][-1])

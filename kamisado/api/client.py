@@ -11,7 +11,7 @@ Retrying is left to the caller (``kamisado bot`` reconnects with backoff).
 >>> client
 Client('http://localhost:8000', token='kam_0123…')
 >>> sorted(name for name in vars(client) if not name.startswith("_"))
-['account', 'bots', 'challenges', 'games', 'url']
+['account', 'bots', 'challenges', 'games', 'tournaments', 'url']
 >>> client.close()
 """
 
@@ -262,6 +262,30 @@ class Challenges(_Group):
         self._s.request("POST", _path("api", "challenge", challenge_id, "cancel"))
 
 
+class Tournaments(_Group):
+    """The site's Arena and Swiss events (docs/web-tournaments.md): a bot
+    joins one that allows bots, and its pairings come as ``gameStart`` on
+    its event stream (with ``"tournament"``: the event's id)."""
+
+    def listed(self) -> list[dict[str, Any]]:
+        """``GET /api/tournaments``: those upcoming and running, then the last finished."""
+        return cast(list[dict[str, Any]], self._s.request("GET", "/api/tournaments"))
+
+    def get(self, tournament_id: str) -> dict[str, Any]:
+        """``GET /api/tournaments/{id}``: the event, its standings and its games."""
+        return cast(dict[str, Any], self._s.request("GET", _path("api", "tournaments", tournament_id)))
+
+    def join(self, tournament_id: str) -> dict[str, Any]:
+        """Join the event (or come back after a pause): paired while the
+        event stream is open; a bot in an event for people only: 403 ``no_bots``."""
+        return cast(dict[str, Any], self._s.request("POST", _path("api", "tournaments", tournament_id, "join"), {}))
+
+    def withdraw(self, tournament_id: str) -> dict[str, Any]:
+        """Stop being paired (a game running goes on and counts)."""
+        return cast(dict[str, Any], self._s.request("POST", _path("api", "tournaments", tournament_id, "withdraw"),
+                                                    {}))
+
+
 class Games(_Group):
     """Games, as anyone may read them."""
 
@@ -292,6 +316,7 @@ class Client:
         self.bots = Bots(session)
         self.challenges = Challenges(session)
         self.games = Games(session)
+        self.tournaments = Tournaments(session)
 
     def __repr__(self) -> str:
         token = f", token={self._token[:8] + '…'!r}" if self._token else ""

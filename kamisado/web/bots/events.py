@@ -11,7 +11,13 @@ other processes' streams (:meth:`Events.heard`).
 
 A stream keeps its account online (a connection of the lobby's
 :meth:`~kamisado.web.community.lobby.Lobby.arrive`), so a person can
-challenge a bot from the page while its program listens.
+challenge a bot from the page while its program listens, and a
+tournament's pairing pass finds the bot present on any process.  Each
+game a tournament pairs is a ``gameStart`` (with ``"tournament": ID``)
+on the streams of its players on every process: the tournaments'
+:attr:`~kamisado.web.community.tournaments.Tournaments.paired_hooks` tell
+each process of the games paired there or heard of (:meth:`Events.paired`).
+A stream says each game's ``gameStart`` once (:class:`Listening`).
 
 >>> color_word("b"), color_word("random")
 ('black', 'random')
@@ -97,6 +103,8 @@ class Events:
         lobby.on_event = self.lobby_event
         lobby.on_heard = self.heard
         hub.on_finish = self.finished
+        hub.on_rematch = self.rematch
+        lobby.tournaments.paired_hooks.append(self.paired)
 
     # -- telling -------------------------------------------------------------------------
 
@@ -132,6 +140,29 @@ class Events:
         if isinstance(event, dict):
             self._deliver(player, event)
 
+    def paired(self, new: list[tuple[str, str, str]]) -> None:
+        """A tournament paired games ``(game, black, gold)``, on this process
+        or (heard on the lobby's channel) another: a ``gameStart`` to this
+        process's streams of their players (each process tells its own)."""
+        wanted = [(g, [p for p in (b, w) if p in self.streams]) for g, b, w in new]
+        wanted = [(g, ps) for g, ps in wanted if ps]
+        if wanted:
+            self.hub.spawn(self._tell_paired(wanted))
+
+    async def _tell_paired(self, wanted: list[tuple[str, list[str]]]) -> None:
+        store = self.hub.store
+        try:
+            events = await store.call(store.tournaments_of_games, [g for g, _ in wanted])
+            for game_id, players in wanted:
+                game = await self.hub.load(game_id)
+                if game is None or game.state == "over":
+                    continue
+                for player in players:
+                    view = await self.game(game, player, tournament=events.get(game_id))
+                    self._deliver(player, {"type": "gameStart", "game": view})
+        except Exception:
+            log.exception("could not tell the event streams of a tournament's games")
+
     async def challenge(self, view: dict[str, Any], status: str) -> dict[str, Any]:
         """The API's CHALLENGE of a lobby challenge's view."""
         clock = view.get("clock")
@@ -163,8 +194,10 @@ class Events:
             if player is not None:
                 await self.publish(player, event)
 
-    async def game(self, game: Game, player: str, finished: bool = False) -> dict[str, Any]:
-        """The API's GAME of ``game`` for ``player``'s side."""
+    async def game(self, game: Game, player: str, finished: bool = False,
+                   tournament: str | None = None) -> dict[str, Any]:
+        """The API's GAME of ``game`` for ``player``'s side (``tournament``:
+        the id of the event it is a game of, said as ``"tournament"``)."""
         row = game.row
         owners = list(row.owners)
         side = owners.index(player) if player in owners else 0
@@ -181,11 +214,23 @@ class Events:
             clock = {"initial": row.clock_initial, "increment": row.clock_increment or 0}
         view: dict[str, Any] = {"id": row.id, "seat": SIDE_LETTERS[side], "opponent": opponent,
                                 "rated": bool(row.rated), "target": row.target, "clock": clock}
+        if tournament is not None:
+            view["tournament"] = tournament
         if finished:
             winner = game.winner()
             view["winner"] = None if winner is None else SIDE_LETTERS[winner]
             view["reason"] = game.ended[0] if game.ended else "points"
         return view
+
+    async def rematch(self, game_id: str, black: str | None, gold: str | None) -> None:
+        """A rematch was made through this process (:attr:`~kamisado.web.play.games.Hub.on_rematch`):
+        ``gameStart`` to both players' streams when it is an online game, as
+        a challenge's game."""
+        game = await self.hub.load(game_id)
+        if game is None or not game.row.online:
+            return
+        for player in {p for p in (black, gold) if p is not None}:
+            await self.publish(player, {"type": "gameStart", "game": await self.game(game, player)})
 
     async def finished(self, game: Game) -> None:
         """A game ended through this process (:attr:`~kamisado.web.play.games.Hub.on_finish`):
@@ -204,10 +249,13 @@ class Events:
         challenge to or from it."""
         hub, lobby, store = self.hub, self.lobby, self.hub.store
         said: list[dict[str, Any]] = []
-        for game_id in await store.call(_games_in_progress, store.engine, player):
+        running = await store.call(_games_in_progress, store.engine, player)
+        events = await store.call(store.tournaments_of_games, running) if running else {}
+        for game_id in running:
             game = await hub.load(game_id)
             if game is not None and game.state != "over":
-                said.append({"type": "gameStart", "game": await self.game(game, player)})
+                said.append({"type": "gameStart", "game": await self.game(game, player,
+                                                                         tournament=events.get(game_id))})
         viewer = Conn(_drop, player=player)
         if store.shared:
             rows = await store.call(store.open_challenges, now_ms() - CHALLENGE_TTL_MS)
@@ -247,7 +295,10 @@ class Events:
 
 class Listening:
     """One open event stream: an async iterator of its events, closed by
-    :meth:`aclose` (the NDJSON answer closes it when the client leaves)."""
+    :meth:`aclose` (the NDJSON answer closes it when the client leaves).
+    It says each game's ``gameStart`` once (a tournament's game paired
+    while :meth:`Events.opening` read the games in progress comes both
+    ways: the second is dropped)."""
 
     def __init__(self, events: Events, player: str, name: str, bot: bool) -> None:
         self.events = events
@@ -255,6 +306,8 @@ class Listening:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.conn = Conn(_drop, player=player, name=name, registered=True, bot=bot)
         self.closed = False
+        #: the games this stream said ``gameStart`` of
+        self.started: set[str] = set()
         #: called once it is closed (the route stops watching its token or session)
         self.on_close: Callable[[], None] | None = None
 
@@ -266,11 +319,17 @@ class Listening:
         return self
 
     async def __anext__(self) -> dict[str, Any]:
-        got = None if self.closed else await self.queue.get()
-        if got is None:
-            await self.aclose()
-            raise StopAsyncIteration
-        return got
+        while True:
+            got = None if self.closed else await self.queue.get()
+            if got is None:
+                await self.aclose()
+                raise StopAsyncIteration
+            if got.get("type") != "gameStart":
+                return got
+            game_id = str(got.get("game", {}).get("id"))
+            if game_id not in self.started:
+                self.started.add(game_id)
+                return got
 
     async def aclose(self) -> None:
         """Stop listening: the account is offline once its last stream closed."""

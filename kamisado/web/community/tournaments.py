@@ -195,9 +195,13 @@ def event_view(event: dict[str, Any], players: list[dict[str, Any]], games: list
     """An event as ``GET /api/tournaments/{id}`` gives it: its summary, the
     ``standings`` (best first: score, then performance, then rating), the
     ``games`` (``running`` or with their ``winner`` and the points each side
-    got), and once finished the ``podium`` (the first three)."""
+    got), and once finished the ``podium`` (the first three).  Only an
+    Arena's streaks are on ``fire`` (its wins double from the third on)."""
     ratings = {p["player"]: int(p["rating"]) for p in players}
     table = [player_view(p, games, ratings) for p in players]
+    if event["kind"] != ARENA:  # a Swiss doubles no streak: no flame
+        for v in table:
+            v["fire"] = False
     table.sort(key=lambda v: (-v["score"], -(v["performance"] or 0), -v["rating"], v["name"]))
     for rank, v in enumerate(table, 1):
         v["rank"] = rank

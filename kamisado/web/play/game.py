@@ -186,6 +186,8 @@ class GameHub(HubFace, Protocol):
     metrics: Metrics
     #: told of each game that ended (:attr:`kamisado.web.play.games.Hub.on_finish`)
     on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None
+    #: told of each rematch made (:attr:`kamisado.web.play.games.Hub.on_rematch`)
+    on_rematch: Callable[[str, str | None, str | None], Coroutine[Any, Any, None]] | None
     #: told of every game that ends here (an action stored ended it: the
     #: tournaments count it, :mod:`kamisado.web.community.tournaments`)
     ended_hooks: list[Callable[[Game], None]]

@@ -86,6 +86,9 @@ class Hub:
         #: told of each game that ended through this process (the event
         #: streams' ``gameFinish``: :mod:`kamisado.web.bots`)
         self.on_finish: Callable[[Game], Coroutine[Any, Any, None]] | None = None
+        #: told of each rematch made through this process, ``(game, black,
+        #: gold)`` player ids (the event streams' ``gameStart``)
+        self.on_rematch: Callable[[str, str | None, str | None], Coroutine[Any, Any, None]] | None = None
         #: told of every game that ends on this process (its last action stored here)
         self.ended_hooks: list[Callable[[Game], None]] = []
         #: how long a real-time opponent must be away before a claim (seconds)

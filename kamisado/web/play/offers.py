@@ -122,11 +122,18 @@ async def rematch(game: Game, conn: Conn, msg: RematchMsg) -> None:
         elif await _answer(game, conn, "rematch", msg.action) is None:
             return
         made = await _make_rematch(game)
+        new = True
     else:
-        made = game.row.rematch
+        made, new = game.row.rematch, False
     game.row.rematch, game.row.offer = made, None
     await game.broadcast()
     await _started(game, made)
+    hub = game.served_by
+    if new and hub.on_rematch is not None:  # colours swapped: the old gold plays black
+        try:
+            await hub.on_rematch(made, game.row.gold_player, game.row.black_player)
+        except Exception:
+            log.exception("could not tell the event streams of the rematch of game %s", game.row.id)
 
 
 async def _make_rematch(game: Game) -> str:

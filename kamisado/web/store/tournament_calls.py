@@ -119,6 +119,15 @@ class TournamentCalls:
                        games.c.actions == 0, games.c.state != "over")
                 .order_by(tournament_games.c.started)).scalars()
 
+    def tournaments_of_games(self, ids: list[str]) -> dict[str, str]:
+        """The event each of these games belongs to, by game id (a game of none is not there)."""
+        if not ids:
+            return {}
+        with self._db.read() as tx:
+            rows = tx.run(sa.select(tournament_games.c.game, tournament_games.c.tournament)
+                          .where(tournament_games.c.game.in_(ids))).rows
+        return {r[0]: r[1] for r in rows}
+
     def told_tournament_games(self, ids: list[str]) -> None:
         """These event games' players were sent ``started`` (here, and the other processes told)."""
         if ids:

@@ -129,7 +129,8 @@ function draw(ev) {
     h("td", { class: "num" }, `${s.games}`),
     h("td", { class: "num" }, s.performance == null ? "–" : `${s.performance}`))));
   const running = ev.games.filter((g) => g.running);
-  $("#tn-no-games").hidden = running.length > 0;
+  $("#tn-games-title").hidden = over;  // a finished event has no games running to show
+  $("#tn-no-games").hidden = over || running.length > 0;
   $("#tn-games").replaceChildren(...running.map((g) => h("li", {},
     h("a", { href: `#/game/${encodeURIComponent(g.id)}` },
       `${g.black.name || t("player.anonymous")} – ${g.gold.name || t("player.anonymous")}`))));
