@@ -36,14 +36,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kamisado import engine
-from kamisado.engine.levels import MatchOracle
 from kamisado.proving.rounds import SOLVER_NODES, Entry, after_round, decides
 from kamisado.proving.store import ProofStore
 from kamisado.rules.board import Move
 from kamisado.rules.match import FILLS
 from kamisado.rules.position import Position
 
-__all__ = ["ProofOracle", "open_oracle"]
+__all__ = ["MatchVerdict", "ProofOracle", "judge", "open_oracle"]
 
 
 @dataclass(frozen=True)
@@ -196,7 +195,46 @@ class ProofOracle:
         return 0 if w is None else self._span(Position(start), w ^ 1)[1]
 
 
-def open_oracle(where: str) -> MatchOracle:
+@dataclass(frozen=True)
+class MatchVerdict:
+    """What the match proof says about one move of a game: the side that
+    wins the match before it and after it (``None``: not proven), and
+    whether the mover threw away a proven match win."""
+
+    before: int | None
+    after: int | None
+    mover: int
+
+    @property
+    def thrown(self) -> bool:
+        """The mover's match was proven won before the move and lost after it."""
+        return self.before == self.mover and self.after == self.mover ^ 1
+
+
+def judge(oracle: ProofOracle, before: str, move: str, nodes: int = SOLVER_NODES) -> MatchVerdict | None:
+    """The match proof's word on ``move`` played in the position ``before``
+    (KPN), or ``None`` where the store covers neither side of it.  After a
+    proven win the position after the move is also put to the points
+    solver (``nodes`` nodes): a move off the plan leaves the store, and the
+    solver may still prove the match lost there.
+
+    >>> from kamisado.rules.position import Position
+    >>> print(judge(ProofOracle(ProofStore(":memory:")), Position().kpn(), "a1-a2"))
+    None
+    """
+    p = Position(before)
+    q = p.copy(stack=False)
+    q.push_move(move)
+    was, now = oracle.winner(p), oracle.winner(q)
+    if was is None and now is None:
+        return None
+    if was is not None and now is None and q.outcome is None:
+        r = engine.solve_points(q, node_limit=nodes)
+        now = decides(q, r.low, r.high)
+    return MatchVerdict(was, now, p.turn)
+
+
+def open_oracle(where: str) -> ProofOracle:
     """The oracle of the match proof store at ``where`` (a SQLite file or a
     ``postgresql://`` URL), which must be there: a missing file or table,
     or a database that cannot be reached, raises ``ValueError`` and nothing
