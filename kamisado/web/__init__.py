@@ -288,16 +288,12 @@ def main(argv: list[str] | None = None) -> int:
 def _proof_store(parser: argparse.ArgumentParser, where: str) -> None:
     """``--proof-store``: the store must be there (nothing is made); the
     server's pool workers find it in :data:`~kamisado.web.work.worker.PROOF_STORE_ENV`."""
-    import os
-
-    from kamisado.proving.play import open_oracle
-    from kamisado.web.work.worker import PROOF_STORE_ENV
+    from kamisado.web.work.worker import use_proof_store
 
     try:
-        open_oracle(where).store.close()
+        use_proof_store(where)
     except ValueError as exc:
         parser.error(f"--proof-store: {exc}")
-    os.environ[PROOF_STORE_ENV] = where
 
 
 def _allow(text: str) -> tuple[Any, ...]:

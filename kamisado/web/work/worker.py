@@ -36,6 +36,7 @@ __all__ = [
     "computer_action",
     "die_with_parent",
     "proof_oracle",
+    "use_proof_store",
     "replay_match",
     "report_looks",
     "review",
@@ -119,6 +120,17 @@ def proof_oracle() -> ProofOracle | None:
     """The match proof of :data:`PROOF_STORE_ENV` (opened once a process), or ``None``."""
     where = os.environ.get(PROOF_STORE_ENV, "")
     return _oracle(where) if where else None
+
+
+def use_proof_store(where: str) -> None:
+    """``--proof-store`` of ``kamisado web`` and ``kamisado worker``: the
+    store must be there (``ValueError`` says why not, and nothing is made);
+    this process and the pool's workers it starts then use it
+    (:data:`PROOF_STORE_ENV`)."""
+    from kamisado.proving.play import open_oracle
+
+    open_oracle(where).store.close()
+    os.environ[PROOF_STORE_ENV] = where
 
 
 @lru_cache(maxsize=2)
