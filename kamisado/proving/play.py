@@ -15,8 +15,10 @@ the winner plays.  ``perfect`` given one (``player("perfect", proof=...)``)
   (the proof cannot cover it: the winner may go wrong there), else the one
   whose longest line through the proof (the winner following its plan, the
   loser every reply) plays the most rounds, then the most moves of this
-  round; a tie goes to the first move in square form.  The same for the
-  loser's fill.
+  round; a tie goes to the first move in square form, but where every
+  reply lasts as long ``perfect`` plays as without the store (the fewest
+  points conceded, then the longest resistance, by the solver).  The same
+  for the loser's fill.
 
 >>> from kamisado.proving.rounds import prove_start
 >>> from kamisado.rules.position import Position
@@ -119,6 +121,8 @@ class ProofOracle:
                 return None  # the solver's leaf: perfect's own play concedes least
             spans = [(self._span_after(pos, mv, pos.turn), str(mv), mv) for mv in pos.legal_moves]
             best = max(s for s, _, _ in spans)
+            if len(spans) > 1 and all(s == best for s, _, _ in spans):
+                return None  # the store tells them apart nowhere: perfect's own play
             return min((text, mv) for s, text, mv in spans if s == best)[1]
         if "move" in hit.entry:
             return pos.parse_move(str(hit.entry["move"]))
