@@ -1,9 +1,13 @@
 """The match proved round by round (kamisado.proving): the round-level search
-against a plain minimax over rounds, the store's resume, the verifier, Dask."""
+against a plain minimax over rounds, the store's resume, the verifier, Dask;
+``perfect`` playing from the store, and the review's "proven"."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,12 +16,22 @@ import pytest
 from distributed import Client, LocalCluster
 
 from kamisado import engine
+from kamisado.engine.levels import player
+from kamisado.protocol.kei import main as kei_main
 from kamisado.proving.cli import main_solve_match, main_verify_match
+from kamisado.proving.play import open_oracle
 from kamisado.proving.proof import ProofError, export, verify
 from kamisado.proving.rounds import after_round, need, prove_start
 from kamisado.proving.run import solve_match
 from kamisado.proving.store import ProofStore
+from kamisado.rules.board import Move
+from kamisado.rules.match import FILL, OVER, Match
 from kamisado.rules.position import Position
+from kamisado.tui import main as play_main
+from kamisado.tui.options import parse_args
+from kamisado.web import main as web_main
+from kamisado.web.work.worker import PROOF_STORE_ENV, computer_action, review
+from tests.test_kei import Pipe, bestmove
 
 #: Constructed match positions with few towers' moves to the goal, and who
 #: wins the match from them.  Standard (3 points), Black 1 (one Sumo), Gold 2
@@ -213,3 +227,130 @@ def test_the_verifier_refuses_a_tampered_proof(proven: tuple[Path, str, int], tm
             verify(bad)
     with pytest.raises(ProofError, match="not a match proof"):
         verify(_tampered(good, tmp_path / "f.json", lambda d: d.update(format="x")))
+
+
+def test_perfect_plays_the_proof_and_the_review_says_proven(
+    proven: tuple[Path, str, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, root, winner = proven
+    store = ProofStore(str(path))
+    plans = {k: e for p in store.proofs(3) for k, e in p.plan.items()}
+    oracle = open_oracle(str(path))
+    pl = player("perfect", 0, oracle)
+    # every line of the proof against every reply: perfect plays the plan
+    seen = {"move": 0, "all": 0, "points": 0, "ends": 0}
+    todo = [Position(root)]
+    while todo:
+        p = todo.pop()
+        assert oracle.winner(p) == winner
+        if p.outcome is not None:
+            over, w, nxt = after_round(p)
+            seen["ends"] += 1
+            if over is None:
+                fill = pl.choose_fill(Match(3, start=p))
+                assert store.load(3)[nxt[fill]] == winner
+                if "fill" in plans.get(p.kpn(), {}):
+                    assert fill == plans[p.kpn()]["fill"]
+            else:
+                assert over == winner
+            continue
+        entry = plans[p.kpn()]
+        kind = next(iter(entry))
+        seen[kind] += 1
+        if kind == "points":  # the points solver's leaf: the proof's end
+            continue
+        if kind == "move":
+            assert p.turn == winner and str(pl.choose_move(p)) == entry["move"]
+        moves = [Move.from_str(str(entry["move"]))] if kind == "move" else list(p.legal_moves)
+        assert kind == "move" or pl.choose_move(p) in moves
+        for mv in moves:
+            q = p.copy(stack=False)
+            q.push(mv)
+            todo.append(q)
+    assert min(seen.values()) >= 1, seen
+
+    def lasts(p: Position) -> tuple[int, int]:
+        """(rounds, moves) perfect plays on both sides from ``p`` to the proof's end."""
+        m, rounds, moves = Match(3, start=p), 0, 0
+        while m.state != OVER:
+            if m.state == FILL:
+                m.choose_fill(pl.choose_fill(m))
+                rounds += 1
+            elif "points" in plans.get(m.position.kpn(), {"points": True}):
+                break
+            else:
+                m.push_move(pl.choose_move(m.position))
+                moves += 1
+        return rounds, moves
+
+    # the loser's reply keeps the match longest: the most rounds, then moves,
+    # then the first in square form
+    start = Position(root)
+    assert start.turn != winner
+    spans = {}
+    for mv in start.legal_moves:
+        q = start.copy(stack=False)
+        q.push(mv)
+        spans[str(mv)] = lasts(q)
+    choice = str(pl.choose_move(start))
+    assert spans[choice] == max(spans.values()) and spans[choice][0] >= 1  # into a round's end
+    assert choice == min(m for m, s in spans.items() if s == spans[choice])
+    # where the store does not reach, perfect plays as without it
+    assert oracle.move(Position()) is None and oracle.winner(Position()) is None
+    assert pl.choose_move(Position()) == player("perfect", 0).choose_move(Position())
+    # the review: "proven" where the store covers the game, ?? for a thrown match
+    monkeypatch.setenv(PROOF_STORE_ENV, str(path))
+    after = Position(root)
+    after.push_move(choice)
+    line = [choice, str(pl.choose_move(after))]
+    r = review(3, False, root, line, 20_000)
+    won = {"before": "bg"[winner], "after": "bg"[winner]}
+    assert [(m["mark"], m["match"]) for m in r["marks"]] == [("", won)] * 2
+    assert computer_action(3, False, root, [], "perfect", 0) == choice
+    monkeypatch.delenv(PROOF_STORE_ENV)
+    assert all(m["match"] is None for m in review(3, False, root, line, 20_000)["marks"])
+
+
+#: A Standard match at 1-2, Gold to move: Gold wins the match (the points
+#: solver proves it at once) unless it lets Black's Sumo tower win (e8-e5).
+SUMO_THREAT = "o+3yr2/b+1uY1N+2/1B6/R5g1/8/2n3P1/1p6/1G3U1O g y 3 1 2"
+
+
+def test_the_review_marks_a_thrown_match_win(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = ProofStore(str(tmp_path / "p.sqlite"))
+    assert store.put(prove_start(SUMO_THREAT, {}), 3)
+    monkeypatch.setenv(PROOF_STORE_ENV, str(tmp_path / "p.sqlite"))
+    (m,) = review(3, False, SUMO_THREAT, ["e8-e5"], 20_000)["marks"]
+    assert (m["mark"], m["match"]) == ("??", {"before": "g", "after": "b"})
+    keeps = str(player("perfect", 0, open_oracle(str(tmp_path / "p.sqlite"))).choose_move(Position(SUMO_THREAT)))
+    (m,) = review(3, False, SUMO_THREAT, [keeps], 20_000)["marks"]
+    assert (m["mark"], m["match"]) == ("", {"before": "g", "after": "g"})
+
+
+def test_the_proof_store_options_take_a_store_and_refuse_a_missing_one(
+    proven: tuple[Path, str, int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path, root, _ = proven
+    choice = str(player("perfect", 0, open_oracle(str(path))).choose_move(Position(root)))
+    missing = tmp_path / "none.sqlite"
+    monkeypatch.delenv(PROOF_STORE_ENV, raising=False)
+    for main, argv in [(web_main, []), (kei_main, []), (play_main, ["--level", "perfect"])]:
+        with pytest.raises(SystemExit) if main is not play_main else contextlib.nullcontext():
+            assert main([*argv, "--proof-store", str(missing)]) == 2
+        assert f"--proof-store: no match proof store at {missing}: no such file" in capsys.readouterr().err
+    assert not missing.exists() and PROOF_STORE_ENV not in os.environ
+    with pytest.raises(SystemExit):
+        web_main(["--proof-store", str(path), "--port", "-1"])  # refused later, on the port
+    assert os.environ[PROOF_STORE_ENV] == str(path)
+    assert parse_args(["--level", "perfect", "--proof-store", str(path)]).proof_store == str(path)
+    engine = Pipe([sys.executable, "-m", "kamisado.protocol.kei", "--level", "perfect",
+                   "--proof-store", str(path)])
+    try:
+        assert "option name ProofStore type string default <empty>" in engine.ask("kei", answer="keiok")
+        engine.send(f"setoption name ProofStore value {missing}")  # refused: the store stays
+        assert engine.until(lambda s: "error" in s)[-1].endswith(f"no match proof store at {missing}: no such file")
+        engine.send(f"position kpn {root}", "go")
+        assert bestmove(engine.until(lambda s: s.startswith("bestmove"))) == choice
+    finally:
+        engine.close()

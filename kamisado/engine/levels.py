@@ -50,14 +50,18 @@ Levels, weakest first (their measured strength: docs/engine.md):
     worth the match equity after its proven result (who wins, and how many
     points), an unproven one the match equity at its start, and the fill
     worth more is taken (the search decides between two unproven ones).
+    Given a :class:`MatchOracle` (``Player(..., proof=...)``: the match
+    proof's store, :class:`kamisado.proving.play.ProofOracle`), it first
+    plays the proof's move and fill where the store covers the position
+    (docs/match-proof.md, "Playing from the proof").
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from kamisado.engine.limits import Limit
 from kamisado.rules.board import BLACK, RING_POINTS, Move
@@ -70,6 +74,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LEVELS",
     "SEED_MAX",
+    "MatchOracle",
     "Player",
     "choose_fill_by_search",
     "player",
@@ -109,12 +114,31 @@ def _gives_win(pos: Position, move: Move) -> bool:
         pos.pop()
 
 
+class MatchOracle(Protocol):
+    """What a proof of the match says about a position (the engine only
+    asks; :class:`kamisado.proving.play.ProofOracle` answers from a match
+    proof's store).  ``None``: the proof does not cover it."""
+
+    def winner(self, pos: Position) -> int | None:
+        """The side that wins the match from ``pos`` (a round's end too)."""
+
+    def move(self, pos: Position) -> Move | None:
+        """The move to play in ``pos``: the proof's for its winner, the one
+        that keeps the match longest for its loser."""
+
+    def fill(self, end: Position) -> str | None:
+        """The fill (``left``/``right``) after the finished round ``end``."""
+
+
 @dataclass
 class Player:
-    """A computer player: a level name, a seed and the policy behind them."""
+    """A computer player: a level name, a seed and the policy behind them;
+    ``proof``: the match proof ``perfect`` plays from where it covers the
+    position (:class:`MatchOracle`), or ``None``."""
 
     level: str
     seed: int = 0
+    proof: MatchOracle | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
@@ -210,6 +234,10 @@ def _perfect(pl: Player, pos: Position) -> Move:
     moves = list(pos.legal_moves)
     if len(moves) == 1:
         return moves[0]
+    if pl.proof is not None:
+        proven = pl.proof.move(pos)
+        if proven is not None and proven in moves:
+            return proven
     hit = book.lookup(pos)
     if hit is not None:
         return hit
@@ -538,6 +566,10 @@ def _perfect_fill(pl: Player, match: Match) -> str:
     :func:`choose_fill_by_search`."""
     from kamisado import engine
 
+    if pl.proof is not None:
+        proven = pl.proof.fill(match.position)
+        if proven in FILLS:
+            return proven
     me = match.current_winner()
     starts = {fill: match.next_round_start(fill) for fill in FILLS}
     worth = {
@@ -604,6 +636,7 @@ LEVELS: dict[str, Level] = {
 }
 
 
-def player(level: str, seed: int = 0) -> Player:
-    """A computer player of the named level; see ``LEVELS``."""
-    return Player(level, seed)
+def player(level: str, seed: int = 0, proof: MatchOracle | None = None) -> Player:
+    """A computer player of the named level; see ``LEVELS``.  ``proof``: the
+    match proof ``perfect`` plays from (:class:`MatchOracle`)."""
+    return Player(level, seed, proof)

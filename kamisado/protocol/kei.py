@@ -55,7 +55,7 @@ from typing import IO, Any
 from kamisado import __version__ as _version
 from kamisado.engine import HASH_MIB_DEFAULT, HASH_MIB_MAX
 from kamisado.engine._backend import BACKEND
-from kamisado.engine.levels import LEVELS, SEED_MAX
+from kamisado.engine.levels import LEVELS, SEED_MAX, MatchOracle
 from kamisado.engine.limits import Limit
 from kamisado.engine.runner import Runner
 from kamisado.protocol.kei_go import (
@@ -103,7 +103,22 @@ OVERRUN_SAMPLES = 3
 OVERRUN_PROBE_MS = 5
 #: The options ``kamisado engine`` declares, as ``setoption`` names them.
 OPTION_NAMES = ("Level", "Seed", "MultiPV", "Hash", "Clear Hash", "Threads",
-                "LimitStrength", "Ponder")
+                "LimitStrength", "Ponder", "ProofStore")
+
+
+def open_proof(where: str) -> MatchOracle | None:
+    """The ``ProofStore`` option (``--proof-store``): the match proof store at
+    ``where`` that ``perfect`` plays from (``kamisado.proving.play``), or
+    ``None`` for an empty value.  A store that is not there raises ``ValueError``.
+
+    >>> print(open_proof("<empty>"))
+    None
+    """
+    if where in ("", "<empty>"):
+        return None
+    from kamisado.proving.play import open_oracle
+
+    return open_oracle(where)
 
 
 def position_seed(seed: int, pos: Position) -> int:
@@ -179,6 +194,7 @@ class Engine:
         self.hash_mib = HASH_MIB_DEFAULT
         self.threads = 1
         self.limit_strength = False
+        self.proof: MatchOracle | None = None  # ProofStore
         self.match = Match(1)
         self.job: _Job | None = None
         self._infinite_after_ponder = False
@@ -357,6 +373,7 @@ class Engine:
         self.write(f"option name Threads type spin default 1 min 1 max {THREADS_MAX}")
         self.write("option name LimitStrength type check default false")
         self.write("option name Ponder type check default false")
+        self.write("option name ProofStore type string default <empty>")
         self.write("keiok")
 
     def cmd_isready(self, args: list[str]) -> None:
@@ -434,6 +451,11 @@ class Engine:
             if name == "limitstrength":
                 self.limit_strength = value.lower() == "true"
             # Ponder only tells the engine that the client may ponder: nothing to keep
+        elif name == "proofstore":
+            try:
+                self.proof = open_proof(value)
+            except ValueError as exc:
+                self.error(f"setoption ProofStore: {exc}")
         else:
             self.error(
                 f"setoption: unknown option {quote(name)} (options: {', '.join(OPTION_NAMES)})"
@@ -577,7 +599,7 @@ class Engine:
                 job.deadline = min(job.deadline or job.due.at, job.due.at)
         self.job = job
         seed = position_seed(self.seed, pos)
-        self._start(("go", pos.copy(stack=False), plan, self.level, seed))
+        self._start(("go", pos.copy(stack=False), plan, self.level, seed, self.proof))
         self._infinite_after_ponder = limit.infinite
 
     def cmd_ponderhit(self, args: list[str]) -> None:
@@ -609,7 +631,7 @@ class Engine:
             return
         self.job = _Job("fill")
         seed = position_seed(self.seed, self.match.position)
-        self._start(("fill", self.match, self.level, seed))
+        self._start(("fill", self.match, self.level, seed, self.proof))
 
     def cmd_stop(self, args: list[str]) -> None:
         """``stop``: answer now with the best move so far (nothing happens when idle)."""
@@ -704,7 +726,8 @@ def _writer(stream: IO[str]) -> Callable[[str], None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``kamisado engine [--level NAME] [--seed N]``: speak KEI on stdin/stdout."""
+    """``kamisado engine [--level NAME] [--seed N] [--proof-store PATH_OR_URL]``:
+    speak KEI on stdin/stdout."""
     from kamisado.args import Parser, int_between, silence_stdout
 
     p = Parser(
@@ -717,8 +740,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     p.add_argument("--seed", type=int_between(0, SEED_MAX), default=0,
                    help=f"the Seed option (0..{SEED_MAX}, default 0)")
+    p.add_argument("--proof-store", default="", metavar="PATH_OR_URL",
+                   help="the ProofStore option: a match proof store perfect plays from")
     args = p.parse_args(argv)
+    try:
+        proof = open_proof(args.proof_store)
+    except ValueError as exc:
+        p.error(f"--proof-store: {exc}")
     engine = Engine(_writer(sys.stdout), args.level, args.seed)
+    engine.proof = proof
     try:
         return engine.run(sys.stdin.fileno())
     except KeyboardInterrupt:

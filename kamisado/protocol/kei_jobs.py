@@ -405,8 +405,9 @@ def _lines_job(conn: _Sender, pos: Position, plan: _Plan, seed: int) -> str | No
 
 
 def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
-    """Carry out one job of the engine, ``("go", pos, plan, level, seed)``,
-    ``("fill", match, level, seed)`` or ``("prepare", hash_mib, level)``: its
+    """Carry out one job of the engine, ``("go", pos, plan, level, seed, proof)``,
+    ``("fill", match, level, seed, proof)`` (``proof``: the match proof
+    ``perfect`` plays from, or ``None``) or ``("prepare", hash_mib, level)``: its
     answer (or an error) is its last message."""
     from kamisado.engine.levels import player
 
@@ -415,9 +416,9 @@ def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
             prepare(job[1], job[2])
             conn.send(("prepared", str(job[1])))
         elif job[0] == "go":
-            _, pos, plan, level, seed = job
+            _, pos, plan, level, seed, proof = job
             if plan.level:
-                move: str | None = str(player(level, seed).choose_move(pos))
+                move: str | None = str(player(level, seed, proof).choose_move(pos))
             elif plan.win is not None:
                 move = _win_job(conn, pos, plan, seed)
             elif plan.by_root_moves:
@@ -426,7 +427,7 @@ def _job(conn: _Sender, job: tuple[Any, ...]) -> None:
                 move = _search_job(conn, pos, plan.limit, seed, plan.hash_mib, plan.deadline)
             conn.send(("bestmove", move or "none"))
         else:
-            _, match, level, seed = job
-            conn.send(("fillchoice", player(level, seed).choose_fill(match)))
+            _, match, level, seed, proof = job
+            conn.send(("fillchoice", player(level, seed, proof).choose_fill(match)))
     except Exception as e:  # report, never die silently
         conn.send(("error", f"{type(e).__name__}: {e}"))

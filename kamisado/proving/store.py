@@ -16,6 +16,7 @@ proven before it, and a later run goes on from them.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -68,12 +69,23 @@ class Proven:
 
 class ProofStore:
     """Proven round starts at ``where`` (a file path, ``:memory:``, or a
-    ``sqlite://`` / ``postgresql://`` URL); the table is made when missing."""
+    ``sqlite://`` / ``postgresql://`` URL); the table is made when missing,
+    unless ``create`` is false: then a store that is not there (no file, no
+    table, no database) raises ``ValueError`` and nothing is made."""
 
-    def __init__(self, where: str) -> None:
+    def __init__(self, where: str, create: bool = True) -> None:
         self.url = store_url(where)
-        self.engine = sa.create_engine(self.url)
-        _meta.create_all(self.engine)
+        if not create and "://" not in where and not os.path.isfile(where):
+            raise ValueError(f"no match proof store at {where}: no such file")
+        try:
+            self.engine = sa.create_engine(self.url)
+            if create:
+                _meta.create_all(self.engine)
+            elif not sa.inspect(self.engine).has_table(starts.name):
+                self.engine.dispose()
+                raise ValueError(f"no match proof store at {where}: no {starts.name} table")
+        except (sa.exc.SQLAlchemyError, ImportError) as err:
+            raise ValueError(f"cannot open the match proof store {where}: {str(err).splitlines()[0]}") from None
 
     @contextmanager
     def _tx(self) -> Iterator[sa.Connection]:
@@ -119,6 +131,13 @@ class ProofStore:
         if r is None:
             return None
         return Proven(r.start, int(r.winner), json.loads(r.plan), json.loads(r.needs))
+
+    def proofs(self, target: int) -> Iterator[Proven]:
+        """Every proven start of matches to ``target``, with its plan."""
+        with self._tx() as c:
+            rows = c.execute(sa.select(starts).where(starts.c.target == target)).all()
+        for r in rows:
+            yield Proven(r.start, int(r.winner), json.loads(r.plan), json.loads(r.needs))
 
     def size(self, target: int) -> tuple[int, int]:
         """The proven starts of matches to ``target`` and the bytes of their

@@ -42,7 +42,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 from textual.widgets import Footer, Header, Input, Static
 
-from kamisado.engine.levels import LEVELS, Player
+from kamisado.engine.levels import LEVELS, MatchOracle, Player
 from kamisado.rules.board import KamisadoError, Move
 from kamisado.rules.match import FILL, FILLS, OVER, PLAYING, Match
 from kamisado.rules.notation import move_entries
@@ -642,7 +642,7 @@ class KamisadoApp(App[int]):
         self.thinking = None
         self.match = Match(old.target, series=old.series)  # drawn by watch_match
         self.players = [
-            None if p is None else Player(p.level, p.seed + 1) for p in self.players
+            None if p is None else Player(p.level, p.seed + 1, p.proof) for p in self.players
         ]
         self.files.renew(self._game, next((p.seed for p in self.players if p is not None), None))
         saving = self.files.save_path
@@ -730,6 +730,18 @@ def _players_from_headers(headers: dict[str, str]) -> tuple[str | None, str]:
     return None, "black"
 
 
+def _proof(where: str | None) -> MatchOracle | None:
+    """``--proof-store``: the match proof ``perfect`` plays from (it must be there)."""
+    if where is None:
+        return None
+    from kamisado.proving.play import open_oracle
+
+    try:
+        return open_oracle(where)
+    except ValueError as e:
+        raise SetupError(f"--proof-store: {e}") from None
+
+
 def build_app(opts: Options) -> KamisadoApp:
     """The app for a parsed command line (reads the record to resume, if any)."""
     level, colour, seed = opts.level, opts.colour, opts.seed
@@ -764,7 +776,7 @@ def build_app(opts: Options) -> KamisadoApp:
     human = 0 if colour == "black" else 1
     players: list[Player | None] = [None, None]
     if level is not None:
-        players[human ^ 1] = Player(level, seed)
+        players[human ^ 1] = Player(level, seed, _proof(opts.proof_store))
     if resume is None:
         names = ["person", "person"]
         if level is not None:

@@ -39,6 +39,8 @@ class Options:
     plain: bool = False
     delay: float = 0.4
     """Shortest time a computer move takes on screen (seconds), so it can be followed."""
+    proof_store: str | None = None
+    """A match proof store (``kamisado solve-match --store``) ``perfect`` plays from."""
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -102,6 +104,11 @@ def _build_parser() -> argparse.ArgumentParser:
         help=f"shortest time a computer move takes on screen, in {duration_help('s')}"
         " (default 0.4 s)",
     )
+    p.add_argument(
+        "--proof-store",
+        metavar="PATH_OR_URL",
+        help="a match proof store (kamisado solve-match --store) the perfect level plays from",
+    )
     return p
 
 
@@ -127,6 +134,7 @@ def parse_args(argv: Sequence[str]) -> Options:
         resume=ns.resume,
         plain=ns.plain,
         delay=ns.delay,
+        proof_store=ns.proof_store,
     )
 
 

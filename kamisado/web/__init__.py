@@ -225,7 +225,14 @@ def main(argv: list[str] | None = None) -> int:
         help="make recurring tournaments: 'hourly' (an hourly 3+2 Arena, a daily Swiss) or a"
         " schedule file's (docs/web-tournaments.md)",
     )
+    parser.add_argument(
+        "--proof-store", default=None, metavar="PATH_OR_URL",
+        help="a match proof store (kamisado solve-match --store): the computer's perfect plays"
+        " from it and the review says 'proven' where it covers the game (docs/match-proof.md)",
+    )
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.proof_store is not None:
+        _proof_store(parser, args.proof_store)
     from kamisado.web.community.schedule import load_schedule
 
     try:
@@ -276,6 +283,17 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.raise_signal(signal.SIGTERM)
     return status
+
+
+def _proof_store(parser: argparse.ArgumentParser, where: str) -> None:
+    """``--proof-store``: the store must be there (nothing is made); the
+    server's pool workers find it in :data:`~kamisado.web.work.worker.PROOF_STORE_ENV`."""
+    from kamisado.web.work.worker import use_proof_store
+
+    try:
+        use_proof_store(where)
+    except ValueError as exc:
+        parser.error(f"--proof-store: {exc}")
 
 
 def _allow(text: str) -> tuple[Any, ...]:

@@ -499,7 +499,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="the queues to serve: moves, analysis or both (default moves,analysis)")
     parser.add_argument("--jobs", type=int, default=None, metavar="N",
                         help="jobs at once on each queue, one process each (default: CPUs)")
+    parser.add_argument("--proof-store", default=None, metavar="PATH_OR_URL",
+                        help="a match proof store: perfect plays from it, the review says 'proven'")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.proof_store is not None:
+        try:
+            worker.use_proof_store(args.proof_store)
+        except ValueError as exc:
+            parser.error(f"--proof-store: {exc}")
     queues = [q.strip() for q in args.queues.split(",") if q.strip()]
     unknown = [q for q in queues if q not in QUEUES]
     if not queues or unknown:

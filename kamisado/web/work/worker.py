@@ -19,17 +19,24 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from kamisado.engine.limits import Limit
 from kamisado.rules.board import SIDE_LETTERS
 from kamisado.rules.match import FILL, Match
 from kamisado.rules.position import Position
 
+if TYPE_CHECKING:
+    from kamisado.proving.play import ProofOracle
+
 __all__ = [
+    "PROOF_STORE_ENV",
     "analyse",
     "computer_action",
     "die_with_parent",
+    "proof_oracle",
+    "use_proof_store",
     "replay_match",
     "report_looks",
     "review",
@@ -103,6 +110,36 @@ def replay_match(target: int, series: bool, start_kpn: str, tokens: list[str]) -
     return match
 
 
+#: An environment variable: ``KAMISADO_PROOF_STORE=PATH_OR_URL`` (``kamisado
+#: web --proof-store``) is the match proof store the computer's ``perfect``
+#: plays from and the review reads "proven" from (docs/match-proof.md).
+PROOF_STORE_ENV = "KAMISADO_PROOF_STORE"
+
+
+def proof_oracle() -> ProofOracle | None:
+    """The match proof of :data:`PROOF_STORE_ENV` (opened once a process), or ``None``."""
+    where = os.environ.get(PROOF_STORE_ENV, "")
+    return _oracle(where) if where else None
+
+
+def use_proof_store(where: str) -> None:
+    """``--proof-store`` of ``kamisado web`` and ``kamisado worker``: the
+    store must be there (``ValueError`` says why not, and nothing is made);
+    this process and the pool's workers it starts then use it
+    (:data:`PROOF_STORE_ENV`)."""
+    from kamisado.proving.play import open_oracle
+
+    open_oracle(where).store.close()
+    os.environ[PROOF_STORE_ENV] = where
+
+
+@lru_cache(maxsize=2)
+def _oracle(where: str) -> ProofOracle:
+    from kamisado.proving.play import open_oracle
+
+    return open_oracle(where)
+
+
 def computer_action(
     target: int, series: bool, start_kpn: str, tokens: list[str], level: str, seed: int
 ) -> str:
@@ -110,7 +147,7 @@ def computer_action(
     from kamisado.engine.levels import player
 
     match = replay_match(target, series, start_kpn, tokens)
-    pl = player(level, seed)
+    pl = player(level, seed, proof_oracle() if level == "perfect" else None)
     if match.state == FILL:
         return pl.choose_fill(match)
     return str(pl.choose_move(match.position))
@@ -277,6 +314,10 @@ def review(
     "b"|"g", "points": n, "score": [black, gold], "before": p, "after": p}``,
     ``step`` the round's last position, ``before``/``after`` Black's chance
     (0 to 1) to win the match at the round's start and after the round.
+    With a match proof store (:data:`PROOF_STORE_ENV`) a mark whose
+    positions it covers also has ``"match": {"before": "b"|"g"|None,
+    "after": ...}`` (who wins the match, proven) and is marked ``??`` where
+    the move threw away a proven match win; the others have ``"match": None``.
 
     >>> r = review(1, False, "obu1yrgn/8/8/P7/8/3p3U/8/NGRY2BO g g 1 0 0",
     ...            ["g8-a2", "h3-d7", "d7-d8"], 20_000)
@@ -287,26 +328,35 @@ def review(
     >>> [(e["step"], e["winner"], e["points"], e["score"], e["after"]) for e in r["rounds"]]
     [(3, 'b', 1, [1, 0], 1.0)]
     """
-    from kamisado.engine.review import Verdict, annotate, round_ends
+    from kamisado.engine.review import BLUNDER, Verdict, annotate, round_ends
 
     def verdict(v: Verdict | None) -> dict[str, Any] | None:
         return None if v is None else {"winner": SIDE_LETTERS[v.winner], "distance": v.distance}
 
+    def side(w: int | None) -> str | None:
+        return None if w is None else SIDE_LETTERS[w]
+
     match = replay_match(target, series, start_kpn, tokens)
-    marks = [
-        {
+    oracle = proof_oracle()
+    marks = []
+    for n in annotate(match, nodes=nodes):
+        proven = None
+        if oracle is not None:
+            from kamisado.proving.play import judge
+
+            proven = judge(oracle, n.kpn, str(n.move), nodes)
+        marks.append({
             "step": n.index,
             "round": n.round,
             "ply": n.ply,
             "move": str(n.move),
             "side": SIDE_LETTERS[n.mover],
-            "mark": n.mark,
+            "mark": BLUNDER if n.blunder or (proven is not None and proven.thrown) else "",
             "lost": n.before.distance if n.blunder and n.before is not None else None,
             "before": verdict(n.before),
             "after": verdict(n.after),
-        }
-        for n in annotate(match, nodes=nodes)
-    ]
+            "match": None if proven is None else {"before": side(proven.before), "after": side(proven.after)},
+        })
     rounds = [
         {
             "step": e.index,

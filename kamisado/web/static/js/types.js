@@ -42,9 +42,12 @@
  *   to?: string|null}} Challenge
  * The solver's word on a position (/api/games/{id}/review): who wins the round, in how many moves.
  * @typedef {{winner: string, distance: number}} Verdict
- * One move's mark in review: "??" where it threw away a proven win (`lost`: that win's moves).
+ * One move's mark in review: "??" where it threw away a proven win (`lost`: that win's moves)
+ * or a proven match win; `match`: who wins the match before and after the move where the
+ * server's match proof store covers it ("b"/"g", null: not proven), else null.
  * @typedef {{step: number, round: number, ply: number, move: string, side: string, mark: string,
- *   lost: number|null, before: Verdict|null, after: Verdict|null}} ReviewMark
+ *   lost: number|null, before: Verdict|null, after: Verdict|null,
+ *   match?: {before: string|null, after: string|null}|null}} ReviewMark
  * One round's end in review (/api/games/{id}/review's `rounds`): its winner, the points the win
  * brought, the score after it, and Black's chance (0 to 1) to win the match before and after it.
  * @typedef {{step: number, round: number, winner: string, points: number, score: number[],

@@ -137,7 +137,8 @@ function paintEquity(shown) {
 /** The "??" of a move that threw away a proven win, with its words for
     screen readers and a tooltip. @param {ReviewMark} m */
 function markNode(m) {
-  const label = t("review.blunder", { n: m.lost ?? "?" });
+  const thrown = m.lost === null && m.match && m.match.before === m.side && m.match.after && m.match.after !== m.side;
+  const label = thrown ? t("review.blunder_match") : t("review.blunder", { n: m.lost ?? "?" });
   return h("span", { class: "mark blunder", role: "img", "aria-label": label, title: label }, m.mark);
 }
 
@@ -147,6 +148,11 @@ function paintMarks(shown) {
   const here = marks.get(shown);
   const where = $("#rv-where");
   if (here && here.mark && !where.querySelector(".mark")) where.append(" ", markNode(here));
+  // the match proven from here (the server's match proof store covers the position)
+  const proven = here && here.match && (here.match.after || here.match.before);
+  if (proven && !where.querySelector(".proven")) {
+    where.append(" · ", h("span", { class: "proven" }, t("review.proven", { side: sideName(proven) })));
+  }
   for (const [i, m] of marks) {
     if (!m.mark) continue;
     const s = stepper.steps[i];
