@@ -67,7 +67,9 @@ class BotProcess:
     def __init__(self, url: str, token: str, *options: str, engine: str = ENGINE) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "kamisado.cli", "bot", "--server", f"http://{url}", "--token", token,
-             "--engine", engine, "--option", "Level=beginner", *options],
+             # LimitStrength: with clocks the engine plays at its Level, not a full-strength
+             # search of the time manager's budget (seconds a move on a busy machine)
+             "--engine", engine, "--option", "Level=beginner", "--option", "LimitStrength=true", *options],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
@@ -193,7 +195,7 @@ def test_a_bot_goes_on_with_its_game_after_its_server_restarts(tmp_path: Path) -
         url = first.enter_context(web(db, port))
         bot_token, bot_id = new_bot(url, "restarted")
         person = account(url, "person")
-        bot = BotProcess(url, bot_token)
+        bot = BotProcess(url, bot_token, "--max-backoff", "1")  # a busy machine's restart took 30 s+ of doubling waits
         stack.enter_context(bots(bot))
         bot.wait_for("the event stream is open")
         with Client(f"http://{url}", person) as me:

@@ -492,6 +492,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--max-increment", type=duration("s", least=0), default=math.inf, metavar="TIME",
                    help="the most increment accepted")
     p.add_argument("--max-games", type=int_between(1, 64), default=1, help="games at once (default 1)")
+    p.add_argument("--max-backoff", type=duration("s", least=0.1), default=60.0, metavar="TIME",
+                   help="the longest wait before reconnecting a dropped stream (default 60 s; from 1 s, doubling)")
     p.add_argument("--movetime", type=duration("ms", whole=True), default=None, metavar="TIME",
                    help="go movetime for games without a clock (default: a plain go)")
     args = p.parse_args(list(argv))
@@ -539,7 +541,9 @@ def main(argv: Sequence[str]) -> int:
     except (EngineError, ValueError, OSError) as e:
         return die(f"bot: --engine {args.engine!r}: {e}")
     with Client(args.server, args.token) as client:
-        bot = Bot(client, open_engine, filters_of(args), log=_stamp_log, movetime_ms=args.movetime)
+        most = float(args.max_backoff)
+        bot = Bot(client, open_engine, filters_of(args), log=_stamp_log, movetime_ms=args.movetime,
+                  backoff=lambda: Backoff(first=min(1.0, most), most=most))
         restore = bot.install_signals()
         try:
             try:
