@@ -178,7 +178,8 @@ def test_a_bot_challenges_a_person_who_accepts_on_the_page(site: TestClient) -> 
         assert made["challenger"] == {"id": bot_id, "name": "Robo", "rating": None, "bot": True}
         assert made["destUser"]["id"] == ann_id and made["destUser"]["bot"] is False
         assert (made["color"], made["target"], made["status"]) == ("black", 3, "created")
-        assert made["clock"] == {"initial": 180.0, "increment": 2.0}
+        assert made["clock"] == {"initial": 180, "increment": 2}
+        assert isinstance(made["clock"]["initial"], int)  # 180, not 180.0
         seen = events.next()
         assert seen == {"type": "challenge", "challenge": made}
         got = until(wa, lambda m: m["type"] == "challenged")["challenge"]
@@ -188,7 +189,8 @@ def test_a_bot_challenges_a_person_who_accepts_on_the_page(site: TestClient) -> 
         start = events.next()
         assert start["type"] == "gameStart" and start["game"]["id"] == game
         assert start["game"]["seat"] == "b" and start["game"]["opponent"]["id"] == ann_id
-        assert start["game"]["clock"] == {"initial": 180.0, "increment": 2.0}
+        assert start["game"]["clock"] == {"initial": 180, "increment": 2}
+        assert isinstance(start["game"]["clock"]["increment"], int)
     # a stream opened again says the game in progress first
     with stream(site, bot_id, "Robo") as again:
         first = again.next()

@@ -58,6 +58,16 @@ def color_word(color: str) -> str:
     return COLORS.get(color, color)
 
 
+def whole_numbers(clock: dict[str, Any]) -> dict[str, Any]:
+    """A clock's seconds as the API writes them: whole ones as whole numbers
+    (the lobby and the game rows keep floats).
+
+    >>> whole_numbers({"initial": 180.0, "increment": 2.5, "days": None})
+    {'initial': 180, 'increment': 2.5, 'days': None}
+    """
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in clock.items()}
+
+
 def player_objects(engine: sa.Engine, ids: list[str], speed: str | None) -> dict[str, dict[str, Any]]:
     """The API's player object (``{"id", "name", "rating", "bot"}``) of
     each known id (the rating at ``speed``; ``None`` when none or untimed)."""
@@ -166,6 +176,8 @@ class Events:
     async def challenge(self, view: dict[str, Any], status: str) -> dict[str, Any]:
         """The API's CHALLENGE of a lobby challenge's view."""
         clock = view.get("clock")
+        if clock is not None:
+            clock = whole_numbers(clock)
         speed = None if clock is None else speed_of(clock.get("days"), clock.get("initial"))
         by, to = view["by"], view.get("to")
         store = self.hub.store
@@ -211,7 +223,7 @@ class Events:
         if row.clock_days:
             clock = {"days": row.clock_days}
         elif row.clock_initial is not None:
-            clock = {"initial": row.clock_initial, "increment": row.clock_increment or 0}
+            clock = whole_numbers({"initial": row.clock_initial, "increment": row.clock_increment or 0})
         view: dict[str, Any] = {"id": row.id, "seat": SIDE_LETTERS[side], "opponent": opponent,
                                 "rated": bool(row.rated), "target": row.target, "clock": clock}
         if tournament is not None:
