@@ -3,12 +3,18 @@
 :func:`solve_match` keeps the AND/OR graph of round starts: the root, the
 open starts each task reported, which start waits on which.  Each task is
 :func:`kamisado.proving.rounds.prove_start` on one start with the values of
-the children it reported before; a proven start goes to the store at once
-and puts the starts that wait on it back in the queue; an unproven one
-queues its open children (deepest score first: they are the nearest to
-being settled) and, when its budget ran out, itself again with twice the
-budget.  The search stops when the root is proven, the time is up, the
-queue is empty or ``stop`` is set.
+the children it reported before; it sets out to prove the side the
+openers' pattern favours and reports the open child starts of one
+candidate proof, whose number is the start's proof number.  The queue is
+best-first by proof number: the children of the start with the fewest
+open children go first (the most-proving starts: they close a parent
+soonest), the deepest score first among equals.  A proven start goes to
+the store at once; the start waiting on it is searched again at once when
+its candidate is closed (every child proven for it) or broken (a child
+won by the other side: the search then offers its next move), and
+otherwise its other children move up the queue.  A start whose budget ran
+out is queued again with twice the budget.  The search stops when the
+root is proven, the time is up, the queue is empty or ``stop`` is set.
 
 >>> from distributed import Client, LocalCluster
 >>> from kamisado.proving.store import ProofStore
@@ -98,23 +104,41 @@ def solve_match(
     known = store.load(target)
     prog = Progress(root, loaded=len(known))
     t0 = clock()
-    children: dict[str, set[str]] = {}
+    children: dict[str, list[str]] = {}
     parents: dict[str, set[str]] = {}
+    sides: dict[str, int | None] = {}
     doublings: dict[str, int] = {}
-    queue: list[tuple[int, int, str]] = []
+    queue: list[tuple[int, int, int, str]] = []
     queued: set[str] = set()
     running: dict[Future[StartResult], str] = {}
     count = 0
     open_set: set[str] = set()
     slots = max(1, 2 * len(client.scheduler_info().get("workers", {}) or {1: None}))
 
-    def enqueue(s: str) -> None:
+    def left(p: str) -> int:
+        """``p``'s proof number: its candidate's child starts not proven."""
+        return sum(1 for c in children.get(p, ()) if c not in known)
+
+    def enqueue(s: str, key: int) -> None:
         nonlocal count
-        if s in known or s in queued or s in running.values():
+        if s in known or s in running.values():
             return
         count += 1
         queued.add(s)
-        heapq.heappush(queue, (_depth(s), count, s))
+        heapq.heappush(queue, (key, _depth(s), count, s))
+
+    def check(p: str) -> None:
+        """Search ``p`` again at once when its candidate is closed (every
+        child start proven for it) or broken (one won by the other side);
+        else its other children move up the queue (its proof number fell)."""
+        kids = children.get(p, [])
+        if any(known.get(c, sides.get(p)) != sides.get(p) for c in kids) or all(c in known for c in kids):
+            enqueue(p, -1)
+            return
+        n = left(p)
+        for c in kids:
+            if c in queued:
+                enqueue(c, n)
 
     def handle(s: str, r: StartResult) -> None:
         prog.tasks += 1
@@ -125,24 +149,27 @@ def solve_match(
             prog.proven += 1
             open_set.discard(s)
             for p in parents.pop(s, set()):
-                enqueue(p)
+                if p not in known and p in children:
+                    check(p)
             return
-        children[s] = set(r.open)
+        children[s] = list(r.open)
+        sides[s] = r.side
         open_set.add(s)
+        n = left(s)
         for c in r.open:
             parents.setdefault(c, set()).add(s)
             open_set.add(c)
-            enqueue(c)
-        if any(c in known for c in r.open):
-            enqueue(s)  # a child was proven while this task ran
+            enqueue(c, n)
+        if r.open and (any(c in known for c in r.open)):
+            check(s)  # a child was proven while this task ran
         elif r.exhausted and doublings.get(s, 0) < MAX_DOUBLINGS:
             doublings[s] = doublings.get(s, 0) + 1
-            enqueue(s)
+            enqueue(s, n)
 
     if root in known:
         prog.winner = known[root]
         return prog
-    enqueue(root)
+    enqueue(root, 0)
     while True:
         prog.wall = clock() - t0
         if root in known:
@@ -155,7 +182,9 @@ def solve_match(
             prog.stopped = "time"
             break
         while queue and len(running) < slots:
-            _, _, s = heapq.heappop(queue)
+            *_, s = heapq.heappop(queue)
+            if s not in queued:
+                continue  # a stale entry: it was queued again with a better key
             queued.discard(s)
             if s in known:
                 continue
