@@ -46,6 +46,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--target", type=int, default=3)
     ap.add_argument("--every", type=float, default=30.0, help="seconds between the growth figures")
+    ap.add_argument("--no-symmetry", action="store_true", help="search every image of a start apart")
     ap.add_argument("--store", help="a folder to keep the stores in (default: a temporary one)")
     args = ap.parse_args()
     root = start_kpn(args.target)
@@ -62,14 +63,15 @@ def main() -> None:
 
             with LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
                               dashboard_address=None, silence_logs=logging.ERROR) as cl, Client(cl) as c:
-                prog = solve_match(root, store, c, seconds=args.time, on_progress=mark)
+                more = {"symmetry": False} if args.no_symmetry else {}
+                prog = solve_match(root, store, c, seconds=args.time, on_progress=mark, **more)
             count, size = store.size(args.target)
             file_bytes = os.path.getsize(os.path.join(d, f"p{n}.sqlite"))
             print(
                 f"workers {n}: proven {prog.proven} in {prog.wall:.0f} s, tasks {prog.tasks},"
                 f" task CPU {prog.cpu:.0f} s, {3600 * prog.proven / max(prog.cpu, 1e-9):.0f}/CPU-h (tasks),"
                 f" {3600 * prog.proven / (n * prog.wall):.0f}/CPU-h (workers x wall),"
-                f" open {prog.open}, store {size / max(count, 1):.0f} B/start of text,"
+                f" open {prog.open}, images {getattr(prog, 'twins', 0)}, store {size / max(count, 1):.0f} B/start of text,"
                 f" {file_bytes / max(count, 1):.0f} B/start of file",
                 flush=True,
             )

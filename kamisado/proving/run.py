@@ -13,7 +13,9 @@ the store at once; the start waiting on it is searched again at once when
 its candidate is closed (every child proven for it) or broken (a child
 won by the other side: the search then offers its next move), and
 otherwise its other children move up the queue.  A start whose budget ran
-out is queued again with twice the budget.  The search stops when the
+out with nothing open is queued again with twice the budget; one that
+reported open starts waits for them, its children behind those of
+finished candidates (:data:`EXHAUSTED`).  The search stops when the
 root is proven, the time is up, the queue is empty or ``stop`` is set.
 
 >>> from distributed import Client, LocalCluster
@@ -36,19 +38,25 @@ from distributed import Client, Future, wait
 
 from kamisado.proving.rounds import POSITIONS, SOLVER_NODES, StartResult, prove_start
 from kamisado.proving.store import ProofStore
+from kamisado.proving.symmetry import canonical, image, twins
 from kamisado.rules.position import Position
 
-__all__ = ["MAX_DOUBLINGS", "Progress", "solve_match"]
+__all__ = ["EXHAUSTED", "MAX_DOUBLINGS", "Progress", "solve_match"]
 
 #: How many times a start's budget may double before it is left open.
 MAX_DOUBLINGS = 6
+#: Added to the proof number of a start whose task ran out of budget: its
+#: candidate is unfinished, its true proof number larger than it says.
+EXHAUSTED = 1000
 
 
 @dataclass
 class Progress:
-    """Where a run stands: starts proven by this run, loaded from the store,
-    open (reported by some task, not proven), tasks done, CPU seconds of
-    the tasks, wall seconds, and the open set's size after each task."""
+    """Where a run stands: starts proven by this run's tasks, loaded from
+    the store, open (reported by some task, not proven), tasks done, the
+    proven starts' images stored with them (:mod:`~kamisado.proving.symmetry`),
+    CPU seconds of the tasks, wall seconds, and the open set's size after
+    each task."""
 
     root: str
     winner: int | None = None
@@ -56,6 +64,7 @@ class Progress:
     loaded: int = 0
     open: int = 0
     tasks: int = 0
+    twins: int = 0
     cpu: float = 0.0
     wall: float = 0.0
     growth: list[int] = field(default_factory=list)
@@ -90,6 +99,7 @@ def solve_match(
     stop: threading.Event | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    symmetry: bool = True,
 ) -> Progress:
     """Prove who wins the match from the round start ``root`` (KPN), on the
     Dask ``client``'s workers, keeping proven starts in ``store``.
@@ -97,14 +107,18 @@ def solve_match(
     ``seconds`` bounds the run (``None``: no bound; time by ``clock``);
     ``positions`` and ``solver_nodes`` are each task's first budget
     (:func:`~kamisado.proving.rounds.prove_start`).  ``on_progress`` is
-    called after each finished task.  Returns the run's :class:`Progress`;
-    its ``winner`` is the root's value when proven.
+    called after each finished task.  With ``symmetry`` each proven start's
+    images under the board's symmetries are stored with it (their proofs
+    mapped), and a child start is searched once for all its images.
+    Returns the run's :class:`Progress`; its ``winner`` is the root's value
+    when proven.
     """
     target = Position(root).target
     known = store.load(target)
     prog = Progress(root, loaded=len(known))
     t0 = clock()
     children: dict[str, list[str]] = {}
+    asked: dict[str, list[str]] = {}  # the open starts as the task named them
     parents: dict[str, set[str]] = {}
     sides: dict[str, int | None] = {}
     doublings: dict[str, int] = {}
@@ -113,6 +127,7 @@ def solve_match(
     running: dict[Future[StartResult], str] = {}
     count = 0
     open_set: set[str] = set()
+    spent: set[str] = set()  # starts whose last task ran out of budget
     slots = max(1, 2 * len(client.scheduler_info().get("workers", {}) or {1: None}))
 
     def left(p: str) -> int:
@@ -135,7 +150,7 @@ def solve_match(
         if any(known.get(c, sides.get(p)) != sides.get(p) for c in kids) or all(c in known for c in kids):
             enqueue(p, -1)
             return
-        n = left(p)
+        n = left(p) + (EXHAUSTED if p in spent else 0)
         for c in kids:
             if c in queued:
                 enqueue(c, n)
@@ -144,26 +159,39 @@ def solve_match(
         prog.tasks += 1
         prog.cpu += r.seconds
         if r.winner is not None:
-            store.put(r, target)
-            known[s] = r.winner
+            proved = [r]
+            if symmetry:
+                proved += [image(r, name) for t, name in twins(s) if t not in known and t != s]
+            for q in proved:
+                if q.start in known:
+                    continue
+                store.put(q, target)
+                known[q.start] = int(q.winner)  # type: ignore[arg-type]
+                open_set.discard(q.start)
             prog.proven += 1
-            open_set.discard(s)
+            prog.twins += len(proved) - 1
             for p in parents.pop(s, set()):
                 if p not in known and p in children:
                     check(p)
             return
-        children[s] = list(r.open)
+        kids = [canonical(c) for c in r.open] if symmetry else list(r.open)
+        children[s] = list(dict.fromkeys(kids))
+        asked[s] = list(r.open)
+        if r.exhausted:
+            spent.add(s)
+        else:
+            spent.discard(s)
         sides[s] = r.side
         open_set.add(s)
-        n = left(s)
-        for c in r.open:
+        n = left(s) + (EXHAUSTED if r.exhausted else 0)
+        for c in children[s]:
             parents.setdefault(c, set()).add(s)
             open_set.add(c)
             enqueue(c, n)
-        if r.open and (any(c in known for c in r.open)):
+        if any(c in known for c in children[s]):
             check(s)  # a child was proven while this task ran
-        elif r.exhausted and doublings.get(s, 0) < MAX_DOUBLINGS:
-            doublings[s] = doublings.get(s, 0) + 1
+        elif r.exhausted and not children[s] and doublings.get(s, 0) < MAX_DOUBLINGS:
+            doublings[s] = doublings.get(s, 0) + 1  # nothing to wait for: a bigger budget
             enqueue(s, n)
 
     if root in known:
@@ -189,7 +217,7 @@ def solve_match(
             if s in known:
                 continue
             budget = positions << doublings.get(s, 0)
-            mine = {c: known[c] for c in children.get(s, ()) if c in known}
+            mine = {c: known[c] for c in asked.get(s, ()) if c in known}
             f = client.submit(prove_start, s, mine, budget, solver_nodes, pure=False)
             running[f] = s
         if not running:
