@@ -17,6 +17,7 @@ from kamisado.proving.proof import ProofError, export, verify
 from kamisado.proving.rounds import after_round, need, prove_start
 from kamisado.proving.run import solve_match
 from kamisado.proving.store import ProofStore
+from kamisado.proving.symmetry import twins
 from kamisado.rules.position import Position
 
 #: Constructed match positions with few towers' moves to the goal, and who
@@ -170,6 +171,19 @@ def test_export_and_verify_on_the_command_line(
     assert capsys.readouterr().out.startswith("verified: ")
     assert main_verify_match([str(tmp_path)]) == 1
     assert capsys.readouterr().out.startswith("refused: ")
+
+
+def test_a_proven_starts_images_are_stored_and_verify(proven: tuple[Path, str, int], tmp_path: Path) -> None:
+    path, root, winner = proven
+    store = ProofStore(str(path))
+    for t, name in twins(root):  # stored with it by the run, their proofs mapped
+        got = store.get(t)
+        assert got is not None and got.winner == (winner if name == "mirror" else winner ^ 1)
+        export(store, t, tmp_path / f"{name}.json")
+        v = verify(tmp_path / f"{name}.json")  # the plain rules check the mapped proof
+        assert (v.root, v.winner, v.starts) == (t, got.winner, len(store.get(root).needs) + 1)  # type: ignore[union-attr]
+    for t, name in twins("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2"):  # searched apart
+        assert prove_start(t, {}).winner == (1 if name == "mirror" else 0)
 
 
 def _tampered(src: Path, dst: Path, change: object) -> Path:

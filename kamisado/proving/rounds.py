@@ -168,11 +168,12 @@ class _Search:
     (see :func:`prove_start`): ``True`` proven, ``False`` refuted (the other
     side wins), ``None`` open.  An open position comes with the open child
     starts of one *candidate* proof: at ``side``'s positions those of the
-    first move that is not refuted (the solver's best first), at the other
-    side's those of every reply that is not proven.  Proving them all
-    proves the position; so their number is its proof number, and a start
-    whose candidate fails (one of them is won by the other side) is
-    searched again and offers the next move's."""
+    first move that is not refuted (the solver's best first; the moves
+    after it are not searched), at the other side's those of every reply
+    that is not proven.  Proving them all proves the position; so their
+    number is its proof number, and a start whose candidate fails (one of
+    them is won by the other side) is searched again and offers the next
+    move's."""
 
     def __init__(self, known: Mapping[str, int], positions: int, solver_nodes: int) -> None:
         self.known = known
@@ -247,11 +248,10 @@ class _Search:
                 self.memo[key] = (False, ())
                 return False, ()
             if v is None:
-                if mine and not unknown or not mine:
-                    opens.update(dict.fromkeys(below))
+                opens.update(dict.fromkeys(below))
                 unknown = True
-                if self.exhausted:
-                    break
+                if self.exhausted or mine:
+                    break  # at the prover's positions the first open move is the candidate
         if unknown:
             found: Found = (None, tuple(opens))
             if not self.exhausted:
