@@ -19,7 +19,8 @@ the round's positions whose leaves are
 It answers the start's value with its proof (a plan: the move at each of
 the winner's positions, "every reply" at the loser's, the solver leaves,
 the winner's fills) and the child starts the proof uses, or, when it cannot
-settle the start, the open child starts that would help.
+settle the start, the open child starts of one candidate proof for the side
+the openers' pattern favours (:func:`predicted`).
 
 >>> from kamisado.rules.position import Position
 >>> r = prove_start("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2", {})

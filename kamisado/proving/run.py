@@ -118,7 +118,6 @@ def solve_match(
     prog = Progress(root, loaded=len(known))
     t0 = clock()
     children: dict[str, list[str]] = {}
-    asked: dict[str, list[str]] = {}  # the open starts as the task named them
     parents: dict[str, set[str]] = {}
     sides: dict[str, int | None] = {}
     doublings: dict[str, int] = {}
@@ -129,6 +128,12 @@ def solve_match(
     open_set: set[str] = set()
     spent: set[str] = set()  # starts whose last task ran out of budget
     slots = max(1, 2 * len(client.scheduler_info().get("workers", {}) or {1: None}))
+
+    def key(c: str) -> str:
+        """The start searched for ``c`` and its images (``children`` keeps
+        each start as its parent's task named it: that is the start whose
+        value the parent needs)."""
+        return canonical(c) if symmetry else c
 
     def left(p: str) -> int:
         """``p``'s proof number: its candidate's child starts not proven."""
@@ -152,8 +157,8 @@ def solve_match(
             return
         n = left(p) + (EXHAUSTED if p in spent else 0)
         for c in kids:
-            if c in queued:
-                enqueue(c, n)
+            if key(c) in queued:
+                enqueue(key(c), n)
 
     def handle(s: str, r: StartResult) -> None:
         prog.tasks += 1
@@ -174,9 +179,7 @@ def solve_match(
                 if p not in known and p in children:
                     check(p)
             return
-        kids = [canonical(c) for c in r.open] if symmetry else list(r.open)
-        children[s] = list(dict.fromkeys(kids))
-        asked[s] = list(r.open)
+        children[s] = list(dict.fromkeys(r.open))
         if r.exhausted:
             spent.add(s)
         else:
@@ -185,6 +188,7 @@ def solve_match(
         open_set.add(s)
         n = left(s) + (EXHAUSTED if r.exhausted else 0)
         for c in children[s]:
+            c = key(c)
             parents.setdefault(c, set()).add(s)
             open_set.add(c)
             enqueue(c, n)
@@ -217,7 +221,7 @@ def solve_match(
             if s in known:
                 continue
             budget = positions << doublings.get(s, 0)
-            mine = {c: known[c] for c in asked.get(s, ()) if c in known}
+            mine = {c: known[c] for c in children.get(s, ()) if c in known}
             f = client.submit(prove_start, s, mine, budget, solver_nodes, pure=False)
             running[f] = s
         if not running:
