@@ -3,7 +3,7 @@
 :func:`solve_match` keeps the AND/OR graph of round starts: the root, the
 open starts each task reported, which start waits on which.  Each task is
 :func:`kamisado.proving.rounds.prove_start` on one start with the values of
-the children it reported before; it sets out to prove the side the
+every child start its tasks reported before; it sets out to prove the side the
 openers' pattern favours and reports the open child starts of one
 candidate proof, whose number is the start's proof number.  The queue is
 best-first by proof number: the children of the start with the fewest
@@ -118,6 +118,7 @@ def solve_match(
     prog = Progress(root, loaded=len(known))
     t0 = clock()
     children: dict[str, list[str]] = {}
+    asked: dict[str, set[str]] = {}  # every child start a start's tasks named
     parents: dict[str, set[str]] = {}
     sides: dict[str, int | None] = {}
     doublings: dict[str, int] = {}
@@ -180,6 +181,7 @@ def solve_match(
                     check(p)
             return
         children[s] = list(dict.fromkeys(r.open))
+        asked.setdefault(s, set()).update(r.open)
         if r.exhausted:
             spent.add(s)
         else:
@@ -221,7 +223,7 @@ def solve_match(
             if s in known:
                 continue
             budget = positions << doublings.get(s, 0)
-            mine = {c: known[c] for c in children.get(s, ()) if c in known}
+            mine = {c: known[c] for c in asked.get(s, ()) if c in known}
             f = client.submit(prove_start, s, mine, budget, solver_nodes, pure=False)
             running[f] = s
         if not running:
