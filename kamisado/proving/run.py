@@ -140,13 +140,13 @@ def solve_match(
         """``p``'s proof number: its candidate's child starts not proven."""
         return sum(1 for c in children.get(p, ()) if c not in known)
 
-    def enqueue(s: str, key: int) -> None:
+    def enqueue(s: str, rank: int) -> None:
         nonlocal count
         if s in known or s in running.values():
             return
         count += 1
         queued.add(s)
-        heapq.heappush(queue, (key, _depth(s), count, s))
+        heapq.heappush(queue, (rank, _depth(s), count, s))
 
     def check(p: str) -> None:
         """Search ``p`` again at once when its candidate is closed (every
@@ -174,8 +174,8 @@ def solve_match(
                 store.put(q, target)
                 known[q.start] = int(q.winner)  # type: ignore[arg-type]
                 open_set.discard(q.start)
+                prog.twins += q is not r
             prog.proven += 1
-            prog.twins += len(proved) - 1
             for p in parents.pop(s, set()):
                 if p not in known and p in children:
                     check(p)
