@@ -24,6 +24,7 @@ from kamisado.proving.proof import ProofError, export, verify
 from kamisado.proving.rounds import after_round, need, prove_start
 from kamisado.proving.run import solve_match
 from kamisado.proving.store import ProofStore
+from kamisado.proving.symmetry import twins
 from kamisado.rules.board import Move
 from kamisado.rules.match import FILL, OVER, Match
 from kamisado.rules.position import Position
@@ -124,7 +125,8 @@ def proven(tmp_path_factory: pytest.TempPathFactory, client: Client) -> tuple[Pa
     store = ProofStore(str(path))
     prog = solve_match(root, store, client, positions=5000)
     assert (prog.winner, prog.stopped) == (winner, "")
-    assert prog.proven == store.count(3) >= 2  # the root and the 2-2 starts it needs
+    assert prog.proven + prog.twins == store.count(3)  # each proven start with its images
+    assert prog.proven >= 2  # the root and the 2-2 starts it needs
     store.close()
     return path, root, winner
 
@@ -150,12 +152,11 @@ def test_a_stopped_run_keeps_what_it_proved(tmp_path: Path, client: Client) -> N
 
     prog = solve_match(root, store, client, positions=100, stop=stop, on_progress=enough)
     assert prog.stopped == "stopped" and prog.winner is None
-    kept = ProofStore(str(tmp_path / "s.sqlite")).load(3)
-    assert len(kept) == prog.proven >= 3
-    for s, w in kept.items():  # each a start where whoever wins a round wins the match
-        p = Position(s)
-        assert need(p, 0) == need(p, 1) == 1
-        assert engine.solve(p, exact=False).winner == w
+    kept = ProofStore(str(tmp_path / "s.sqlite"))
+    assert kept.count(3) == prog.proven + prog.twins >= 3  # each start with its images
+    for s, w in kept.load(3).items():  # each a whole proof, by the plain rules
+        export(kept, s, tmp_path / "p.json")
+        assert (verify(tmp_path / "p.json").winner, Position(s).must_move) == (w, -1)
 
 
 def test_time_runs_out_by_the_injected_clock(client: Client) -> None:
@@ -183,6 +184,19 @@ def test_export_and_verify_on_the_command_line(
     assert capsys.readouterr().out.startswith("verified: ")
     assert main_verify_match([str(tmp_path)]) == 1
     assert capsys.readouterr().out.startswith("refused: ")
+
+
+def test_a_proven_starts_images_are_stored_and_verify(proven: tuple[Path, str, int], tmp_path: Path) -> None:
+    path, root, winner = proven
+    store = ProofStore(str(path))
+    for t, name in twins(root):  # stored with it by the run, their proofs mapped
+        got = store.get(t)
+        assert got is not None and got.winner == (winner if name == "mirror" else winner ^ 1)
+        export(store, t, tmp_path / f"{name}.json")
+        v = verify(tmp_path / f"{name}.json")  # the plain rules check the mapped proof
+        assert (v.root, v.winner, v.starts) == (t, got.winner, len(store.get(root).needs) + 1)  # type: ignore[union-attr]
+    for t, name in twins("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2"):  # searched apart
+        assert prove_start(t, {}).winner == (1 if name == "mirror" else 0)
 
 
 def _tampered(src: Path, dst: Path, change: object) -> Path:

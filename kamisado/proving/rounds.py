@@ -19,7 +19,8 @@ the round's positions whose leaves are
 It answers the start's value with its proof (a plan: the move at each of
 the winner's positions, "every reply" at the loser's, the solver leaves,
 the winner's fills) and the child starts the proof uses, or, when it cannot
-settle the start, the open child starts that would help.
+settle the start, the open child starts of one candidate proof for the side
+the openers' pattern favours (:func:`predicted`).
 
 >>> from kamisado.rules.position import Position
 >>> r = prove_start("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2", {})
@@ -45,6 +46,7 @@ __all__ = [
     "after_round",
     "decides",
     "need",
+    "predicted",
     "prove_start",
 ]
 
@@ -68,7 +70,9 @@ class StartResult:
     1 Gold) or ``None``; with a winner, ``plan`` is its proof (entries keyed
     by the KPN of each round position the proof reaches) and ``needs`` the
     child starts it relies on, all won by ``winner``; without, ``open`` lists
-    the child starts whose values would help.  ``positions``, ``nodes`` and
+    the child starts of the candidate proof for ``side`` (the side the
+    search set out to prove: the openers' pattern's winner, :func:`predicted`)
+    whose values would close it.  ``positions``, ``nodes`` and
     ``seconds`` (CPU time of the task's thread) say what it cost.
     """
 
@@ -81,6 +85,7 @@ class StartResult:
     nodes: int = 0
     seconds: float = 0.0
     exhausted: bool = False
+    side: int | None = None
 
 
 def need(pos: Position, side: int) -> int:
@@ -110,6 +115,30 @@ def decides(pos: Position, low: int, high: int) -> int | None:
     return None
 
 
+def predicted(pos: Position, low: int, high: int) -> int:
+    """The side the openers' pattern says wins the match from the round
+    start ``pos``: the round goes to its likely winner by the points
+    solver's bounds ``low``..``high`` (to the opener), by the points they
+    prove (at least one), and every later round to its opener (the round's
+    loser) by one point, as every Standard and Long start measured goes.
+
+    >>> predicted(Position("obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0"), 1, 1)
+    0
+    >>> predicted(Position("r+buyn+gpo/8/8/8/8/8/8/GR+YNBPUO b - 3 1 2"), 1, 1)
+    1
+    >>> predicted(Position("r+buyn+gpo/8/8/8/8/8/8/GR+YNBPUO b - 3 1 2"), 2, 2)
+    0
+    """
+    points = list(pos.points)
+    w = pos.turn if low > 0 or high >= 0 else pos.turn ^ 1
+    gain = max(1, low if w == pos.turn else -high)
+    while True:
+        points[w] += gain
+        if points[w] >= pos.target:
+            return w
+        w, gain = w ^ 1, 1
+
+
 def after_round(end: Position) -> tuple[int | None, int, dict[str, str]]:
     """For a finished round: the match's winner when the round ends the
     match (else ``None``), the round's winner, and the next round's start
@@ -129,47 +158,55 @@ def after_round(end: Position) -> tuple[int | None, int, dict[str, str]]:
     return None, o.winner, {d: m.next_round_start(d).kpn() for d in FILLS}
 
 
+#: What a search below a position found: proven (``True``), refuted
+#: (``False``) or open (``None``), and the open child starts of its
+#: candidate proof (empty unless open).
+Found = tuple[bool | None, tuple[str, ...]]
+
+
 class _Search:
     """The AND/OR search through one round for "``side`` wins the match"
     (see :func:`prove_start`): ``True`` proven, ``False`` refuted (the other
-    side wins), ``None`` open.  At the other side's positions it stops at
-    the first reply that is not proven, so what it reports open is a short
-    list of the child starts that would help most."""
+    side wins), ``None`` open.  An open position comes with the open child
+    starts of one *candidate* proof: at ``side``'s positions those of the
+    first move that is not refuted (the solver's best first; the moves
+    after it are not searched), at the other side's those of every reply
+    that is not proven.  Proving them all proves the position; so their
+    number is its proof number, and a start whose candidate fails (one of
+    them is won by the other side) is searched again and offers the next
+    move's."""
 
     def __init__(self, known: Mapping[str, int], positions: int, solver_nodes: int) -> None:
         self.known = known
         self.budget = positions
         self.solver_nodes = solver_nodes
-        self.memo: dict[str, bool | None] = {}
+        self.memo: dict[str, Found] = {}
         self.entries: dict[str, Entry] = {}
-        self.open: dict[str, None] = {}
         self.oracle: dict[str, tuple[int, int, object]] = {}
         self.expanded = 0
         self.nodes = 0
         self.exhausted = False
         self.side = 0
 
-    def end(self, q: Position) -> bool | None:
+    def end(self, q: Position) -> Found:
         over, w, nxt = after_round(q)
         if over is not None:
-            return over == self.side
+            return over == self.side, ()
         values = [self.known.get(s) for s in nxt.values()]
+        unknown = tuple(s for s in nxt.values() if s not in self.known)
         if w == self.side:
             for d, s in nxt.items():
                 if self.known.get(s) == w:
                     self.entries[q.kpn()] = {"fill": d}
-                    return True
+                    return True, ()
             if all(v == w ^ 1 for v in values):
-                return False
-        else:
-            if all(v == self.side for v in values):
-                return True
-            if any(v == w for v in values):
-                return False
-        for s in nxt.values():
-            if s not in self.known:
-                self.open[s] = None
-        return None
+                return False, ()
+            return None, unknown[:1]  # one fill will do: the first open one
+        if all(v == self.side for v in values):
+            return True, ()
+        if any(v == w for v in values):
+            return False, ()
+        return None, unknown
 
     def solved(self, p: Position, key: str) -> tuple[int, int, object]:
         if key not in self.oracle:
@@ -178,52 +215,55 @@ class _Search:
             self.oracle[key] = (r.low, r.high, r.best_move)
         return self.oracle[key]
 
-    def value(self, p: Position) -> bool | None:
+    def value(self, p: Position) -> Found:
         key = p.kpn()
         if key in self.memo:
             return self.memo[key]
         if self.expanded >= self.budget:
             self.exhausted = True
-            return None
+            return None, ()
         self.expanded += 1
         low, high, best = self.solved(p, key)
         settled = decides(p, low, high)
         if settled is not None:
             if settled == self.side:
                 self.entries[key] = {"points": True}
-            self.memo[key] = settled == self.side
-            return settled == self.side
+            self.memo[key] = (settled == self.side, ())
+            return self.memo[key]
         mine = p.turn == self.side
         moves = list(p.legal_moves)
         if best is not None and best in moves:
             moves.remove(best)
             moves.insert(0, best)
         unknown = False
+        opens: dict[str, None] = {}
         for mv in moves:
             q = p.copy(stack=False)
             q.push(mv)
-            v = self.end(q) if q.outcome is not None else self.value(q)
+            v, below = self.end(q) if q.outcome is not None else self.value(q)
             if mine and v:
                 self.entries[key] = {"move": str(mv)}
-                self.memo[key] = True
-                return True
+                self.memo[key] = (True, ())
+                return True, ()
             if not mine and v is False:
-                self.memo[key] = False
-                return False
+                self.memo[key] = (False, ())
+                return False, ()
             if v is None:
+                opens.update(dict.fromkeys(below))
                 unknown = True
-                if self.exhausted or not mine:
-                    break
+                if self.exhausted or mine:
+                    break  # at the prover's positions the first open move is the candidate
         if unknown:
+            found: Found = (None, tuple(opens))
             if not self.exhausted:
-                self.memo[key] = None
-            return None
+                self.memo[key] = found
+            return found
         if not mine:
             self.entries[key] = {"all": True}
-        self.memo[key] = not mine
-        return not mine
+        self.memo[key] = (not mine, ())
+        return self.memo[key]
 
-    def prove(self, p: Position, side: int) -> bool | None:
+    def prove(self, p: Position, side: int) -> Found:
         """One pass: does ``side`` win the match from ``p``?"""
         self.side = side
         self.memo = {}
@@ -288,15 +328,16 @@ def prove_start(
         raise ValueError(f"the round is over: {start}")
     s = _Search(known, positions, solver_nodes)
     low, high, _ = s.solved(pos, pos.kpn())
-    first = pos.turn if low > 0 or high >= 0 else pos.turn ^ 1  # the round's likely winner
+    side = predicted(pos, low, high)
     winner: int | None = None
-    for side in (first, first ^ 1):
-        v = s.prove(pos, side)
+    v, opens = s.prove(pos, side)
+    if v:
+        winner = side
+    elif v is False:  # the other side wins: find its plan
+        s.budget = s.expanded + positions
+        v, opens = s.prove(pos, side ^ 1)
         if v:
-            winner = side
-            break
-        if v is False and side == first:
-            s.budget = s.expanded + positions  # the other side wins: find its plan
+            winner = side ^ 1
     plan: dict[str, Entry] = {}
     needs: list[str] = []
     if winner is not None:
@@ -306,9 +347,10 @@ def prove_start(
         winner=winner,
         plan=plan,
         needs=needs,
-        open=[] if winner is not None else list(s.open),
+        open=[] if winner is not None else list(opens),
         positions=s.expanded,
         nodes=s.nodes,
         seconds=time.thread_time() - t0,
         exhausted=s.exhausted,
+        side=s.side,
     )

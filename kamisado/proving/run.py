@@ -3,12 +3,20 @@
 :func:`solve_match` keeps the AND/OR graph of round starts: the root, the
 open starts each task reported, which start waits on which.  Each task is
 :func:`kamisado.proving.rounds.prove_start` on one start with the values of
-the children it reported before; a proven start goes to the store at once
-and puts the starts that wait on it back in the queue; an unproven one
-queues its open children (deepest score first: they are the nearest to
-being settled) and, when its budget ran out, itself again with twice the
-budget.  The search stops when the root is proven, the time is up, the
-queue is empty or ``stop`` is set.
+every child start its tasks reported before; it sets out to prove the side the
+openers' pattern favours and reports the open child starts of one
+candidate proof, whose number is the start's proof number.  The queue is
+best-first by proof number: the children of the start with the fewest
+open children go first (the most-proving starts: they close a parent
+soonest), the deepest score first among equals.  A proven start goes to
+the store at once; the start waiting on it is searched again at once when
+its candidate is closed (every child proven for it) or broken (a child
+won by the other side: the search then offers its next move), and
+otherwise its other children move up the queue.  A start whose budget ran
+out with nothing open is queued again with twice the budget; one that
+reported open starts waits for them, its children behind those of
+finished candidates (:data:`EXHAUSTED`).  The search stops when the
+root is proven, the time is up, the queue is empty or ``stop`` is set.
 
 >>> from distributed import Client, LocalCluster
 >>> from kamisado.proving.store import ProofStore
@@ -30,19 +38,25 @@ from distributed import Client, Future, wait
 
 from kamisado.proving.rounds import POSITIONS, SOLVER_NODES, StartResult, prove_start
 from kamisado.proving.store import ProofStore
+from kamisado.proving.symmetry import canonical, image, twins
 from kamisado.rules.position import Position
 
-__all__ = ["MAX_DOUBLINGS", "Progress", "solve_match"]
+__all__ = ["EXHAUSTED", "MAX_DOUBLINGS", "Progress", "solve_match"]
 
 #: How many times a start's budget may double before it is left open.
 MAX_DOUBLINGS = 6
+#: Added to the proof number of a start whose task ran out of budget: its
+#: candidate is unfinished, its true proof number larger than it says.
+EXHAUSTED = 1000
 
 
 @dataclass
 class Progress:
-    """Where a run stands: starts proven by this run, loaded from the store,
-    open (reported by some task, not proven), tasks done, CPU seconds of
-    the tasks, wall seconds, and the open set's size after each task."""
+    """Where a run stands: starts proven by this run's tasks, loaded from
+    the store, open (reported by some task, not proven), tasks done, the
+    proven starts' images stored with them (:mod:`~kamisado.proving.symmetry`),
+    CPU seconds of the tasks, wall seconds, and the open set's size after
+    each task."""
 
     root: str
     winner: int | None = None
@@ -50,6 +64,7 @@ class Progress:
     loaded: int = 0
     open: int = 0
     tasks: int = 0
+    twins: int = 0
     cpu: float = 0.0
     wall: float = 0.0
     growth: list[int] = field(default_factory=list)
@@ -84,6 +99,7 @@ def solve_match(
     stop: threading.Event | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    symmetry: bool = True,
 ) -> Progress:
     """Prove who wins the match from the round start ``root`` (KPN), on the
     Dask ``client``'s workers, keeping proven starts in ``store``.
@@ -91,58 +107,103 @@ def solve_match(
     ``seconds`` bounds the run (``None``: no bound; time by ``clock``);
     ``positions`` and ``solver_nodes`` are each task's first budget
     (:func:`~kamisado.proving.rounds.prove_start`).  ``on_progress`` is
-    called after each finished task.  Returns the run's :class:`Progress`;
-    its ``winner`` is the root's value when proven.
+    called after each finished task.  With ``symmetry`` each proven start's
+    images under the board's symmetries are stored with it (their proofs
+    mapped), and a child start is searched once for all its images.
+    Returns the run's :class:`Progress`; its ``winner`` is the root's value
+    when proven.
     """
     target = Position(root).target
     known = store.load(target)
     prog = Progress(root, loaded=len(known))
     t0 = clock()
-    children: dict[str, set[str]] = {}
+    children: dict[str, list[str]] = {}
+    asked: dict[str, set[str]] = {}  # every child start a start's tasks named
     parents: dict[str, set[str]] = {}
+    sides: dict[str, int | None] = {}
     doublings: dict[str, int] = {}
-    queue: list[tuple[int, int, str]] = []
+    queue: list[tuple[int, int, int, str]] = []
     queued: set[str] = set()
     running: dict[Future[StartResult], str] = {}
     count = 0
     open_set: set[str] = set()
+    spent: set[str] = set()  # starts whose last task ran out of budget
     slots = max(1, 2 * len(client.scheduler_info().get("workers", {}) or {1: None}))
 
-    def enqueue(s: str) -> None:
+    def key(c: str) -> str:
+        """The start searched for ``c`` and its images (``children`` keeps
+        each start as its parent's task named it: that is the start whose
+        value the parent needs)."""
+        return canonical(c) if symmetry else c
+
+    def left(p: str) -> int:
+        """``p``'s proof number: its candidate's child starts not proven."""
+        return sum(1 for c in children.get(p, ()) if c not in known)
+
+    def enqueue(s: str, rank: int) -> None:
         nonlocal count
-        if s in known or s in queued or s in running.values():
+        if s in known or s in running.values():
             return
         count += 1
         queued.add(s)
-        heapq.heappush(queue, (_depth(s), count, s))
+        heapq.heappush(queue, (rank, _depth(s), count, s))
+
+    def check(p: str) -> None:
+        """Search ``p`` again at once when its candidate is closed (every
+        child start proven for it) or broken (one won by the other side);
+        else its other children move up the queue (its proof number fell)."""
+        kids = children.get(p, [])
+        if any(known.get(c, sides.get(p)) != sides.get(p) for c in kids) or all(c in known for c in kids):
+            enqueue(p, -1)
+            return
+        n = left(p) + (EXHAUSTED if p in spent else 0)
+        for c in kids:
+            if key(c) in queued:
+                enqueue(key(c), n)
 
     def handle(s: str, r: StartResult) -> None:
         prog.tasks += 1
         prog.cpu += r.seconds
         if r.winner is not None:
-            store.put(r, target)
-            known[s] = r.winner
+            proved = [r]
+            if symmetry:
+                proved += [image(r, name) for t, name in twins(s) if t not in known and t != s]
+            for q in proved:
+                if q.start in known:
+                    continue
+                store.put(q, target)
+                known[q.start] = int(q.winner)  # type: ignore[arg-type]
+                open_set.discard(q.start)
+                prog.twins += q is not r
             prog.proven += 1
-            open_set.discard(s)
             for p in parents.pop(s, set()):
-                enqueue(p)
+                if p not in known and p in children:
+                    check(p)
             return
-        children[s] = set(r.open)
+        children[s] = list(dict.fromkeys(r.open))
+        asked.setdefault(s, set()).update(r.open)
+        if r.exhausted:
+            spent.add(s)
+        else:
+            spent.discard(s)
+        sides[s] = r.side
         open_set.add(s)
-        for c in r.open:
+        n = left(s) + (EXHAUSTED if r.exhausted else 0)
+        for c in children[s]:
+            c = key(c)
             parents.setdefault(c, set()).add(s)
             open_set.add(c)
-            enqueue(c)
-        if any(c in known for c in r.open):
-            enqueue(s)  # a child was proven while this task ran
-        elif r.exhausted and doublings.get(s, 0) < MAX_DOUBLINGS:
-            doublings[s] = doublings.get(s, 0) + 1
-            enqueue(s)
+            enqueue(c, n)
+        if any(c in known for c in children[s]):
+            check(s)  # a child was proven while this task ran
+        elif r.exhausted and not children[s] and doublings.get(s, 0) < MAX_DOUBLINGS:
+            doublings[s] = doublings.get(s, 0) + 1  # nothing to wait for: a bigger budget
+            enqueue(s, n)
 
     if root in known:
         prog.winner = known[root]
         return prog
-    enqueue(root)
+    enqueue(root, 0)
     while True:
         prog.wall = clock() - t0
         if root in known:
@@ -155,12 +216,14 @@ def solve_match(
             prog.stopped = "time"
             break
         while queue and len(running) < slots:
-            _, _, s = heapq.heappop(queue)
+            *_, s = heapq.heappop(queue)
+            if s not in queued:
+                continue  # a stale entry: it was queued again with a better key
             queued.discard(s)
             if s in known:
                 continue
             budget = positions << doublings.get(s, 0)
-            mine = {c: known[c] for c in children.get(s, ()) if c in known}
+            mine = {c: known[c] for c in asked.get(s, ()) if c in known}
             f = client.submit(prove_start, s, mine, budget, solver_nodes, pure=False)
             running[f] = s
         if not running:
