@@ -48,7 +48,7 @@ def test_the_reserve_is_the_measured_overrun(monkeypatch: pytest.MonkeyPatch) ->
     out: list[str] = []
     engine = Engine(out.append, clock=clock)
     assert engine.overrun.ms == MOVE_OVERHEAD_MS  # nothing measured yet: the floor
-    _, _, plan, _, _ = _planned(monkeypatch, engine, "go movetime 100")
+    _, _, plan, *_ = _planned(monkeypatch, engine, "go movetime 100")
     assert plan.limit.time == pytest.approx((100 - MOVE_OVERHEAD_MS) / 1000)
     assert plan.deadline.at == pytest.approx(clock.now + plan.limit.time)
     assert engine.job is not None and engine.job.deadline == plan.deadline.at
@@ -58,12 +58,12 @@ def test_the_reserve_is_the_measured_overrun(monkeypatch: pytest.MonkeyPatch) ->
     assert out[-1] == "bestmove c1-c5"
     assert engine.overrun.ms == pytest.approx(40)
     # the next go keeps those 40 ms back, for the search and for the clock
-    _, _, plan, _, _ = _planned(monkeypatch, engine, "go movetime 100")
+    _, _, plan, *_ = _planned(monkeypatch, engine, "go movetime 100")
     assert plan.limit.time == pytest.approx(0.060)
     engine._message("bestmove", "c1-c5")  # on time (the clock did not move)
     assert engine.overrun.ms < 40  # it decays with answers on time
     reserve = engine.overrun.ms
-    _, _, plan, _, _ = _planned(monkeypatch, engine, "go btime 1000 gtime 1000 movestogo 1")
+    _, _, plan, *_ = _planned(monkeypatch, engine, "go btime 1000 gtime 1000 movestogo 1")
     assert plan.limit.time == pytest.approx(time_budget(1000, 0, 1, reserve) / 1000)
     assert plan.limit.time * 1000 == int(1000 - SAFETY_MS - reserve)
 
@@ -73,11 +73,11 @@ def test_untimed_answers_and_early_ones_do_not_raise_the_reserve(
 ) -> None:
     clock = FakeClock()
     engine = Engine(lambda line: None, clock=clock)
-    _, _, plan, _, _ = _planned(monkeypatch, engine, "go depth 3")
+    _, _, plan, *_ = _planned(monkeypatch, engine, "go depth 3")
     assert plan.deadline.at is None
     clock.now += 5.0  # a depth-limited search may take as long as it needs
     engine._message("bestmove", "c1-c5")
-    _, _, plan, _, _ = _planned(monkeypatch, engine, "go movetime 200")
+    _, _, plan, *_ = _planned(monkeypatch, engine, "go movetime 200")
     clock.now = plan.deadline.at - 0.050
     engine._message("bestmove", "c1-c5")
     assert engine.overrun.ms == MOVE_OVERHEAD_MS
@@ -242,5 +242,5 @@ def test_the_first_reserve_is_measured_before_readyok(monkeypatch: pytest.Monkey
     assert engine.overrun.seen == OVERRUN_SAMPLES
     assert engine.overrun.ms == pytest.approx(40 - OVERRUN_PROBE_MS)
     monkeypatch.setattr(engine.runner, "wait", real_wait)
-    _, _, plan, _, _ = _planned(monkeypatch, engine, "go movetime 100")
+    _, _, plan, *_ = _planned(monkeypatch, engine, "go movetime 100")
     assert plan.limit.time == pytest.approx((100 - 40 + OVERRUN_PROBE_MS) / 1000)
