@@ -348,7 +348,8 @@ def test_the_proof_store_options_take_a_store_and_refuse_a_missing_one(
     path, root, _ = proven
     choice = str(player("perfect", 0, open_oracle(str(path))).choose_move(Position(root)))
     missing = tmp_path / "none.sqlite"
-    monkeypatch.delenv(PROOF_STORE_ENV, raising=False)
+    monkeypatch.setenv(PROOF_STORE_ENV, "")  # recorded, so the web_main below that sets it is undone
+    monkeypatch.delenv(PROOF_STORE_ENV)
     for main, argv in [(web_main, []), (kei_main, []), (play_main, ["--level", "perfect"])]:
         with pytest.raises(SystemExit) if main is not play_main else contextlib.nullcontext():
             assert main([*argv, "--proof-store", str(missing)]) == 2
