@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 #: Round positions one task expands by default before it reports what is open.
-POSITIONS = 400
+POSITIONS = 2000
 #: The points solver's node limit at each expanded position.
 SOLVER_NODES = 200_000
 #: The round solver's (df-pn) node limit for the prover's winning move.
