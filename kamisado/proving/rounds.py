@@ -192,21 +192,38 @@ class _Search:
         self.side = 0
         self.settled: dict[str, int] = {}
         self.wins: dict[str, object] = {}
+        self.checked: set[str] = set()
 
     def child(self, s: str) -> int | None:
         """The winner of the child start ``s``: proven before, or settled at
         its first position by the points solver (kept in ``settled``)."""
         v = self.known.get(s)
-        if v is None and s not in self.oracle and s not in self.settled:
+        if v is None and s not in self.checked:
+            self.checked.add(s)
             c = Position(s)
             if need(c, c.turn) > 1:
                 return None  # its opener wins the round by one: it does not settle the match
-
-            low, high, _ = self.solved(c, s)
-            v = decides(c, low, high)
+            v = self.quick(c, s)
+            if v is None:
+                low, high, _ = self.solved(c, s)
+                v = decides(c, low, high)
             if v is not None:
                 self.settled[s] = v
         return self.settled.get(s) if v is None else v
+
+    def quick(self, p: Position, key: str) -> int | None:
+        """The side that wins the match inside this round by winning it at
+        all, when it needs one point: df-pn proves who wins a round far more
+        cheaply than the points solver proves what it is worth (``None``
+        when no side needs one point, or the round's winner needs more)."""
+        if min(need(p, 0), need(p, 1)) > 1:
+            return None
+        r = engine.solve(p, node_limit=self.solver_nodes, exact=False)
+        self.nodes += r.nodes
+        if r.winner is None:
+            return None
+        self.wins[key] = r.best_move if r.winner == p.turn else None
+        return r.winner if need(p, r.winner) == 1 else None
 
     def end(self, q: Position) -> Found:
         over, w, nxt = after_round(q)
@@ -253,8 +270,11 @@ class _Search:
             self.exhausted = True
             return None, ()
         self.expanded += 1
-        low, high, best = self.solved(p, key)
-        settled = decides(p, low, high)
+        best = None
+        settled = self.quick(p, key)
+        if settled is None:
+            low, high, best = self.solved(p, key)
+            settled = decides(p, low, high)
         if settled is not None:
             if settled == self.side:
                 self.entries[key] = {"points": True}
