@@ -9,7 +9,9 @@ candidate proof, whose number is the start's proof number.  The queue is
 best-first by proof number: the children of the start with the fewest
 open children go first (the most-proving starts: they close a parent
 soonest), the deepest score first among equals.  A proven start goes to
-the store at once; the start waiting on it is searched again at once when
+the store at once, and so do the child starts a task settled at their
+first position (:attr:`~kamisado.proving.rounds.StartResult.settled`); the
+start waiting on it is searched again at once when
 its candidate is closed (every child proven for it) or broken (a child
 won by the other side: the search then offers its next move), and
 otherwise its other children move up the queue.  A start whose budget ran
