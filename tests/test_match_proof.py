@@ -99,6 +99,17 @@ def test_the_round_level_search_agrees_with_minimax_over_rounds(kpn: str, winner
     assert prove_serially(kpn, {}) == winner
 
 
+def test_child_starts_the_solver_settles_are_proven_inside_the_task() -> None:
+    kpn, winner = CASES[0]
+    rounds: dict[str, int] = {}
+    assert minimax(Position(kpn), rounds) == winner
+    r = prove_start(kpn, {}, positions=5000)
+    assert (r.winner, r.open) == (winner, [])
+    assert r.needs and set(r.needs) <= set(r.settled)  # one task, no child tasks
+    for s, w in r.settled.items():  # as the single-round solver has them
+        assert w == rounds.get(s, engine.solve(Position(s), exact=False).winner), s
+
+
 def test_a_round_the_solver_settles_needs_no_children() -> None:
     r = prove_start("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2", {})
     assert (r.winner, r.needs, r.open) == (1, [], [])
@@ -139,6 +150,11 @@ def test_dask_on_two_workers_proves_a_match_and_the_store_resumes(
     n = store.count(3)
     again = solve_match(root, store, client)
     assert (again.loaded, again.winner, again.tasks, again.proven) == (n, winner, 0, 0)
+    got = store.get(root)
+    assert got is not None and got.needs  # the child starts settled in the root's task are stored
+    for s in got.needs:
+        child = store.get(s)
+        assert child is not None and child.winner == winner and child.plan == {s: {"points": True}}
 
 
 def test_a_stopped_run_keeps_what_it_proved(tmp_path: Path, client: Client) -> None:
@@ -154,7 +170,7 @@ def test_a_stopped_run_keeps_what_it_proved(tmp_path: Path, client: Client) -> N
     assert prog.stopped == "stopped" and prog.winner is None
     kept = ProofStore(str(tmp_path / "s.sqlite"))
     assert kept.count(3) == prog.proven + prog.twins >= 3  # each start with its images
-    for s, w in kept.load(3).items():  # each a whole proof, by the plain rules
+    for s, w in sorted(kept.load(3).items())[:6]:  # each a whole proof, by the plain rules
         export(kept, s, tmp_path / "p.json")
         assert (verify(tmp_path / "p.json").winner, Position(s).must_move) == (w, -1)
 

@@ -51,9 +51,11 @@ __all__ = [
 ]
 
 #: Round positions one task expands by default before it reports what is open.
-POSITIONS = 400
+POSITIONS = 2000
 #: The points solver's node limit at each expanded position.
 SOLVER_NODES = 200_000
+#: The round solver's (df-pn) node limit for the prover's winning move.
+WIN_NODES = 50_000
 
 #: One entry of a plan: ``{"points": True}`` (the solver settles it),
 #: ``{"move": "a1-a5"}`` (the winner's move), ``{"all": True}`` (every
@@ -86,6 +88,7 @@ class StartResult:
     seconds: float = 0.0
     exhausted: bool = False
     side: int | None = None
+    settled: dict[str, int] = field(default_factory=dict)
 
 
 def need(pos: Position, side: int) -> int:
@@ -187,16 +190,50 @@ class _Search:
         self.nodes = 0
         self.exhausted = False
         self.side = 0
+        self.settled: dict[str, int] = {}
+        self.wins: dict[str, object] = {}
+        self.checked: set[str] = set()
+
+    def child(self, s: str) -> int | None:
+        """The winner of the child start ``s``: proven before, or settled at
+        its first position by the points solver (kept in ``settled``)."""
+        v = self.known.get(s)
+        if v is None and s not in self.checked:
+            self.checked.add(s)
+            c = Position(s)
+            if need(c, c.turn) > 1:
+                return None  # its opener wins the round by one: it does not settle the match
+            v = self.quick(c, s)
+            if v is None:
+                low, high, _ = self.solved(c, s)
+                v = decides(c, low, high)
+            if v is not None:
+                self.settled[s] = v
+        return self.settled.get(s) if v is None else v
+
+    def quick(self, p: Position, key: str) -> int | None:
+        """The side that wins the match inside this round by winning it at
+        all, when it needs one point: df-pn proves who wins a round far more
+        cheaply than the points solver proves what it is worth (``None``
+        when no side needs one point, or the round's winner needs more)."""
+        if min(need(p, 0), need(p, 1)) > 1:
+            return None
+        r = engine.solve(p, node_limit=self.solver_nodes, exact=False)
+        self.nodes += r.nodes
+        if r.winner is None:
+            return None
+        self.wins[key] = r.best_move if r.winner == p.turn else None
+        return r.winner if need(p, r.winner) == 1 else None
 
     def end(self, q: Position) -> Found:
         over, w, nxt = after_round(q)
         if over is not None:
             return over == self.side, ()
-        values = [self.known.get(s) for s in nxt.values()]
-        unknown = tuple(s for s in nxt.values() if s not in self.known)
+        values = [self.child(s) for s in nxt.values()]
+        unknown = tuple(s for s, v in zip(nxt.values(), values, strict=True) if v is None)
         if w == self.side:
             for d, s in nxt.items():
-                if self.known.get(s) == w:
+                if self.child(s) == w:
                     self.entries[q.kpn()] = {"fill": d}
                     return True, ()
             if all(v == w ^ 1 for v in values):
@@ -215,6 +252,16 @@ class _Search:
             self.oracle[key] = (r.low, r.high, r.best_move)
         return self.oracle[key]
 
+    def winning(self, p: Position, key: str) -> object:
+        """A move that wins the round for the side to move, the one df-pn
+        finds cheapest to prove (its proof tree, and so the candidate's
+        child starts, is the smallest found), or ``None``."""
+        if key not in self.wins:
+            r = engine.solve(p, node_limit=WIN_NODES, exact=False)
+            self.nodes += r.nodes
+            self.wins[key] = r.best_move if r.winner == p.turn else None
+        return self.wins[key]
+
     def value(self, p: Position) -> Found:
         key = p.kpn()
         if key in self.memo:
@@ -223,14 +270,20 @@ class _Search:
             self.exhausted = True
             return None, ()
         self.expanded += 1
-        low, high, best = self.solved(p, key)
-        settled = decides(p, low, high)
+        best = None
+        settled = self.quick(p, key)
+        if settled is None:
+            low, high, best = self.solved(p, key)
+            settled = decides(p, low, high)
         if settled is not None:
             if settled == self.side:
                 self.entries[key] = {"points": True}
             self.memo[key] = (settled == self.side, ())
             return self.memo[key]
         mine = p.turn == self.side
+        if mine:
+            win = self.winning(p, key)
+            best = best if win is None else win
         moves = list(p.legal_moves)
         if best is not None and best in moves:
             moves.remove(best)
@@ -353,4 +406,5 @@ def prove_start(
         seconds=time.thread_time() - t0,
         exhausted=s.exhausted,
         side=s.side,
+        settled=dict(s.settled),
     )

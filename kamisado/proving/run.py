@@ -9,7 +9,9 @@ candidate proof, whose number is the start's proof number.  The queue is
 best-first by proof number: the children of the start with the fewest
 open children go first (the most-proving starts: they close a parent
 soonest), the deepest score first among equals.  A proven start goes to
-the store at once; the start waiting on it is searched again at once when
+the store at once, and so do the child starts a task settled at their
+first position (:attr:`~kamisado.proving.rounds.StartResult.settled`); the
+start waiting on it is searched again at once when
 its candidate is closed (every child proven for it) or broken (a child
 won by the other side: the search then offers its next move), and
 otherwise its other children move up the queue.  A start whose budget ran
@@ -161,24 +163,34 @@ def solve_match(
             if key(c) in queued:
                 enqueue(key(c), n)
 
+    def keep(r: StartResult) -> None:
+        """Store the proven start ``r`` and its images; the starts waiting
+        on it are looked at again."""
+        s = r.start
+        proved = [r]
+        if symmetry:
+            proved += [image(r, name) for t, name in twins(s) if t not in known and t != s]
+        for q in proved:
+            if q.start in known:
+                continue
+            store.put(q, target)
+            known[q.start] = int(q.winner)  # type: ignore[arg-type]
+            open_set.discard(q.start)
+            prog.twins += q is not r
+        prog.proven += 1
+        for p in parents.pop(key(s), set()) | parents.pop(s, set()):
+            if p not in known and p in children:
+                check(p)
+
     def handle(s: str, r: StartResult) -> None:
         prog.tasks += 1
         prog.cpu += r.seconds
+        for c, w in r.settled.items():  # child starts the solver settled at their start
+            if c not in known:
+                keep(StartResult(start=c, winner=w, plan={c: {"points": True}}))
+        asked.setdefault(s, set()).update(r.settled)
         if r.winner is not None:
-            proved = [r]
-            if symmetry:
-                proved += [image(r, name) for t, name in twins(s) if t not in known and t != s]
-            for q in proved:
-                if q.start in known:
-                    continue
-                store.put(q, target)
-                known[q.start] = int(q.winner)  # type: ignore[arg-type]
-                open_set.discard(q.start)
-                prog.twins += q is not r
-            prog.proven += 1
-            for p in parents.pop(s, set()):
-                if p not in known and p in children:
-                    check(p)
+            keep(r)
             return
         children[s] = list(dict.fromkeys(r.open))
         asked.setdefault(s, set()).update(r.open)
