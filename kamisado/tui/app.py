@@ -194,7 +194,11 @@ class KamisadoApp(App[int]):
         yield Footer(show_command_palette=False)
 
     def _main(self, selector: str, kind: type[_W]) -> _W:
-        """A widget of the main screen (whatever window is over it)."""
+        """A widget of the main screen (whatever window is over it);
+        ``NoMatches`` once the app closed (its screens are gone: a timer's
+        last tick may come then)."""
+        if not self.screen_stack:
+            raise NoMatches(f"no screen for {selector!r}: the app has closed")
         return self.screen_stack[0].query_one(selector, kind)
 
     @property
