@@ -197,7 +197,7 @@ def test_export_and_verify_on_the_command_line(
     assert main_solve_match(["--start", root, "--store", str(path), "--export", str(out)]) == 0
     said = capsys.readouterr().out.splitlines()
     assert said[0].startswith("resumed: ") and said[0].endswith(" round starts loaded")
-    assert " wins the Standard match, " in said[1]
+    assert " wins the Standard match from this round start, " in said[1]
     assert said[2] == f"exported 1 round starts to {out}"
     assert main_verify_match([str(out)]) == 0
     assert capsys.readouterr().out.startswith("verified: ")

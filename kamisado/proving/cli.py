@@ -50,7 +50,8 @@ def summary(prog: Progress, store: ProofStore, target: int) -> str:
                 first = ", whatever the first move"
             else:
                 first = ", proven by the single-round solver"
-        return f"{SIDE_NAMES[prog.winner]} wins the {name} match{first}"
+        where = "" if prog.root == start_kpn(target) else " from this round start"
+        return f"{SIDE_NAMES[prog.winner]} wins the {name} match{where}{first}"
     proven = store.load(target)
     states = Counter(_state(s) for s in proven)
     shown = ", ".join(f"{k}: {v}" for k, v in sorted(states.items(), reverse=True))
