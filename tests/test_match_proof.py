@@ -101,12 +101,13 @@ def test_the_round_level_search_agrees_with_minimax_over_rounds(kpn: str, winner
 
 def test_child_starts_the_solver_settles_are_proven_inside_the_task() -> None:
     # the settling solver has a node limit: what other tests left in the shared
-    # tables can leave a child open (CI, random order), so they start empty
-    engine.clear_tables()
+    # tables, or a thread of another test still solving in this process, can
+    # leave a child open (CI, random order), so the test has tables of its own
     kpn, winner = CASES[0]
     rounds: dict[str, int] = {}
-    assert minimax(Position(kpn), rounds) == winner
-    r = prove_start(kpn, {}, positions=5000)
+    with engine.Searcher().active():
+        assert minimax(Position(kpn), rounds) == winner
+        r = prove_start(kpn, {}, positions=5000)
     assert (r.winner, r.open) == (winner, [])
     assert r.needs and set(r.needs) <= set(r.settled)  # one task, no child tasks
     for s, w in r.settled.items():  # as the single-round solver has them
@@ -180,9 +181,9 @@ def test_a_stopped_run_keeps_what_it_proved(tmp_path: Path, client: Client) -> N
 
 def test_time_runs_out_by_the_injected_clock(client: Client) -> None:
     ticks = iter(range(0, 1000, 10))
-    prog = solve_match(
+    prog = solve_match(  # small tasks: one still running when it returns goes on in this process
         "obupyrgn/8/8/8/8/8/8/NGRYPUBO b - 3 0 0", ProofStore(":memory:"), client,
-        seconds=15, clock=lambda: float(next(ticks)),
+        seconds=15, clock=lambda: float(next(ticks)), positions=30,
     )
     assert prog.stopped == "time" and prog.tasks <= 2 * 2
 

@@ -38,12 +38,13 @@ from dataclasses import dataclass, field
 
 from distributed import Client, Future, wait
 
+from kamisado.engine import Searcher
 from kamisado.proving.rounds import POSITIONS, SOLVER_NODES, StartResult, prove_start
 from kamisado.proving.store import ProofStore
 from kamisado.proving.symmetry import canonical, image, twins
 from kamisado.rules.position import Position
 
-__all__ = ["EXHAUSTED", "MAX_DOUBLINGS", "Progress", "solve_match"]
+__all__ = ["EXHAUSTED", "MAX_DOUBLINGS", "Progress", "prove_task", "solve_match"]
 
 #: How many times a start's budget may double before it is left open.
 MAX_DOUBLINGS = 6
@@ -83,6 +84,30 @@ class Progress:
             f"round starts proven {self.proven}, open {self.open}, {rate:.1f}/s,"
             f" tasks {self.tasks}, {self.wall:.0f} s"
         )
+
+
+_tables = threading.local()
+
+
+def prove_task(start: str, known: dict[str, int], positions: int, solver_nodes: int) -> StartResult:
+    """One task: :func:`~kamisado.proving.rounds.prove_start` in the solver
+    tables of this worker thread, kept from one of its tasks to the next.
+
+    A worker of several threads (``dask worker --nthreads 4``, or a
+    ``LocalCluster`` of threads in the caller's process) would otherwise
+    share the process's default tables: a solve in one thread while
+    another's runs gets fresh empty tables each time, and a task left
+    running after :func:`solve_match` returns would change what the
+    process's own solver calls find within their node limits.
+
+    >>> prove_task("ou+yng+rpb/8/8/8/8/8/8/B+RN+UOPGY g - 3 2 2", {}, 100, 10_000).winner
+    1
+    """
+    searcher: Searcher | None = getattr(_tables, "searcher", None)
+    if searcher is None:
+        searcher = _tables.searcher = Searcher()
+    with searcher.active():
+        return prove_start(start, known, positions, solver_nodes)
 
 
 def _depth(start: str) -> int:
@@ -236,7 +261,7 @@ def solve_match(
                 continue
             budget = positions << doublings.get(s, 0)
             mine = {c: known[c] for c in asked.get(s, ()) if c in known}
-            f = client.submit(prove_start, s, mine, budget, solver_nodes, pure=False)
+            f = client.submit(prove_task, s, mine, budget, solver_nodes, pure=False)
             running[f] = s
         if not running:
             prog.stopped = "nothing left to try"
