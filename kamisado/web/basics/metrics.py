@@ -102,6 +102,10 @@ class Metrics:
         PlatformCollector(registry=reg)
         GCCollector(registry=reg)
         self.websockets = Gauge("kamisado_websockets_open", "Websockets open on this process", registry=reg)
+        streams = Gauge("kamisado_streams_open", "Streams of the bot API open on this process, by kind"
+                        " (game: GET /api/bot/game/stream/{id}; event: GET /api/stream/event)", ["kind"],
+                        registry=reg)
+        self.streams = {kind: streams.labels(kind) for kind in ("game", "event")}
         self.games = Gauge("kamisado_games_held", "Games held in this process's memory", registry=reg)
         actions = Counter("kamisado_actions", "Actions stored by this process, by kind", ["kind"],
                           registry=reg)
@@ -172,12 +176,15 @@ class Metrics:
                 child = self._store_children[call] = self.store.labels(call)
             child.observe(seconds)
 
-    def watch(self, websockets: Callable[[], int], games: Callable[[], int]) -> None:
-        """Read the websockets open and the games held from these functions
-        when scraped, and time the garbage collector's pauses (until
-        :meth:`unwatch`)."""
+    def watch(self, websockets: Callable[[], int], games: Callable[[], int],
+              streams: dict[str, Callable[[], int]] | None = None) -> None:
+        """Read the websockets open, the games held and the bot API's streams
+        open (by kind: ``game``, ``event``) from these functions when scraped,
+        and time the garbage collector's pauses (until :meth:`unwatch`)."""
         self.websockets.set_function(websockets)
         self.games.set_function(games)
+        for kind, count in (streams or {}).items():
+            self.streams[kind].set_function(count)
         if self._on_gc not in gc.callbacks:
             gc.callbacks.append(self._on_gc)
 

@@ -236,7 +236,8 @@ async def game_stream(request: Request) -> Response:
     async def revoked() -> None:
         queue.put_nowait(None)
 
-    conn = Conn(heard, closed, player=player.id, name=player.name, registered=player.account is not None)
+    conn = Conn(heard, closed, player=player.id, name=player.name, registered=player.account is not None,
+                stream=True)
     try:
         await game.join(conn, None)  # holds the account's seats (none: it watches)
     except GameError as exc:

@@ -106,6 +106,9 @@ class Conn:
     #: the game against the computer it holds the person's seat of
     #: (:meth:`Game.computer_act`; its join said ``thinks``)
     thinks: bool = False
+    #: whether it is a game stream of the bot API (``GET /api/bot/game/stream/{id}``,
+    #: :mod:`kamisado.web.bots.games`) rather than a websocket
+    stream: bool = False
 
 
 async def send(conn: Conn, frame: str) -> None:

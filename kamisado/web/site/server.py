@@ -216,7 +216,11 @@ def lifespan(
             await hub.flags.beat()
         hub.start()  # the flags: games whose time ran out end, with or without anyone there
         # the metrics: read when scraped, the event loop's lag, the collector's pauses
-        hub.metrics.watch(lambda: len(hub.open_conns), lambda: len(hub.games))
+        hub.metrics.watch(
+            lambda: sum(not c.stream for c in hub.open_conns), lambda: len(hub.games),
+            {"game": lambda: sum(c.stream for c in hub.open_conns),
+             "event": lambda: sum(len(queues) for queues in app.state.events.streams.values())},
+        )
         hub.spawn(hub.metrics.monitor())
         hub.spawn(events.run())
         try:
