@@ -378,6 +378,7 @@ def late_positions(rng: random.Random, count: int) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_solver_against_minimax() -> None:
     """For d = 1, 2, ...: the solver limited to d moves equals exhaustive
     minimax limited to d moves; at the first d where the result is known,

@@ -144,6 +144,7 @@ def stored(path: Path) -> dict[str, int]:
     return games
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_backups_while_games_are_played_restore_into_a_fresh_server_that_plays_on(tmp_path: Path) -> None:
     live = tmp_path / "live.sqlite3"
     proc, addr = start_server(live)

@@ -94,11 +94,13 @@ def prove_serially(root: str, known: dict[str, int]) -> int:
 
 
 @pytest.mark.parametrize(("kpn", "winner"), CASES)
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_the_round_level_search_agrees_with_minimax_over_rounds(kpn: str, winner: int) -> None:
     assert minimax(Position(kpn), {}) == winner
     assert prove_serially(kpn, {}) == winner
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_child_starts_the_solver_settles_are_proven_inside_the_task() -> None:
     # the settling solver has a node limit: what other tests left in the shared
     # tables, or a thread of another test still solving in this process, can

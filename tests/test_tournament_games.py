@@ -325,6 +325,7 @@ def test_clocks_are_sent_and_a_slow_engine_loses_on_time(tmp_path: Path) -> None
 
 
 @pytest.mark.any_core  # the tournament's clocks (mostly waiting): runs once, on either core
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_movetime_is_enforced_and_periods_send_movestogo(tmp_path: Path) -> None:
     out = tmp_path / "t"
     # the times are long enough for a loaded machine: the well-behaved engine

@@ -177,6 +177,7 @@ def catches_signal(pid: int, number: int) -> bool:
 
 
 @pytest.mark.any_core  # stopping and resuming is the tournament's: runs once, on either core
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_stop_at_20_random_moments_then_resume(tmp_path: Path) -> None:
     # Ctrl-C or SIGTERM at 20 moments drawn from a seeded generator, each
     # run resuming the last: between games, mid-move, while engines start,

@@ -303,6 +303,7 @@ def stored_black_ms(url: str, gid: str) -> int:
     return found[0].black_ms
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_postgresql_stopped_and_started_mid_game(own_pg: Cluster) -> None:
     # Black on process A, Gold on B, a timed match, on a PostgreSQL of the
     # test's own.  Stopped: a move is refused with ``storage`` (the connection
@@ -435,6 +436,7 @@ def seen_in(procs: list[Server], text: str, timeout: float, skip: Server | None 
         time.sleep(0.02)
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_a_computer_move_goes_on_within_seconds_of_its_thinker_being_killed(pg_url: str) -> None:
     # a person against the computer (a pause of 6 s before each computer
     # move, so it is still thinking when its process dies), watched through

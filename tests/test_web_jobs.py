@@ -223,6 +223,7 @@ def test_a_worker_killed_while_thinking_another_takes_the_job(
         store.close()
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_an_analysis_flood_does_not_starve_the_computer_opponents(
     redis_url: str, procs: list[Proc], tmp_path: Path
 ) -> None:

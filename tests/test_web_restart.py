@@ -196,6 +196,7 @@ class Table:
         return out
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_a_rolling_restart_loses_no_move_and_charges_no_clock(pg_url: str) -> None:
     with servers(pg_url, 2) as procs:
         pool = Pool(procs)
