@@ -24,6 +24,7 @@ from websockets.sync.client import connect
 from kamisado.rules import record as records
 from kamisado.rules.match import Match
 from kamisado.web.site.live import LiveServer
+from tests.test_web_bots import HttpStream
 from tests.test_web_ops import samples, value
 from tests.test_web_processes import servers
 
@@ -386,10 +387,14 @@ def test_a_stream_holds_the_bots_seat_while_it_is_open(site: tuple[str, str, str
         deadline = time.monotonic() + 20
         while open_counts(url) != (1, 0, 0):  # bob's websocket (gold's of new_game ends in its own time)
             assert time.monotonic() < deadline
-        with streams(url, [(ann, gid)]) as (sa,), events(url, ann) as ea:
-            assert sa.next() is not None and ea.readline()
-            black_online(True)
-            assert open_counts(url) == (1, 1, 1)  # the streams are not counted as websockets
+        ea = HttpStream(url.removeprefix("http://"), ann)
+        try:
+            with streams(url, [(ann, gid)]) as (sa,):
+                assert sa.next() is not None and ea.next()["type"] == "gameStart"
+                black_online(True)
+                assert open_counts(url) == (1, 1, 1)  # the streams are not counted as websockets
+        finally:
+            ea.close()
         black_online(False)
         assert open_counts(url)[:2] == (1, 0)
 
@@ -400,14 +405,6 @@ def open_counts(url: str) -> tuple[float, float, float]:
         found = samples(r.read().decode())
     return (value(found, "kamisado_websockets_open"), value(found, "kamisado_streams_open", kind="game"),
             value(found, "kamisado_streams_open", kind="event"))
-
-
-@contextlib.contextmanager
-def events(url: str, token: str) -> Iterator[Any]:
-    """``GET /api/stream/event`` open with ``token``: the response, read line by line."""
-    req = urllib.request.Request(f"{url}/api/stream/event", headers={"Authorization": f"Bearer {token}"})
-    with urllib.request.urlopen(req, timeout=30) as resp:
-        yield resp
 
 
 def test_a_revoked_token_ends_its_stream(site: tuple[str, str, str]) -> None:
