@@ -542,6 +542,9 @@ def test_an_invite_is_taken_once_and_never_moves_a_seat(browser: Browser, server
     expect(third.locator("#status")).to_contain_text("watching")
     # a wrong token in the URL never costs the friend the seat
     gold.goto(f"{server}/#/games")
+    # the games view first: a hash set before the page handled the last one's
+    # hashchange is read by both handlers, and the game is never left
+    expect(gold.locator("#view-games")).to_have_class(re.compile(r"\bactive\b"))
     gold.goto(f"{server}/#/game/{game_id}?t=not-a-token")
     expect(gold.locator("#announce")).to_contain_text("holds no seat")
     expect(gold.locator(".seat-bottom")).to_contain_text("you")
